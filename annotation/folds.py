@@ -1,0 +1,149 @@
+"""Fold building and fold-to-annotator assignment (SPEC section 2). Pure functions on plain data.
+
+``build_folds`` takes ``(triplet_key, question_key)`` pairs in a stable order and returns K folds:
+
+- policy ``by_question`` (default): all triplets of a question land in one fold; questions go largest
+  first into the currently lightest fold (ties: the seeded order of questions, then the lowest fold
+  index), so folds are balanced by triplet count.
+- policy ``by_triplet``: triplets dealt one by one (seeded order) into the lightest fold.
+- ``overlap``: a seeded share of questions (default 10%) is copied into a second fold, the lightest
+  one other than its own, so that its triplets get two independent labels.
+- Inside a fold the order is shuffled with the seed, then arranged so that two triplets of the same
+  question are never back to back when that can be avoided.
+"""
+from __future__ import annotations
+
+import heapq
+import random
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+FOLD_POLICIES = ("by_question", "by_triplet")
+
+
+@dataclass
+class FoldPlan:
+    index: int
+    items: list = field(default_factory=list)  # [(triplet_key, question_key, is_overlap)]
+
+    @property
+    def size(self):
+        return len(self.items)
+
+    def triplet_keys(self):
+        return [t for t, _, _ in self.items]
+
+
+def build_folds(pairs, k=10, seed=0, policy="by_question", overlap=0.1):
+    if k < 1:
+        raise ValueError("the number of folds must be at least 1")
+    if policy not in FOLD_POLICIES:
+        raise ValueError(f"unknown fold policy {policy!r}; choose one of {', '.join(FOLD_POLICIES)}")
+    if not 0 <= overlap <= 1:
+        raise ValueError("overlap must be a share between 0 and 1")
+    if overlap > 0 and k < 2:
+        raise ValueError("overlap needs at least 2 folds")
+    rng = random.Random(seed)
+    by_question: "OrderedDict[object, list]" = OrderedDict()
+    for triplet_key, question_key in pairs:
+        by_question.setdefault(question_key, []).append(triplet_key)
+
+    folds = [FoldPlan(i) for i in range(k)]
+    loads = [(0, i) for i in range(k)]  # heap of (triplet count, fold index)
+    heapq.heapify(loads)
+    home: dict = {}
+
+    def place(units):
+        for question_key, triplets in units:
+            load, index = heapq.heappop(loads)
+            folds[index].items.extend((t, question_key, False) for t in triplets)
+            home.setdefault(question_key, index)
+            heapq.heappush(loads, (load + len(triplets), index))
+
+    questions = list(by_question.items())
+    rng.shuffle(questions)
+    if policy == "by_question":
+        questions.sort(key=lambda qt: -len(qt[1]))  # stable: seeded order breaks ties
+        place(questions)
+    else:
+        units = [(q, [t]) for q, ts in questions for t in ts]
+        rng.shuffle(units)
+        place(units)
+
+    n_overlap = round(overlap * len(questions))
+    if n_overlap:
+        for question_key, triplets in rng.sample(questions, n_overlap):
+            homes = {i for i, f in enumerate(folds) if any(q == question_key for _, q, _ in f.items)}
+            target = min((f for f in folds if f.index not in homes), key=lambda f: (f.size, f.index))
+            target.items.extend((t, question_key, True) for t in triplets)
+
+    for fold in folds:
+        fold.items = spread_questions(fold.items, random.Random(f"{seed}:{fold.index}"))
+    return folds
+
+
+def spread_questions(items, rng):
+    """Shuffle ``items`` so that no two neighbours share a question when avoidable.
+
+    Classic rearrangement: always emit from the question with the most items left that is not the
+    last one emitted; ties broken by a seeded random draw.
+    """
+    groups: "OrderedDict[object, list]" = OrderedDict()
+    shuffled = list(items)
+    rng.shuffle(shuffled)
+    for item in shuffled:
+        groups.setdefault(item[1], []).append(item)
+    heap = [(-len(v), rng.random(), q) for q, v in groups.items()]
+    heapq.heapify(heap)
+    out, held = [], None
+    while heap:
+        count, tie, question = heapq.heappop(heap)
+        out.append(groups[question].pop())
+        if held is not None:
+            heapq.heappush(heap, held)
+            held = None
+        if count + 1 < 0:
+            held = (count + 1, rng.random(), question)
+    if held is not None:  # unavoidable: only one question left
+        question = held[2]
+        out.extend(reversed(groups[question]))
+    return out
+
+
+def assign_round_robin(fold_triplets, annotators, per_fold=1, existing=None):
+    """Assign each fold to ``per_fold`` annotators, never giving an annotator a triplet twice.
+
+    ``fold_triplets``: {fold_key: set(triplet_keys)}; ``annotators``: ordered list of keys;
+    ``existing``: {annotator: set(fold_keys)} already assigned. Returns {fold_key: [annotators]}.
+    Raises ValueError when no valid assignment is found for a fold.
+    """
+    if not annotators:
+        raise ValueError("no annotators to assign")
+    held = {a: set().union(*(fold_triplets.get(f, set()) for f in (existing or {}).get(a, ()))) for a in annotators}
+    load = {a: len((existing or {}).get(a, ())) for a in annotators}
+    result = {}
+    for n, (fold, triplets) in enumerate(fold_triplets.items()):
+        chosen = []
+        order = sorted(annotators, key=lambda a: (load[a], (annotators.index(a) - n) % len(annotators)))
+        for annotator in order:
+            if len(chosen) == per_fold:
+                break
+            if held[annotator] & triplets:
+                continue
+            chosen.append(annotator)
+        if len(chosen) < per_fold:
+            raise ValueError(
+                f"fold {fold}: not enough annotators without an overlapping triplet "
+                f"({len(chosen)} of {per_fold})"
+            )
+        for annotator in chosen:
+            held[annotator] |= triplets
+            load[annotator] += 1
+        result[fold] = chosen
+    return result
+
+
+def assignment_conflict(fold_triplets, annotator_folds, new_fold):
+    """Triplet keys the annotator would see twice if ``new_fold`` were added to ``annotator_folds``."""
+    seen = set().union(*(fold_triplets[f] for f in annotator_folds if f != new_fold)) if annotator_folds else set()
+    return seen & fold_triplets[new_fold]

@@ -1,0 +1,113 @@
+"""FrameNet lexicons, LLM frame predictions for questions, and annotators' checks of them (SPEC 8)."""
+from django.conf import settings
+from django.db import models
+
+from annotation.labels import FRAME_CHECK_VALUES
+
+
+class FrameLexicon(models.Model):
+    name = models.SlugField(max_length=100, unique=True)
+    source_path = models.CharField(max_length=500, blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
+class FrameDef(models.Model):
+    lexicon = models.ForeignKey(FrameLexicon, on_delete=models.CASCADE, related_name="frames")
+    name = models.CharField(max_length=200)
+    fn_id = models.IntegerField(null=True, blank=True)
+    definition = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["lexicon", "name"], name="uniq_frame_per_lexicon")]
+        ordering = ["lexicon", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class FrameElementDef(models.Model):
+    frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="elements")
+    name = models.CharField(max_length=200)
+    core_type = models.CharField(max_length=40, blank=True)
+    definition = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_fe_per_frame")]
+
+
+class LexicalUnitDef(models.Model):
+    frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="lexical_units")
+    name = models.CharField(max_length=200, help_text="e.g. attack.v")
+    pos = models.CharField(max_length=20, blank=True)
+    fn_id = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_lu_per_frame")]
+
+
+class FrameAnnotation(models.Model):
+    """The outcome of the frame proxy for one question (trigger candidates, LLM frame, LLM FEs)."""
+
+    NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR = "no_trigger", "unknown_frame", "bad_output", "done", "error"
+    OUTCOMES = [(o, o) for o in (NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR)]
+
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="frame_annotations")
+    lexicon = models.ForeignKey(FrameLexicon, on_delete=models.CASCADE, related_name="annotations")
+    job = models.ForeignKey("annotation.Job", null=True, blank=True, on_delete=models.SET_NULL)
+    outcome = models.CharField(max_length=20, choices=OUTCOMES)
+    candidates = models.JSONField(default=list, blank=True, help_text="[[frame, word], ...]")
+    frame = models.ForeignKey(FrameDef, null=True, blank=True, on_delete=models.SET_NULL)
+    frame_name = models.CharField(max_length=200, blank=True, help_text="As the LLM named it.")
+    trigger = models.CharField(max_length=200, blank=True)
+    lu = models.CharField(max_length=200, blank=True)
+    frame_elements = models.JSONField(default=dict, blank=True, help_text="FE name -> text span")
+    frame_prompt = models.TextField(blank=True)
+    frame_reply = models.TextField(blank=True)
+    fe_prompt = models.TextField(blank=True)
+    fe_reply = models.TextField(blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "lexicon"], name="uniq_frame_annotation_per_question")
+        ]
+
+    def __str__(self):
+        return f"{self.question_id}: {self.outcome} {self.frame_name}"
+
+
+class FrameCheck(models.Model):
+    """An annotator's rating of one frame annotation: frame and FEs, each full/partial/erroneous."""
+
+    frame_annotation = models.ForeignKey(FrameAnnotation, on_delete=models.CASCADE, related_name="checks")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks")
+    fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
+    frame_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
+    fe_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
+    skipped = models.BooleanField(default=False)
+    seconds_spent = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["frame_annotation", "annotator"], name="uniq_frame_check_per_annotator")
+        ]
+
+
+class FrameCheckEvent(models.Model):
+    frame_check = models.ForeignKey(FrameCheck, on_delete=models.CASCADE, related_name="events")
+    frame_rating = models.CharField(max_length=16, null=True, blank=True)
+    fe_rating = models.CharField(max_length=16, null=True, blank=True)
+    skipped = models.BooleanField(default=False)
+    seconds = models.FloatField(default=0.0)
+    submission_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["frame_check", "created_at", "id"]

@@ -1,0 +1,49 @@
+"""One row for every background job (import, triplets, inference, report, frames)."""
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Job(models.Model):
+    CREATED, RUNNING, SUCCEEDED, FAILED, CANCELLED = "created", "running", "succeeded", "failed", "cancelled"
+    STATUSES = [(s, s) for s in (CREATED, RUNNING, SUCCEEDED, FAILED, CANCELLED)]
+    FINISHED = (SUCCEEDED, FAILED, CANCELLED)
+
+    kind = models.CharField(max_length=40)
+    status = models.CharField(max_length=20, choices=STATUSES, default=CREATED, db_index=True)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+    error = models.TextField(blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    celery_task_id = models.CharField(max_length=100, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    resumable = models.BooleanField(
+        default=False, help_text="A redelivered task may pick this job up again after its worker died."
+    )
+    attempts = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"Job {self.pk} {self.kind} ({self.status})"
+
+    @property
+    def percent(self):
+        if not self.progress_total:
+            return 100 if self.status == self.SUCCEEDED else 0
+        return min(100, round(100 * self.progress_done / self.progress_total))
+
+    @property
+    def duration_seconds(self):
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None

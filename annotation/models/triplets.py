@@ -1,0 +1,79 @@
+"""Triplets (unique context, question, answer), folds and their assignment to annotators."""
+from django.conf import settings
+from django.db import models
+
+
+class Triplet(models.Model):
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="triplets")
+    answer = models.TextField(blank=True, help_text="Answer shown to annotators (first variant seen).")
+    normalized_answer = models.TextField(blank=True, help_text="Deduplication key under the corpus policy.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "normalized_answer"], name="uniq_triplet_per_question")
+        ]
+
+    def __str__(self):
+        return f"T{self.pk}: {self.answer[:40]}"
+
+
+class Fold(models.Model):
+    KIND_TRIPLET = "triplet"
+    KIND_FRAME = "frame"
+    KINDS = [(KIND_TRIPLET, "answer triplets"), (KIND_FRAME, "frame checks")]
+
+    corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="folds")
+    kind = models.CharField(max_length=20, choices=KINDS, default=KIND_TRIPLET)
+    index = models.PositiveIntegerField()
+    name = models.CharField(max_length=100)
+    seed = models.IntegerField(default=0)
+    params = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    annotators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="annotation.Assignment", related_name="folds", blank=True
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["corpus", "kind", "index"], name="uniq_fold_index")]
+        ordering = ["corpus", "kind", "index"]
+
+    def __str__(self):
+        return self.name
+
+
+class FoldItem(models.Model):
+    """One position in a fold: a triplet, or (for frame folds) a frame annotation to check."""
+
+    fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    triplet = models.ForeignKey(Triplet, null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items")
+    frame_annotation = models.ForeignKey(
+        "annotation.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
+    )
+    is_overlap = models.BooleanField(default=False, help_text="Copy made for inter-annotator agreement.")
+
+    class Meta:
+        ordering = ["fold", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["fold", "position"], name="uniq_fold_position"),
+            models.UniqueConstraint(fields=["fold", "triplet"], name="uniq_fold_triplet"),
+            models.UniqueConstraint(fields=["fold", "frame_annotation"], name="uniq_fold_frame_annotation"),
+            models.CheckConstraint(
+                condition=(models.Q(triplet__isnull=False, frame_annotation__isnull=True))
+                | (models.Q(triplet__isnull=True, frame_annotation__isnull=False)),
+                name="fold_item_one_target",
+            ),
+        ]
+
+
+class Assignment(models.Model):
+    fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["fold", "annotator"], name="uniq_assignment")]
+
+    def __str__(self):
+        return f"{self.fold} -> {self.annotator}"

@@ -1,0 +1,45 @@
+"""The three roles, as Django groups, and the checks views and the API use.
+
+- admin: staff users (Django admin) or members of the ``admin`` group; build and assign folds.
+- researcher: may read every label, the triplet map and the reports; never labels.
+- annotator: labels only the folds assigned to them; never sees system names.
+"""
+from django.contrib.auth.models import Group
+
+ADMIN, RESEARCHER, ANNOTATOR = "admin", "researcher", "annotator"
+ROLES = (ADMIN, RESEARCHER, ANNOTATOR)
+
+
+def ensure_groups():
+    return {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+
+
+def _groups(user):
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    cached = getattr(user, "_role_names", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        user._role_names = cached
+    return cached
+
+
+def is_admin(user):
+    return bool(getattr(user, "is_authenticated", False) and (user.is_superuser or user.is_staff or ADMIN in _groups(user)))
+
+
+def is_researcher(user):
+    return is_admin(user) or RESEARCHER in _groups(user)
+
+
+def is_annotator(user):
+    return ANNOTATOR in _groups(user)
+
+
+def roles_context(request):
+    user = request.user
+    return {
+        "role_admin": is_admin(user),
+        "role_researcher": is_researcher(user),
+        "role_annotator": is_annotator(user),
+    }

@@ -1,0 +1,10 @@
+"""Celery application. Broker and result backend come from settings (env-driven)."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("qaeval")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class ModelsRunnerConfig(AppConfig):
+    name = "models_runner"
