@@ -5,5 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("research/", include("evaluation.urls")),
+    path("runs/", include("models_runner.urls")),
     path("", include("annotation.urls")),
 ]
