@@ -114,13 +114,14 @@ def assign_round_robin(fold_triplets, annotators, per_fold=1, existing=None):
     """Assign each fold to ``per_fold`` annotators, never giving an annotator a triplet twice.
 
     ``fold_triplets``: {fold_key: set(triplet_keys)}; ``annotators``: ordered list of keys;
-    ``existing``: {annotator: set(fold_keys)} already assigned. Returns {fold_key: [annotators]}.
+    ``existing``: {annotator: (n_folds, set(triplet_keys))} already held. Returns {fold_key: [annotators]}.
     Raises ValueError when no valid assignment is found for a fold.
     """
     if not annotators:
         raise ValueError("no annotators to assign")
-    held = {a: set().union(*(fold_triplets.get(f, set()) for f in (existing or {}).get(a, ()))) for a in annotators}
-    load = {a: len((existing or {}).get(a, ())) for a in annotators}
+    existing = existing or {}
+    held = {a: set(existing.get(a, (0, set()))[1]) for a in annotators}
+    load = {a: existing.get(a, (0, set()))[0] for a in annotators}
     result = {}
     for n, (fold, triplets) in enumerate(fold_triplets.items()):
         chosen = []

@@ -119,8 +119,12 @@ def run_job(job_id, body):
     except JobCancelled as exc:
         _finish(job, Job.CANCELLED, error=str(exc))
     except Exception as exc:  # the job row is the user's only window on the failure
-        log.exception("job %s failed", job_id)
-        _finish(job, Job.FAILED, error=f"{exc}\n\n{traceback.format_exc(limit=8)}")
+        if getattr(exc, "user_facing", False):  # bad input: the message says it all
+            log.info("job %s failed: %s", job_id, exc)
+            _finish(job, Job.FAILED, error=str(exc), result={"error": getattr(exc, "as_dict", lambda: {})()})
+        else:
+            log.exception("job %s failed", job_id)
+            _finish(job, Job.FAILED, error=f"{exc}\n\n{traceback.format_exc(limit=8)}")
     else:
         _finish(job, Job.SUCCEEDED, result=result or {})
     return Job.objects.get(pk=job_id)

@@ -1,3 +1,32 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
-urlpatterns = []
+from annotation import api
+from annotation.views import annotate, downloads, folds_admin, home
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("annotate/<int:fold_id>/", annotate.annotate, name="annotate"),
+    path("annotate/<int:fold_id>/item/<int:item_id>/", annotate.show_item, name="annotate-item"),
+    path("annotate/<int:fold_id>/previous/", annotate.previous, name="previous"),
+    path("annotate/<int:fold_id>/judge/", annotate.judge, name="judge"),
+    path("folds/", folds_admin.fold_assignments, name="fold-assignments"),
+    path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
+    path("downloads/labels/", downloads.labels, name="download-labels"),
+    path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
+    # REST API
+    path("api/corpora/", api.CorpusList.as_view(), name="api-corpora"),
+    path("api/corpora/<int:pk>/", api.CorpusDetail.as_view(), name="api-corpus"),
+    path("api/systems/", api.SystemList.as_view(), name="api-systems"),
+    path("api/labels/", api.LabelList.as_view(), name="api-labels"),
+    path("api/jobs/", api.JobList.as_view(), name="api-jobs"),
+    path("api/jobs/<int:pk>/", api.JobDetail.as_view(), name="api-job"),
+    path("api/jobs/<int:pk>/cancel/", api.JobCancel.as_view(), name="api-job-cancel"),
+    path("api/imports/", api.ImportStart.as_view(), name="api-imports"),
+    path("api/my/folds/", api.MyFolds.as_view(), name="api-my-folds"),
+    path("api/my/folds/<int:pk>/next/", api.NextItem.as_view(), name="api-next-item"),
+    path("api/my/folds/<int:pk>/items/<int:item_id>/", api.ItemDetail.as_view(), name="api-item"),
+    path("api/my/folds/<int:pk>/judge/", api.Judge.as_view(), name="api-judge"),
+]

@@ -1,0 +1,142 @@
+"""The annotator's work loop over one fold: which item is next, progress, and saving a judgement.
+
+Kept apart from the views so that the browser page, the REST API and the load benchmark share one
+implementation. Guarantees:
+- one Label row per (triplet, annotator), whatever the number of tabs or repeated clicks: the
+  upsert runs under the unique constraint, and a repeated ``submission_id`` is a no-op;
+- every change is kept as a LabelEvent (history), the Label holds the latest value;
+- an annotator works only on folds assigned to them (``get_assigned_fold``).
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.http import Http404
+
+from annotation.labels import LABEL_VALUES
+from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
+
+MAX_SECONDS_PER_VISIT = 3600.0
+
+
+def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
+    """The fold if it is assigned to ``user``; 404 otherwise (no hint that it exists)."""
+    fold = Fold.objects.filter(pk=fold_id, kind=kind, assignments__annotator=user).select_related("corpus").first()
+    if fold is None:
+        raise Http404("no such fold among your assignments")
+    return fold
+
+
+def get_fold_item(fold, item_id):
+    item = FoldItem.objects.filter(pk=item_id, fold=fold).select_related("triplet__question").first()
+    if item is None:
+        raise Http404("no such item in this fold")
+    return item
+
+
+@dataclass
+class FoldProgress:
+    done: int
+    skipped: int
+    total: int
+
+    @property
+    def percent(self):
+        return round(100 * self.done / self.total) if self.total else 100
+
+    @property
+    def finished(self):
+        return self.done >= self.total
+
+
+def fold_progress(fold, user):
+    labels = Label.objects.filter(annotator=user, triplet__fold_items__fold=fold)
+    return FoldProgress(
+        done=labels.filter(value__isnull=False).count(),
+        skipped=labels.filter(value__isnull=True, skipped=True).count(),
+        total=fold.items.count(),
+    )
+
+
+def next_item(fold, user):
+    """First item without a judgement; when only skipped ones are left, the first skipped one."""
+    items = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
+    todo = items.exclude(triplet__labels__annotator=user).first()
+    if todo is not None:
+        return todo
+    return items.filter(triplet__labels__annotator=user, triplet__labels__value__isnull=True).first()
+
+
+def previous_item(fold, user, before_position=None):
+    """The judged item just before ``before_position`` (or the last judged one): for going back."""
+    items = FoldItem.objects.filter(fold=fold, triplet__labels__annotator=user).select_related("triplet__question")
+    if before_position is not None:
+        items = items.filter(position__lt=before_position)
+    return items.order_by("-position").first()
+
+
+def item_after(fold, user, position):
+    return FoldItem.objects.filter(fold=fold, position__gt=position).select_related("triplet__question").order_by("position").first()
+
+
+def current_label(item, user):
+    return Label.objects.filter(triplet_id=item.triplet_id, annotator=user).first()
+
+
+def new_submission_id():
+    return uuid.uuid4().hex
+
+
+def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submission_id=None, source="ui"):
+    """Record a label (or a skip) for ``item``; returns ``(label, changed)``.
+
+    ``value`` is one of correct / partial / incorrect; ``skip`` keeps an existing value untouched.
+    """
+    if not skip and value not in LABEL_VALUES:
+        raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
+    try:
+        seconds = float(seconds or 0.0)
+    except (TypeError, ValueError):
+        seconds = 0.0
+    seconds = min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
+    submission_id = (submission_id or "")[:64] or None
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                if submission_id and LabelEvent.objects.filter(submission_id=submission_id).exists():
+                    return Label.objects.get(triplet_id=item.triplet_id, annotator=user), False
+                label, created = Label.objects.select_for_update().get_or_create(
+                    triplet_id=item.triplet_id, annotator=user,
+                    defaults={"fold": fold, "value": None if skip else value, "skipped": skip,
+                              "seconds_spent": seconds, "source": source},
+                )
+                if not created:
+                    if skip:
+                        if label.value is None:
+                            label.skipped = True
+                    else:
+                        label.value, label.skipped = value, False
+                    label.seconds_spent = label.seconds_spent + seconds
+                    label.fold = label.fold or fold
+                    label.save(update_fields=["value", "skipped", "seconds_spent", "fold", "updated_at"])
+                LabelEvent.objects.create(label=label, value=None if skip else value, skipped=skip,
+                                          seconds=seconds, submission_id=submission_id)
+                return label, True
+        except IntegrityError:
+            # A concurrent request created the label or used the submission id first: retry,
+            # which finds it and turns this request into an update or a no-op.
+            continue
+    raise RuntimeError("could not save the label after 3 attempts")
+
+
+def assigned_folds(user, kind=None):
+    qs = Fold.objects.filter(assignments__annotator=user).select_related("corpus").order_by("corpus__name", "kind", "index")
+    if kind:
+        qs = qs.filter(kind=kind)
+    return qs
+
+
+def is_assigned(user, fold):
+    return Assignment.objects.filter(fold=fold, annotator=user).exists()

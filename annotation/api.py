@@ -1,0 +1,265 @@
+"""REST API of the annotation app (DRF). Same rules as the pages: role checks on every endpoint,
+annotators reach only their own folds and never see system names."""
+from pathlib import Path
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from django.utils.crypto import get_random_string
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import annotating, roles
+from annotation.jobs import create_job, enqueue, request_cancel
+from annotation.labels import LABEL_VALUES
+from annotation.models import Corpus, Fold, Job, Label, System
+
+
+class IsAdminRole(BasePermission):
+    def has_permission(self, request, view):
+        return roles.is_admin(request.user)
+
+
+class IsResearcherRole(BasePermission):
+    def has_permission(self, request, view):
+        return roles.is_researcher(request.user)
+
+
+class IsAnnotatorRole(BasePermission):
+    def has_permission(self, request, view):
+        return roles.is_annotator(request.user)
+
+
+class CorpusSerializer(serializers.ModelSerializer):
+    n_questions = serializers.IntegerField(source="questions.count", read_only=True)
+
+    class Meta:
+        model = Corpus
+        fields = ["id", "name", "description", "dedup_policy", "n_questions", "created_at"]
+
+
+class SystemSerializer(serializers.ModelSerializer):
+    n_predictions = serializers.IntegerField(source="predictions.count", read_only=True)
+
+    class Meta:
+        model = System
+        fields = ["id", "name", "kind", "description", "n_predictions"]
+
+
+class JobSerializer(serializers.ModelSerializer):
+    percent = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Job
+        fields = ["id", "kind", "status", "params", "result", "progress_done", "progress_total", "percent",
+                  "message", "error", "created_at", "started_at", "finished_at"]
+
+
+class LabelSerializer(serializers.ModelSerializer):
+    question_id = serializers.CharField(source="triplet.question.external_id")
+    answer = serializers.CharField(source="triplet.answer")
+    annotator = serializers.CharField(source="annotator.username")
+    label = serializers.CharField(source="value")
+
+    class Meta:
+        model = Label
+        fields = ["question_id", "answer", "annotator", "label", "triplet_id", "seconds_spent", "updated_at"]
+
+
+class CorpusList(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = CorpusSerializer
+    queryset = Corpus.objects.order_by("name")
+
+
+class CorpusDetail(generics.RetrieveAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = CorpusSerializer
+    queryset = Corpus.objects.all()
+
+
+class SystemList(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = SystemSerializer
+    queryset = System.objects.order_by("name")
+
+
+class LabelList(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = LabelSerializer
+
+    def get_queryset(self):
+        qs = Label.objects.filter(value__isnull=False).select_related("triplet__question", "annotator").order_by("id")
+        if self.request.query_params.get("corpus"):
+            qs = qs.filter(triplet__question__corpus__name=self.request.query_params["corpus"])
+        return qs
+
+
+class JobList(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = JobSerializer
+    queryset = Job.objects.all()
+
+
+class JobDetail(generics.RetrieveAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = JobSerializer
+    queryset = Job.objects.all()
+
+
+class JobCancel(APIView):
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(request=None, responses=JobSerializer)
+    def post(self, request, pk):
+        job = request_cancel(get_object_or_404(Job, pk=pk))
+        return Response(JobSerializer(job).data)
+
+
+class ImportRequest(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["corpus", "predictions", "labels"])
+    corpus = serializers.SlugField(max_length=100)
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=["jsonl", "squad"], required=False)
+
+    def validate(self, data):
+        if data["kind"] != "corpus" and not Corpus.objects.filter(name=data["corpus"]).exists():
+            raise serializers.ValidationError({"corpus": f"no corpus named {data['corpus']!r}"})
+        return data
+
+
+def save_upload(upload):
+    """Stream an upload to disk (imports read files twice: validate, then write)."""
+    folder = Path(settings.UPLOAD_DIR)
+    folder.mkdir(parents=True, exist_ok=True)
+    safe = "".join(c for c in Path(upload.name).name if c.isalnum() or c in "._-")[:80] or "upload"
+    path = folder / f"{get_random_string(12)}-{safe}"
+    with open(path, "wb") as out:
+        for chunk in upload.chunks():
+            out.write(chunk)
+    return path
+
+
+def start_import(kind, corpus, path, fmt=None, user=None, original_name=None):
+    from annotation.tasks import import_file
+
+    job = create_job(f"import_{kind}", {"kind": kind, "corpus": corpus, "path": str(path), "format": fmt,
+                                        "file": original_name or Path(path).name}, user=user)
+    enqueue(job, import_file)
+    return job
+
+
+class ImportStart(APIView):
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(request={"multipart/form-data": ImportRequest}, responses={202: JobSerializer})
+    def post(self, request):
+        form = ImportRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        path = save_upload(data["file"])
+        job = start_import(data["kind"], data["corpus"], path, data.get("format"), request.user, data["file"].name)
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+# --- annotator endpoints ----------------------------------------------------------------------
+
+class ItemSerializer(serializers.Serializer):
+    """What an annotator may see of an item: never the systems, never how many gave the answer."""
+
+    item_id = serializers.IntegerField(source="pk")
+    position = serializers.IntegerField()
+    question = serializers.CharField(source="triplet.question.question")
+    context = serializers.CharField(source="triplet.question.context")
+    answer = serializers.CharField(source="triplet.answer")
+    language = serializers.CharField(source="triplet.question.language")
+
+
+class FoldSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Fold
+        fields = ["id", "name", "kind", "index"]
+
+
+class JudgementRequest(serializers.Serializer):
+    item = serializers.IntegerField()
+    label = serializers.ChoiceField(choices=list(LABEL_VALUES), required=False)
+    skip = serializers.BooleanField(required=False, default=False)
+    seconds = serializers.FloatField(required=False, default=0.0, min_value=0)
+    submission_id = serializers.CharField(required=False, max_length=64, allow_blank=True)
+
+    def validate(self, data):
+        if not data.get("skip") and not data.get("label"):
+            raise serializers.ValidationError({"label": "give a label or skip=true"})
+        return data
+
+
+def _progress(fold, user):
+    p = annotating.fold_progress(fold, user)
+    return {"done": p.done, "skipped": p.skipped, "total": p.total}
+
+
+def _fold_for(request, pk):
+    try:
+        return annotating.get_assigned_fold(request.user, pk)
+    except Exception:
+        raise NotFound("no such fold among your assignments") from None
+
+
+class MyFolds(APIView):
+    permission_classes = [IsAuthenticated, IsAnnotatorRole]
+
+    @extend_schema(responses=FoldSerializer(many=True))
+    def get(self, request):
+        folds = annotating.assigned_folds(request.user)
+        return Response([{**FoldSerializer(f).data, "progress": _progress(f, request.user)} for f in folds])
+
+
+class NextItem(APIView):
+    permission_classes = [IsAuthenticated, IsAnnotatorRole]
+
+    @extend_schema(responses=ItemSerializer)
+    def get(self, request, pk):
+        fold = _fold_for(request, pk)
+        item = annotating.next_item(fold, request.user)
+        return Response({"item": ItemSerializer(item).data if item else None, "progress": _progress(fold, request.user)})
+
+
+class ItemDetail(APIView):
+    permission_classes = [IsAuthenticated, IsAnnotatorRole]
+
+    @extend_schema(responses=ItemSerializer)
+    def get(self, request, pk, item_id):
+        fold = _fold_for(request, pk)
+        try:
+            item = annotating.get_fold_item(fold, item_id)
+        except Exception:
+            raise NotFound("no such item in this fold") from None
+        label = annotating.current_label(item, request.user)
+        return Response({**ItemSerializer(item).data, "label": label.value if label else None})
+
+
+class Judge(APIView):
+    permission_classes = [IsAuthenticated, IsAnnotatorRole]
+
+    @extend_schema(request=JudgementRequest, responses=ItemSerializer)
+    def post(self, request, pk):
+        fold = _fold_for(request, pk)
+        form = JudgementRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            item = annotating.get_fold_item(fold, data["item"])
+        except Exception:
+            raise NotFound("no such item in this fold") from None
+        label, changed = annotating.save_judgement(
+            request.user, fold, item, value=data.get("label"), skip=data["skip"], seconds=data["seconds"],
+            submission_id=data.get("submission_id"), source="api",
+        )
+        nxt = annotating.next_item(fold, request.user)
+        return Response({"saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
+                         "next": ItemSerializer(nxt).data if nxt else None,
+                         "progress": _progress(fold, request.user)})

@@ -1,0 +1,65 @@
+"""Researcher exports: all labels (JSONL per SPEC 9, or CSV) and the triplet map. Streaming rows."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from annotation.models import Label, Prediction, Triplet
+
+LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "triplet_id", "seconds_spent", "updated_at"]
+
+
+def label_rows(corpus=None):
+    qs = Label.objects.filter(value__isnull=False).select_related("triplet__question__corpus", "annotator")
+    if corpus is not None:
+        qs = qs.filter(triplet__question__corpus=corpus)
+    for label in qs.order_by("triplet__question__corpus__name", "triplet__question__position", "triplet_id", "annotator__username").iterator(chunk_size=2000):
+        q = label.triplet.question
+        yield {
+            "question_id": q.external_id,
+            "answer": label.triplet.answer,
+            "annotator": label.annotator.username,
+            "label": label.value,
+            "corpus": q.corpus.name,
+            "triplet_id": label.triplet_id,
+            "seconds_spent": round(label.seconds_spent, 2),
+            "updated_at": label.updated_at.isoformat(),
+        }
+
+
+def jsonl_lines(rows):
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def csv_lines(rows, columns):
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    yield buffer.getvalue()
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(row)
+        yield buffer.getvalue()
+
+
+def triplet_map_rows(corpus=None):
+    """One row per triplet: its question, the displayed answer and every prediction behind it."""
+    triplets = Triplet.objects.select_related("question__corpus")
+    preds = Prediction.objects.filter(triplet__isnull=False)
+    if corpus is not None:
+        triplets = triplets.filter(question__corpus=corpus)
+        preds = preds.filter(question__corpus=corpus)
+    behind = {}
+    for tid, system, answer in preds.values_list("triplet_id", "system__name", "answer").iterator(chunk_size=5000):
+        behind.setdefault(tid, []).append({"system": system, "answer": answer})
+    for t in triplets.order_by("question__corpus__name", "question__position", "id").iterator(chunk_size=2000):
+        yield {
+            "triplet_id": t.pk,
+            "corpus": t.question.corpus.name,
+            "question_id": t.question.external_id,
+            "answer": t.answer,
+            "predictions": behind.get(t.pk, []),
+        }

@@ -1,0 +1,291 @@
+"""Reading and validating the interchange files of SPEC section 9. Pure, streaming, no database.
+
+Every reader is a generator of ``(line_number, record)``; a line that breaks the rules raises
+``InterchangeError`` naming the file, the line and the field. Unknown keys are kept in ``meta``.
+Callers that must be atomic consume the whole generator before writing anything.
+
+Formats:
+- corpus JSONL: ``{"id", "context", "question", "answers": [..], "language"?, <SPEC 6 attributes>?}``
+- SQuAD JSON (v1.1/v2.0): ``{"data": [{"title", "paragraphs": [{"context", "qas": [...]}]}]}``
+- predictions JSONL: ``{"question_id", "system", "answer"}``
+- labels JSONL: ``{"question_id", "answer", "annotator", "label"}``
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+from annotation.labels import LABEL_VALUES
+
+SEMANTIC_FIELDS = {
+    "frame": str,
+    "lu": str,
+    "lu_pos": str,
+    "frame_elements": list,
+    "coref": bool,
+    "dist": int,
+    "trigger_in_question": bool,
+    "frame_freq": float,
+}
+CORPUS_FIELDS = ("id", "context", "question", "answers", "language", "meta", *SEMANTIC_FIELDS)
+PREDICTION_FIELDS = ("question_id", "system", "answer", "meta")
+LABEL_FIELDS = ("question_id", "answer", "annotator", "label", "meta")
+
+
+class InterchangeError(ValueError):
+    """A bad input: ``str()`` reads ``file:line: field 'x': reason``."""
+
+    user_facing = True
+
+    def __init__(self, reason, file=None, line=None, field=None):
+        self.reason, self.file, self.line, self.field = reason, file, line, field
+        super().__init__(self.describe())
+
+    def describe(self):
+        where = str(self.file or "<input>")
+        if self.line is not None:
+            where += f":{self.line}"
+        what = f"field '{self.field}': " if self.field else ""
+        return f"{where}: {what}{self.reason}"
+
+    def as_dict(self):
+        return {"file": str(self.file) if self.file else None, "line": self.line, "field": self.field,
+                "reason": self.reason, "message": self.describe()}
+
+
+def _open_text(source):
+    """Yield a text stream for a path, a binary or a text file object (UTF-8, BOM tolerated)."""
+    if isinstance(source, (str, os.PathLike)):
+        return open(source, encoding="utf-8-sig", newline=""), str(source)
+    name = getattr(source, "name", None) or "<upload>"
+    if isinstance(source, io.TextIOBase):
+        return source, name
+    return io.TextIOWrapper(source, encoding="utf-8-sig", newline=""), name
+
+
+def iter_json_lines(source, file=None):
+    """``(line_number, dict)`` for each non-blank line. Empty file and bad JSON are errors."""
+    stream, name = _open_text(source)
+    name = file or name
+    seen_any = False
+    try:
+        line_no = 0
+        while True:
+            try:
+                raw = stream.readline()
+            except UnicodeDecodeError as exc:
+                raise InterchangeError(f"not valid UTF-8 ({exc.reason})", name, line_no + 1) from None
+            if not raw:
+                break
+            line_no += 1
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
+            if not isinstance(obj, dict):
+                raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
+            seen_any = True
+            yield line_no, obj
+    finally:
+        if isinstance(source, (str, os.PathLike)):
+            stream.close()
+        elif not isinstance(source, io.TextIOBase):
+            stream.detach()
+    if not seen_any:
+        raise InterchangeError("file is empty: no JSON line found", name)
+
+
+def _text(obj, field, name, line, allow_empty=False):
+    if field not in obj or obj[field] is None:
+        raise InterchangeError("missing required field", name, line, field)
+    value = obj[field]
+    if not isinstance(value, str):
+        raise InterchangeError(f"expected a string, got {type(value).__name__}", name, line, field)
+    if not allow_empty and not value.strip():
+        raise InterchangeError("must not be empty", name, line, field)
+    return value
+
+
+def _split_meta(obj, known):
+    meta = dict(obj.get("meta") or {}) if isinstance(obj.get("meta"), dict) else {}
+    for key, value in obj.items():
+        if key not in known:
+            meta[key] = value
+    return meta
+
+
+def parse_semantic(obj, name=None, line=None):
+    """The SPEC 6 attributes present on a corpus line, type-checked (None means absent)."""
+    out = {}
+    for field, kind in SEMANTIC_FIELDS.items():
+        value = obj.get(field)
+        if value is None:
+            continue
+        if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = float(value)
+        elif kind is int and isinstance(value, bool):
+            raise InterchangeError("expected an integer, got a boolean", name, line, field)
+        elif kind is list:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise InterchangeError("expected a list of strings", name, line, field)
+        elif not isinstance(value, kind):
+            raise InterchangeError(f"expected {kind.__name__}, got {type(value).__name__}", name, line, field)
+        out[field] = value
+    return out
+
+
+def corpus_record(obj, name=None, line=None):
+    qid = obj.get("id")
+    if isinstance(qid, int) and not isinstance(qid, bool):
+        qid = str(qid)
+    obj = {**obj, "id": qid}
+    record = {
+        "id": _text(obj, "id", name, line),
+        "context": _text(obj, "context", name, line),
+        "question": _text(obj, "question", name, line),
+    }
+    answers = obj.get("answers")
+    if answers is None:
+        raise InterchangeError("missing required field", name, line, "answers")
+    if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+        raise InterchangeError("expected a list of strings", name, line, "answers")
+    record["answers"] = answers
+    language = obj.get("language", "en")
+    if not isinstance(language, str) or not language.strip():
+        raise InterchangeError("expected a language code such as 'en' or 'fr'", name, line, "language")
+    record["language"] = language.strip().lower()
+    record.update(parse_semantic(obj, name, line))
+    record["meta"] = _split_meta(obj, CORPUS_FIELDS)
+    return record
+
+
+def read_corpus(source, file=None):
+    """Corpus JSONL -> ``(line, record)``; duplicate ids are an error."""
+    seen = {}
+    name = file or _name_of(source)
+    for line, obj in iter_json_lines(source, name):
+        record = corpus_record(obj, name, line)
+        if record["id"] in seen:
+            raise InterchangeError(f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id")
+        seen[record["id"]] = line
+        yield line, record
+
+
+def read_squad(source, file=None):
+    """SQuAD-format JSON -> corpus records. ``line`` is the JSON path, e.g. ``data[0].paragraphs[3].qas[1]``."""
+    name = file or _name_of(source)
+    stream, _ = _open_text(source)
+    try:
+        try:
+            doc = json.load(stream)
+        except json.JSONDecodeError as exc:
+            raise InterchangeError(f"malformed JSON ({exc.msg})", name, exc.lineno) from None
+    finally:
+        if isinstance(source, (str, os.PathLike)):
+            stream.close()
+    if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
+        raise InterchangeError("not SQuAD format: expected an object with a 'data' list", name, None, "data")
+    language = doc.get("language", "en") if isinstance(doc.get("language", "en"), str) else "en"
+    seen = {}
+    count = 0
+    for a, article in enumerate(doc["data"]):
+        paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
+        if not isinstance(paragraphs, list):
+            raise InterchangeError("expected a list", name, f"data[{a}]", "paragraphs")
+        for p, paragraph in enumerate(paragraphs):
+            where = f"data[{a}].paragraphs[{p}]"
+            if not isinstance(paragraph, dict) or not isinstance(paragraph.get("qas"), list):
+                raise InterchangeError("expected a list", name, where, "qas")
+            for q, qa in enumerate(paragraph["qas"]):
+                at = f"{where}.qas[{q}]"
+                if not isinstance(qa, dict):
+                    raise InterchangeError("expected an object", name, at)
+                raw_answers = qa.get("answers", [])
+                if not isinstance(raw_answers, list) or not all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in raw_answers):
+                    raise InterchangeError("expected a list of {text, answer_start}", name, at, "answers")
+                meta = {k: v for k, v in qa.items() if k not in ("id", "question", "answers")}
+                if isinstance(article.get("title"), str):
+                    meta["article"] = article["title"]
+                record = corpus_record(
+                    {"id": qa.get("id"), "context": paragraph.get("context"), "question": qa.get("question"),
+                     "answers": [x["text"] for x in raw_answers], "language": language, "meta": meta},
+                    name, at,
+                )
+                if record["id"] in seen:
+                    raise InterchangeError(f"duplicate id {record['id']!r} (first at {seen[record['id']]})", name, at, "id")
+                seen[record["id"]] = at
+                count += 1
+                yield at, record
+    if not count:
+        raise InterchangeError("file is empty: no question found", name)
+
+
+def read_predictions(source, file=None, known_questions=None):
+    """Predictions JSONL -> ``(line, record)``. ``known_questions``: a set of valid question ids."""
+    name = file or _name_of(source)
+    seen = {}
+    for line, obj in iter_json_lines(source, name):
+        qid = obj.get("question_id")
+        if isinstance(qid, int) and not isinstance(qid, bool):
+            obj = {**obj, "question_id": str(qid)}
+        record = {
+            "question_id": _text(obj, "question_id", name, line),
+            "system": _text(obj, "system", name, line).strip(),
+            "answer": _text(obj, "answer", name, line, allow_empty=True),
+            "meta": _split_meta(obj, PREDICTION_FIELDS),
+        }
+        if len(record["system"]) > 200:
+            raise InterchangeError("system name longer than 200 characters", name, line, "system")
+        if known_questions is not None and record["question_id"] not in known_questions:
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+        key = (record["system"], record["question_id"])
+        if key in seen:
+            raise InterchangeError(
+                f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
+                name, line, "question_id",
+            )
+        seen[key] = line
+        yield line, record
+
+
+def read_labels(source, file=None, known_questions=None):
+    """Labels JSONL -> ``(line, record)``; the label must be one of correct / partial / incorrect."""
+    name = file or _name_of(source)
+    for line, obj in iter_json_lines(source, name):
+        qid = obj.get("question_id")
+        if isinstance(qid, int) and not isinstance(qid, bool):
+            obj = {**obj, "question_id": str(qid)}
+        record = {
+            "question_id": _text(obj, "question_id", name, line),
+            "answer": _text(obj, "answer", name, line, allow_empty=True),
+            "annotator": _text(obj, "annotator", name, line).strip(),
+            "label": _text(obj, "label", name, line).strip().lower(),
+            "meta": _split_meta(obj, LABEL_FIELDS),
+        }
+        if record["label"] not in LABEL_VALUES:
+            raise InterchangeError(
+                f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label"
+            )
+        if known_questions is not None and record["question_id"] not in known_questions:
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+        yield line, record
+
+
+def _name_of(source):
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    return getattr(source, "name", None) or "<upload>"
+
+
+def detect_corpus_format(path_or_name):
+    """``squad`` for a ``.json`` file, ``jsonl`` otherwise."""
+    return "squad" if Path(str(path_or_name)).suffix.lower() == ".json" else "jsonl"
+
+
+def write_jsonl(records, stream):
+    for record in records:
+        stream.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,0 +1,31 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.folds import FOLD_POLICIES
+from annotation.triplet_builder import FoldError, create_folds, extend_folds
+
+from ._common import get_corpus
+
+
+class Command(BaseCommand):
+    help = "Split a corpus's triplets into K folds (seeded), or add new triplets to existing folds."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument("--k", type=int, default=10)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--policy", choices=FOLD_POLICIES, default="by_question")
+        parser.add_argument("--overlap", type=float, default=0.1, help="share of questions labeled twice")
+        parser.add_argument("--replace", action="store_true", help="rebuild folds that have no labels yet")
+        parser.add_argument("--extend", action="store_true", help="add triplets that are in no fold yet")
+
+    def handle(self, corpus, k, seed, policy, overlap, replace, extend, **options):
+        corpus = get_corpus(corpus)
+        try:
+            if extend:
+                self.stdout.write(f"added {extend_folds(corpus)} triplets to the folds of {corpus.name}")
+                return
+            folds = create_folds(corpus, k=k, seed=seed, policy=policy, overlap=overlap, replace=replace)
+        except (FoldError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        sizes = [f.items.count() for f in folds]
+        self.stdout.write(f"{len(folds)} folds for {corpus.name}: sizes {sizes}")

@@ -1,0 +1,43 @@
+"""Celery tasks of the annotation app: thin shells over the importers, run as Job rows."""
+from celery import shared_task
+from celery.signals import worker_ready
+
+from annotation import importers
+from annotation.interchange import InterchangeError
+from annotation.jobs import reap_stale_jobs, run_job
+from annotation.models import Corpus
+
+
+def _import_body(job, progress):
+    try:
+        return _run_import(job.params, progress)
+    except InterchangeError as exc:
+        # Name the file as the user uploaded it, not as it was stored on disk.
+        raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, exc.field) from None
+
+
+def _run_import(p, progress):
+    kind, path = p["kind"], p["path"]
+    if kind == "corpus":
+        return importers.import_corpus(path, p["corpus"], fmt=p.get("format"), progress=progress)
+    corpus = Corpus.objects.get(name=p["corpus"])
+    if kind == "predictions":
+        return importers.import_predictions(path, corpus, progress=progress)
+    if kind == "labels":
+        return importers.import_labels(path, corpus, progress=progress)
+    raise ValueError(f"unknown import kind {kind!r}")
+
+
+@shared_task(name="annotation.tasks.import_file")
+def import_file(job_id):
+    job = run_job(job_id, _import_body)
+    return job.status if job else None
+
+
+@worker_ready.connect
+def _reap_on_start(**kwargs):
+    """Jobs left running by a worker that died cannot finish: say so on their rows."""
+    try:
+        reap_stale_jobs()
+    except Exception:  # the database may not be migrated yet; the worker must still start
+        pass

@@ -1,0 +1,203 @@
+"""Database shell over ``annotation.dedup`` and ``annotation.folds``: triplets, folds, assignments."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count
+
+from annotation.dedup import POLICIES, build_triplets, normalize_answer
+from annotation.folds import assign_round_robin, assignment_conflict, build_folds
+from annotation.models import Assignment, Fold, FoldItem, Label, Prediction, Triplet
+
+BATCH = 2000
+
+
+class FoldError(ValueError):
+    pass
+
+
+def _noop(*args, **kwargs):
+    pass
+
+
+@transaction.atomic
+def triplets_for(corpus, rows):
+    """Map ``(key, question_id, answer)`` rows to triplet ids, creating the triplets that are missing.
+
+    Returns ``({key: triplet_id}, number_of_new_triplets)``. Rows should come reference first, so
+    that the reference gives the displayed spelling when a group mixes variants.
+    """
+    question_ids = sorted({r[1] for r in rows})
+    existing = {}
+    for chunk in _chunks(question_ids, BATCH):
+        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list("id", "question_id", "normalized_answer"):
+            existing[(qid, norm)] = tid
+    groups = build_triplets(rows, corpus.dedup_policy)
+    new = [g for g in groups if (g.question_key, g.normalized) not in existing]
+    created = Triplet.objects.bulk_create(
+        [Triplet(question_id=g.question_key, answer=g.answer, normalized_answer=g.normalized) for g in new],
+        batch_size=BATCH,
+    )
+    for group, triplet in zip(new, created):
+        existing[(group.question_key, group.normalized)] = triplet.pk
+    mapping = {}
+    for group in groups:
+        tid = existing[(group.question_key, group.normalized)]
+        for key in group.prediction_keys:
+            mapping[key] = tid
+    return mapping, len(created)
+
+
+@transaction.atomic
+def assign_triplets(corpus, progress=_noop):
+    """Give every prediction of the corpus without a triplet its triplet, creating new ones.
+
+    Incremental: existing triplets are reused, so predictions imported or generated later join the
+    triplets (and labels) already there. Returns ``{"new_triplets", "linked_predictions"}``.
+    """
+    pending = list(
+        Prediction.objects.filter(question__corpus=corpus, triplet__isnull=True)
+        .order_by("question__position", "id")
+        .values_list("id", "question_id", "answer", "system__kind")
+    )
+    if not pending:
+        return {"new_triplets": 0, "linked_predictions": 0}
+    pending.sort(key=lambda p: p[3] != "reference")
+    mapping, n_new = triplets_for(corpus, [(pid, qid, answer) for pid, qid, answer, _ in pending])
+    progress(message=f"linking {len(pending)} predictions to triplets")
+    updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
+    Prediction.objects.bulk_update(updates, ["triplet"], batch_size=BATCH)
+    return {"new_triplets": n_new, "linked_predictions": len(updates)}
+
+
+@transaction.atomic
+def rebuild_triplets(corpus, policy):
+    """Re-deduplicate a corpus under another policy. Refused once labels or folds exist."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown dedup policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if Label.objects.filter(triplet__question__corpus=corpus).exists():
+        raise FoldError("this corpus already has labels: its triplets cannot be rebuilt")
+    if Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).exists():
+        raise FoldError("this corpus already has folds: delete them before rebuilding triplets")
+    Prediction.objects.filter(question__corpus=corpus).update(triplet=None)
+    Triplet.objects.filter(question__corpus=corpus).delete()
+    corpus.dedup_policy = policy
+    corpus.save(update_fields=["dedup_policy"])
+    return assign_triplets(corpus)
+
+
+def triplet_for_answer(corpus, question_id, answer):
+    return Triplet.objects.filter(
+        question_id=question_id, normalized_answer=normalize_answer(answer, corpus.dedup_policy)
+    ).first()
+
+
+@transaction.atomic
+def create_folds(corpus, k=10, seed=0, policy="by_question", overlap=0.1, replace=False):
+    """Split the corpus's triplets into K folds (pure ``build_folds``), then bulk insert them."""
+    existing = Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET)
+    if existing.exists():
+        if not replace:
+            raise FoldError(f"corpus {corpus.name} already has {existing.count()} folds (use replace to rebuild)")
+        if Label.objects.filter(fold__in=existing).exists():
+            raise FoldError("the existing folds already have labels: they cannot be replaced")
+        existing.delete()
+    pairs = list(
+        Triplet.objects.filter(question__corpus=corpus).order_by("question__position", "id").values_list("id", "question_id")
+    )
+    if not pairs:
+        raise FoldError(f"corpus {corpus.name} has no triplets yet: import predictions first")
+    plans = build_folds(pairs, k=k, seed=seed, policy=policy, overlap=overlap)
+    params = {"k": k, "seed": seed, "policy": policy, "overlap": overlap}
+    folds = Fold.objects.bulk_create(
+        [Fold(corpus=corpus, kind=Fold.KIND_TRIPLET, index=p.index, name=f"{corpus.name} fold {p.index + 1}",
+              seed=seed, params=params) for p in plans]
+    )
+    FoldItem.objects.bulk_create(
+        [FoldItem(fold=fold, position=i, triplet_id=t, is_overlap=o)
+         for fold, plan in zip(folds, plans) for i, (t, _, o) in enumerate(plan.items)],
+        batch_size=BATCH,
+    )
+    return folds
+
+
+@transaction.atomic
+def extend_folds(corpus):
+    """Append triplets that are in no fold yet: beside their question if it has a fold, else lightest fold."""
+    folds = list(Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).annotate(n=Count("items")))
+    if not folds:
+        raise FoldError(f"corpus {corpus.name} has no folds yet")
+    loads = {f.pk: f.n for f in folds}
+    next_pos = {f.pk: (FoldItem.objects.filter(fold=f).order_by("-position").values_list("position", flat=True).first() or -1) + 1 for f in folds}
+    home = dict(
+        FoldItem.objects.filter(fold__in=folds, is_overlap=False).values_list("triplet__question_id", "fold_id")
+    )
+    loose = Triplet.objects.filter(question__corpus=corpus).exclude(fold_items__fold__in=folds).order_by("question__position", "id")
+    items = []
+    for tid, qid in loose.values_list("id", "question_id"):
+        fold_id = home.get(qid) or min(loads, key=lambda f: (loads[f], f))
+        home.setdefault(qid, fold_id)
+        items.append(FoldItem(fold_id=fold_id, position=next_pos[fold_id], triplet_id=tid))
+        next_pos[fold_id] += 1
+        loads[fold_id] += 1
+    FoldItem.objects.bulk_create(items, batch_size=BATCH)
+    return len(items)
+
+
+def fold_triplet_sets(folds):
+    sets = defaultdict(set)
+    for fold_id, tid, fid in FoldItem.objects.filter(fold__in=folds).values_list("fold_id", "triplet_id", "frame_annotation_id"):
+        sets[fold_id].add(tid or ("frame", fid))
+    return {f.pk: sets[f.pk] for f in folds}
+
+
+@transaction.atomic
+def assign_fold(fold, user):
+    """Assign one fold to one annotator, refusing if they would see a triplet twice."""
+    mine = list(Fold.objects.filter(assignments__annotator=user, corpus=fold.corpus, kind=fold.kind))
+    sets = fold_triplet_sets(mine + [fold])
+    clash = assignment_conflict(sets, [f.pk for f in mine], fold.pk)
+    if clash:
+        raise FoldError(
+            f"{user.username} already has {len(clash)} of this fold's items in another fold; "
+            "an annotator never judges the same item twice"
+        )
+    return Assignment.objects.get_or_create(fold=fold, annotator=user)[0]
+
+
+@transaction.atomic
+def assign_all(corpus, users, per_fold=1, kind=Fold.KIND_TRIPLET):
+    folds = list(Fold.objects.filter(corpus=corpus, kind=kind).order_by("index"))
+    unassigned = [f for f in folds if not f.assignments.exists()]
+    if not unassigned:
+        return {}
+    users = list(users)
+    if not users:
+        raise FoldError("no annotators to assign")
+    sets = fold_triplet_sets(folds)
+    existing = defaultdict(lambda: [0, set()])
+    for a in Assignment.objects.filter(fold__in=folds):
+        existing[a.annotator_id][0] += 1
+        existing[a.annotator_id][1].update(sets[a.fold_id])
+    try:
+        plan = assign_round_robin(
+            {f.pk: sets[f.pk] for f in unassigned}, [u.pk for u in users], per_fold=per_fold, existing=existing
+        )
+    except ValueError as exc:
+        raise FoldError(str(exc)) from None
+    by_pk = {u.pk: u for u in users}
+    Assignment.objects.bulk_create(
+        [Assignment(fold_id=f, annotator=by_pk[u]) for f, us in plan.items() for u in us]
+    )
+    return plan
+
+
+def annotators():
+    return get_user_model().objects.filter(groups__name="annotator", is_active=True).order_by("username")
+
+
+def _chunks(seq, n):
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]

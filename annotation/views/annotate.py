@@ -1,0 +1,86 @@
+"""The annotator page: one request saves the judgement and returns the next item (htmx)."""
+from django.http import HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import annotating
+from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
+from annotation.views.access import annotator_required
+
+BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
+
+
+def _item_context(request, fold, item, notice=None):
+    label = annotating.current_label(item, request.user) if item else None
+    return {
+        "fold": fold,
+        "item": item,
+        "label": label,
+        "buttons": BUTTONS,
+        "progress": annotating.fold_progress(fold, request.user),
+        "submission_id": annotating.new_submission_id(),
+        "has_previous": item is not None and annotating.previous_item(fold, request.user, item.position) is not None
+        or (item is None and annotating.previous_item(fold, request.user) is not None),
+        "notice": notice,
+    }
+
+
+def _render_item(request, fold, item, notice=None, status=200):
+    template = "annotation/_item.html" if request.htmx else "annotation/annotate.html"
+    return render(request, template, _item_context(request, fold, item, notice), status=status)
+
+
+@annotator_required
+@require_GET
+def annotate(request, fold_id):
+    fold = annotating.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, annotating.next_item(fold, request.user))
+
+
+@annotator_required
+@require_GET
+def show_item(request, fold_id, item_id):
+    fold = annotating.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, annotating.get_fold_item(fold, item_id))
+
+
+@annotator_required
+@require_GET
+def previous(request, fold_id):
+    fold = annotating.get_assigned_fold(request.user, fold_id)
+    before = request.GET.get("before")
+    item = annotating.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
+    if item is None:
+        item = annotating.next_item(fold, request.user)
+    return _render_item(request, fold, item)
+
+
+@annotator_required
+@require_POST
+def judge(request, fold_id):
+    fold = annotating.get_assigned_fold(request.user, fold_id)
+    item_id = request.POST.get("item", "")
+    if not item_id.isdigit():
+        return HttpResponseBadRequest("missing item")
+    item = annotating.get_fold_item(fold, int(item_id))
+    skip = request.POST.get("action") == "skip"
+    value = request.POST.get("value")
+    if not skip and value not in LABEL_VALUES:
+        return HttpResponseBadRequest("label must be one of correct, partial, incorrect")
+    annotating.save_judgement(
+        request.user, fold, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
+        submission_id=request.POST.get("submission_id"),
+    )
+    if request.POST.get("revisit") == "1":
+        # Going back and changing: continue with the item after this one, or the next to do.
+        following = annotating.item_after(fold, request.user, item.position)
+        nxt = annotating.next_item(fold, request.user)
+        if following is not None and nxt is not None and following.position < nxt.position:
+            nxt = following
+    else:
+        nxt = annotating.next_item(fold, request.user)
+        if nxt is not None and nxt.pk == item.pk and skip:
+            nxt = annotating.item_after(fold, request.user, item.position) or nxt
+    if not request.htmx:
+        return redirect("annotate", fold_id=fold.pk)
+    return _render_item(request, fold, nxt)

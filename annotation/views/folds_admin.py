@@ -1,0 +1,103 @@
+"""The admin's fold page: build folds, assign them, and watch per-fold and per-annotator progress."""
+from collections import defaultdict
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db.models import Count
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation.folds import FOLD_POLICIES
+from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
+from annotation.triplet_builder import FoldError, annotators, assign_all, assign_fold, create_folds
+from annotation.views.access import admin_required
+
+
+class BuildFoldsForm(forms.Form):
+    k = forms.IntegerField(min_value=1, max_value=1000, initial=10, label="Folds (K)")
+    seed = forms.IntegerField(initial=0)
+    policy = forms.ChoiceField(choices=[(p, p) for p in FOLD_POLICIES], initial="by_question")
+    overlap = forms.FloatField(min_value=0, max_value=1, initial=0.1, help_text="share of questions labeled twice")
+    replace = forms.BooleanField(required=False, help_text="rebuild folds that have no labels yet")
+
+
+class AssignForm(forms.Form):
+    fold = forms.ModelChoiceField(queryset=Fold.objects.none())
+    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+
+    def __init__(self, corpus, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["fold"].queryset = Fold.objects.filter(corpus=corpus)
+        self.fields["annotator"].queryset = annotators()
+
+
+def fold_table(corpus):
+    """Rows of (fold, [(annotator, judged)]) and per-annotator (judged, total) over the corpus."""
+    folds = list(Fold.objects.filter(corpus=corpus).annotate(n_items=Count("items")).order_by("kind", "index"))
+    per_fold = defaultdict(list)
+    per_annotator = defaultdict(lambda: [0, 0])
+    for a in Assignment.objects.filter(fold__in=folds).select_related("annotator", "fold").order_by("annotator__username"):
+        if a.fold.kind == Fold.KIND_FRAME:
+            done = FrameCheck.objects.filter(annotator=a.annotator, frame_rating__isnull=False,
+                                             frame_annotation__fold_items__fold=a.fold).count()
+        else:
+            done = Label.objects.filter(annotator=a.annotator, value__isnull=False, triplet__fold_items__fold=a.fold).count()
+        per_fold[a.fold_id].append((a, done))
+    table = []
+    for fold in folds:
+        for a, done in per_fold[fold.pk]:
+            per_annotator[a.annotator][0] += done
+            per_annotator[a.annotator][1] += fold.n_items
+        table.append({"fold": fold, "people": per_fold[fold.pk]})
+    return table, sorted(per_annotator.items(), key=lambda kv: kv[0].username)
+
+
+@admin_required
+def fold_assignments(request):
+    corpora = Corpus.objects.annotate(n_questions=Count("questions", distinct=True)).order_by("name")
+    corpus = None
+    if request.GET.get("corpus"):
+        corpus = get_object_or_404(Corpus, name=request.GET["corpus"])
+    elif corpora:
+        corpus = corpora[0]
+    context = {"corpora": corpora, "corpus": corpus}
+    if corpus:
+        table, per_annotator = fold_table(corpus)
+        context.update(
+            table=table, per_annotator=per_annotator, build_form=BuildFoldsForm(), assign_form=AssignForm(corpus),
+            unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True).count(),
+        )
+    return render(request, "annotation/fold_assignments.html", context)
+
+
+@admin_required
+@require_POST
+def fold_action(request, corpus_id):
+    corpus = get_object_or_404(Corpus, pk=corpus_id)
+    action = request.POST.get("action")
+    try:
+        if action == "build":
+            form = BuildFoldsForm(request.POST)
+            if not form.is_valid():
+                raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
+            folds = create_folds(corpus, **form.cleaned_data)
+            messages.success(request, f"built {len(folds)} folds")
+        elif action == "assign":
+            form = AssignForm(corpus, request.POST)
+            if not form.is_valid():
+                raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
+            assign_fold(form.cleaned_data["fold"], form.cleaned_data["annotator"])
+            messages.success(request, f"assigned {form.cleaned_data['fold']} to {form.cleaned_data['annotator']}")
+        elif action == "assign_all":
+            plan = assign_all(corpus, annotators(), per_fold=1, kind=request.POST.get("kind") or Fold.KIND_TRIPLET)
+            messages.success(request, f"assigned {len(plan)} folds round robin")
+        elif action == "unassign":
+            deleted, _ = Assignment.objects.filter(fold__corpus=corpus, pk=request.POST.get("assignment")).delete()
+            messages.success(request, "assignment removed (labels are kept)" if deleted else "nothing to remove")
+        else:
+            raise FoldError(f"unknown action {action!r}")
+    except (FoldError, ValueError) as exc:
+        messages.error(request, str(exc))
+    return redirect(f"{reverse('fold-assignments')}?corpus={corpus.name}")

@@ -1,0 +1,13 @@
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from annotation import roles
+from annotation.annotating import assigned_folds, fold_progress
+
+
+@login_required
+def home(request):
+    folds = []
+    if roles.is_annotator(request.user):
+        folds = [(fold, fold_progress(fold, request.user)) for fold in assigned_folds(request.user)]
+    return render(request, "annotation/home.html", {"folds": folds})
