@@ -110,38 +110,73 @@ def spread_questions(items, rng):
     return out
 
 
-def assign_round_robin(fold_triplets, annotators, per_fold=1, existing=None):
+def assign_round_robin(fold_triplets, annotators, per_fold=1, existing=None, max_steps=200_000):
     """Assign each fold to ``per_fold`` annotators, never giving an annotator a triplet twice.
 
     ``fold_triplets``: {fold_key: set(triplet_keys)}; ``annotators``: ordered list of keys;
     ``existing``: {annotator: (n_folds, set(triplet_keys))} already held. Returns {fold_key: [annotators]}.
-    Raises ValueError when no valid assignment is found for a fold.
+    Loads stay balanced (no annotator gets more than ceil(needed / annotators) new folds). A
+    depth-first search with backtracking finds an assignment whenever one exists within
+    ``max_steps``; otherwise ValueError names the fold that could not be placed.
     """
     if not annotators:
         raise ValueError("no annotators to assign")
     existing = existing or {}
     held = {a: set(existing.get(a, (0, set()))[1]) for a in annotators}
     load = {a: existing.get(a, (0, set()))[0] for a in annotators}
+    folds = list(fold_triplets)
+    cap = -(-len(folds) * per_fold // len(annotators))
+    new_load = {a: 0 for a in annotators}
+    rank = {a: i for i, a in enumerate(annotators)}
     result = {}
-    for n, (fold, triplets) in enumerate(fold_triplets.items()):
-        chosen = []
-        order = sorted(annotators, key=lambda a: (load[a], (annotators.index(a) - n) % len(annotators)))
-        for annotator in order:
-            if len(chosen) == per_fold:
-                break
-            if held[annotator] & triplets:
-                continue
-            chosen.append(annotator)
-        if len(chosen) < per_fold:
-            raise ValueError(
-                f"fold {fold}: not enough annotators without an overlapping triplet "
-                f"({len(chosen)} of {per_fold})"
-            )
-        for annotator in chosen:
-            held[annotator] |= triplets
-            load[annotator] += 1
-        result[fold] = chosen
+    steps = 0
+    deepest = [0]
+
+    def candidates(i, fold, start):
+        triplets = fold_triplets[fold]
+        ok = [a for a in annotators if new_load[a] < cap and not (held[a] & triplets)]
+        return sorted(ok, key=lambda a: (load[a] + new_load[a], (rank[a] - i) % len(annotators)))
+
+    def place(i):
+        nonlocal steps
+        deepest[0] = max(deepest[0], i)
+        if i == len(folds):
+            return True
+        fold = folds[i]
+        for combo in _combinations(candidates(i, fold, 0), per_fold):
+            steps += 1
+            if steps > max_steps:
+                return False
+            for a in combo:
+                held[a] |= fold_triplets[fold]
+                new_load[a] += 1
+            result[fold] = list(combo)
+            if place(i + 1):
+                return True
+            for a in combo:
+                held[a] -= fold_triplets[fold]
+                new_load[a] -= 1
+                _restore(a)
+            del result[fold]
+        return False
+
+    def _restore(a):
+        # Rebuild what ``a`` holds from scratch: a removed fold may share triplets with a kept one.
+        held[a] = set(existing.get(a, (0, set()))[1]).union(*(fold_triplets[f] for f, us in result.items() if a in us))
+
+    if not place(0):
+        fold = folds[min(deepest[0], len(folds) - 1)]
+        raise ValueError(
+            f"fold {fold}: not enough annotators without an overlapping triplet "
+            f"(need {per_fold} per fold, {len(annotators)} annotators)"
+        )
     return result
+
+
+def _combinations(options, k):
+    from itertools import combinations
+
+    return combinations(options, k)
 
 
 def assignment_conflict(fold_triplets, annotator_folds, new_fold):

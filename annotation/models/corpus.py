@@ -17,6 +17,11 @@ class Corpus(models.Model):
     def __str__(self):
         return self.name
 
+    def triplets_count(self):
+        from annotation.models import Triplet
+
+        return Triplet.objects.filter(question__corpus=self).count()
+
 
 class Question(models.Model):
     """One question with its context, references and optional semantic attributes (SPEC 6)."""
