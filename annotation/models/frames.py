@@ -70,7 +70,11 @@ class FrameAnnotation(models.Model):
     fe_prompt = models.TextField(blank=True)
     fe_reply = models.TextField(blank=True)
     model = models.CharField(max_length=200, blank=True)
+    meta = models.JSONField(
+        default=dict, blank=True, help_text="Parsing notes: dropped FEs, replaced words, the reason of a bad outcome."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
