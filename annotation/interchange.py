@@ -65,36 +65,39 @@ def _open_text(source):
     return io.TextIOWrapper(source, encoding="utf-8-sig", newline=""), name
 
 
+def _binary_lines(source):
+    """Raw lines of a path or a file object, as bytes (decoded per line for exact error lines)."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as stream:
+            yield from stream
+    elif isinstance(source, io.TextIOBase):
+        for line in source:
+            yield line.encode("utf-8")
+    else:
+        yield from source
+
+
 def iter_json_lines(source, file=None):
     """``(line_number, dict)`` for each non-blank line. Empty file and bad JSON are errors."""
-    stream, name = _open_text(source)
-    name = file or name
+    name = file or _name_of(source)
     seen_any = False
-    try:
-        line_no = 0
-        while True:
-            try:
-                raw = stream.readline()
-            except UnicodeDecodeError as exc:
-                raise InterchangeError(f"not valid UTF-8 ({exc.reason})", name, line_no + 1) from None
-            if not raw:
-                break
-            line_no += 1
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
-            if not isinstance(obj, dict):
-                raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
-            seen_any = True
-            yield line_no, obj
-    finally:
-        if isinstance(source, (str, os.PathLike)):
-            stream.close()
-        elif not isinstance(source, io.TextIOBase):
-            stream.detach()
+    for line_no, raw in enumerate(_binary_lines(source), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InterchangeError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", name, line_no) from None
+        if line_no == 1:
+            text = text.lstrip("\ufeff")
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
+        if not isinstance(obj, dict):
+            raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
+        seen_any = True
+        yield line_no, obj
     if not seen_any:
         raise InterchangeError("file is empty: no JSON line found", name)
 

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from annotation.folds import FOLD_POLICIES
 from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
@@ -55,6 +55,7 @@ def fold_table(corpus):
 
 
 @admin_required
+@require_GET
 def fold_assignments(request):
     corpora = Corpus.objects.annotate(n_questions=Count("questions", distinct=True)).order_by("name")
     corpus = None

@@ -1,11 +1,13 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from annotation import roles
 from annotation.annotating import assigned_folds, fold_progress
 
 
 @login_required
+@require_GET
 def home(request):
     folds = []
     if roles.is_annotator(request.user):

@@ -1,0 +1,112 @@
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importers import import_corpus, import_labels, import_predictions
+from annotation.interchange import InterchangeError
+from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
+from tests.conftest import write_jsonl
+
+pytestmark = pytest.mark.django_db
+
+
+def counts():
+    return (Corpus.objects.count(), Question.objects.count(), Prediction.objects.count(), Triplet.objects.count(),
+            System.objects.count(), Label.objects.count())
+
+
+def test_tiny_corpus_triplets_link_every_prediction(tiny_corpus):
+    assert Question.objects.filter(corpus=tiny_corpus).count() == 3
+    assert Prediction.objects.count() == 12  # 3 reference + 9
+    assert not Prediction.objects.filter(triplet__isnull=True).exists()
+    # q1: "Denver Broncos" (ref, a, b merged by whitespace) + "Carolina Panthers"; q2: 3; q3: 2
+    assert Triplet.objects.count() == 2 + 3 + 2
+    t = Triplet.objects.get(question__external_id="q1", answer="Denver Broncos")
+    assert sorted(t.predictions.values_list("system__name", flat=True)) == ["reference", "sys-alpha", "sys-beta"]
+    assert System.objects.get(name="reference").kind == System.KIND_REFERENCE
+
+
+def test_small_squad_import_pins_counts(squad_small):
+    import_corpus(squad_small / "corpus.jsonl", "small")
+    corpus = Corpus.objects.get(name="small")
+    result = import_predictions(squad_small / "predictions.jsonl", corpus)
+    assert result["predictions"] == 10570 and len(result["systems"]) == 10
+    assert Prediction.objects.count() == 11627
+    assert Triplet.objects.count() == 3144
+
+
+@pytest.mark.parametrize("bad_line, field, reason", [
+    ('{"question_id": "q1", "system": "z", "answer": ', None, "malformed JSON"),
+    ({"question_id": "q1", "answer": "x"}, "system", "missing required field"),
+    ({"question_id": "nope", "system": "z", "answer": "x"}, "question_id", "unknown question id 'nope'"),
+    ({"question_id": "q1", "system": "sys-alpha", "answer": "again"}, "question_id", "already has a prediction"),
+    ({"question_id": "q2", "system": "z", "answer": "x"}, "question_id", "duplicate prediction of system 'z'"),
+])
+def test_bad_prediction_line_imports_nothing(tiny_corpus, tmp_path, bad_line, field, reason):
+    before = counts()
+    path = write_jsonl(tmp_path / "p.jsonl", [
+        {"question_id": "q1", "system": "z", "answer": "new"}, {"question_id": "q2", "system": "z", "answer": "y"}, bad_line])
+    with pytest.raises(InterchangeError) as err:
+        import_predictions(path, tiny_corpus)
+    assert (err.value.line, err.value.field) == (3, field) and reason in err.value.reason
+    assert counts() == before
+
+
+def test_bad_corpus_and_empty_file_import_nothing(tmp_path, db):
+    good = {"id": "x1", "context": "c", "question": "q", "answers": ["a"]}
+    for rows, reason in [([good, {**good}], "duplicate id"), ([], "file is empty"),
+                         ([good, {**good, "id": "x2", "context": ""}], "must not be empty")]:
+        path = write_jsonl(tmp_path / "c.jsonl", rows)
+        with pytest.raises(InterchangeError, match=reason):
+            import_corpus(path, "new")
+        assert counts() == (0, 0, 0, 0, 0, 0)
+
+
+def test_labels_import_maps_answers_to_triplets_and_keeps_history(tiny_corpus, tmp_path):
+    path = write_jsonl(tmp_path / "l.jsonl", [
+        {"question_id": "q1", "answer": "Denver  Broncos ", "annotator": "ext1", "label": "correct"},
+        {"question_id": "q2", "answer": "", "annotator": "ext1", "label": "incorrect"},
+    ])
+    result = import_labels(path, tiny_corpus)
+    assert result["created"] == 2
+    label = Label.objects.get(triplet__answer="Denver Broncos")
+    assert label.annotator.username == "ext1" and not label.annotator.is_active and not label.annotator.has_usable_password()
+    write_jsonl(path, [{"question_id": "q1", "answer": "Denver Broncos", "annotator": "ext1", "label": "partial"}])
+    assert import_labels(path, tiny_corpus)["changed"] == 1
+    label.refresh_from_db()
+    assert label.value == "partial"
+    assert list(LabelEvent.objects.filter(label=label).values_list("value", flat=True)) == ["correct", "partial"]
+
+
+def test_label_for_an_answer_nobody_gave_is_an_error(tiny_corpus, tmp_path):
+    path = write_jsonl(tmp_path / "l.jsonl", [
+        {"question_id": "q1", "answer": "Denver Broncos", "annotator": "e", "label": "correct"},
+        {"question_id": "q1", "answer": "Seattle", "annotator": "e", "label": "correct"}])
+    with pytest.raises(InterchangeError, match="no answer 'Seattle'") as err:
+        import_labels(path, tiny_corpus)
+    assert err.value.line == 2 and Label.objects.count() == 0
+
+
+def test_100_mb_file_streams_and_a_bad_last_line_imports_nothing(tiny_corpus, tmp_path):
+    path = tmp_path / "big.jsonl"
+    filler = "x" * 2000
+    with open(path, "w") as f:
+        n = 0
+        while f.tell() < 100 * 1024 * 1024:
+            f.write(json.dumps({"question_id": "q1", "system": f"s{n}", "answer": filler}) + "\n")
+            n += 1
+        f.write('{"question_id": "q1", "system": "last", "answer": "unterminated\n')
+    before = counts()
+    with pytest.raises(InterchangeError, match="malformed JSON") as err:
+        import_predictions(path, tiny_corpus)
+    assert err.value.line == n + 1
+    assert counts() == before
+
+
+def test_commands_report_errors_with_file_line_field(tiny_corpus, tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [{"question_id": "q1", "system": "z"}])
+    with pytest.raises(CommandError, match=r"nothing imported: .*p.jsonl:1: field 'answer': missing required field"):
+        call_command("import_predictions", str(path), corpus="tiny")
+    with pytest.raises(CommandError, match="no corpus named 'nope'"):
+        call_command("import_predictions", str(path), corpus="nope")
