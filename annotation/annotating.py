@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
 from django.http import Http404
 
 from annotation.labels import LABEL_VALUES
@@ -52,12 +53,14 @@ class FoldProgress:
 
 
 def fold_progress(fold, user):
-    labels = Label.objects.filter(annotator=user, triplet__fold_items__fold=fold)
-    return FoldProgress(
-        done=labels.filter(value__isnull=False).count(),
-        skipped=labels.filter(value__isnull=True, skipped=True).count(),
-        total=fold.items.count(),
+    # One query (it runs on every judgement): a fold holds a triplet once, an annotator has one label per triplet.
+    mine = Q(triplet__labels__annotator=user)
+    counts = FoldItem.objects.filter(fold=fold).aggregate(
+        total=Count("id", distinct=True),
+        done=Count("triplet__labels", filter=mine & Q(triplet__labels__value__isnull=False)),
+        skipped=Count("triplet__labels", filter=mine & Q(triplet__labels__value__isnull=True, triplet__labels__skipped=True)),
     )
+    return FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
 
 
 def next_item(fold, user):
