@@ -1,0 +1,147 @@
+"""Chat calls to any OpenAI-compatible API, with retries, a client-side rate limit and a stored record.
+
+Reusable beyond answering questions (frame selection prompts, ...)::
+
+    client = ChatClient(model="gpt-3.5-turbo", base_url="https://api.openai.com/v1")
+    text = client.send([{"role": "user", "content": "..."}], purpose="frame_selection", question=q)
+
+Every call writes one ``LLMExchange`` row (messages, reply or error, status, attempts, latency),
+whether it succeeds or not. Retried: HTTP 429, 5xx, connection errors and timeouts, with
+exponential backoff (``backoff_base * 2**attempt``, capped at ``backoff_max``, at least the
+server's ``Retry-After``); other errors (400, 401, 404, ...) fail at once.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+
+class ChatError(RuntimeError):
+    """A chat request that failed for good (after retries, or not retryable)."""
+
+    user_facing = True
+
+    def __init__(self, message, status=None, exchange=None):
+        super().__init__(message)
+        self.status = status
+        self.exchange = exchange
+
+
+def backoff_delay(attempt: int, base: float = 1.0, cap: float = 30.0, retry_after: float | None = None) -> float:
+    """Seconds to wait before retry number ``attempt + 1`` (attempt counts from 0)."""
+    delay = min(cap, base * (2 ** attempt))
+    if retry_after is not None:
+        delay = max(delay, min(cap, retry_after))
+    return delay
+
+
+class RateLimiter:
+    """At most ``per_minute`` request starts a minute, evenly spaced (60 / per_minute seconds apart).
+    Thread-safe; ``clock`` and ``sleep`` are injectable for tests. ``None`` or 0: no limit."""
+
+    def __init__(self, per_minute=None, clock=time.monotonic, sleep=time.sleep):
+        if per_minute is not None and per_minute < 0:
+            raise ValueError("requests per minute must be >= 0")
+        self.interval = 60.0 / per_minute if per_minute else 0.0
+        self.clock, self.sleep = clock, sleep
+        self._next = None
+        self._lock = threading.Lock()
+
+    def wait(self) -> float:
+        """Block until a request may start; returns the seconds waited."""
+        if not self.interval:
+            return 0.0
+        with self._lock:
+            now = self.clock()
+            start = now if self._next is None else max(now, self._next)
+            self._next = start + self.interval
+        waited = start - now
+        if waited > 0:
+            self.sleep(waited)
+        return waited
+
+
+def _retry_after(exc):
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    try:
+        return float(headers.get("retry-after"))
+    except (TypeError, ValueError):
+        return None
+
+
+def classify(exc):
+    """(retryable, http_status) for an exception raised by the openai client."""
+    import openai
+
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, (openai.APIConnectionError, openai.APITimeoutError)):
+        return True, None
+    if isinstance(exc, openai.APIStatusError):
+        return status == 429 or (status is not None and status >= 500), status
+    return False, status
+
+
+def store_exchange(run=None, question=None, **fields):
+    """Write the ``LLMExchange`` row; ``run`` and ``question`` may be model instances or pks."""
+    from models_runner.models import LLMExchange
+
+    for name, value in (("run", run), ("question", question)):
+        fields[f"{name}_id"] = getattr(value, "pk", value)
+    return LLMExchange.objects.create(**fields)
+
+
+class ChatClient:
+    def __init__(self, model, base_url=None, api_key_env="OPENAI_API_KEY", api_key=None, max_retries=5,
+                 backoff_base=1.0, backoff_max=30.0, requests_per_minute=None, timeout=60.0, temperature=0.0,
+                 max_tokens=None, store=store_exchange, sleep=time.sleep, limiter=None):
+        import openai
+
+        if not model:
+            raise ChatError("no chat model given")
+        key = api_key or os.environ.get(api_key_env or "OPENAI_API_KEY")
+        if not key:
+            raise ChatError(f"no API key: set the environment variable {api_key_env or 'OPENAI_API_KEY'}")
+        self.model, self.base_url = model, base_url or ""
+        self.max_retries, self.backoff_base, self.backoff_max = int(max_retries), float(backoff_base), float(backoff_max)
+        self.params = {"temperature": temperature}
+        if max_tokens:
+            self.params["max_tokens"] = int(max_tokens)
+        self.store, self.sleep = store, sleep
+        self.limiter = limiter or RateLimiter(requests_per_minute, sleep=sleep)
+        # The client's own retries are off: ours are counted and recorded.
+        self.client = openai.OpenAI(base_url=base_url or None, api_key=key, max_retries=0, timeout=timeout)
+
+    def send(self, messages, purpose="", question=None, run=None, **params):
+        """Send ``messages``; return the reply text. Raises ``ChatError`` once retries are spent."""
+        params = {**self.params, **params}
+        errors, status, attempt = [], None, 0
+        started = time.monotonic()
+        while True:
+            self.limiter.wait()
+            try:
+                response = self.client.chat.completions.create(model=self.model, messages=messages, **params)
+            except Exception as exc:
+                retryable, status = classify(exc)
+                errors.append(f"attempt {attempt + 1}: {type(exc).__name__}: {exc}"[:1000])
+                if not retryable or attempt >= self.max_retries:
+                    exchange = self._record(messages, params, purpose, question, run, "", "error", status,
+                                            attempt + 1, started, errors)
+                    raise ChatError(f"chat request failed after {attempt + 1} attempt(s): {errors[-1]}",
+                                    status, exchange) from exc
+                self.sleep(backoff_delay(attempt, self.backoff_base, self.backoff_max, _retry_after(exc)))
+                attempt += 1
+                continue
+            reply = (response.choices[0].message.content or "") if response.choices else ""
+            self._record(messages, params, purpose, question, run, reply, "ok", 200, attempt + 1, started, errors)
+            return reply
+
+    def _record(self, messages, params, purpose, question, run, reply, status, http_status, attempts, started, errors):
+        if self.store is None:
+            return None
+        return self.store(
+            run=run, question=question, purpose=purpose, base_url=self.base_url, model=self.model,
+            messages=list(messages), params=params, reply=reply, status=status, http_status=http_status,
+            attempts=attempts, latency_s=time.monotonic() - started, error="\n".join(errors),
+        )

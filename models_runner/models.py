@@ -1,0 +1,60 @@
+"""One row per inference run, and one per request sent to a chat LLM."""
+from django.db import models
+
+
+class InferenceRun(models.Model):
+    """A run of a backend over a corpus, writing the predictions of ``system``. Its ``job`` holds the
+    status, progress and errors; this row holds what is needed to know what produced the answers."""
+
+    job = models.OneToOneField("annotation.Job", on_delete=models.CASCADE, related_name="inference_run")
+    system = models.ForeignKey("annotation.System", on_delete=models.CASCADE, related_name="inference_runs")
+    corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="inference_runs")
+    backend = models.CharField(max_length=40)
+    model_path = models.CharField(max_length=1000, blank=True)
+    revision = models.CharField(max_length=200, blank=True, help_text="Hub commit of the weights, or a hash of them.")
+    prompt_template = models.TextField(blank=True)
+    parameters = models.JSONField(default=dict, blank=True, help_text="Backend options as requested.")
+    device = models.CharField(max_length=40, blank=True, help_text="Requested (auto/cpu/cuda), then the one used.")
+    batch_size = models.PositiveIntegerField(default=8)
+    queue = models.CharField(max_length=40, blank=True)
+    questions_total = models.PositiveIntegerField(default=0)
+    questions_done = models.PositiveIntegerField(default=0, help_text="Predictions written by this run (all attempts).")
+    skipped_existing = models.PositiveIntegerField(default=0, help_text="Questions the system had answered already.")
+    duration_s = models.FloatField(default=0.0, help_text="Time spent answering, summed over attempts.")
+    throughput_qps = models.FloatField(null=True, blank=True, help_text="questions_done / duration_s.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"run {self.pk}: {self.backend} -> {self.system} on {self.corpus}"
+
+
+class LLMExchange(models.Model):
+    """One chat request to an OpenAI-compatible API and its reply (or error), retries included."""
+
+    OK, ERROR = "ok", "error"
+
+    run = models.ForeignKey(InferenceRun, null=True, blank=True, on_delete=models.CASCADE, related_name="exchanges")
+    question = models.ForeignKey("annotation.Question", null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="llm_exchanges")
+    purpose = models.CharField(max_length=60, blank=True, help_text="answer, frame_selection, frame_elements, ...")
+    base_url = models.CharField(max_length=500, blank=True)
+    model = models.CharField(max_length=200)
+    messages = models.JSONField(default=list)
+    params = models.JSONField(default=dict, blank=True)
+    reply = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=[(OK, OK), (ERROR, ERROR)])
+    http_status = models.PositiveIntegerField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=1)
+    latency_s = models.FloatField(null=True, blank=True, help_text="Seconds from first try to reply, waits included.")
+    error = models.TextField(blank=True, help_text="Errors of failed attempts, one a line.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["purpose", "created_at"])]
+
+    def __str__(self):
+        return f"{self.purpose or 'chat'} {self.model} ({self.status})"

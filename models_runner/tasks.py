@@ -1,0 +1,36 @@
+"""Celery tasks: thin shells over ``models_runner.inference.run_body``, run as resumable Job rows.
+
+``run_inference_gpu`` is routed to the ``gpu`` queue (``CELERY_TASK_ROUTES`` in settings), so that
+GPU workers (``celery -A config worker -Q gpu``) can run on other machines; ``run_inference`` runs on
+the default queue (baseline, openai, and weights on an explicit cpu).
+"""
+from celery import shared_task
+
+from annotation.jobs import STALE_SECONDS, run_job
+from annotation.models import Job
+from models_runner.inference import run_body
+
+# A copy of the task delivered while the job still beats (a broker redelivery, a duplicate) waits
+# and tries again: it takes over only if the first worker really stopped.
+RETRY_COUNTDOWN = STALE_SECONDS + 10
+MAX_TAKEOVER_RETRIES = 24 * 3600 // RETRY_COUNTDOWN
+
+
+def _run(task, job_id):
+    job = run_job(job_id, run_body)
+    if job is not None:
+        return job.status
+    current = Job.objects.filter(pk=job_id).first()
+    if current is not None and current.status == Job.RUNNING and current.resumable:
+        raise task.retry(countdown=RETRY_COUNTDOWN, max_retries=MAX_TAKEOVER_RETRIES)
+    return getattr(current, "status", None)
+
+
+@shared_task(bind=True, name="models_runner.tasks.run_inference")
+def run_inference(self, job_id):
+    return _run(self, job_id)
+
+
+@shared_task(bind=True, name="models_runner.tasks.run_inference_gpu")
+def run_inference_gpu(self, job_id):
+    return _run(self, job_id)
