@@ -1,0 +1,53 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation import frame_jobs
+
+from ._common import get_corpus
+
+
+class Command(BaseCommand):
+    help = (
+        "Predict a frame, its trigger and frame elements for every question of a corpus with an LLM "
+        "(paper section 5, SPEC 8) and write them to the questions. Questions already done are skipped "
+        "unless --force. The OpenAI-compatible server comes from OPENAI_BASE_URL / OPENAI_API_KEY or --base-url."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument("--lexicon", default=frame_jobs.SHIPPED_NAME)
+        parser.add_argument("--model", default=frame_jobs.DEFAULT_MODEL)
+        parser.add_argument("--base-url", default=None)
+        parser.add_argument("--force", action="store_true", help="annotate again questions already annotated")
+        parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
+        parser.add_argument("--fe-hint", action="store_true",
+                            help="add the frame's FE names to the second prompt (not in the paper)")
+        parser.add_argument("--queue", action="store_true", help="run as a background job on the Celery worker")
+
+    def handle(self, corpus, lexicon, model, base_url, force, limit, fe_hint, queue, **options):
+        corpus = get_corpus(corpus)
+        try:
+            lexicon_row = frame_jobs.get_lexicon(lexicon)
+        except frame_jobs.FrameJobError as exc:
+            raise CommandError(str(exc)) from None
+        if queue:
+            from annotation.frame_tasks import start_frame_job
+
+            job = start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url, force=force,
+                                  limit=limit, fe_hint=fe_hint)
+            self.stdout.write(f"queued job {job.pk}")
+            return
+        verbose = options.get("verbosity", 1) > 1
+
+        def progress(done=None, total=None, message=None, force=False):
+            if verbose and message:
+                self.stderr.write(message)
+
+        chat = frame_jobs.make_chat(model=model, base_url=base_url)
+        try:
+            result = frame_jobs.predict_frames(corpus, lexicon_row, chat, force=force, limit=limit, model=model,
+                                               fe_hint=fe_hint, progress=progress)
+        except frame_jobs.FrameJobError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(json.dumps(result, indent=2))
