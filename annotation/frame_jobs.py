@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
+from functools import partial
 
 from django.db import transaction
 
@@ -125,31 +126,32 @@ def lexicon_from_db(row):
 
 # --- the LLM -------------------------------------------------------------------------------------
 
-def make_chat(model=DEFAULT_MODEL, base_url=None, api_key=None, temperature=0.0, max_tokens=300, timeout=60.0):
-    """``chat(messages) -> str`` on an OpenAI-compatible server (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
-    from the environment unless given)."""
-    return direct_openai_chat(model, base_url=base_url, api_key=api_key, temperature=temperature,
-                              max_tokens=max_tokens, timeout=timeout)
+class FrameChat:
+    """``chat(messages, question=None) -> str`` on ``models_runner.chat.ChatClient``: retries, rate
+    limit, and one stored ``LLMExchange`` row per request (purpose ``frame_selection`` or
+    ``frame_elements``, linked to the question)."""
+
+    def __init__(self, client):
+        self.client = client
+        self.model = client.model
+
+    def __call__(self, messages, question=None):
+        prompt = messages[-1]["content"] if messages else ""
+        purpose = "frame_selection" if prompt.startswith(frame_proxy.FRAME_PROMPT[:20]) else "frame_elements"
+        return self.client.send(messages, purpose=purpose, question=question)
 
 
-def direct_openai_chat(model, base_url=None, api_key=None, temperature=0.0, max_tokens=300, timeout=60.0, max_retries=3):
-    """A chat call through the ``openai`` client itself (retries on 429/5xx are the client's)."""
-    import openai
+def make_chat(model=DEFAULT_MODEL, base_url=None, api_key=None, api_key_env="OPENAI_API_KEY", max_retries=5,
+              requests_per_minute=None, temperature=0.0, max_tokens=300, timeout=60.0, **options):
+    """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``)."""
+    from models_runner.chat import ChatClient
 
-    client = openai.OpenAI(
-        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
-        api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-set",
-        timeout=timeout, max_retries=max_retries,
+    client = ChatClient(
+        model=model, base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None, api_key=api_key,
+        api_key_env=api_key_env, max_retries=max_retries, requests_per_minute=requests_per_minute,
+        temperature=temperature, max_tokens=max_tokens, timeout=timeout, **options,
     )
-
-    def chat(messages):
-        response = client.chat.completions.create(
-            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens,
-        )
-        return response.choices[0].message.content or ""
-
-    chat.model = model
-    return chat
+    return FrameChat(client)
 
 
 # --- running the proxy over a corpus -------------------------------------------------------------
@@ -234,8 +236,9 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     errors_in_row = 0
     progress(done=0, total=len(todo), message=f"{len(todo)} questions to annotate with {lexicon_row.name}", force=True)
     for i, question in enumerate(todo, 1):
+        ask = partial(chat, question=question.pk) if isinstance(chat, FrameChat) else chat
         try:
-            result = frame_proxy.annotate_question(question.question, index, lexicon, chat, fe_hint=fe_hint)
+            result = frame_proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
             errors_in_row = 0
         except Exception as exc:  # the LLM call failed: record it, continue, give up if it keeps failing
             errors_in_row += 1
@@ -257,9 +260,12 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     }
 
 
-def job_params(corpus, lexicon="framenet-mini", model=None, base_url=None, force=False, limit=None, fe_hint=False):
+def job_params(corpus, lexicon=SHIPPED_NAME, model=None, base_url=None, force=False, limit=None, fe_hint=False,
+               api_key_env=None, requests_per_minute=None):
+    """Job parameters (never the API key itself: only the name of the variable that holds it)."""
     return {"corpus": corpus, "lexicon": lexicon, "model": model or DEFAULT_MODEL, "base_url": base_url,
-            "force": bool(force), "limit": limit, "fe_hint": bool(fe_hint)}
+            "force": bool(force), "limit": limit, "fe_hint": bool(fe_hint), "api_key_env": api_key_env,
+            "requests_per_minute": requests_per_minute}
 
 
 def frame_job_body(job, progress, chat=None):
@@ -270,7 +276,8 @@ def frame_job_body(job, progress, chat=None):
         raise FrameJobError(f"no corpus named {params.get('corpus')!r}")
     lexicon_row = get_lexicon(params.get("lexicon") or SHIPPED_NAME)
     model = params.get("model") or DEFAULT_MODEL
-    chat = chat or make_chat(model=model, base_url=params.get("base_url"))
+    chat = chat or make_chat(model=model, base_url=params.get("base_url"), api_key_env=params.get("api_key_env") or "OPENAI_API_KEY",
+                             requests_per_minute=params.get("requests_per_minute"))
     return predict_frames(
         corpus, lexicon_row, chat, force=params.get("force", False), limit=params.get("limit"), model=model,
         fe_hint=params.get("fe_hint", False), progress=progress, job=job,

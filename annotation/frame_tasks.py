@@ -16,12 +16,13 @@ def predict_frames(job_id):
 
 
 def start_frame_job(corpus, lexicon=frame_jobs.SHIPPED_NAME, model=None, base_url=None, force=False, limit=None,
-                    fe_hint=False, user=None):
+                    fe_hint=False, api_key_env=None, requests_per_minute=None, user=None):
     """Create the Job row and queue the task once the current transaction commits.
 
     Resumable: each question is committed on its own, so a redelivered task continues the work.
     """
     params = frame_jobs.job_params(corpus, lexicon=lexicon, model=model, base_url=base_url, force=force,
-                                   limit=limit, fe_hint=fe_hint)
+                                   limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
+                                   requests_per_minute=requests_per_minute)
     job = create_job(frame_jobs.JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, predict_frames)

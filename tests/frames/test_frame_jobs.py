@@ -12,6 +12,7 @@ from annotation.jobs import create_job, run_job
 from annotation.models import (
     Corpus, FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, Job, LexicalUnitDef, Question,
 )
+from models_runner.models import LLMExchange
 from tests.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +45,12 @@ def responder(body):
     question = re.search(r"Question : (.*)", prompt).group(1)
     frame_reply, fe_reply = SCRIPT[question]
     return frame_reply if prompt.startswith("From a list") else fe_reply
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
 @pytest.fixture
@@ -102,6 +109,11 @@ def test_whole_chain_outcomes_and_question_attributes(corpus, stub):
     assert born_fa.frame_reply == "Being_born - born" and born_fa.fe_reply.startswith('{"Child"')
     assert born_fa.model == "stub-model" and born_fa.job_id == job.pk
     assert ["Being_born", "born"] in born_fa.candidates
+    # every request is also kept by models_runner's chat client, linked to its question
+    exchanges = LLMExchange.objects.filter(question=born_fa.question).order_by("id")
+    assert [(e.purpose, e.reply) for e in exchanges] == [
+        ("frame_selection", born_fa.frame_reply), ("frame_elements", born_fa.fe_reply)]
+    assert exchanges[0].messages[-1]["content"] == born_fa.frame_prompt
     unknown = fa["Who will lead the invasion?"]
     assert unknown.outcome == "unknown_frame" and unknown.frame_name == "Hostile_encounter" and unknown.frame is None
     assert unknown.frame_reply and not unknown.fe_prompt
@@ -143,7 +155,7 @@ def test_limit_then_continue(corpus, stub):
 def test_server_errors_are_recorded_then_retried(corpus):
     with OpenAIStub(lambda body: (500, {"error": {"message": "down"}})) as down:
         job = create_job(frame_jobs.JOB_KIND, params=frame_jobs.job_params(corpus.name, model="m"))
-        chat = frame_jobs.direct_openai_chat("m", base_url=down.base_url, api_key="k", max_retries=0)
+        chat = frame_jobs.make_chat("m", base_url=down.base_url, max_retries=0)
         job = run_job(job.pk, lambda job, progress: frame_jobs.frame_job_body(job, progress, chat=chat))
     assert job.status == Job.FAILED and "in a row" in job.error
     assert FrameAnnotation.objects.filter(outcome="error").count() == 5
@@ -207,5 +219,7 @@ def test_management_commands(corpus, stub, capsys):
     call_command("predict_frames", "--corpus", corpus.name, "--base-url", stub.base_url, "--model", "stub-model")
     out = capsys.readouterr().out
     assert '"done": 3' in out and '"unknown_frame": 1' in out and '"no_trigger": 1' in out
+    with pytest.raises(CommandError, match="no API key"):
+        call_command("predict_frames", "--corpus", corpus.name, "--api-key-env", "QAEVAL_NO_SUCH_KEY")
     with pytest.raises(CommandError, match="no frame lexicon named 'nope'"):
         call_command("predict_frames", "--corpus", corpus.name, "--lexicon", "nope")

@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import frame_jobs
+from models_runner.chat import ChatError
 
 from ._common import get_corpus
 
@@ -23,9 +24,12 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
         parser.add_argument("--fe-hint", action="store_true",
                             help="add the frame's FE names to the second prompt (not in the paper)")
+        parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+        parser.add_argument("--requests-per-minute", type=float, default=None, help="client-side rate limit")
         parser.add_argument("--queue", action="store_true", help="run as a background job on the Celery worker")
 
-    def handle(self, corpus, lexicon, model, base_url, force, limit, fe_hint, queue, **options):
+    def handle(self, corpus, lexicon, model, base_url, force, limit, fe_hint, api_key_env, requests_per_minute, queue,
+               **options):
         corpus = get_corpus(corpus)
         try:
             lexicon_row = frame_jobs.get_lexicon(lexicon)
@@ -35,7 +39,8 @@ class Command(BaseCommand):
             from annotation.frame_tasks import start_frame_job
 
             job = start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url, force=force,
-                                  limit=limit, fe_hint=fe_hint)
+                                  limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
+                                  requests_per_minute=requests_per_minute)
             self.stdout.write(f"queued job {job.pk}")
             return
         verbose = options.get("verbosity", 1) > 1
@@ -44,10 +49,11 @@ class Command(BaseCommand):
             if verbose and message:
                 self.stderr.write(message)
 
-        chat = frame_jobs.make_chat(model=model, base_url=base_url)
         try:
+            chat = frame_jobs.make_chat(model=model, base_url=base_url, api_key_env=api_key_env,
+                                        requests_per_minute=requests_per_minute)
             result = frame_jobs.predict_frames(corpus, lexicon_row, chat, force=force, limit=limit, model=model,
                                                fe_hint=fe_hint, progress=progress)
-        except frame_jobs.FrameJobError as exc:
+        except (frame_jobs.FrameJobError, ChatError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2))
