@@ -73,8 +73,7 @@ def build_folds(pairs, k=10, seed=0, policy="by_question", overlap=0.1):
     n_overlap = round(overlap * len(questions))
     if n_overlap:
         for question_key, triplets in rng.sample(questions, n_overlap):
-            homes = {i for i, f in enumerate(folds) if any(q == question_key for _, q, _ in f.items)}
-            target = min((f for f in folds if f.index not in homes), key=lambda f: (f.size, f.index))
+            target = min((f for f in folds if f.index != home[question_key]), key=lambda f: (f.size, f.index))
             target.items.extend((t, question_key, True) for t in triplets)
 
     for fold in folds:

@@ -6,19 +6,24 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 """
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
 from annotation import interchange
+from annotation.bulk import insert_rows
 from annotation.dedup import normalize_answer
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.roles import ANNOTATOR
-from annotation.triplet_builder import assign_triplets, triplets_for
+from annotation.triplet_builder import triplets_for
 
-BATCH = 2000
+BATCH = 5000
 REFERENCE = "reference"
+PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "created_at")
 
 
 def _noop(*args, **kwargs):
@@ -58,11 +63,11 @@ def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_poli
         for i, (_, record) in enumerate(reader(path)):
             batch.append(_question(corpus, start + i, record))
             if len(batch) >= BATCH:
-                written += _flush_questions(batch, reference)
+                written += _flush_questions(batch, reference, corpus)
                 progress(done=written, total=count, message=f"wrote {written} of {count} questions")
-        written += _flush_questions(batch, reference)
-        triplets = assign_triplets(corpus) if reference_system else {"new_triplets": 0}
-    return {"corpus": corpus.name, "questions": written, "new_triplets": triplets["new_triplets"]}
+        written += _flush_questions(batch, reference, corpus)
+    return {"corpus": corpus.name, "questions": written,
+            "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0}
 
 
 def _question(corpus, position, record):
@@ -74,14 +79,17 @@ def _question(corpus, position, record):
     )
 
 
-def _flush_questions(batch, reference):
+def _flush_questions(batch, reference, corpus):
+    """Insert questions; with a reference system, also its predictions, already linked to triplets."""
     if not batch:
         return 0
     created = Question.objects.bulk_create(batch)
     if reference is not None:
-        Prediction.objects.bulk_create(
-            [Prediction(system=reference, question=q, answer=(q.answers[0] if q.answers else "")) for q in created]
-        )
+        rows = [(q.pk, q.pk, q.answers[0] if q.answers else "") for q in created]
+        mapping, _ = triplets_for(corpus, rows)
+        now = timezone.now()
+        insert_rows(Prediction, PREDICTION_COLUMNS,
+                    [(reference.pk, qid, answer, mapping[qid], "{}", now) for _, qid, answer in rows])
     n = len(batch)
     batch.clear()
     return n
@@ -118,13 +126,13 @@ def import_predictions(path, corpus, progress=_noop):
             meta.append((by_name[record["system"]], record["meta"]))
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)
+        now = timezone.now()
         written = 0
         for start in range(0, len(rows), BATCH):
-            Prediction.objects.bulk_create([
-                Prediction(system=meta[i][0], question_id=qid, answer=answer, meta=meta[i][1], triplet_id=mapping[i])
+            written += insert_rows(Prediction, PREDICTION_COLUMNS, [
+                (meta[i][0].pk, qid, answer, mapping[i], json.dumps(meta[i][1]), now)
                 for i, qid, answer in rows[start:start + BATCH]
             ])
-            written = min(len(rows), start + BATCH)
             progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
         triplets = {"new_triplets": n_new, "linked_predictions": written}
     return {"predictions": written, "systems": sorted(systems), **triplets}

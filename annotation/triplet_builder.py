@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count
 
+from annotation.bulk import insert_rows
 from annotation.dedup import POLICIES, build_triplets, normalize_answer
 from annotation.folds import assign_round_robin, assignment_conflict, build_folds
 from annotation.models import Assignment, Fold, FoldItem, Label, Prediction, Triplet
@@ -115,11 +116,8 @@ def create_folds(corpus, k=10, seed=0, policy="by_question", overlap=0.1, replac
         [Fold(corpus=corpus, kind=Fold.KIND_TRIPLET, index=p.index, name=f"{corpus.name} fold {p.index + 1}",
               seed=seed, params=params) for p in plans]
     )
-    FoldItem.objects.bulk_create(
-        [FoldItem(fold=fold, position=i, triplet_id=t, is_overlap=o)
-         for fold, plan in zip(folds, plans) for i, (t, _, o) in enumerate(plan.items)],
-        batch_size=BATCH,
-    )
+    insert_rows(FoldItem, ("fold", "position", "triplet", "is_overlap"),
+                [(fold.pk, i, t, o) for fold, plan in zip(folds, plans) for i, (t, _, o) in enumerate(plan.items)])
     return folds
 
 

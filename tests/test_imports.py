@@ -110,3 +110,20 @@ def test_commands_report_errors_with_file_line_field(tiny_corpus, tmp_path):
         call_command("import_predictions", str(path), corpus="tiny")
     with pytest.raises(CommandError, match="no corpus named 'nope'"):
         call_command("import_predictions", str(path), corpus="nope")
+
+
+@pytest.mark.slow
+def test_full_squad_dev_import_gives_the_whitespace_triplet_count(squad_small):
+    from annotation.triplet_builder import create_folds
+
+    full = squad_small.parent
+    import_corpus(full / "corpus.jsonl", "dev")
+    corpus = Corpus.objects.get(name="dev")
+    result = import_predictions(full / "predictions.jsonl", corpus)
+    assert Question.objects.count() == 10570 and result["predictions"] == 105687
+    assert Prediction.objects.count() == 105687 + 10570
+    # 116,257 predictions deduplicate to 35,044 triplets under `whitespace` (35,057 exact, 35,023 casefold)
+    assert Triplet.objects.count() == 35044
+    folds = create_folds(corpus, k=10, seed=0)
+    sizes = [f.items.filter(is_overlap=False).count() for f in folds]
+    assert sum(sizes) == 35044 and max(sizes) - min(sizes) <= 30
