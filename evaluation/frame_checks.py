@@ -1,0 +1,139 @@
+"""Report additions for the frame proxy (paper section 5, Table 4; SPEC 7 and 8). Pure: plain rows
+or DataFrames in, plain JSON-able dicts out (``None`` where a number is undefined, never NaN).
+
+Inputs:
+- outcomes: an iterable of outcome strings, or rows / a DataFrame with an ``outcome`` column
+  (one per question the proxy saw);
+- checks: rows / a DataFrame with ``item`` (the frame annotation), ``annotator``, ``frame_rating``
+  and ``fe_rating`` in full / partial / erroneous; a missing rating (skipped) is left out.
+
+Table 4 percentages are over ratings: with two annotators on 50 questions, 100 ratings per row.
+Krippendorff's alpha uses the items rated by two or more annotators, ordinal (erroneous < partial <
+full, ``annotation.labels.FRAME_CHECK_RANKS``) and nominal.
+"""
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
+
+OUTCOMES = ("no_trigger", "unknown_frame", "bad_output", "done")
+RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
+TABLE4_ROWS = {"frame": "Frame Prediction", "fes": "Frame Elements"}
+
+
+def _number(x):
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def outcome_counts(outcomes):
+    """``{no_trigger, unknown_frame, bad_output, done, error, total}`` (paper: 18 / 35 / 24 of 1,000)."""
+    if isinstance(outcomes, pd.DataFrame):
+        values = outcomes["outcome"].tolist() if len(outcomes) else []
+    else:
+        values = [o["outcome"] if isinstance(o, dict) else o for o in outcomes]
+    unknown = sorted({v for v in values if v not in (*OUTCOMES, "error")})
+    if unknown:
+        raise ValueError(f"unknown frame outcome(s): {', '.join(map(str, unknown))}; expected one of {', '.join(OUTCOMES)}")
+    counts = {o: values.count(o) for o in OUTCOMES}
+    counts["error"] = values.count("error")
+    counts["total"] = len(values)
+    return counts
+
+
+def _checks(checks):
+    df = checks.copy() if isinstance(checks, pd.DataFrame) else pd.DataFrame(list(checks))
+    for column in ("item", "annotator", *RATING_FIELDS.values()):
+        if column not in df.columns:
+            df[column] = None
+    for column in RATING_FIELDS.values():
+        df[column] = pd.Series([None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+                                for v in df[column]], index=df.index, dtype=object)
+        bad = sorted({v for v in df[column] if v is not None and v not in FRAME_CHECK_VALUES})
+        if bad:
+            raise ValueError(f"{column}: unknown rating(s) {', '.join(map(str, bad))}; expected one of "
+                             f"{', '.join(FRAME_CHECK_VALUES)}")
+    return df
+
+
+def table4(checks):
+    """Paper Table 4: % full / partial / erroneous for the frame and for the FEs, with the counts.
+
+    ``{"frame": {"label": "Frame Prediction", "n": .., "full": %, "partial": %, "erroneous": %,
+    "counts": {..}}, "fes": {...}}``; percentages are ``None`` when nothing was rated.
+    """
+    df = _checks(checks)
+    out = {}
+    for key, column in RATING_FIELDS.items():
+        values = [v for v in df[column] if v is not None]
+        counts = {v: values.count(v) for v in FRAME_CHECK_VALUES}
+        n = len(values)
+        out[key] = {"label": TABLE4_ROWS[key], "n": n, "counts": counts,
+                    **{v: (100.0 * counts[v] / n if n else None) for v in FRAME_CHECK_VALUES}}
+    return out
+
+
+def _alpha(matrix, level):
+    """Krippendorff's alpha on an annotators x items matrix of ranks (NaN = missing)."""
+    if matrix.shape[1] == 0:
+        return None
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
+                                       value_domain=sorted(FRAME_CHECK_RANKS.values()))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return _number(value)
+
+
+def _matrix(df, column):
+    rated = df[df[column].notna()]
+    rated = rated.drop_duplicates(["item", "annotator"], keep="last")
+    per_item = rated.groupby("item")["annotator"].nunique()
+    shared = per_item[per_item >= 2].index
+    rated = rated[rated["item"].isin(shared)]
+    if rated.empty:
+        return np.empty((0, 0)), 0, 0
+    table = rated.assign(rank=rated[column].map(FRAME_CHECK_RANKS)).pivot(index="annotator", columns="item", values="rank")
+    return table.to_numpy(dtype=float), table.shape[1], int(table.notna().to_numpy().sum())
+
+
+def alpha_for(checks, field="frame"):
+    """Alpha (ordinal and nominal) on one rating, overall and per pair of annotators sharing items."""
+    column = RATING_FIELDS[field]
+    df = _checks(checks)
+    df = df[df[column].notna()]
+    matrix, n_items, n_labels = _matrix(df, column)
+    result = {"alpha_ordinal": _alpha(matrix, "ordinal"), "alpha_nominal": _alpha(matrix, "nominal"),
+              "n_items": n_items, "n_labels": n_labels, "pairs": []}
+    for a, b in combinations(sorted(df["annotator"].dropna().unique(), key=str), 2):
+        pair = df[df["annotator"].isin([a, b])]
+        pm, pn, pl = _matrix(pair, column)
+        if pn:
+            result["pairs"].append({"annotators": [a, b], "n_items": pn, "n_labels": pl,
+                                    "alpha_ordinal": _alpha(pm, "ordinal"), "alpha_nominal": _alpha(pm, "nominal")})
+    return result
+
+
+def agreement(checks):
+    """``{"frame": alpha_for(frame), "fes": alpha_for(fes)}``."""
+    return {key: alpha_for(checks, key) for key in RATING_FIELDS}
+
+
+def frame_report(outcomes, checks):
+    """The frame section of report.json: outcome counts, Table 4 and agreement on the checks."""
+    return {"outcomes": outcome_counts(outcomes), "table4": table4(checks), "agreement": agreement(checks)}
+
+
+def table4_rows(report_table4):
+    """Table 4 as rows ``{evaluation, full, partial, erroneous, n}`` for CSV / LaTeX writers."""
+    return [{"evaluation": t["label"], "full": t["full"], "partial": t["partial"], "erroneous": t["erroneous"], "n": t["n"]}
+            for t in report_table4.values()]
