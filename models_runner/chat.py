@@ -137,6 +137,16 @@ class ChatClient:
             self._record(messages, params, purpose, question, run, reply, "ok", 200, attempt + 1, started, errors)
             return reply
 
+    def as_chat(self, purpose="", run=None):
+        """A ``chat(messages, question=None) -> str`` callable (with ``.model``) over ``send``."""
+
+        def chat(messages, question=None):
+            return self.send(messages, purpose=purpose, question=question, run=run)
+
+        chat.model = self.model
+        chat.client = self
+        return chat
+
     def _record(self, messages, params, purpose, question, run, reply, status, http_status, attempts, started, errors):
         if self.store is None:
             return None

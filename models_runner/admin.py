@@ -1,0 +1,80 @@
+from django.contrib import admin, messages
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from annotation.admin import progress_bar
+from annotation.jobs import request_cancel
+from models_runner import inference
+from models_runner.forms import StartRunForm
+from models_runner.models import InferenceRun, LLMExchange
+
+
+@admin.register(InferenceRun)
+class InferenceRunAdmin(admin.ModelAdmin):
+    list_display = ["id", "system", "corpus", "backend", "status", "progress", "device", "batch_size",
+                    "throughput", "created_at"]
+    list_filter = ["backend", "job__status", "corpus"]
+    readonly_fields = ["job", "system", "corpus", "backend", "status", "progress", "error", "model_path", "revision",
+                       "prompt_template", "parameters", "device", "batch_size", "queue", "questions_total",
+                       "questions_done", "skipped_existing", "duration_s", "throughput_qps", "created_at"]
+    change_list_template = "models_runner/admin/inferencerun_change_list.html"
+    actions = ["cancel"]
+
+    @admin.display(description="status", ordering="job__status")
+    def status(self, obj):
+        return obj.job.status
+
+    @admin.display(description="progress")
+    def progress(self, obj):
+        return progress_bar(obj.job)
+
+    @admin.display(description="error")
+    def error(self, obj):
+        return obj.job.error
+
+    @admin.display(description="q/s", ordering="throughput_qps")
+    def throughput(self, obj):
+        return f"{obj.throughput_qps:.2f}" if obj.throughput_qps else "-"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("job", "system", "corpus")
+
+    def has_add_permission(self, request):
+        return False  # runs start from the form, which checks the backend and its options
+
+    def get_urls(self):
+        return [path("start/", self.admin_site.admin_view(self.start_view), name="models_runner_start")] + super().get_urls()
+
+    def start_view(self, request):
+        form = StartRunForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                run = inference.start_run(data["corpus"], data["system"], data["backend"], form.backend_options(),
+                                          batch_size=data["batch_size"], device=data["device"], user=request.user)
+            except inference.RunError as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, f"run {run.pk} queued on {run.queue} as job {run.job_id}")
+                return redirect(reverse("admin:models_runner_inferencerun_change", args=[run.pk]))
+        context = {**self.admin_site.each_context(request), "form": form, "title": "Start an inference run",
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "models_runner/admin/start_run.html", context)
+
+    @admin.action(description="Cancel the selected runs")
+    def cancel(self, request, queryset):
+        for run in queryset.select_related("job"):
+            request_cancel(run.job)
+        messages.info(request, f"cancel requested for {queryset.count()} runs")
+
+
+@admin.register(LLMExchange)
+class LLMExchangeAdmin(admin.ModelAdmin):
+    list_display = ["id", "purpose", "model", "status", "http_status", "attempts", "latency_s", "created_at"]
+    list_filter = ["purpose", "status", "model"]
+    raw_id_fields = ["run", "question"]
+    readonly_fields = [f.name for f in LLMExchange._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
