@@ -2,7 +2,8 @@
 
 The ORM's ``bulk_create`` spends most of its time building model instances and per-value SQL for
 100k-row imports; this writes plain tuples instead. Values must already be database-ready (JSON
-fields as ``json.dumps`` strings, datetimes aware). Runs inside the caller's transaction.
+fields as ``json.dumps`` strings, datetimes aware). Runs inside the caller's transaction; on
+PostgreSQL it streams the rows with ``COPY``.
 """
 from django.db import connection
 
@@ -19,6 +20,13 @@ def insert_rows(model, fields, rows, batch=BATCH):
     )
     written = 0
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # COPY is PostgreSQL's bulk path: one stream instead of a statement per row.
+            copy_sql = "COPY {} ({}) FROM STDIN".format(qn(opts.db_table), ", ".join(qn(c) for c in columns))
+            with cursor.cursor.copy(copy_sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return len(rows)
         for start in range(0, len(rows), batch):
             chunk = rows[start:start + batch]
             cursor.executemany(sql, chunk)
