@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotation import api
-from annotation.views import annotate, downloads, folds_admin, home
+from annotation.views import annotate, downloads, folds_admin, frame_checks, home
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -12,6 +12,10 @@ urlpatterns = [
     path("annotate/<int:fold_id>/item/<int:item_id>/", annotate.show_item, name="annotate-item"),
     path("annotate/<int:fold_id>/previous/", annotate.previous, name="previous"),
     path("annotate/<int:fold_id>/judge/", annotate.judge, name="judge"),
+    path("frames/check/<int:fold_id>/", frame_checks.check, name="frame-check"),
+    path("frames/check/<int:fold_id>/item/<int:item_id>/", frame_checks.show_item, name="frame-check-item"),
+    path("frames/check/<int:fold_id>/previous/", frame_checks.previous, name="frame-check-previous"),
+    path("frames/check/<int:fold_id>/rate/", frame_checks.rate, name="frame-check-rate"),
     path("folds/", folds_admin.fold_assignments, name="fold-assignments"),
     path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
     path("downloads/labels/", downloads.labels, name="download-labels"),

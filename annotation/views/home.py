@@ -2,8 +2,9 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotation import roles
+from annotation import frame_checking, roles
 from annotation.annotating import assigned_folds, fold_progress
+from annotation.models import Fold
 
 
 @login_required
@@ -11,5 +12,6 @@ from annotation.annotating import assigned_folds, fold_progress
 def home(request):
     folds = []
     if roles.is_annotator(request.user):
-        folds = [(fold, fold_progress(fold, request.user)) for fold in assigned_folds(request.user)]
+        folds = [(fold, (frame_checking.fold_progress if fold.kind == Fold.KIND_FRAME else fold_progress)(fold, request.user))
+                 for fold in assigned_folds(request.user)]
     return render(request, "annotation/home.html", {"folds": folds})

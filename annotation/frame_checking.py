@@ -1,0 +1,142 @@
+"""The annotator's loop over a frame fold: next item, progress, saving a frame check (SPEC 1, Table 4).
+
+Mirrors ``annotation.annotating`` (triplet labels): one FrameCheck per (frame annotation, annotator)
+under a unique constraint, every change kept as a FrameCheckEvent, a repeated ``submission_id`` is a
+no-op, and an annotator only reaches folds of kind ``frame`` assigned to them.
+"""
+from __future__ import annotations
+
+import re
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.http import Http404
+
+from annotation import annotating
+from annotation.frame_proxy import normalize_text, word_pattern
+from annotation.labels import FRAME_CHECK_VALUES
+from annotation.models import Fold, FoldItem, FrameCheck, FrameCheckEvent
+
+MAX_SECONDS_PER_VISIT = annotating.MAX_SECONDS_PER_VISIT
+_RELATED = ("frame_annotation__question", "frame_annotation__frame")
+
+
+def get_assigned_fold(user, fold_id):
+    return annotating.get_assigned_fold(user, fold_id, kind=Fold.KIND_FRAME)
+
+
+def get_fold_item(fold, item_id):
+    item = FoldItem.objects.filter(pk=item_id, fold=fold).select_related(*_RELATED).first()
+    if item is None:
+        raise Http404("no such item in this fold")
+    return item
+
+
+def fold_progress(fold, user):
+    mine = Q(frame_annotation__checks__annotator=user)
+    counts = FoldItem.objects.filter(fold=fold).aggregate(
+        total=Count("id", distinct=True),
+        done=Count("frame_annotation__checks", filter=mine & Q(frame_annotation__checks__frame_rating__isnull=False)),
+        skipped=Count("frame_annotation__checks",
+                      filter=mine & Q(frame_annotation__checks__frame_rating__isnull=True, frame_annotation__checks__skipped=True)),
+    )
+    return annotating.FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
+
+
+def next_item(fold, user):
+    """First item not rated yet; when only skipped ones are left, the first skipped one."""
+    items = FoldItem.objects.filter(fold=fold).select_related(*_RELATED).order_by("position")
+    todo = items.exclude(frame_annotation__checks__annotator=user).first()
+    if todo is not None:
+        return todo
+    return items.filter(frame_annotation__checks__annotator=user, frame_annotation__checks__frame_rating__isnull=True).first()
+
+
+def previous_item(fold, user, before_position=None):
+    items = FoldItem.objects.filter(fold=fold, frame_annotation__checks__annotator=user).select_related(*_RELATED)
+    if before_position is not None:
+        items = items.filter(position__lt=before_position)
+    return items.order_by("-position").first()
+
+
+def item_after(fold, position):
+    return FoldItem.objects.filter(fold=fold, position__gt=position).select_related(*_RELATED).order_by("position").first()
+
+
+def current_check(item, user):
+    return FrameCheck.objects.filter(frame_annotation_id=item.frame_annotation_id, annotator=user).first()
+
+
+def save_frame_check(user, fold, item, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None):
+    """Record a rating pair (or a skip) for ``item``; returns ``(check, changed)``.
+
+    Both ratings are one of full / partial / erroneous; ``skip`` keeps existing ratings untouched.
+    """
+    if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
+        raise ValueError(f"frame and FE ratings must each be one of {', '.join(FRAME_CHECK_VALUES)}")
+    if skip:
+        frame_rating = fe_rating = None
+    try:
+        seconds = float(seconds or 0.0)
+    except (TypeError, ValueError):
+        seconds = 0.0
+    seconds = min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
+    submission_id = (submission_id or "")[:64] or None
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                if submission_id and FrameCheckEvent.objects.filter(submission_id=submission_id).exists():
+                    return FrameCheck.objects.get(frame_annotation_id=item.frame_annotation_id, annotator=user), False
+                check, created = FrameCheck.objects.select_for_update().get_or_create(
+                    frame_annotation_id=item.frame_annotation_id, annotator=user,
+                    defaults={"fold": fold, "frame_rating": frame_rating, "fe_rating": fe_rating, "skipped": skip,
+                              "seconds_spent": seconds},
+                )
+                if not created:
+                    if skip:
+                        if check.frame_rating is None:
+                            check.skipped = True
+                    else:
+                        check.frame_rating, check.fe_rating, check.skipped = frame_rating, fe_rating, False
+                    check.seconds_spent += seconds
+                    check.fold = check.fold or fold
+                    check.save(update_fields=["frame_rating", "fe_rating", "skipped", "seconds_spent", "fold", "updated_at"])
+                FrameCheckEvent.objects.create(frame_check=check, frame_rating=frame_rating, fe_rating=fe_rating,
+                                               skipped=skip, seconds=seconds, submission_id=submission_id)
+                return check, True
+        except IntegrityError:
+            continue  # a concurrent request won the race: retry, which finds its row
+    raise RuntimeError("could not save the frame check after 3 attempts")
+
+
+def question_segments(question, trigger="", frame_elements=None):
+    """The question cut into ``(text, kind, name)`` pieces for display: kind ``trigger``, ``fe`` or ``""``.
+
+    Pure. The trigger is found as a whole word; each FE span where it first occurs, case-insensitive;
+    overlapping spans keep the earlier (then longer) one.
+    """
+    text = question or ""
+    marks = []
+    if trigger:
+        m = word_pattern(trigger).search(normalize_text(text))
+        if m:
+            marks.append((m.start(), m.end(), "trigger", trigger))
+    for name, span in (frame_elements or {}).items():
+        span = (span or "").strip()
+        if not span:
+            continue
+        m = re.search(re.escape(normalize_text(span)), normalize_text(text), re.IGNORECASE)
+        if m:
+            marks.append((m.start(), m.end(), "fe", name))
+    marks.sort(key=lambda x: (x[0], -(x[1] - x[0])))
+    pieces, pos = [], 0
+    for start, end, kind, name in marks:
+        if start < pos:
+            continue
+        if start > pos:
+            pieces.append((text[pos:start], "", ""))
+        pieces.append((text[start:end], kind, name))
+        pos = end
+    if pos < len(text):
+        pieces.append((text[pos:], "", ""))
+    return pieces

@@ -1,0 +1,61 @@
+"""Folds of frame checks (paper Table 4: annotators rate the proxy's frames on a sample of questions).
+
+``plan_frame_folds`` is pure: it reuses ``annotation.folds.build_folds`` with the frame annotation id
+as both the item key and the question key (one annotation per question), after an optional seeded
+sample. ``create_frame_folds`` stores the plan as ``Fold(kind="frame")`` rows; assignment is the
+same as for triplet folds (``triplet_builder.assign_fold`` / ``assign_all(kind="frame")``).
+"""
+from __future__ import annotations
+
+import random
+
+from django.db import transaction
+
+from annotation.folds import build_folds
+from annotation.models import FrameAnnotation, FrameCheck, Fold, FoldItem
+
+
+class FrameFoldError(ValueError):
+    pass
+
+
+def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
+    """FoldPlans over frame annotation ids; ``sample``: check only that many, drawn with the seed."""
+    ids = list(annotation_ids)
+    if sample is not None:
+        if sample < 1:
+            raise FrameFoldError("the sample must hold at least one question")
+        ids = sorted(random.Random(f"frame-sample:{seed}").sample(ids, min(sample, len(ids))))
+    if not ids:
+        raise FrameFoldError("no frame annotation to check")
+    return build_folds([(i, i) for i in ids], k=k, seed=seed, policy="by_question", overlap=overlap)
+
+
+@transaction.atomic
+def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
+    """Folds over the corpus's frame annotations with outcome ``done`` (the only ones with a frame)."""
+    existing = Fold.objects.filter(corpus=corpus, kind=Fold.KIND_FRAME)
+    if existing.exists():
+        if not replace:
+            raise FrameFoldError(f"corpus {corpus.name} already has {existing.count()} frame folds (use replace)")
+        if FrameCheck.objects.filter(fold__in=existing).exists():
+            raise FrameFoldError("the existing frame folds already have checks: they cannot be replaced")
+        existing.delete()
+    annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=FrameAnnotation.DONE)
+    if lexicon is not None:
+        annotations = annotations.filter(lexicon=lexicon)
+    ids = list(annotations.order_by("question__position", "id").values_list("id", flat=True))
+    if not ids:
+        raise FrameFoldError(f"corpus {corpus.name} has no predicted frames yet: run predict_frames first")
+    plans = plan_frame_folds(ids, k=k, seed=seed, overlap=overlap, sample=sample)
+    params = {"k": k, "seed": seed, "overlap": overlap, "sample": sample,
+              "lexicon": getattr(lexicon, "name", None)}
+    folds = Fold.objects.bulk_create([
+        Fold(corpus=corpus, kind=Fold.KIND_FRAME, index=p.index, name=f"{corpus.name} frames {p.index + 1}",
+             seed=seed, params=params) for p in plans
+    ])
+    FoldItem.objects.bulk_create([
+        FoldItem(fold=fold, position=i, frame_annotation_id=a, is_overlap=o)
+        for fold, plan in zip(folds, plans) for i, (a, _, o) in enumerate(plan.items)
+    ])
+    return folds

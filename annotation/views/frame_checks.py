@@ -1,0 +1,107 @@
+"""The frame-check page: an annotator rates a predicted frame and its FEs (full / partial / erroneous).
+
+Same shape as the triplet page (``annotation.views.annotate``): one POST saves the ratings and returns
+the next item as an htmx fragment; folds of kind ``frame`` assigned to the user only.
+Keys: 1/2/3 rate the frame, 4/5/6 rate the FEs; once both are chosen the pair is saved; Enter saves
+the choice shown, S skips, B goes back.
+"""
+from django.http import HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import annotating, frame_checking
+from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
+from annotation.views.access import annotator_required
+
+FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
+FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
+FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FRAME_KEYS.items()]
+FE_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FE_KEYS.items()]
+
+
+def _elements(annotation):
+    """Predicted FEs with their definitions: [(name, span, core_type, definition)]."""
+    defs = {}
+    if annotation.frame_id:
+        defs = {fe.name: fe for fe in annotation.frame.elements.all()}
+    return [(name, span, getattr(defs.get(name), "core_type", ""), getattr(defs.get(name), "definition", ""))
+            for name, span in (annotation.frame_elements or {}).items()]
+
+
+def _item_context(request, fold, item):
+    annotation = item.frame_annotation if item else None
+    check = frame_checking.current_check(item, request.user) if item else None
+    before = item.position if item else None
+    return {
+        "fold": fold,
+        "item": item,
+        "fa": annotation,
+        "question": annotation.question if annotation else None,
+        "segments": frame_checking.question_segments(annotation.question.question, annotation.trigger,
+                                                     annotation.frame_elements) if annotation else [],
+        "elements": _elements(annotation) if annotation else [],
+        "check": check,
+        "frame_buttons": FRAME_BUTTONS,
+        "fe_buttons": FE_BUTTONS,
+        "progress": frame_checking.fold_progress(fold, request.user),
+        "submission_id": annotating.new_submission_id(),
+        "has_previous": frame_checking.previous_item(fold, request.user, before) is not None,
+    }
+
+
+def _render_item(request, fold, item, status=200):
+    template = "annotation/frame_check_item.html" if request.htmx else "annotation/frame_check.html"
+    return render(request, template, _item_context(request, fold, item), status=status)
+
+
+@annotator_required
+@require_GET
+def check(request, fold_id):
+    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, frame_checking.next_item(fold, request.user))
+
+
+@annotator_required
+@require_GET
+def show_item(request, fold_id, item_id):
+    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, frame_checking.get_fold_item(fold, item_id))
+
+
+@annotator_required
+@require_GET
+def previous(request, fold_id):
+    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    before = request.GET.get("before")
+    item = frame_checking.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
+    return _render_item(request, fold, item or frame_checking.next_item(fold, request.user))
+
+
+@annotator_required
+@require_POST
+def rate(request, fold_id):
+    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    item_id = request.POST.get("item", "")
+    if not item_id.isdigit():
+        return HttpResponseBadRequest("missing item")
+    item = frame_checking.get_fold_item(fold, int(item_id))
+    skip = request.POST.get("action") == "skip"
+    frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
+    if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
+        return HttpResponseBadRequest("rate both the frame and the frame elements: full, partial or erroneous")
+    frame_checking.save_frame_check(
+        request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
+        seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
+    )
+    if request.POST.get("revisit") == "1":
+        following = frame_checking.item_after(fold, item.position)
+        nxt = frame_checking.next_item(fold, request.user)
+        if following is not None and nxt is not None and following.position < nxt.position:
+            nxt = following
+    else:
+        nxt = frame_checking.next_item(fold, request.user)
+        if nxt is not None and nxt.pk == item.pk and skip:
+            nxt = frame_checking.item_after(fold, item.position) or nxt
+    if not request.htmx:
+        return redirect("frame-check", fold_id=fold.pk)
+    return _render_item(request, fold, nxt)

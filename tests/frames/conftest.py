@@ -1,0 +1,32 @@
+import re
+
+import pytest
+
+from annotation import frame_jobs
+from annotation.models import Corpus, Question
+
+# question -> (frame reply, FE reply) of a scripted LLM
+REPLIES = {
+    "What year was Beyoncé born?": ("('Being_born', 'born')", '{"Child": "Beyoncé", "Time": "What year"}'),
+    "Which team will win the game?": ("('Win_prize', 'win')", '{"Competitor": "Which team", "Competition": "the game"}'),
+    "Who will lead the army?": ("('Leadership', 'lead')", '{"Leader": "Who", "Governed": "the army"}'),
+    "Where is the stadium located?": ("('Being_located', 'located')", '{"Theme": "the stadium", "Location": "Where"}'),
+}
+
+
+def scripted_chat(messages):
+    prompt = messages[-1]["content"]
+    frame_reply, fe_reply = REPLIES[re.search(r"Question : (.*)", prompt).group(1)]
+    return frame_reply if prompt.startswith("From a list") else fe_reply
+
+
+@pytest.fixture
+def framed_corpus(db):
+    """A corpus whose 4 questions went through the frame proxy (all outcome done)."""
+    corpus = Corpus.objects.create(name="framed")
+    for i, text in enumerate(REPLIES):
+        Question.objects.create(corpus=corpus, external_id=f"f{i}", position=i, question=text, answers=["x"],
+                                context=f"Paragraph {i} about {text.lower()}")
+    result = frame_jobs.predict_frames(corpus, frame_jobs.ensure_shipped_lexicon(), scripted_chat, model="scripted")
+    assert result["outcomes"]["done"] == 4
+    return corpus

@@ -1,0 +1,126 @@
+"""Frame-check folds and the annotator's frame-check page through Django's test client."""
+import pytest
+from django.urls import reverse
+
+from annotation import frame_checking
+from annotation.frame_folds import FrameFoldError, create_frame_folds, plan_frame_folds
+from annotation.models import FrameAnnotation, FrameCheck, FrameCheckEvent, Fold
+from annotation.triplet_builder import FoldError, assign_fold
+
+pytestmark = pytest.mark.django_db
+
+
+def test_plan_frame_folds_is_pure_and_seeded():
+    plans = plan_frame_folds(range(100), k=2, seed=3, overlap=1.0, sample=50)
+    a, b = ({x for x, _, _ in p.items} for p in plans)
+    assert a == b and len(a) == 50  # two annotators on the same 50 sampled questions (paper Table 4)
+    assert plan_frame_folds(range(100), k=2, seed=3, overlap=1.0, sample=50)[0].items == plans[0].items
+    other = {x for x, _, _ in plan_frame_folds(range(100), k=2, seed=4, overlap=1.0, sample=50)[0].items}
+    assert other != a
+    with pytest.raises(FrameFoldError):
+        plan_frame_folds([], k=1)
+
+
+def test_create_frame_folds_only_done_annotations(framed_corpus):
+    FrameAnnotation.objects.filter(question__position=3).update(outcome="bad_output")
+    folds = create_frame_folds(framed_corpus, k=2, seed=0)
+    assert [f.kind for f in folds] == ["frame", "frame"]
+    items = [i for f in folds for i in f.items.all()]
+    assert len(items) == 3 and all(i.triplet_id is None and i.frame_annotation.outcome == "done" for i in items)
+    with pytest.raises(FrameFoldError, match="already has 2 frame folds"):
+        create_frame_folds(framed_corpus)
+    assert len(create_frame_folds(framed_corpus, k=1, replace=True)) == 1
+
+
+def test_question_segments_marks_trigger_and_spans():
+    segs = frame_checking.question_segments("What year was Beyoncé born?", "born", {"Child": "beyoncé", "Time": "What year", "X": "absent"})
+    assert segs == [("What year", "fe", "Time"), (" was ", "", ""), ("Beyoncé", "fe", "Child"), (" ", "", ""),
+                    ("born", "trigger", "born"), ("?", "", "")]
+    assert "".join(t for t, _, _ in segs) == "What year was Beyoncé born?"
+
+
+@pytest.fixture
+def fold_for(framed_corpus, make_user):
+    def make(username="checker"):
+        fold = create_frame_folds(framed_corpus, k=1)[0] if not Fold.objects.filter(kind="frame").exists() else Fold.objects.get(kind="frame")
+        user = make_user(username, "annotator")
+        assign_fold(fold, user)
+        return fold, user
+    return make
+
+
+def post(client, fold, **data):
+    return client.post(reverse("frame-check-rate", args=[fold.pk]), data, HTTP_HX_REQUEST="true")
+
+
+def test_rate_skip_back_and_double_submit(client, fold_for):
+    fold, user = fold_for()
+    client.force_login(user)
+    page = client.get(reverse("frame-check", args=[fold.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    first = frame_checking.next_item(fold, user)
+    fa = first.frame_annotation
+    assert fa.frame.name in html and fa.frame.definition in html and fa.trigger in html
+    for name, span in fa.frame_elements.items():
+        assert name in html and span in html
+    assert "0 / 4" in html and "Guidelines" in html
+
+    r = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1", seconds="2.5")
+    assert r.status_code == 200 and "1 / 4" in r.content.decode()
+    again = post(client, fold, item=first.pk, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
+    assert again.status_code == 200
+    check = FrameCheck.objects.get(frame_annotation=fa, annotator=user)
+    assert (check.frame_rating, check.fe_rating, check.seconds_spent) == ("full", "partial", 2.5)
+    assert FrameCheckEvent.objects.filter(frame_check=check).count() == 1
+
+    second = frame_checking.next_item(fold, user)
+    post(client, fold, item=second.pk, action="skip", submission_id="s2")
+    assert frame_checking.fold_progress(fold, user).skipped == 1
+    assert post(client, fold, item=second.pk, frame_rating="full", submission_id="s3").status_code == 400
+    assert post(client, fold, item=second.pk, frame_rating="full", fe_rating="correct", submission_id="s4").status_code == 400
+
+    # going back to the first item and changing it keeps the history
+    back = client.get(reverse("frame-check-previous", args=[fold.pk]) + f"?before={second.position}", HTTP_HX_REQUEST="true")
+    assert f'value="{first.pk}"' in back.content.decode() and 'name="revisit"' in back.content.decode()
+    post(client, fold, item=first.pk, frame_rating="partial", fe_rating="full", submission_id="s5", revisit="1")
+    check.refresh_from_db()
+    assert (check.frame_rating, check.fe_rating) == ("partial", "full")
+    assert list(check.events.values_list("frame_rating", flat=True)) == ["full", "partial"]
+    assert FrameCheck.objects.count() == 2
+
+
+def test_permissions(client, fold_for, make_user, framed_corpus):
+    fold, user = fold_for()
+    other = make_user("other", "annotator")
+    client.force_login(other)
+    assert client.get(reverse("frame-check", args=[fold.pk])).status_code == 404
+    item = fold.items.first()
+    assert post(client, fold, item=item.pk, frame_rating="full", fe_rating="full").status_code == 404
+    researcher = make_user("res", "researcher")
+    client.force_login(researcher)
+    assert client.get(reverse("frame-check", args=[fold.pk])).status_code == 403
+    client.logout()
+    assert client.get(reverse("frame-check", args=[fold.pk])).status_code == 302
+    # a triplet page URL never serves a frame fold
+    client.force_login(user)
+    assert client.get(reverse("annotate", args=[fold.pk])).status_code == 404
+    home = client.get(reverse("home")).content.decode()
+    assert f"/frames/check/{fold.pk}/" in home and "0 / 4" in home
+
+
+def test_fold_finished_page(client, fold_for):
+    fold, user = fold_for()
+    for item in fold.items.all():
+        frame_checking.save_frame_check(user, fold, item, frame_rating="full", fe_rating="full")
+    client.force_login(user)
+    html = client.get(reverse("frame-check", args=[fold.pk])).content.decode()
+    assert "Fold finished" in html and "4 / 4" in html
+
+
+def test_overlap_fold_never_goes_twice_to_one_annotator(framed_corpus, make_user):
+    first, second = create_frame_folds(framed_corpus, k=2, overlap=1.0)
+    user = make_user("ann", "annotator")
+    assign_fold(first, user)
+    with pytest.raises(FoldError, match="never judges the same item twice"):
+        assign_fold(second, user)
