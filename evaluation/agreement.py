@@ -1,0 +1,84 @@
+"""Krippendorff's alpha between annotators (SPEC section 7), generic over (item, annotator, value).
+
+Used for answer labels (``annotation.labels.LABEL_RANKS``: incorrect < partial < correct) and for
+frame checks (``annotation.labels.FRAME_CHECK_RANKS``: erroneous < partial < full). Only items with
+two or more values take part. Alpha is None (JSON null) where it is undefined: fewer than two such
+items' worth of pairable values, or no variation at all (the expected disagreement is zero).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+
+def _alpha(matrix: np.ndarray, level: str, domain) -> float | None:
+    if matrix.shape[1] == 0 or matrix.shape[0] < 2:
+        return None
+    values = matrix[~np.isnan(matrix)]
+    if len(np.unique(values)) < 2:
+        return None  # no variation: expected disagreement is 0, alpha undefined
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level, value_domain=domain)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
+    """Annotators x items matrix of ranks (NaN = no value), keeping items with >= ``min_values``.
+
+    ``rows`` has columns ``item``, ``annotator``, ``value``; one value per (item, annotator) (the
+    last row wins). Returns (matrix, annotators, items).
+    """
+    missing = {"item", "annotator", "value"} - set(rows.columns)
+    if missing:
+        raise ValueError(f"agreement rows need the columns item, annotator, value; missing {sorted(missing)}")
+    rows = rows.dropna(subset=["value"])
+    unknown = set(rows["value"].unique()) - set(ranks)
+    if unknown:
+        raise ValueError(f"values {sorted(map(str, unknown))} have no rank; known: {sorted(map(str, ranks))}")
+    rows = rows.drop_duplicates(["item", "annotator"], keep="last")
+    counts = rows.groupby("item")["annotator"].transform("size")
+    rows = rows[counts >= min_values]
+    table = rows.assign(rank=rows["value"].map(ranks).astype(float)).pivot(index="annotator", columns="item", values="rank")
+    return table.to_numpy(dtype=float), list(table.index), list(table.columns)
+
+
+def krippendorff_alpha(rows: pd.DataFrame, ranks: dict, pairs: bool = True) -> dict:
+    """Alpha ordinal and nominal over the multiply-rated items, overall and per annotator pair.
+
+    Returns ``{alpha_ordinal, alpha_nominal, n_items, n_labels, n_annotators, pairs: [{annotators,
+    n_items, n_labels, alpha_ordinal, alpha_nominal}]}``.
+    """
+    matrix, annotators, items = reliability_matrix(rows, ranks)
+    domain = sorted(set(ranks.values()))
+    out = {
+        "alpha_ordinal": _alpha(matrix, "ordinal", domain),
+        "alpha_nominal": _alpha(matrix, "nominal", domain),
+        "n_items": len(items),
+        "n_labels": int((~np.isnan(matrix)).sum()),
+        "n_annotators": len(annotators),
+        "pairs": [],
+    }
+    if not pairs:
+        return out
+    present = ~np.isnan(matrix)
+    for a, b in itertools.combinations(range(len(annotators)), 2):
+        shared = present[a] & present[b]
+        n = int(shared.sum())
+        if n == 0:
+            continue
+        sub = matrix[[a, b]][:, shared]
+        out["pairs"].append({
+            "annotators": [str(annotators[a]), str(annotators[b])],
+            "n_items": n,
+            "n_labels": 2 * n,
+            "alpha_ordinal": _alpha(sub, "ordinal", domain),
+            "alpha_nominal": _alpha(sub, "nominal", domain),
+        })
+    return out

@@ -1,0 +1,72 @@
+"""Human metrics (SPEC section 3): labels -> triplet scores -> Hscore, Hcorrect and coverage.
+
+Labels are keyed by (question id, answer text); predictions of one question whose answers are equal
+under the corpus dedup policy share one triplet, so both are mapped to the same triplet key with
+``annotation.dedup.normalize_answer``. Pure pandas, no database.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from annotation.dedup import DEFAULT_POLICY, normalize_answer
+from annotation.labels import CORRECT, LABEL_SCORES, LABEL_VALUES
+
+KEY_SEP = "\x1f"
+
+
+def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY) -> pd.Series:
+    """``normalize_answer`` over a Series, computed once per distinct string."""
+    answers = answers.fillna("").astype(str)
+    uniques = pd.unique(answers)
+    mapping = {a: normalize_answer(a, policy) for a in uniques}
+    return answers.map(mapping)
+
+
+def triplet_keys(question_ids: pd.Series, answers: pd.Series, policy: str = DEFAULT_POLICY) -> pd.Series:
+    """One string key per (question, normalized answer): the identity of a triplet."""
+    return question_ids.astype(str) + KEY_SEP + normalized_answers(answers, policy)
+
+
+def latest_labels(labels: pd.DataFrame) -> pd.DataFrame:
+    """Keep one label per (triplet key, annotator): the last one (rows are in submission order)."""
+    bad = ~labels["label"].isin(LABEL_VALUES)
+    if bad.any():
+        first = labels.loc[bad, "label"].iloc[0]
+        raise ValueError(f"label {first!r} is not one of {', '.join(LABEL_VALUES)}")
+    return labels.drop_duplicates(["tkey", "annotator"], keep="last")
+
+
+def triplet_scores(labels: pd.DataFrame) -> pd.DataFrame:
+    """Per triplet key: ``score`` = mean label value, ``correct`` = share of `correct`, ``n_labels``."""
+    if labels is None or labels.empty:
+        return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float),
+                             "n_labels": pd.Series(dtype=int)})
+    labels = latest_labels(labels)
+    values = labels["label"].map(LABEL_SCORES).astype(float)
+    correct = (labels["label"] == CORRECT).astype(float)
+    grouped = pd.DataFrame({"tkey": labels["tkey"].values, "score": values.values, "correct": correct.values})
+    out = grouped.groupby("tkey", sort=False).agg(score=("score", "mean"), correct=("correct", "mean"),
+                                                 n_labels=("score", "size"))
+    return out
+
+
+def prediction_human_scores(tkeys: pd.Series, scores: pd.DataFrame):
+    """Hscore and correct-share of each prediction through its triplet; NaN when unlabeled."""
+    hscore = tkeys.map(scores["score"]).to_numpy(dtype=float)
+    hcorrect = tkeys.map(scores["correct"]).to_numpy(dtype=float)
+    return hscore, hcorrect
+
+
+def unmatched_label_count(labels: pd.DataFrame, tkeys: pd.Series) -> int:
+    """Labels whose (question, answer) matches no prediction (they cannot count for any system)."""
+    if labels is None or labels.empty:
+        return 0
+    return int((~labels["tkey"].isin(set(tkeys.dropna()))).sum())
+
+
+def coverage(hscore_column: np.ndarray, present: np.ndarray) -> float | None:
+    n = int(present.sum())
+    if n == 0:
+        return None
+    return float((~np.isnan(hscore_column) & present).sum() / n)

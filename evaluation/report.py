@@ -1,0 +1,484 @@
+"""The whole report, from three DataFrames (questions, predictions, labels) to plain data.
+
+``compute_report`` is pure (no database, no files): it scores every prediction (SPEC 3, 4), runs
+ROVER (SPEC 5), the complexity factors (SPEC 6) and the agreement (SPEC 7), with bootstrap
+confidence intervals and Holm-corrected p-values, and returns a ``Report``: ``data`` is the
+``report.json`` content (SPEC 9 keys), ``tables`` the DataFrames behind each CSV / LaTeX table and
+``figures`` the data behind each figure (rendered by ``evaluation.figures``).
+
+Scores are held as (questions x systems) matrices, one per metric, the ROVER column last. A missing
+prediction scores 0 on the automatic metrics (the official SQuAD convention) and is undefined (NaN)
+on the human metrics, like an unlabeled one.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from annotation.dedup import DEFAULT_POLICY
+from annotation.labels import LABEL_RANKS
+from evaluation import agreement, factors as fx, human, metrics, rover, stats
+
+METRICS = ("hscore", "hcorrect", "rouge_l", "f1", "em")
+HUMAN_METRICS = ("hscore", "hcorrect")
+AUTO_METRICS = ("rouge_l", "f1", "em")
+FALLBACK_METRIC = "f1"
+# Means reported in percent (SPEC 3: Hcorrect as %); every other metric is reported in [0, 1].
+PERCENT_METRICS = {"hcorrect"}
+ROVER_NAME = "ROVER"
+REFERENCE = "reference"
+DEFAULT_COMBINATION = ("nb_fes", "entropy")
+
+
+def canonical_metric(name: str) -> str:
+    key = str(name).strip().lower().replace("-", "_")
+    key = {"rougel": "rouge_l", "rouge": "rouge_l"}.get(key, key)
+    if key not in METRICS:
+        raise ValueError(f"unknown metric {name!r}; choose one of {', '.join(METRICS)}")
+    return key
+
+
+@dataclass
+class ReportConfig:
+    systems: list | None = None  # ROVER voters, in tie-break order; default: all but `reference`
+    alpha: float = rover.DEFAULT_ALPHA
+    metric: str = "hscore"
+    factors: tuple = fx.DEFAULT_FACTORS
+    entropy_source: str = "corpus"
+    lexicon: dict | None = None  # frame -> list of LU names, for entropy_source="lexicon"
+    dedup_policy: str = DEFAULT_POLICY
+    combination: tuple = DEFAULT_COMBINATION
+    n_boot: int = stats.DEFAULT_BOOT
+    seed: int = 0
+    significance: float = fx.SIGNIFICANCE
+    hard_partitions: tuple = ()  # hard subset export: questions in these partitions ...
+    hard_factors: tuple = ()  # ... or in E_f of these factors
+    hard_require: str = "any"  # "any" criterion, or "all" of them
+
+    def __post_init__(self):
+        self.metric = canonical_metric(self.metric)
+        self.factors = tuple(fx.parse_factor(f) for f in self.factors)
+        names = [f.name for f in self.factors]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two factors share a name: {names}")
+        if self.hard_require not in ("any", "all"):
+            raise ValueError("hard_require must be 'any' or 'all'")
+        if not self.alpha > 0:
+            raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        if self.n_boot < 0:
+            raise ValueError("n_boot must be >= 0")
+
+    def as_dict(self):
+        return {
+            "systems": list(self.systems) if self.systems else None, "alpha": self.alpha, "metric": self.metric,
+            "factors": [f.as_dict() for f in self.factors], "entropy_source": self.entropy_source,
+            "dedup_policy": self.dedup_policy, "combination": list(self.combination), "n_boot": self.n_boot,
+            "seed": self.seed, "significance": self.significance, "hard_partitions": list(self.hard_partitions),
+            "hard_factors": list(self.hard_factors), "hard_require": self.hard_require,
+        }
+
+
+@dataclass
+class ScoreTable:
+    question_ids: pd.Index
+    columns: list  # systems then ROVER
+    matrices: dict  # metric -> (questions x columns) float array, NaN = undefined
+    present: np.ndarray  # (questions x columns) bool: a prediction exists
+    partition: np.ndarray  # per question: k (0 when no ROVER voter answered)
+    rover_source: list  # per question: the system the ROVER answer came from (None)
+    rover_systems: list
+    n_unmatched_labels: int = 0
+
+    def column(self, name):
+        return self.columns.index(name)
+
+
+@dataclass
+class Report:
+    data: dict
+    tables: dict = field(default_factory=dict)  # name -> DataFrame
+    bold: dict = field(default_factory=dict)  # table name -> DataFrame of bools (significant cells)
+    figures: dict = field(default_factory=dict)  # name -> plotting data
+    scores: ScoreTable | None = None
+    sides: pd.DataFrame | None = None
+    hard_subset: pd.DataFrame | None = None
+
+
+def _noop(**kwargs):
+    pass
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+def _check_predictions(questions, predictions):
+    missing = {"question_id", "system", "answer"} - set(predictions.columns)
+    if missing:
+        raise ValueError(f"predictions need the columns question_id, system, answer; missing {sorted(missing)}")
+    unknown = ~predictions["question_id"].isin(questions.index)
+    if unknown.any():
+        raise ValueError(f"prediction for unknown question id {predictions.loc[unknown, 'question_id'].iloc[0]!r}")
+    dup = predictions.duplicated(["system", "question_id"])
+    if dup.any():
+        row = predictions[dup].iloc[0]
+        raise ValueError(f"two predictions of system {row['system']!r} for question {row['question_id']!r}")
+    if (predictions["system"] == ROVER_NAME).any():
+        raise ValueError(f"{ROVER_NAME!r} is reserved for the systems' combination")
+
+
+def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None,
+                config: ReportConfig) -> ScoreTable:
+    _check_predictions(questions, predictions)
+    systems = list(pd.unique(predictions["system"]))
+    rover_systems = list(config.systems) if config.systems else [s for s in systems if s != REFERENCE]
+    unknown = [s for s in rover_systems if s not in systems]
+    if unknown:
+        raise ValueError(f"unknown system(s) for ROVER: {', '.join(unknown)}; known: {', '.join(systems)}")
+    if not rover_systems:
+        raise ValueError("ROVER needs at least one system")
+    n_q, columns = len(questions), [*systems, ROVER_NAME]
+    q = questions.index.get_indexer(predictions["question_id"])
+    s = pd.Index(systems).get_indexer(predictions["system"])
+    answers = predictions["answer"].fillna("").astype(str)
+
+    # Automatic metrics, once per distinct (question, answer).
+    pairs = pd.DataFrame({"q": q, "answer": answers.to_numpy()})
+    code = pairs.groupby(["q", "answer"], sort=False).ngroup().to_numpy()
+    first = pd.Series(np.arange(len(pairs))).groupby(code).first().to_numpy()
+    uq, ua = q[first], answers.to_numpy()[first]
+    refs = questions["answers"].to_numpy()
+    langs = questions["language"].to_numpy()
+    em, f1, rl = metrics.score_pairs(ua, refs[uq], langs[uq])
+
+    shape = (n_q, len(columns))
+    mats = {m: np.full(shape, np.nan) for m in METRICS}
+    for m in AUTO_METRICS:
+        mats[m][:, :len(systems)] = 0.0  # a missing prediction scores 0 (official SQuAD)
+    mats["em"][q, s], mats["f1"][q, s], mats["rouge_l"][q, s] = em[code], f1[code], rl[code]
+    present = np.zeros(shape, dtype=bool)
+    present[q, s] = True
+
+    # Human metrics through triplets.
+    normalized = human.normalized_answers(answers, config.dedup_policy)
+    if "tkey" in predictions.columns:
+        tkeys = predictions["tkey"].astype(object)
+    else:
+        tkeys = predictions["question_id"].astype(str) + human.KEY_SEP + normalized
+    n_unmatched = 0
+    if labels is not None and len(labels):
+        labels = with_triplet_keys(labels, config.dedup_policy)
+        scores = human.triplet_scores(labels)
+        hs, hc = human.prediction_human_scores(tkeys, scores)
+        mats["hscore"][q, s], mats["hcorrect"][q, s] = hs, hc
+        n_unmatched = human.unmatched_label_count(labels, tkeys)
+
+    # ROVER: its answer is the prediction of one system, with that prediction's scores.
+    rover_index = pd.Index(rover_systems)
+    rank = rover_index.get_indexer(predictions["system"])
+    voting = rank >= 0
+    result = rover.rover(q[voting], rank[voting], normalized.to_numpy()[voting], n_q, config.alpha)
+    src_rank = result["system"].to_numpy()
+    has = src_rank >= 0
+    src_col = np.full(n_q, -1)
+    src_col[has] = pd.Index(systems).get_indexer(rover_index[src_rank[has]])
+    rover_col = len(systems)
+    rows = np.flatnonzero(has)
+    for m in METRICS:
+        if m in AUTO_METRICS:
+            mats[m][:, rover_col] = 0.0
+        mats[m][rows, rover_col] = mats[m][rows, src_col[rows]]
+    present[rows, rover_col] = True
+    source = [systems[c] if c >= 0 else None for c in src_col]
+    return ScoreTable(questions.index, columns, mats, present, result["k"].to_numpy(), source, rover_systems, n_unmatched)
+
+
+def with_triplet_keys(labels: pd.DataFrame, policy: str) -> pd.DataFrame:
+    if "tkey" in labels.columns:
+        return labels
+    missing = {"question_id", "answer", "annotator", "label"} - set(labels.columns)
+    if missing:
+        raise ValueError(f"labels need the columns question_id, answer, annotator, label; missing {sorted(missing)}")
+    return labels.assign(tkey=human.triplet_keys(labels["question_id"], labels["answer"], policy))
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def clean(value):
+    """Plain JSON data: numpy scalars to Python, NaN and infinities to None."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [clean(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value
+
+
+def _scale(metric, value):
+    return value * 100 if metric in PERCENT_METRICS and value is not None else value
+
+
+def _scaled(metric, array):
+    array = np.asarray(array, dtype=float)
+    return array * 100 if metric in PERCENT_METRICS else array
+
+
+def _group_means(X, groups, keys):
+    return {k: fx._nanmean_rows(X, groups == k) for k in keys}
+
+
+def _ci_by_group(X, groups, n_boot, seed):
+    """{group: (2, columns)} percentile CIs from a stratified bootstrap."""
+    if n_boot <= 0:
+        return {}
+    reps = stats.stratified_bootstrap_means(X, groups, n_boot, seed)
+    return {g: stats.percentile_ci(r) for g, r in reps.items()}
+
+
+# --- the report ------------------------------------------------------------------------------
+
+def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None = None,
+                   config: ReportConfig | None = None, progress=_noop) -> Report:
+    config = config or ReportConfig()
+    progress(done=0, total=6, message="scoring predictions")
+    table = score_table(questions, predictions, labels, config)
+    has_labels = labels is not None and len(labels) > 0
+    available = METRICS if has_labels else AUTO_METRICS
+    metric, notes = config.metric, []
+    if metric in HUMAN_METRICS and not has_labels:
+        metric = FALLBACK_METRIC
+        notes.append(f"no labels: human metrics are null; tables and figures use {FALLBACK_METRIC} "
+                     f"instead of {config.metric}")
+    if table.n_unmatched_labels:
+        notes.append(f"{table.n_unmatched_labels} label(s) match no prediction's answer and count for no system")
+    cols, n_q = table.columns, len(table.question_ids)
+    X = table.matrices
+    seed = config.seed
+
+    # Systems (Table 1).
+    progress(done=1, message="systems table")
+    everyone = np.zeros(n_q, dtype=int)
+    sys_ci = {}
+    if config.n_boot:
+        stacked = np.hstack([X[m] for m in available])
+        ci = _ci_by_group(stacked, everyone, config.n_boot, seed).get(0)
+        if ci is not None:
+            for i, m in enumerate(available):
+                sys_ci[m] = ci[:, i * len(cols):(i + 1) * len(cols)]
+    systems_rows = []
+    for c, name in enumerate(cols):
+        present = table.present[:, c]
+        row = {"system": name, "n": int(present.sum()), "missing": int(n_q - present.sum())}
+        labeled = ~np.isnan(X["hscore"][:, c]) & present
+        row["n_labeled"] = int(labeled.sum())
+        row["coverage"] = float(labeled.sum() / present.sum()) if has_labels and present.sum() else None
+        for m in METRICS:
+            col = X[m][:, c]
+            value = float(np.nanmean(col)) if m in available and (~np.isnan(col)).any() else None
+            row[m] = _scale(m, value)
+        for m in available:
+            if m in sys_ci:
+                row[f"{m}_ci"] = list(_scaled(m, sys_ci[m][:, c]))
+        systems_rows.append(row)
+
+    # Partitions (Figure 3).
+    progress(done=2, message="ROVER partitions")
+    n_sys = len(table.rover_systems)
+    keys = list(range(1, n_sys + 1))
+    part = table.partition
+    counts = {k: int((part == k).sum()) for k in keys}
+    pmeans = _group_means(X[metric], part, keys)
+    pci = _ci_by_group(X[metric], np.where(part > 0, part, -1), config.n_boot, seed + 1)
+    partitions = {
+        "n_systems": n_sys, "alpha": config.alpha, "systems": table.rover_systems, "metric": metric,
+        "counts": counts, "no_vote": int((part == 0).sum()),
+        "by_system": {name: {k: _scale(metric, pmeans[k][c]) for k in keys} for c, name in enumerate(cols)},
+        "by_system_ci": {name: {k: list(_scaled(metric, pci[k][:, c])) if k in pci else None for k in keys}
+                         for c, name in enumerate(cols)},
+    }
+
+    # Factors (Table 2), for every available metric.
+    progress(done=3, message="complexity factors")
+    entropy = fx.frame_entropy(questions, config.entropy_source, config.lexicon)
+    sides, thresholds = fx.factor_sides(questions, config.factors, entropy)
+    active = [f for f in config.factors if (~np.isnan(sides[f.name].to_numpy())).any()]
+    skipped = [f.name for f in config.factors if f not in active]
+    factor_entries, holm_family = [], {}
+    stacked = np.hstack([X[m] for m in available]) if active else None
+    for f in active:
+        side = sides[f.name].to_numpy()
+        diff_ci = None
+        if config.n_boot:
+            code = np.where(side == 1.0, 1, np.where(side == 0.0, 0, -1))
+            reps = stats.stratified_bootstrap_means(stacked, code, config.n_boot, seed + 2)
+            if 0 in reps and 1 in reps:
+                diff_ci = stats.percentile_ci(reps[1] - reps[0])
+        for i, m in enumerate(available):
+            eff = fx.factor_effect(X[m], side)
+            rows = []
+            for c, name in enumerate(cols):
+                ci = diff_ci[:, i * len(cols) + c] if diff_ci is not None else None
+                rows.append({
+                    "system": name, "delta": stats.floor_delta(eff["diff"][c]), "diff": eff["diff"][c],
+                    "u": eff["u"][c], "p_value": eff["p_value"][c],
+                    "significant": fx.is_significant(float(eff["p_value"][c]), config.significance),
+                    "s_hard": _scale(m, eff["s_hard"][c]), "s_easy": _scale(m, eff["s_easy"][c]),
+                    "n_hard": int(eff["n_hard_scored"][c]), "n_easy": int(eff["n_easy_scored"][c]),
+                    "diff_ci": list(ci) if ci is not None else None,
+                    "delta_ci": [stats.floor_delta(v) for v in ci] if ci is not None else None,
+                })
+            entry = {"factor": f.name, "metric": m, "attribute": f.attribute, "op": f.op,
+                     "threshold": thresholds[f.name], "threshold_spec": f.threshold,
+                     "size_pct": eff["size_pct"], "n_hard": eff["n_hard"], "n_easy": eff["n_easy"], "rows": rows}
+            factor_entries.append(entry)
+            holm_family.setdefault(m, []).extend(rows)
+    for m, rows in holm_family.items():
+        adjusted = stats.holm([r["p_value"] for r in rows])
+        for r, p in zip(rows, adjusted):
+            r["p_holm"] = p
+            r["significant_holm"] = fx.is_significant(float(p), config.significance)
+
+    # P(f | P_k) (Table 3).
+    factor_by_partition = {f.name: fx.share_by_group(sides[f.name].to_numpy(), part, keys) for f in active}
+
+    # Per frame (Figure 4).
+    progress(done=4, message="frames and combinations")
+    per_frame = []
+    if "frame" in questions and questions["frame"].notna().any():
+        frames = questions["frame"]
+        codes, names = pd.factorize(frames)
+        fmeans = _group_means(X[metric], codes, range(len(names)))
+        fci = _ci_by_group(X[metric], codes, config.n_boot, seed + 3)
+        rc = cols.index(ROVER_NAME)
+        for i, name in enumerate(names):
+            per_frame.append({
+                "frame": name, "n": int((codes == i).sum()),
+                "by_system": {sname: _scale(metric, fmeans[i][c]) for c, sname in enumerate(cols)},
+                "rover_ci": list(_scaled(metric, fci[i][:, rc])) if i in fci else None,
+            })
+        def rover_value(r):
+            v = r["by_system"][ROVER_NAME]
+            return v if v is not None and math.isfinite(v) else -math.inf
+
+        per_frame.sort(key=lambda r: (-rover_value(r), r["frame"]))
+
+    # Two factors combined (Figure 5).
+    combinations = None
+    fa, fb = (tuple(config.combination) + (None, None))[:2]
+    if fa in sides and fb in sides and fa in [f.name for f in active] and fb in [f.name for f in active]:
+        masks = fx.combination_masks(sides[fa].to_numpy(), sides[fb].to_numpy())
+        code = np.full(n_q, -1)
+        for j, mask in enumerate(masks.values()):
+            code[mask] = j
+        cci = _ci_by_group(X[metric], code, config.n_boot, seed + 4)
+        subsets = {}
+        for j, (label, mask) in enumerate(masks.items()):
+            means = fx._nanmean_rows(X[metric], mask)
+            subsets[label] = {"n": int(mask.sum()),
+                              "by_system": {name: _scale(metric, means[c]) for c, name in enumerate(cols)},
+                              "by_system_ci": {name: list(_scaled(metric, cci[j][:, c])) for c, name in enumerate(cols)}
+                              if j in cci else None}
+        combinations = {"pair": [fa, fb], "metric": metric, "subsets": subsets}
+
+    # Agreement (SPEC 7).
+    progress(done=5, message="agreement")
+    if has_labels:
+        lab = with_triplet_keys(labels, config.dedup_policy)
+        agree = agreement.krippendorff_alpha(
+            pd.DataFrame({"item": lab["tkey"], "annotator": lab["annotator"], "value": lab["label"]}), LABEL_RANKS)
+    else:
+        agree = {"alpha_ordinal": None, "alpha_nominal": None, "n_items": 0, "n_labels": 0, "n_annotators": 0,
+                 "pairs": []}
+
+    # Hard subset export.
+    hard = None
+    if config.hard_partitions or config.hard_factors:
+        hard = hard_subset(questions, part, sides, config.hard_partitions, config.hard_factors, config.hard_require)
+
+    data = {
+        "metric": metric, "metric_requested": config.metric, "available_metrics": list(available),
+        "has_labels": has_labels, "notes": notes, "config": config.as_dict(),
+        "n_questions": n_q, "n_predictions": int(len(predictions)),
+        "systems": systems_rows, "partitions": partitions, "factors": factor_entries,
+        "factors_skipped": skipped, "factor_by_partition": factor_by_partition,
+        "entropy": {"source": config.entropy_source, "n_frames": int(len(entropy)),
+                    "median": float(entropy.median()) if len(entropy) else None},
+        "per_frame": per_frame, "combinations": combinations, "agreement": agree,
+        "hard_subset": {"n": int(len(hard)), "partitions": list(config.hard_partitions),
+                        "factors": list(config.hard_factors), "require": config.hard_require}
+        if hard is not None else None,
+    }
+    data = clean(data)
+    report = Report(data=data, scores=table, sides=sides, hard_subset=hard)
+    build_tables(report)
+    progress(done=6, message="done")
+    return report
+
+
+def hard_subset(questions, partition, sides, partitions=(), factor_names=(), require="any") -> pd.DataFrame:
+    """Questions in the chosen partitions and/or in E_f of the chosen factors ("any" / "all")."""
+    criteria = []
+    if partitions:
+        criteria.append(np.isin(partition, [int(k) for k in partitions]))
+    for name in factor_names:
+        if name not in sides:
+            raise ValueError(f"hard subset: unknown factor {name!r}; known: {', '.join(sides.columns)}")
+        criteria.append(sides[name].to_numpy() == 1.0)
+    if not criteria:
+        return questions.iloc[:0]
+    stack = np.vstack(criteria)
+    keep = stack.all(axis=0) if require == "all" else stack.any(axis=0)
+    return questions[keep].assign(partition=partition[keep])
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+def build_tables(report: Report) -> None:
+    """The DataFrames behind the CSV / LaTeX tables and the figures' data."""
+    d = report.data
+    metric = d["metric"]
+    systems = pd.DataFrame(d["systems"])
+    base = ["system", "n", "missing", "n_labeled", "coverage", *METRICS]
+    report.tables["systems"] = systems[base + [c for c in systems.columns if c not in base]]
+
+    keys = [str(k) for k in range(d["partitions"]["n_systems"], 0, -1)]  # P_n ... P_1, as in the paper
+    part = pd.DataFrame({f"P{k}": {s: v.get(k) for s, v in d["partitions"]["by_system"].items()} for k in keys})
+    part.loc["n"] = [d["partitions"]["counts"][k] for k in keys]
+    report.tables["partitions"] = part.rename_axis("system")
+    report.figures["partitions"] = {"metric": metric, "keys": keys[::-1], "by_system": d["partitions"]["by_system"]}
+
+    for m in {e["metric"] for e in d["factors"]}:
+        entries = [e for e in d["factors"] if e["metric"] == m]
+        delta = pd.DataFrame({e["factor"]: {r["system"]: r["delta"] for r in e["rows"]} for e in entries})
+        bold = pd.DataFrame({e["factor"]: {r["system"]: r["significant"] for r in e["rows"]} for e in entries})
+        size = pd.DataFrame([{e["factor"]: e["size_pct"] for e in entries}], index=["size of Ef (%)"])
+        table = pd.concat([size, delta]).rename_axis("system")
+        report.tables[f"factors_{m}"] = table
+        report.bold[f"factors_{m}"] = pd.concat([size.astype(bool) & False, bold]).fillna(False).astype(bool)
+
+    if d["factor_by_partition"]:
+        fbp = pd.DataFrame({f"P{k}": {f: v.get(k) for f, v in d["factor_by_partition"].items()} for k in keys})
+        report.tables["factor_by_partition"] = fbp.rename_axis("factor")
+    if d["per_frame"]:
+        frame = pd.DataFrame([{"frame": r["frame"], "n": r["n"], **r["by_system"]} for r in d["per_frame"]])
+        report.tables["per_frame"] = frame.set_index("frame")
+        report.figures["per_frame"] = {"metric": metric, "rows": d["per_frame"]}
+    if d["combinations"]:
+        combo = d["combinations"]
+        table = pd.DataFrame({label: {"n": sub["n"], **sub["by_system"]} for label, sub in combo["subsets"].items()})
+        report.tables["combinations"] = table.rename_axis("system")
+        report.figures["combinations"] = combo
+    pairs = d["agreement"]["pairs"]
+    if pairs:
+        report.tables["agreement_pairs"] = pd.DataFrame(
+            [{"annotator_a": p["annotators"][0], "annotator_b": p["annotators"][1], **{k: v for k, v in p.items()
+              if k != "annotators"}} for p in pairs])
