@@ -1,8 +1,10 @@
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from annotation import roles
 from annotation.admin import progress_bar
 from annotation.jobs import request_cancel
 from models_runner import inference
@@ -10,8 +12,28 @@ from models_runner.forms import StartRunForm
 from models_runner.models import InferenceRun, LLMExchange
 
 
+class AdminRoleOnly:
+    """Users of the admin role see these pages (read-only rows); the Django model permissions of a
+    staff user are not required, nobody edits or deletes runs by hand."""
+
+    def has_module_permission(self, request):
+        return roles.is_admin(request.user)
+
+    def has_view_permission(self, request, obj=None):
+        return roles.is_admin(request.user)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
 @admin.register(InferenceRun)
-class InferenceRunAdmin(admin.ModelAdmin):
+class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
     list_display = ["id", "system", "corpus", "backend", "status", "progress", "device", "batch_size",
                     "throughput", "created_at"]
     list_filter = ["backend", "job__status", "corpus"]
@@ -40,13 +62,12 @@ class InferenceRunAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("job", "system", "corpus")
 
-    def has_add_permission(self, request):
-        return False  # runs start from the form, which checks the backend and its options
-
     def get_urls(self):
         return [path("start/", self.admin_site.admin_view(self.start_view), name="models_runner_start")] + super().get_urls()
 
     def start_view(self, request):
+        if not roles.is_admin(request.user):
+            raise PermissionDenied
         form = StartRunForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
@@ -70,11 +91,8 @@ class InferenceRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(LLMExchange)
-class LLMExchangeAdmin(admin.ModelAdmin):
+class LLMExchangeAdmin(AdminRoleOnly, admin.ModelAdmin):
     list_display = ["id", "purpose", "model", "status", "http_status", "attempts", "latency_s", "created_at"]
     list_filter = ["purpose", "status", "model"]
     raw_id_fields = ["run", "question"]
     readonly_fields = [f.name for f in LLMExchange._meta.fields]
-
-    def has_add_permission(self, request):
-        return False

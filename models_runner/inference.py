@@ -145,6 +145,7 @@ def run_body(job, progress, backend_factory=create_backend):
         device=info["device"],
     )
     done, spent = 0, 0.0
+    check_cancel = getattr(progress, "check_cancel", None)
     size = run.batch_size
     with Heartbeat(job.pk):
         for start in range(0, len(pending), size):
@@ -164,6 +165,8 @@ def run_body(job, progress, backend_factory=create_backend):
             InferenceRun.objects.filter(pk=run.pk).update(duration_s=F("duration_s") + dt,
                                                           questions_done=F("questions_done") + len(rows))
             progress(done=already + done, message=f"answered {already + done} of {total} ({done / spent if spent else 0:.1f} q/s)")
+            if check_cancel:  # every batch, not only when progress is written
+                check_cancel()
     run.refresh_from_db()
     run.throughput_qps = run.questions_done / run.duration_s if run.duration_s else None
     run.save(update_fields=["throughput_qps"])

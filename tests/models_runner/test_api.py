@@ -1,0 +1,99 @@
+"""REST API of runs: admins start and cancel, researchers read, annotators get 403 everywhere."""
+import pytest
+from django.urls import reverse
+
+from annotation.models import Job, Prediction
+from models_runner import inference
+from models_runner.models import InferenceRun
+from tests.models_runner.conftest import QUESTIONS
+
+START = {"corpus": "mini", "system": "api-lexical", "backend": "baseline", "batch_size": 2, "options": {"window": 8}}
+
+
+@pytest.fixture
+def run(corpus):
+    return inference.prepare_run(corpus, "existing", "baseline")
+
+
+def endpoints(run):
+    return {
+        "runs": reverse("api-runs"),
+        "run": reverse("api-run", args=[run.pk]),
+        "cancel": reverse("api-run-cancel", args=[run.pk]),
+        "backends": reverse("api-backends"),
+    }
+
+
+# role -> (endpoint, method) -> expected status
+EXPECTED = {
+    "admin": {("runs", "get"): 200, ("runs", "post"): 202, ("runs", "put"): 405, ("runs", "delete"): 405,
+              ("run", "get"): 200, ("run", "post"): 405, ("run", "put"): 405, ("run", "delete"): 405,
+              ("cancel", "get"): 405, ("cancel", "post"): 200, ("cancel", "put"): 405, ("cancel", "delete"): 405,
+              ("backends", "get"): 200, ("backends", "post"): 405, ("backends", "put"): 405, ("backends", "delete"): 405},
+    "researcher": {("runs", "get"): 200, ("run", "get"): 200, ("backends", "get"): 200, ("cancel", "get"): 405},
+    "annotator": {},
+}
+METHODS = ("get", "post", "put", "delete")
+
+
+@pytest.mark.parametrize("role", ["admin", "researcher", "annotator", None])
+def test_permission_matrix(role, run, client, make_user, monkeypatch):
+    monkeypatch.setattr(inference, "start_run", lambda *a, **k: inference.prepare_run(*a, **k))  # no broker
+    if role:
+        client.force_login(make_user(f"u-{role}", role))
+    urls = endpoints(run)
+    for name, url in urls.items():
+        for method in METHODS:
+            response = getattr(client, method)(url, START if method == "post" else None, content_type="application/json")
+            if role is None:
+                expected = {401, 403}
+            else:
+                default = 403
+                expected = {EXPECTED[role].get((name, method), default)}
+                if role == "researcher" and method != "get":
+                    expected = {403}
+            assert response.status_code in expected, (role, name, method, response.status_code, response.content[:200])
+
+
+def test_start_watch_and_cancel(corpus, client, make_user, django_capture_on_commit_callbacks):
+    from config.celery import app
+
+    client.force_login(make_user("boss", "admin"))
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(reverse("api-runs"), START, content_type="application/json")
+    finally:
+        app.conf.task_always_eager = False
+    assert response.status_code == 202, response.content
+    run_id = response.json()["id"]
+    assert response.json()["status"] == "created"
+    data = client.get(reverse("api-run", args=[run_id])).json()
+    assert data["status"] == "succeeded" and data["percent"] == 100
+    assert data["progress_done"] == data["progress_total"] == len(QUESTIONS)
+    assert data["throughput_qps"] > 0 and data["device"] == "cpu" and data["parameters"] == {"window": 8}
+    assert Prediction.objects.filter(system__name="api-lexical").count() == len(QUESTIONS)
+    listed = client.get(reverse("api-runs"), {"corpus": "mini"}).json()
+    assert [r["id"] for r in listed] == [run_id]
+    queued = inference.prepare_run(corpus, "later", "baseline")
+    cancelled = client.post(reverse("api-run-cancel", args=[queued.pk])).json()
+    assert cancelled["status"] == Job.CANCELLED
+
+
+def test_bad_start_requests_are_400(corpus, client, make_user):
+    client.force_login(make_user("boss", "admin"))
+    r = client.post(reverse("api-runs"), {**START, "corpus": "nope"}, content_type="application/json")
+    assert r.status_code == 400 and "no corpus named" in r.json()["corpus"][0]
+    r = client.post(reverse("api-runs"), {**START, "options": {"bogus": 1}}, content_type="application/json")
+    assert r.status_code == 400 and "unknown option" in r.json()["detail"]
+    r = client.post(reverse("api-runs"), {**START, "backend": "gpt9"}, content_type="application/json")
+    assert r.status_code == 400 and "backend" in r.json()
+    assert not InferenceRun.objects.exists()
+
+
+def test_backends_endpoint_lists_options(client, make_user):
+    client.force_login(make_user("res", "researcher"))
+    data = {b["name"]: b for b in client.get(reverse("api-backends")).json()}
+    assert set(data) == {"baseline", "extractive", "seq2seq", "causal", "openai"}
+    assert data["seq2seq"]["options"]["max_new_tokens"] == 40 and "model" in data["causal"]["options"]
+    assert data["openai"]["options"]["api_key_env"] == "OPENAI_API_KEY"
