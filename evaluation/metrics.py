@@ -128,17 +128,15 @@ _SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_TOK
 def rouge_l(prediction: str, references) -> float:
     """ROUGE-L F-measure, maximum over references; both sides without tokens counts as 1."""
     pred = prediction or ""
-    pred_empty = not _TOKENIZER.tokenize(pred)
+    pred_tokens = _TOKENIZER.tokenize(pred)
     best = 0.0
     for ref in list(references) or [""]:
         ref = ref or ""
-        if not _TOKENIZER.tokenize(ref):
-            score = 1.0 if pred_empty else 0.0
-        elif pred_empty:
-            score = 0.0
-        else:
-            score = _SCORER.score(ref, pred)["rougeL"].fmeasure
-        best = max(best, score)
+        ref_tokens = _TOKENIZER.tokenize(ref)
+        if ref_tokens == pred_tokens:
+            return 1.0  # identical token sequences (both empty included): LCS F-measure 1
+        if ref_tokens and pred_tokens:
+            best = max(best, _SCORER.score(ref, pred)["rougeL"].fmeasure)
     return best
 
 

@@ -452,8 +452,9 @@ def build_tables(report: Report) -> None:
 
     keys = [str(k) for k in range(d["partitions"]["n_systems"], 0, -1)]  # P_n ... P_1, as in the paper
     part = pd.DataFrame({f"P{k}": {s: v.get(k) for s, v in d["partitions"]["by_system"].items()} for k in keys})
-    part.loc["n"] = [d["partitions"]["counts"][k] for k in keys]
     report.tables["partitions"] = part.rename_axis("system")
+    report.tables["partition_counts"] = pd.DataFrame(
+        {"partition": [f"P{k}" for k in keys], "n": [d["partitions"]["counts"][k] for k in keys]}).set_index("partition")
     report.figures["partitions"] = {"metric": metric, "keys": keys[::-1], "by_system": d["partitions"]["by_system"]}
 
     for m in {e["metric"] for e in d["factors"]}:

@@ -18,13 +18,14 @@ CI_LEVEL = 0.95
 
 def _block_weights(rng, n_rows: int, n_reps: int) -> np.ndarray:
     """(n_reps, n_rows) draw counts of a bootstrap resample of n_rows rows, each row of it."""
-    draws = rng.integers(0, n_rows, size=(n_reps, n_rows))
-    flat = draws + (np.arange(n_reps)[:, None] * n_rows)
+    draws = rng.integers(0, n_rows, size=(n_reps, n_rows), dtype=np.int64)
+    draws += np.arange(n_reps, dtype=np.int64)[:, None] * n_rows
+    flat = draws
     return np.bincount(flat.ravel(), minlength=n_reps * n_rows).reshape(n_reps, n_rows).astype(np.float32)
 
 
 def stratified_bootstrap_means(X: np.ndarray, groups: np.ndarray, n_boot: int = DEFAULT_BOOT, seed: int = 0,
-                               block: int = 100) -> dict:
+                               cells: int = 2_000_000) -> dict:
     """Bootstrap replicates of the column means of ``X`` within each group.
 
     ``X``: (rows, columns) floats, NaN = undefined; ``groups``: an integer code per row (negative =
@@ -44,6 +45,7 @@ def stratified_bootstrap_means(X: np.ndarray, groups: np.ndarray, n_boot: int = 
         xs, ms = X0[rows], M[rows]
         all_defined = bool(ms.all())
         reps = np.empty((n_boot, X.shape[1]))
+        block = max(1, min(n_boot, cells // max(1, len(rows))))  # replicates per weights matrix
         for start in range(0, n_boot, block):
             n = min(block, n_boot - start)
             W = _block_weights(rng, len(rows), n)

@@ -1,0 +1,81 @@
+"""Offline report: ``python manage.py report --corpus C --predictions P [--labels L] --out DIR``.
+
+Reads the three JSONL files of SPEC 9 (no database), computes the report and writes report.json,
+the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR.
+"""
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.interchange import InterchangeError
+from evaluation.inputs import read_inputs
+from evaluation.outputs import write_report
+from evaluation.report import ReportConfig, compute_report
+
+
+def _list(text):
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+class Command(BaseCommand):
+    help = "Compute the evaluation report from corpus, predictions and (optional) labels JSONL files."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument("--predictions", required=True)
+        parser.add_argument("--labels")
+        parser.add_argument("--out", required=True)
+        parser.add_argument("--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)")
+        parser.add_argument("--alpha", type=float, default=5, help="Levenshtein agreement threshold (default 5)")
+        parser.add_argument("--metric", default="hscore", help="hscore (default), hcorrect, rouge_l, f1 or em")
+        parser.add_argument("--factor", action="append", default=[],
+                            help="extra factor name:attribute:op:threshold[:frames] (repeatable)")
+        parser.add_argument("--only-factors", help="comma-separated subset of the predefined factors")
+        parser.add_argument("--entropy-source", default="corpus", choices=["corpus", "lexicon"])
+        parser.add_argument("--lexicon", help="JSON file {frame: [LU names]} for --entropy-source lexicon")
+        parser.add_argument("--dedup-policy", default="whitespace", choices=["whitespace", "casefold", "exact"])
+        parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates (0 = none)")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--hard-partitions", help="export questions of these partitions, e.g. 1,2")
+        parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
+        parser.add_argument("--hard-require", default="any", choices=["any", "all"])
+        parser.add_argument("--no-figures", action="store_true")
+
+    def handle(self, *args, **o):
+        import json
+
+        from evaluation.factors import DEFAULT_FACTORS, FACTORS_BY_NAME, parse_factor
+
+        try:
+            base = [FACTORS_BY_NAME[n] for n in _list(o["only_factors"])] if o["only_factors"] else list(DEFAULT_FACTORS)
+        except KeyError as exc:
+            raise CommandError(f"unknown predefined factor {exc.args[0]!r}") from None
+        lexicon = None
+        if o["lexicon"]:
+            with open(o["lexicon"], encoding="utf-8") as f:
+                lexicon = json.load(f)
+        try:
+            config = ReportConfig(
+                systems=_list(o["systems"]) or None, alpha=o["alpha"], metric=o["metric"],
+                factors=tuple(base + [parse_factor(s) for s in o["factor"]]), entropy_source=o["entropy_source"],
+                lexicon=lexicon, dedup_policy=o["dedup_policy"], n_boot=o["bootstrap"], seed=o["seed"],
+                hard_partitions=tuple(int(k) for k in _list(o["hard_partitions"])),
+                hard_factors=tuple(_list(o["hard_factors"])), hard_require=o["hard_require"],
+            )
+            started = time.perf_counter()
+            questions, predictions, labels = read_inputs(o["corpus"], o["predictions"], o["labels"])
+            read_s = time.perf_counter() - started
+            started = time.perf_counter()
+            report = compute_report(questions, predictions, labels, config)
+            compute_s = time.perf_counter() - started
+        except (InterchangeError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        started = time.perf_counter()
+        files = write_report(report, o["out"], render_figures=not o["no_figures"])
+        write_s = time.perf_counter() - started
+        self.stdout.write(f"report on {report.data['n_questions']} questions, {len(report.data['systems']) - 1} systems "
+                          f"+ ROVER, metric {report.data['metric']}")
+        for note in report.data["notes"]:
+            self.stdout.write(f"note: {note}")
+        self.stdout.write(f"read {read_s:.2f}s, computed {compute_s:.2f}s, wrote {len(files)} files in {write_s:.2f}s "
+                          f"to {o['out']}")

@@ -1,0 +1,61 @@
+"""Writing a computed report to a folder: report.json, each table as CSV and LaTeX, each figure as
+PNG and SVG, and the hard subset as corpus JSONL."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evaluation import figures as figs
+from evaluation.inputs import corpus_records
+
+REPORT_JSON = "report.json"
+HARD_SUBSET = "hard_subset.jsonl"
+
+
+def dumps_strict(data) -> str:
+    """JSON with plain numbers only: NaN or infinity raise instead of writing invalid JSON."""
+    return json.dumps(data, allow_nan=False, ensure_ascii=False, indent=2)
+
+
+def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: str | None = None) -> str:
+    """``Styler.to_latex`` with significant cells in bold (``\\bfseries``), missing values as --."""
+    numeric = table.select_dtypes("number").columns
+    styler = table.style.format(precision=3, na_rep="--", escape="latex", subset=list(numeric))
+    if len(numeric) < len(table.columns):
+        other = [c for c in table.columns if c not in numeric]
+        styler = styler.format(na_rep="--", escape="latex", subset=other)
+    styler = styler.format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
+    if bold is not None:
+        mask = bold.reindex(index=table.index, columns=table.columns).fillna(False).astype(bool)
+        styler = styler.apply(lambda _: np.where(mask.to_numpy(), "font-weight: bold;", ""), axis=None)
+    return styler.to_latex(convert_css=True, hrules=True, caption=caption)
+
+
+def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
+    """Write every file of ``report`` under ``out_dir``; returns the file names written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    def put(name, text):
+        (out / name).write_text(text, encoding="utf-8")
+        written.append(name)
+
+    put(REPORT_JSON, dumps_strict(report.data) + "\n")
+    for name, table in report.tables.items():
+        put(f"{name}.csv", table.to_csv())
+        put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=name.replace("_", " ")))
+    if render_figures:
+        for name, data in report.figures.items():
+            fig = figs.FIGURES[name](data)
+            for ext in ("png", "svg"):
+                fig.savefig(out / f"{name}.{ext}", dpi=120)
+                written.append(f"{name}.{ext}")
+    if report.hard_subset is not None:
+        extra = {qid: {"partition": int(k)} for qid, k in report.hard_subset["partition"].items()}
+        lines = [json.dumps(r, ensure_ascii=False) for r in corpus_records(report.hard_subset.drop(columns="partition"), extra)]
+        put(HARD_SUBSET, "".join(line + "\n" for line in lines))
+    return written

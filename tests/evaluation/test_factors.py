@@ -1,0 +1,102 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import mannwhitneyu
+
+from evaluation import factors as fx
+
+
+def questions(**columns):
+    n = len(next(iter(columns.values())))
+    return pd.DataFrame(columns, index=[f"q{i + 1}" for i in range(n)])
+
+
+def test_missing_attribute_is_on_neither_side():
+    qs = questions(dist=[1, 3, None, 2, 0, 5])
+    side, threshold = fx.factor_side(qs, fx.FACTORS_BY_NAME["dist"])
+    assert threshold == 2
+    assert list(side[[0, 1, 3, 4, 5]]) == [0, 1, 1, 0, 1]
+    assert math.isnan(side[2])
+
+
+def test_factor_effect_hand_computed():
+    side = np.array([0, 1, np.nan, 1, 0, 1])
+    X = np.array([[1.0], [0.0], [1.0], [0.5], [1.0], [0.0]])
+    eff = fx.factor_effect(X, side)
+    assert eff["s_hard"][0] == pytest.approx(1 / 6)
+    assert eff["s_easy"][0] == pytest.approx(1.0)
+    assert eff["diff"][0] == pytest.approx(-5 / 6)
+    assert eff["u"][0] == 0  # no hard score beats an easy one
+    assert eff["p_value"][0] == pytest.approx(mannwhitneyu([0, 0.5, 0], [1, 1]).pvalue)
+    assert eff["size_pct"] == pytest.approx(60.0)
+    assert (eff["n_hard"], eff["n_easy"]) == (3, 2)
+
+
+def test_unlabeled_scores_left_out_of_means_and_test():
+    side = np.array([1, 1, 0, 0])
+    X = np.array([[0.0], [np.nan], [1.0], [0.5]])
+    eff = fx.factor_effect(X, side)
+    assert eff["s_hard"][0] == 0.0 and eff["n_hard_scored"][0] == 1
+    assert eff["p_value"][0] == pytest.approx(mannwhitneyu([0.0], [1.0, 0.5]).pvalue)
+
+
+def test_empty_side_gives_nan_not_error():
+    eff = fx.factor_effect(np.array([[1.0], [0.0]]), np.array([0.0, 0.0]))
+    assert math.isnan(eff["s_hard"][0]) and math.isnan(eff["diff"][0]) and math.isnan(eff["p_value"][0])
+    assert not fx.is_significant(float(eff["p_value"][0]))
+
+
+def test_predefined_factors():
+    qs = questions(
+        frame_freq=[1.0, 2.0, 3.0, 4.0, None], coref=[True, False, None, True, False],
+        lu_pos=["noun", "verb", "noun", None, "adj"], trigger_in_question=[False, True, True, None, False],
+        frame_elements=[["A"], ["A", "B"], ["A", "B", "C"], None, []],
+    )
+    sides, thresholds = fx.factor_sides(qs, [fx.FACTORS_BY_NAME[n] for n in ("bias", "coref", "trigger", "lu_in_q", "nb_fes")])
+    assert thresholds["bias"] == 2.5
+    assert list(sides["bias"].fillna(-1)) == [1, 1, 0, 0, -1]
+    assert list(sides["coref"].fillna(-1)) == [1, 0, -1, 1, 0]
+    assert list(sides["trigger"].fillna(-1)) == [1, 0, 1, -1, 0]
+    assert list(sides["lu_in_q"].fillna(-1)) == [1, 0, 0, -1, 1]
+    assert list(sides["nb_fes"].fillna(-1)) == [1, 1, 0, -1, 1]
+
+
+def test_entropy_from_corpus_and_lexicon():
+    qs = questions(frame=["F1", "F1", "F1", "F1", "F2", "F2", "F3", "F3", "F3", "F3", None],
+                   lu=["a.v", "a.v", "b.n", "b.n", "c.v", "c.v", "d.v", "e.v", "f.v", "g.v", None])
+    ent = fx.frame_entropy(qs)
+    assert ent.to_dict() == pytest.approx({"F1": 1.0, "F2": 0.0, "F3": 2.0})
+    side, threshold = fx.factor_side(qs, fx.FACTORS_BY_NAME["entropy"], ent)
+    assert threshold == 1.0  # median over frames, not over questions
+    assert list(np.nan_to_num(side, nan=-1)) == [0] * 6 + [1] * 4 + [-1]
+    lex = fx.frame_entropy(qs, "lexicon", {"F1": ["a.v", "b.n", "c.n", "d.n"], "F2": ["x.v"], "F9": ["y.v", "z.v"]})
+    assert lex.to_dict() == pytest.approx({"F1": 2.0, "F2": 0.0, "F9": 1.0})
+    side, threshold = fx.factor_side(qs, fx.FACTORS_BY_NAME["entropy"], lex)
+    assert threshold == 1.0  # median over the lexicon's frames
+    assert list(np.nan_to_num(side, nan=-1)) == [1] * 4 + [0] * 2 + [-1] * 5  # F3 not in the lexicon
+
+
+def test_custom_factor_from_text_and_meta_attribute():
+    f = fx.parse_factor("long:ctx_len:>=:median")
+    assert f == fx.Factor("long", "ctx_len", ">=", "median")
+    qs = questions(meta=[{"ctx_len": 10}, {"ctx_len": 30}, {}, {"ctx_len": 20}])
+    side, threshold = fx.factor_side(qs, f)
+    assert threshold == 20
+    assert list(np.nan_to_num(side, nan=-1)) == [0, 1, -1, 1]
+    assert fx.parse_factor("yes:coref:==:true").threshold is True
+    with pytest.raises(ValueError, match="comparison"):
+        fx.parse_factor("x:dist:=~:2")
+    with pytest.raises(ValueError, match="predefined"):
+        fx.parse_factor("nonsense")
+
+
+def test_share_by_group_and_combinations():
+    side_a = np.array([1, 1, 0, 0, np.nan, 1])
+    side_b = np.array([1, 0, 1, 0, 1, np.nan])
+    part = np.array([1, 1, 2, 2, 2, 3])
+    shares = fx.share_by_group(side_a, part, [1, 2, 3, 4])
+    assert shares[1] == 1.0 and shares[2] == 0.0 and shares[3] == 1.0 and math.isnan(shares[4])
+    masks = fx.combination_masks(side_a, side_b)
+    assert [np.flatnonzero(m).tolist() for m in masks.values()] == [[3], [1], [2], [0]]

@@ -1,0 +1,112 @@
+"""EM and F1 of the report against the official SQuAD v1.1 evaluation, re-implemented here from
+the evaluate-v1.1.py script (independently of evaluation.metrics), on the real dev predictions."""
+import json
+import re
+import string
+import time
+from collections import Counter
+
+import pytest
+
+from evaluation.inputs import read_inputs
+from evaluation.report import ReportConfig, compute_report
+from tests.conftest import SQUAD, SQUAD_SMALL
+
+# README.md of the data: the official figures on the full dev set.
+README_TABLE = {
+    "bert-ens": (86.21, 92.20), "slqa-plus-ens": (81.95, 88.38), "rnet-plus-ens": (82.47, 88.48),
+    "match-lstm-ens": (67.63, 76.76), "logreg-baseline": (40.14, 50.98), "coattention": (67.64, 76.92),
+    "dcr": (62.52, 71.26), "rasor-ens": (66.43, 74.94), "span-classifier": (65.71, 74.69), "rnet": (65.88, 75.21),
+}
+
+
+# --- evaluate-v1.1.py, as published with SQuAD v1.1 ---------------------------------------------
+def normalize_answer(s):
+    def remove_articles(text):
+        return re.sub(r"\b(a|an|the)\b", " ", text)
+
+    def white_space_fix(text):
+        return " ".join(text.split())
+
+    def remove_punc(text):
+        exclude = set(string.punctuation)
+        return "".join(ch for ch in text if ch not in exclude)
+
+    return white_space_fix(remove_articles(remove_punc(s.lower())))
+
+
+def f1_score(prediction, ground_truth):
+    prediction_tokens = normalize_answer(prediction).split()
+    ground_truth_tokens = normalize_answer(ground_truth).split()
+    common = Counter(prediction_tokens) & Counter(ground_truth_tokens)
+    num_same = sum(common.values())
+    if num_same == 0:
+        return 0
+    precision = 1.0 * num_same / len(prediction_tokens)
+    recall = 1.0 * num_same / len(ground_truth_tokens)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def exact_match_score(prediction, ground_truth):
+    return normalize_answer(prediction) == normalize_answer(ground_truth)
+
+
+def metric_max_over_ground_truths(metric_fn, prediction, ground_truths):
+    return max(metric_fn(prediction, gt) for gt in ground_truths)
+
+
+def official(folder):
+    """{system: (EM, F1)} in %, every dev question counted, a missing prediction scoring 0."""
+    answers = {}
+    with open(folder / "corpus.jsonl", encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            answers[row["id"]] = row["answers"]
+    preds = {}
+    with open(folder / "predictions.jsonl", encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            preds.setdefault(row["system"], {})[row["question_id"]] = row["answer"]
+    out = {}
+    for system, by_q in preds.items():
+        em = f1 = 0.0
+        for qid, gts in answers.items():
+            if qid not in by_q:
+                continue
+            em += metric_max_over_ground_truths(exact_match_score, by_q[qid], gts)
+            f1 += metric_max_over_ground_truths(f1_score, by_q[qid], gts)
+        out[system] = (100.0 * em / len(answers), 100.0 * f1 / len(answers))
+    return out
+# -------------------------------------------------------------------------------------------------
+
+
+def report_scores(folder):
+    q, p, l = read_inputs(folder / "corpus.jsonl", folder / "predictions.jsonl")
+    report = compute_report(q, p, l, ReportConfig(n_boot=0))
+    return {r["system"]: (100 * r["em"], 100 * r["f1"]) for r in report.data["systems"] if r["system"] != "ROVER"}
+
+
+def compare(folder):
+    expected = official(folder)
+    got = report_scores(folder)
+    assert set(got) == set(expected)
+    for system, (em, f1) in expected.items():
+        assert got[system][0] == pytest.approx(em, abs=1e-9), system
+        assert got[system][1] == pytest.approx(f1, abs=1e-9), system
+    return got
+
+
+def test_small_matches_official(squad_small):
+    compare(squad_small)
+
+
+@pytest.mark.slow
+def test_full_dev_matches_official_and_readme():
+    if not SQUAD.exists():
+        pytest.skip(f"shared data not found at {SQUAD}")
+    started = time.perf_counter()
+    got = compare(SQUAD)
+    for system, (em, f1) in README_TABLE.items():
+        assert round(got[system][0], 2) == em, system
+        assert round(got[system][1], 2) == f1, system
+    assert time.perf_counter() - started < 60

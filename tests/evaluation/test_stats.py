@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+
+from evaluation import stats
+
+
+def test_holm_hand_computed():
+    # sorted p: 0.01, 0.02, 0.04 (m=3): 0.03, 0.04, 0.04 (monotone), NaN ignored
+    out = stats.holm([0.04, 0.01, np.nan, 0.02])
+    assert out[1] == pytest.approx(0.03)
+    assert out[3] == pytest.approx(0.04)
+    assert out[0] == pytest.approx(0.04)
+    assert np.isnan(out[2])
+    assert stats.holm([0.6, 0.7])[1] == 1.0  # capped
+
+
+def test_floor_delta_as_in_paper():
+    assert stats.floor_delta(-0.03) == -3
+    assert stats.floor_delta(0.8 - 0.83) == -3  # not -4 from 1e-17 noise
+    assert stats.floor_delta(-0.0001) == -1
+    assert stats.floor_delta(0.0299) == 2
+    assert stats.floor_delta(float("nan")) is None
+
+
+def test_bootstrap_seeded_and_sensible():
+    rng = np.random.default_rng(1)
+    X = rng.random((500, 3))
+    X[::7, 1] = np.nan  # undefined values are left out of each replicate
+    a = stats.stratified_bootstrap_means(X, np.zeros(500, int), 400, seed=3)[0]
+    b = stats.stratified_bootstrap_means(X, np.zeros(500, int), 400, seed=3)[0]
+    assert np.array_equal(a, b)
+    ci = stats.percentile_ci(a)
+    means = np.nanmean(X, axis=0)
+    assert (ci[0] < means).all() and (means < ci[1]).all()
+    # the width is close to the normal-theory width 2 x 1.96 x sd / sqrt(n)
+    width = ci[1, 0] - ci[0, 0]
+    assert width == pytest.approx(2 * 1.96 * X[:, 0].std() / np.sqrt(500), rel=0.25)
+
+
+def test_bootstrap_strata_resample_within_group():
+    X = np.array([[0.0]] * 50 + [[1.0]] * 50)
+    groups = np.array([0] * 50 + [1] * 50)
+    reps = stats.stratified_bootstrap_means(X, groups, 50, seed=0)
+    assert (reps[0] == 0).all() and (reps[1] == 1).all()
+    assert set(stats.stratified_bootstrap_means(X, np.array([-1] * 50 + [1] * 50), 10)) == {1}
