@@ -128,9 +128,9 @@ def run_body(job, progress, backend_factory=create_backend):
     """The job body (``annotation.jobs.run_job(job_id, run_body)``)."""
     run = InferenceRun.objects.select_related("corpus", "system").get(job=job)
     requested = job.params.get("device", "auto")
-    extra = {"run": run} if run.backend == "openai" else {}
-    backend = backend_factory(run.backend, {**run.parameters, "batch_size": run.batch_size, "device": requested},
-                              **extra)
+    backend = backend_factory(run.backend, {**run.parameters, "batch_size": run.batch_size, "device": requested})
+    if hasattr(backend, "run"):
+        backend.run = run  # chat exchanges point at their run (and question)
     total = Question.objects.filter(corpus_id=run.corpus_id).count()
     pending = list(pending_questions(run).values_list("id", "question", "context", "language"))
     already = total - len(pending)

@@ -142,3 +142,33 @@ def test_openai_backend_on_error_empty_keeps_going():
         with pytest.raises(ChatError):
             failing.answer([QAItem(1, "q", "c")])
 
+
+
+@pytest.mark.django_db
+def test_openai_run_as_a_job_stores_every_exchange(corpus):
+    from annotation.jobs import run_job
+    from annotation.models import Job, Prediction
+    from models_runner import inference
+
+    seen = []
+
+    def responder(body):
+        seen.append(body["messages"][-1]["content"])
+        if len(seen) == 2:
+            return 429, {"error": {"message": "slow down"}}
+        return '"Warsaw"' if "Warsaw" in seen[-1] else "NULL"
+
+    with OpenAIStub(responder) as stub:
+        run = inference.prepare_run(corpus, "gpt-stub", "openai", {"model": "stub", "base_url": stub.base_url,
+                                                                     "backoff_base": 0.01, "requests_per_minute": 0},
+                                    batch_size=2)
+        job = run_job(run.job_id, inference.run_body)
+    assert job.status == Job.SUCCEEDED, job.error
+    answers = dict(Prediction.objects.filter(system=run.system).values_list("question__external_id", "answer"))
+    assert answers == {"q1": "", "q2": "Warsaw", "q3": "", "q4": "", "q5": ""}
+    exchanges = LLMExchange.objects.filter(run=run)
+    assert exchanges.count() == 5 and len(stub.requests) == 6
+    assert sorted(exchanges.values_list("attempts", flat=True)) == [1, 1, 1, 1, 2]
+    assert set(exchanges.values_list("question__corpus__name", flat=True)) == {"mini"}
+    run.refresh_from_db()
+    assert run.device == "api" and run.revision == "stub" and "[system]" in run.prompt_template
