@@ -1,3 +1,15 @@
 from django.urls import path
 
-urlpatterns = []
+from evaluation import api, views
+
+urlpatterns = [
+    path("", views.reports, name="reports"),
+    path("reports/<int:pk>/", views.report_detail, name="report-detail"),
+    path("reports/<int:pk>/progress/", views.report_progress, name="report-progress"),
+    path("reports/<int:pk>/files/<str:name>", views.report_file, name="report-file"),
+    path("api/reports/", api.ReportJobs.as_view(), name="api-reports"),
+    path("api/reports/<int:pk>/", api.ReportJob.as_view(), name="api-report"),
+    path("api/reports/<int:pk>/report.json", api.ReportJSON.as_view(), name="api-report-json"),
+    path("api/reports/<int:pk>/files/", api.ReportFiles.as_view(), name="api-report-files"),
+    path("api/reports/<int:pk>/files/<str:name>", api.ReportFile.as_view(), name="api-report-file"),
+]

@@ -1,0 +1,88 @@
+"""REST API of the reports (DRF): start a report job, its status, its report.json and its files.
+Researchers and admins only."""
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import IsResearcherRole, JobSerializer
+from annotation.models import Corpus
+from evaluation import files
+from evaluation.report import METRICS
+from evaluation.tasks import start_report
+
+
+class ReportRequest(serializers.Serializer):
+    corpus = serializers.SlugField(max_length=100)
+    systems = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list)
+    alpha = serializers.FloatField(required=False, default=5, min_value=0.5)
+    metric = serializers.ChoiceField(choices=list(METRICS), required=False, default="hscore")
+    n_boot = serializers.IntegerField(required=False, default=1000, min_value=0, max_value=20000)
+    seed = serializers.IntegerField(required=False, default=0)
+
+    def validate_corpus(self, value):
+        corpus = Corpus.objects.filter(name=value).first()
+        if corpus is None:
+            raise serializers.ValidationError(f"no corpus named {value!r}")
+        return corpus
+
+
+class ReportJobs(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = JobSerializer
+
+    def get_queryset(self):
+        return files.report_jobs()
+
+    @extend_schema(request=ReportRequest, responses={202: JobSerializer})
+    def post(self, request):
+        form = ReportRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        d = form.validated_data
+        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"])
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ReportJob(generics.RetrieveAPIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+    serializer_class = JobSerializer
+
+    def get_queryset(self):
+        return files.report_jobs()
+
+
+class ReportJSON(APIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+
+    def get(self, request, pk):
+        job = get_object_or_404(files.report_jobs(), pk=pk)
+        data = files.load_json(job)
+        if data is None:
+            return Response({"detail": f"report not available (job {job.status})", "status": job.status},
+                            status=status.HTTP_409_CONFLICT)
+        return Response(data)
+
+
+class ReportFiles(APIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+
+    def get(self, request, pk):
+        job = get_object_or_404(files.report_jobs(), pk=pk)
+        return Response({"status": job.status, "files": [
+            {"name": n, "url": request.build_absolute_uri(f"/research/api/reports/{job.pk}/files/{n}")}
+            for n in files.file_names(job)]})
+
+
+class ReportFile(APIView):
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+
+    def get(self, request, pk, name):
+        job = get_object_or_404(files.report_jobs(), pk=pk)
+        path = files.file_path(job, name)
+        if path is None:
+            raise NotFound("no such file in this report")
+        return FileResponse(open(path, "rb"), content_type=files.content_type(name), as_attachment=True, filename=name)

@@ -1,0 +1,47 @@
+"""The report's input DataFrames built from the database rows of one corpus (thin shell).
+
+Same tables as ``evaluation.inputs`` reads from files; the triplet of each prediction is its
+``Prediction.triplet`` row (``tkey`` = ``t<id>``), labels are the current ``Label`` rows.
+"""
+from __future__ import annotations
+
+import pandas as pd
+from django.db.models import Count
+
+from annotation.interchange import SEMANTIC_FIELDS
+from annotation.models import FrameAnnotation, Label, Prediction, Question
+
+
+def _tkey(triplet_id):
+    return None if triplet_id is None else f"t{triplet_id}"
+
+
+def report_inputs(corpus):
+    """(questions, predictions, labels or None) for ``corpus``."""
+    fields = ["external_id", "context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta"]
+    rows = list(Question.objects.filter(corpus=corpus).order_by("position", "id").values_list(*fields))
+    questions = pd.DataFrame.from_records(rows, columns=["question_id", *fields[1:]]).set_index("question_id")
+    questions = questions.astype({f: object for f in SEMANTIC_FIELDS})
+    questions = questions.where(questions.notna(), None)
+    questions["answers"] = questions["answers"].map(lambda a: list(a) if isinstance(a, list) else [])
+    questions["meta"] = questions["meta"].map(lambda m: m if isinstance(m, dict) else {})
+    preds = Prediction.objects.filter(question__corpus=corpus).order_by("system_id", "question__position", "id")
+    predictions = pd.DataFrame.from_records(
+        list(preds.values_list("question__external_id", "system__name", "answer", "triplet_id")),
+        columns=["question_id", "system", "answer", "triplet"],
+    )
+    predictions["tkey"] = predictions["triplet"].map(_tkey).astype(object)
+    predictions = predictions.drop(columns="triplet")
+    labels = Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False).order_by("updated_at", "id")
+    label_rows = list(labels.values_list("triplet_id", "annotator__username", "value"))
+    if not label_rows:
+        return questions, predictions, None
+    labels = pd.DataFrame.from_records(label_rows, columns=["triplet", "annotator", "label"])
+    labels["tkey"] = labels.pop("triplet").map(_tkey)
+    return questions, predictions, labels
+
+
+def frame_outcomes(corpus) -> dict:
+    """SPEC 8.4: how many questions of each frame-proxy outcome (no_trigger, unknown_frame, ...)."""
+    rows = FrameAnnotation.objects.filter(question__corpus=corpus).values("outcome").annotate(n=Count("id"))
+    return {r["outcome"]: r["n"] for r in rows}

@@ -1,0 +1,61 @@
+"""Celery task of the evaluation app: a thin shell computing a report from the database as a Job."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from celery import shared_task
+from django.conf import settings
+
+from annotation.jobs import create_job, enqueue, run_job
+from annotation.models import Corpus
+from evaluation import database
+from evaluation.outputs import write_report
+from evaluation.report import ReportConfig, compute_report
+
+JOB_KIND = "report"
+
+
+class ReportInputError(ValueError):
+    """Bad report parameters (unknown system, metric...): shown to the user as is."""
+
+    user_facing = True
+
+    def as_dict(self):
+        return {"message": str(self)}
+
+
+def report_dir(job_id) -> Path:
+    return Path(settings.MEDIA_ROOT) / "reports" / str(job_id)
+
+
+def report_body(job, progress):
+    p = job.params
+    corpus = Corpus.objects.get(pk=p["corpus_id"])
+    progress(done=0, total=6, message="loading predictions and labels", force=True)
+    questions, predictions, labels = database.report_inputs(corpus)
+    if predictions.empty:
+        raise ReportInputError(f"corpus {corpus.name} has no predictions")
+    try:
+        config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", 5), metric=p.get("metric", "hscore"),
+                              dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", 1000), seed=p.get("seed", 0))
+        report = compute_report(questions, predictions, labels, config, progress=progress)
+    except ValueError as exc:
+        raise ReportInputError(str(exc)) from None
+    report.data["corpus"] = corpus.name
+    report.data["frame_proxy_outcomes"] = database.frame_outcomes(corpus)
+    files = write_report(report, report_dir(job.pk))
+    return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],
+            "n_questions": report.data["n_questions"]}
+
+
+@shared_task(name="evaluation.tasks.build_report")
+def build_report(job_id):
+    job = run_job(job_id, report_body)
+    return job.status if job else None
+
+
+def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0):
+    params = {"corpus_id": corpus.pk, "corpus": corpus.name, "systems": list(systems or []), "alpha": alpha,
+              "metric": metric, "n_boot": n_boot, "seed": seed}
+    job = create_job(JOB_KIND, params, user=user, total=6)
+    return enqueue(job, build_report)

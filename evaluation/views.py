@@ -1,0 +1,59 @@
+"""Researcher pages: start a report, watch its progress (htmx polling), see tables and figures,
+download every file. Researchers and admins only; annotators get 403."""
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.views.access import researcher_required
+from evaluation import files
+from evaluation.forms import ReportForm
+from evaluation.tasks import start_report
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def reports(request):
+    form = ReportForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"])
+        return redirect("report-detail", pk=job.pk)
+    jobs = files.report_jobs()[:30]
+    return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs},
+                  status=400 if request.method == "POST" else 200)
+
+
+def _job(pk):
+    return get_object_or_404(files.report_jobs(), pk=pk)
+
+
+@researcher_required
+@require_GET
+def report_detail(request, pk):
+    job = _job(pk)
+    names = files.file_names(job)
+    context = {"job": job, "files": names, "data": files.load_json(job), "tables": files.html_tables(job),
+               "figures": [n for n in names if n.endswith(".svg")]}
+    return render(request, "evaluation/report_detail.html", context)
+
+
+@researcher_required
+@require_GET
+def report_progress(request, pk):
+    job = _job(pk)
+    response = render(request, "evaluation/_progress.html", {"job": job})
+    if job.status in job.FINISHED and request.headers.get("HX-Request"):
+        response["HX-Refresh"] = "true"  # reload the page once: tables and figures appear
+    return response
+
+
+@researcher_required
+@require_GET
+def report_file(request, pk, name):
+    job = _job(pk)
+    path = files.file_path(job, name)
+    if path is None:
+        raise Http404("no such file in this report")
+    inline = name.endswith((".png", ".svg"))
+    return FileResponse(open(path, "rb"), content_type=files.content_type(name), as_attachment=not inline,
+                        filename=name)

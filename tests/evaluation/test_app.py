@@ -1,0 +1,154 @@
+"""The report in the app: the Celery task over the database, the researcher pages, the REST API,
+and who may reach them (role x endpoint x method)."""
+import json
+
+import pytest
+
+from annotation.models import Job, Label, Triplet
+from evaluation import database
+from evaluation.report import ReportConfig, compute_report
+from evaluation.tasks import build_report, report_dir, start_report
+
+pytestmark = pytest.mark.django_db
+
+
+def label(corpus, qid, answer, user, value):
+    triplet = Triplet.objects.get(question__corpus=corpus, question__external_id=qid, normalized_answer=answer)
+    Label.objects.create(triplet=triplet, annotator=user, value=value)
+
+
+@pytest.fixture
+def world(tiny_corpus, make_user, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    users = {r: make_user(r[:3], r) for r in ("annotator", "researcher", "admin")}
+    ann2 = make_user("ann2", "annotator")
+    label(tiny_corpus, "q1", "Denver Broncos", users["annotator"], "correct")
+    label(tiny_corpus, "q1", "Denver Broncos", ann2, "partial")
+    label(tiny_corpus, "q1", "Carolina Panthers", users["annotator"], "incorrect")
+    label(tiny_corpus, "q2", "Warsaw", users["annotator"], "partial")
+    job = start_report(tiny_corpus, users["researcher"], n_boot=50)
+    build_report(job.pk)  # the task body, run here (no broker in tests)
+    job.refresh_from_db()
+    return {"users": users, "corpus": tiny_corpus, "job": job}
+
+
+def test_task_computes_report_from_database(world):
+    job = world["job"]
+    assert job.status == Job.SUCCEEDED, job.error
+    folder = report_dir(job.pk)
+    data = json.loads((folder / "report.json").read_text())
+    rows = {r["system"]: r for r in data["systems"]}
+    # sys-alpha: q1 triplet (correct, partial) 0.75, q2 partial 0.5, q3 unlabeled
+    assert rows["sys-alpha"]["hscore"] == pytest.approx(0.625)
+    assert rows["sys-alpha"]["coverage"] == pytest.approx(2 / 3)
+    assert rows["sys-beta"]["hscore"] == pytest.approx(0.75)  # " Denver  Broncos" shares the triplet
+    assert rows["sys-gamma"]["hscore"] == 0.0
+    assert rows["reference"]["hscore"] == pytest.approx(0.625)
+    assert data["partitions"]["n_systems"] == 3  # reference does not vote
+    assert data["agreement"]["n_items"] == 1
+    assert {"report.json", "systems.csv", "systems.tex", "partitions.png", "partitions.svg"} <= set(job.result["files"])
+
+
+def test_database_inputs_match_offline_computation(world):
+    q, p, l = database.report_inputs(world["corpus"])
+    assert list(p["system"].unique()) == ["reference", "sys-alpha", "sys-beta", "sys-gamma"]
+    a = compute_report(q, p, l, ReportConfig(n_boot=0)).data["systems"]
+    # the same labels keyed by (question, answer) instead of triplet ids give the same scores
+    tmap = {f"t{t.pk}": (t.question.external_id, t.answer) for t in Triplet.objects.select_related("question")}
+    offline_labels = l.assign(question_id=l["tkey"].map(lambda k: tmap[k][0]), answer=l["tkey"].map(lambda k: tmap[k][1]))
+    b = compute_report(q, p.drop(columns="tkey"), offline_labels.drop(columns="tkey"), ReportConfig(n_boot=0)).data["systems"]
+    assert a == b
+
+
+def test_bad_parameters_fail_the_job_with_a_clear_message(world):
+    job = start_report(world["corpus"], world["users"]["researcher"], systems=["nope"], n_boot=0)
+    build_report(job.pk)
+    job.refresh_from_db()
+    assert job.status == Job.FAILED
+    assert "unknown system(s) for ROVER: nope" in job.error and "Traceback" not in job.error
+
+
+def test_pages_show_progress_tables_and_figures(world, client):
+    client.force_login(world["users"]["researcher"])
+    job = world["job"]
+    page = client.get(f"/research/reports/{job.pk}/").content.decode()
+    assert "partitions.svg" in page and "<table" in page and "sys-alpha" in page
+    assert 'hx-trigger="every 1s"' not in page  # finished: no more polling
+    pending = start_report(world["corpus"], world["users"]["researcher"])
+    page = client.get(f"/research/reports/{pending.pk}/").content.decode()
+    assert 'hx-trigger="every 1s"' in page and f"/research/reports/{pending.pk}/progress/" in page
+    resp = client.get(f"/research/reports/{job.pk}/progress/", HTTP_HX_REQUEST="true")
+    assert resp["HX-Refresh"] == "true"
+    resp = client.get(f"/research/reports/{job.pk}/files/systems.csv")
+    assert resp.status_code == 200 and b"sys-alpha" in b"".join(resp.streaming_content)
+    assert client.get(f"/research/reports/{job.pk}/files/..%2Fsecret").status_code == 404
+    assert client.get(f"/research/reports/{job.pk}/files/other.csv").status_code == 404
+
+
+def test_form_starts_a_report(world, client):
+    client.force_login(world["users"]["researcher"])
+    resp = client.post("/research/", {"corpus": "tiny", "systems": "sys-beta, sys-alpha", "alpha": 3,
+                                      "metric": "em", "n_boot": 0})
+    job = Job.objects.filter(kind="report").order_by("-id").first()
+    assert resp.status_code == 302 and resp["Location"] == f"/research/reports/{job.pk}/"
+    assert job.params["systems"] == ["sys-beta", "sys-alpha"] and job.params["metric"] == "em"
+    assert client.post("/research/", {"corpus": "missing"}).status_code == 400
+
+
+def test_api_start_status_json_and_files(world, client):
+    client.force_login(world["users"]["researcher"])
+    resp = client.post("/research/api/reports/", {"corpus": "tiny", "metric": "f1", "n_boot": 0}, content_type="application/json")
+    assert resp.status_code == 202
+    new = resp.json()["id"]
+    assert client.get(f"/research/api/reports/{new}/").json()["status"] == "created"
+    assert client.get(f"/research/api/reports/{new}/report.json").status_code == 409
+    job = world["job"]
+    data = client.get(f"/research/api/reports/{job.pk}/report.json").json()
+    assert data["systems"][0]["system"] == "reference"
+    listing = client.get(f"/research/api/reports/{job.pk}/files/").json()
+    assert "report.json" in [f["name"] for f in listing["files"]]
+    resp = client.get(f"/research/api/reports/{job.pk}/files/systems.tex")
+    assert resp.status_code == 200 and b"\\begin{tabular}" in b"".join(resp.streaming_content)
+    bad = client.post("/research/api/reports/", {"corpus": "nope"}, content_type="application/json")
+    assert bad.status_code == 400 and "no corpus named" in bad.content.decode()
+
+
+ROLES = ["anonymous", "annotator", "researcher", "admin"]
+METHODS = ["get", "post", "put", "delete"]
+
+
+def endpoints(job):
+    j = job.pk
+    return [
+        ("/research/", "page", {"get", "post"}),
+        (f"/research/reports/{j}/", "page", {"get"}),
+        (f"/research/reports/{j}/progress/", "page", {"get"}),
+        (f"/research/reports/{j}/files/report.json", "page", {"get"}),
+        ("/research/api/reports/", "api", {"get", "post"}),
+        (f"/research/api/reports/{j}/", "api", {"get"}),
+        (f"/research/api/reports/{j}/report.json", "api", {"get"}),
+        (f"/research/api/reports/{j}/files/", "api", {"get"}),
+        (f"/research/api/reports/{j}/files/report.json", "api", {"get"}),
+    ]
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("method", METHODS)
+def test_role_endpoint_method_matrix(world, client, role, method):
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    failures = []
+    for path, kind, methods in endpoints(world["job"]):
+        resp = getattr(client, method)(path, content_type="application/json") if method != "get" else client.get(path)
+        code = resp.status_code
+        if role == "anonymous":
+            ok = (code == 302 and "/login/" in resp["Location"]) if kind == "page" else code in (401, 403)
+        elif role == "annotator":
+            ok = code == 403
+        elif method in methods:
+            ok = code not in (401, 403, 404, 405, 500)
+        else:
+            ok = code == 405
+        if not ok:
+            failures.append(f"{method.upper()} {path} as {role}: {code}")
+    assert not failures, "\n".join(failures)
