@@ -19,7 +19,7 @@ class OpenAIBackend(Backend):
     name = "openai"
     defaults = {
         "model": "", "base_url": "", "api_key_env": "OPENAI_API_KEY", "shots": 1, "examples": None,
-        "requests_per_minute": 60, "max_retries": 5, "backoff_base": 1.0, "backoff_max": 30.0,
+        "requests_per_minute": 0, "max_retries": 5, "backoff_base": 1.0, "backoff_max": 30.0,
         "timeout": 60.0, "temperature": 0.0, "max_tokens": 100, "on_error": "fail",
     }
 

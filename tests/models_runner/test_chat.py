@@ -172,3 +172,18 @@ def test_openai_run_as_a_job_stores_every_exchange(corpus):
     assert set(exchanges.values_list("question__corpus__name", flat=True)) == {"mini"}
     run.refresh_from_db()
     assert run.device == "api" and run.revision == "stub" and "[system]" in run.prompt_template
+
+
+@pytest.mark.django_db
+def test_openai_backend_applies_its_rate_limit():
+    import time
+
+    with OpenAIStub(lambda body: "NULL") as stub:
+        backend = create_backend("openai", {"model": "m", "base_url": stub.base_url,
+                                            "requests_per_minute": 600}).load()
+        start = time.monotonic()
+        backend.answer([QAItem(i, "q", "c") for i in range(4)])
+        elapsed = time.monotonic() - start
+    assert elapsed >= 0.3  # 4 requests, 0.1 s apart
+    starts = list(LLMExchange.objects.order_by("id").values_list("created_at", flat=True))
+    assert len(starts) == 4
