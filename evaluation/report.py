@@ -236,12 +236,26 @@ def _group_means(X, groups, keys):
     return {k: fx._nanmean_rows(X, groups == k) for k in keys}
 
 
-def _ci_by_group(X, groups, n_boot, seed):
-    """{group: (2, columns)} percentile CIs from a stratified bootstrap."""
-    if n_boot <= 0:
-        return {}
-    reps = stats.stratified_bootstrap_means(X, groups, n_boot, seed)
-    return {g: stats.percentile_ci(r) for g, r in reps.items()}
+def _side_codes(side):
+    return np.where(side == 1.0, 1, np.where(side == 0.0, 0, -1))
+
+
+def _frame_codes(questions):
+    if "frame" not in questions or not questions["frame"].notna().any():
+        return None, []
+    codes, names = pd.factorize(questions["frame"])
+    return codes, list(names)
+
+
+def _combination_code(sides, pair, active_names):
+    fa, fb = (tuple(pair) + (None, None))[:2]
+    if fa not in active_names or fb not in active_names:
+        return None, None, None
+    masks = fx.combination_masks(sides[fa].to_numpy(), sides[fb].to_numpy())
+    code = np.full(len(sides), -1)
+    for j, mask in enumerate(masks.values()):
+        code[mask] = j
+    return (fa, fb), masks, code
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -262,18 +276,39 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
         notes.append(f"{table.n_unmatched_labels} label(s) match no prediction's answer and count for no system")
     cols, n_q = table.columns, len(table.question_ids)
     X = table.matrices
-    seed = config.seed
+    part = table.partition
+    entropy = fx.frame_entropy(questions, config.entropy_source, config.lexicon)
+    sides, thresholds = fx.factor_sides(questions, config.factors, entropy)
+    active = [f for f in config.factors if (~np.isnan(sides[f.name].to_numpy())).any()]
+    active_names = [f.name for f in active]
+    frame_codes, frame_names = _frame_codes(questions)
+    combo = _combination_code(sides, config.combination, active_names)
+
+    # One bootstrap (the same resamples of the questions) for every interval of the report.
+    stacked = np.hstack([X[m] for m in available])
+    boot = {}
+    if config.n_boot:
+        progress(done=1, message="bootstrap")
+        tasks = {"systems": (stacked, np.zeros(n_q, dtype=int)), "partitions": (X[metric], np.where(part > 0, part, -1))}
+        for f in active:
+            tasks[f"factor:{f.name}"] = (stacked, _side_codes(sides[f.name].to_numpy()))
+        if frame_codes is not None:
+            tasks["frames"] = (X[metric], frame_codes)
+        if combo[0] is not None:
+            tasks["combination"] = (X[metric], combo[2])
+        boot = stats.bootstrap_group_means(tasks, n_q, config.n_boot, config.seed)
+
+    def boot_ci(name):
+        return {g: stats.percentile_ci(r) for g, r in boot.get(name, {}).items()}
 
     # Systems (Table 1).
     progress(done=1, message="systems table")
-    everyone = np.zeros(n_q, dtype=int)
     sys_ci = {}
     if config.n_boot:
-        stacked = np.hstack([X[m] for m in available])
-        ci = _ci_by_group(stacked, everyone, config.n_boot, seed).get(0)
-        if ci is not None:
+        everyone = boot_ci("systems").get(0)
+        if everyone is not None:
             for i, m in enumerate(available):
-                sys_ci[m] = ci[:, i * len(cols):(i + 1) * len(cols)]
+                sys_ci[m] = everyone[:, i * len(cols):(i + 1) * len(cols)]
     systems_rows = []
     for c, name in enumerate(cols):
         present = table.present[:, c]
@@ -294,10 +329,9 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     progress(done=2, message="ROVER partitions")
     n_sys = len(table.rover_systems)
     keys = list(range(1, n_sys + 1))
-    part = table.partition
     counts = {k: int((part == k).sum()) for k in keys}
     pmeans = _group_means(X[metric], part, keys)
-    pci = _ci_by_group(X[metric], np.where(part > 0, part, -1), config.n_boot, seed + 1)
+    pci = boot_ci("partitions")
     partitions = {
         "n_systems": n_sys, "alpha": config.alpha, "systems": table.rover_systems, "metric": metric,
         "counts": counts, "no_vote": int((part == 0).sum()),
@@ -308,20 +342,14 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
 
     # Factors (Table 2), for every available metric.
     progress(done=3, message="complexity factors")
-    entropy = fx.frame_entropy(questions, config.entropy_source, config.lexicon)
-    sides, thresholds = fx.factor_sides(questions, config.factors, entropy)
-    active = [f for f in config.factors if (~np.isnan(sides[f.name].to_numpy())).any()]
     skipped = [f.name for f in config.factors if f not in active]
     factor_entries, holm_family = [], {}
-    stacked = np.hstack([X[m] for m in available]) if active else None
     for f in active:
         side = sides[f.name].to_numpy()
         diff_ci = None
-        if config.n_boot:
-            code = np.where(side == 1.0, 1, np.where(side == 0.0, 0, -1))
-            reps = stats.stratified_bootstrap_means(stacked, code, config.n_boot, seed + 2)
-            if 0 in reps and 1 in reps:
-                diff_ci = stats.percentile_ci(reps[1] - reps[0])
+        reps = boot.get(f"factor:{f.name}", {})
+        if 0 in reps and 1 in reps:
+            diff_ci = stats.percentile_ci(reps[1] - reps[0])
         for i, m in enumerate(available):
             eff = fx.factor_effect(X[m], side)
             rows = []
@@ -353,11 +381,10 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     # Per frame (Figure 4).
     progress(done=4, message="frames and combinations")
     per_frame = []
-    if "frame" in questions and questions["frame"].notna().any():
-        frames = questions["frame"]
-        codes, names = pd.factorize(frames)
+    if frame_codes is not None:
+        codes, names = frame_codes, frame_names
         fmeans = _group_means(X[metric], codes, range(len(names)))
-        fci = _ci_by_group(X[metric], codes, config.n_boot, seed + 3)
+        fci = boot_ci("frames")
         rc = cols.index(ROVER_NAME)
         for i, name in enumerate(names):
             per_frame.append({
@@ -373,13 +400,9 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
 
     # Two factors combined (Figure 5).
     combinations = None
-    fa, fb = (tuple(config.combination) + (None, None))[:2]
-    if fa in sides and fb in sides and fa in [f.name for f in active] and fb in [f.name for f in active]:
-        masks = fx.combination_masks(sides[fa].to_numpy(), sides[fb].to_numpy())
-        code = np.full(n_q, -1)
-        for j, mask in enumerate(masks.values()):
-            code[mask] = j
-        cci = _ci_by_group(X[metric], code, config.n_boot, seed + 4)
+    if combo[0] is not None:
+        (fa, fb), masks, _ = combo
+        cci = boot_ci("combination")
         subsets = {}
         for j, (label, mask) in enumerate(masks.items()):
             means = fx._nanmean_rows(X[metric], mask)

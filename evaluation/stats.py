@@ -1,8 +1,9 @@
 """Statistics beyond the paper: seeded bootstrap confidence intervals and Holm's correction.
 
-The bootstrap resamples questions with replacement, within strata (a partition, a frame, the hard
-and the easy side of a factor), and is vectorized: each block of replicates is a weights matrix
-(replicates x questions, counts of draws) multiplied with the score matrix (questions x columns).
+The bootstrap resamples the questions with replacement, and every statistic of the report (a
+system's mean, a partition's, a frame's, the two sides of a factor) is computed on the same
+resamples. It is vectorized: each block of replicates is a weights matrix (replicates x questions,
+counts of draws) multiplied with the score matrices (questions x columns).
 Undefined scores (NaN, e.g. unlabeled predictions) are left out of each replicate's mean, exactly as
 in the point estimate.
 """
@@ -24,47 +25,60 @@ def _block_weights(rng, n_rows: int, n_reps: int) -> np.ndarray:
     return np.bincount(flat.ravel(), minlength=n_reps * n_rows).reshape(n_reps, n_rows).astype(np.float32)
 
 
-def stratified_bootstrap_means(X: np.ndarray, groups: np.ndarray, n_boot: int = DEFAULT_BOOT, seed: int = 0,
-                               cells: int = 2_000_000) -> dict:
-    """Bootstrap replicates of the column means of ``X`` within each group.
+def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, seed: int = 0,
+                          cells: int = 4_000_000) -> dict:
+    """Bootstrap replicates of group means, every statistic on the same resamples of the rows.
 
-    ``X``: (rows, columns) floats, NaN = undefined; ``groups``: an integer code per row (negative =
-    left out).
-    Returns ``{group: array (n_boot, columns)}`` of replicate means (NaN where a replicate drew no
-    defined value).
+    ``tasks``: ``{name: (X, codes)}`` with ``X`` (n_rows x columns) floats (NaN = undefined) and
+    ``codes`` an integer group per row (negative = in no group). Each replicate draws n_rows rows
+    with replacement (the questions of a new corpus); a group's replicate mean is the weighted mean
+    of its drawn rows' defined values. Returns ``{name: {group: array (n_boot, columns)}}`` (NaN
+    where a replicate drew no defined value of the group).
     """
     rng = np.random.default_rng(seed)
-    X = np.asarray(X, dtype=float)
-    groups = np.asarray(groups)
-    defined = ~np.isnan(X)
-    X0 = np.where(defined, X, 0.0).astype(np.float32)
-    M = defined.astype(np.float32)
-    out = {}
-    for g in np.unique(groups[groups >= 0]):
-        rows = np.flatnonzero(groups == g)
-        xs, ms = X0[rows], M[rows]
-        all_defined = bool(ms.all())
-        reps = np.empty((n_boot, X.shape[1]))
-        block = max(1, min(n_boot, cells // max(1, len(rows))))  # replicates per weights matrix
-        for start in range(0, n_boot, block):
-            n = min(block, n_boot - start)
-            W = _block_weights(rng, len(rows), n)
-            sums = W @ xs
-            counts = np.full_like(sums, len(rows)) if all_defined else W @ ms
-            with np.errstate(invalid="ignore", divide="ignore"):
-                reps[start:start + n] = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-        out[int(g)] = reps
+    prepared = {}
+    for name, (X, codes) in tasks.items():
+        X = np.asarray(X, dtype=float)
+        codes = np.asarray(codes)
+        groups = {}
+        for g in np.unique(codes[codes >= 0]):
+            rows = np.flatnonzero(codes == g)
+            sub = X[rows]
+            defined = ~np.isnan(sub)
+            groups[int(g)] = (rows, np.where(defined, sub, 0.0).astype(np.float32),
+                              None if defined.all() else defined.astype(np.float32))
+        prepared[name] = groups
+    out = {name: {g: np.empty((n_boot, v[1].shape[1])) for g, v in groups.items()} for name, groups in prepared.items()}
+    block = max(1, min(n_boot, cells // max(1, n_rows)))
+    for start in range(0, n_boot, block):
+        n = min(block, n_boot - start)
+        W = _block_weights(rng, n_rows, n)
+        for name, groups in prepared.items():
+            for g, (rows, xs, ms) in groups.items():
+                Wg = W[:, rows]
+                sums = Wg @ xs
+                counts = np.repeat(Wg.sum(axis=1, keepdims=True), xs.shape[1], axis=1) if ms is None else Wg @ ms
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[name][g][start:start + n] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
     return out
 
 
 def percentile_ci(replicates: np.ndarray, level: float = CI_LEVEL) -> np.ndarray:
-    """(2, columns): the lower and upper percentile bounds, NaN where every replicate is NaN."""
-    tail = (1 - level) / 2 * 100
-    reps = np.asarray(replicates, dtype=float)
+    """(2, columns): lower and upper percentile bounds (linear interpolation, as numpy's default),
+    NaN replicates left out, NaN where every replicate is NaN. Vectorized over columns."""
+    reps = np.sort(np.asarray(replicates, dtype=float), axis=0)  # NaN sort last
+    counts = (~np.isnan(reps)).sum(axis=0)
     out = np.full((2, reps.shape[1]), np.nan)
-    ok = ~np.isnan(reps).all(axis=0)
-    if ok.any():
-        out[:, ok] = np.nanpercentile(reps[:, ok], [tail, 100 - tail], axis=0)
+    ok = counts > 0
+    tail = (1 - level) / 2
+    for i, q in enumerate((tail, 1 - tail)):
+        pos = (np.maximum(counts, 1) - 1) * q
+        lo = np.floor(pos).astype(int)
+        hi = np.minimum(lo + 1, np.maximum(counts - 1, 0))
+        frac = pos - lo
+        a = np.take_along_axis(reps, lo[None, :], axis=0)[0]
+        b = np.take_along_axis(reps, hi[None, :], axis=0)[0]
+        out[i, ok] = (a + (b - a) * frac)[ok]
     return out
 
 
