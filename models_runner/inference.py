@@ -10,6 +10,7 @@ no question ever gets two predictions. At the end the new predictions are linked
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from datetime import timedelta
@@ -48,6 +49,9 @@ def prepare_run(corpus, system_name, backend, options=None, batch_size=8, device
         raise RunError("give the system a name")
     if system_name in RESERVED:
         raise RunError(f"the system name {system_name!r} is reserved")
+    device = (device or "auto").strip().lower()
+    if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", device):
+        raise RunError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")
     options = dict(options or {})
     for key in ("batch_size", "device"):
         options.pop(key, None)

@@ -38,9 +38,10 @@ def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
     rows = [{"id": f"q{i}", "context": f"Team {i} won the match number {i} in the city of Town{i}.",
              "question": f"Which team won match number {i}?", "answers": [f"Team {i}"]} for i in range(N)]
     corpus_file = write_jsonl(tmp_path / "corpus.jsonl", rows)
-    for args in (("migrate", "-v0"), ("import_corpus", str(corpus_file), "--corpus", "killme")):
-        done = manage(env, *args)
-        assert done.returncode == 0, done.stderr
+    setup = ("import django; django.setup(); from django.core.management import call_command; "
+             "call_command('migrate', verbosity=0); call_command('import_corpus', %r, corpus='killme')" % str(corpus_file))
+    done = subprocess.run([sys.executable, "-c", setup], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "run_system", "--corpus", "killme", "--system", "slow-lexical",

@@ -128,6 +128,8 @@ def test_bad_runs_are_refused_with_clear_errors(corpus, tmp_path):
         inference.prepare_run(corpus, "reference", "baseline")
     with pytest.raises(inference.RunError, match="unknown backend"):
         inference.prepare_run(corpus, "s", "magic")
+    with pytest.raises(inference.RunError, match="unknown device 'tpu'"):
+        inference.prepare_run(corpus, "s", "baseline", device="tpu")
     with pytest.raises(inference.RunError, match="unknown option"):
         inference.prepare_run(corpus, "s", "baseline", {"widow": 3})
     System.objects.create(name="imported-one", kind=System.KIND_IMPORTED)
