@@ -6,7 +6,8 @@ import pytest
 from annotation.frame_folds import create_frame_folds
 from annotation.models import FrameCheck
 from annotation.triplet_builder import assign_fold
-from tests.browser.conftest import browser, login, page  # noqa: F401  (fixtures)
+from tests.browser.conftest import login
+from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREENSHOT = os.environ.get("FRAME_CHECK_SCREENSHOT", "/tmp/frame_check.png")
@@ -21,6 +22,7 @@ def test_rate_frame_check_with_keyboard(page, live_server, framed_corpus, make_u
     assert "0 / 4" in page.inner_text("table.data")
     page.click("text=Start")
     page.wait_for_selector("#frame-name")
+    page.wait_for_load_state("load")  # the key handlers are in scripts at the end of the page
     first = fold.items.order_by("position").first().frame_annotation
     assert page.inner_text("#frame-name") == first.frame.name
     assert page.inner_text("#frame-trigger") == first.trigger

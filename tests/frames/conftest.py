@@ -1,0 +1,1 @@
+from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
