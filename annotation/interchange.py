@@ -96,10 +96,36 @@ def iter_json_lines(source, file=None):
             raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
         if not isinstance(obj, dict):
             raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
+        if "\\u" in text:  # NUL and lone surrogates can only come in as \u escapes
+            _check_storable(obj, name, line_no)
         seen_any = True
         yield line_no, obj
     if not seen_any:
         raise InterchangeError("file is empty: no JSON line found", name)
+
+
+def _unstorable(value, key=None):
+    """``(key, reason)`` of the first string no database can store (NUL, unpaired surrogate), else None."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return key, "contains a NUL character (\\u0000)"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return key, "contains an unpaired surrogate (not valid Unicode)"
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = (_unstorable(k, key or k) if isinstance(k, str) else None) or _unstorable(v, key if key is not None else k)
+        if found:
+            return found
+    return None
+
+
+def _check_storable(obj, name, line):
+    found = _unstorable(obj)
+    if found:
+        raise InterchangeError(found[1], name, line, found[0] if isinstance(found[0], str) else None)
 
 
 def _text(obj, field, name, line, allow_empty=False):
@@ -192,6 +218,7 @@ def read_squad(source, file=None):
             stream.close()
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
         raise InterchangeError("not SQuAD format: expected an object with a 'data' list", name, None, "data")
+    _check_storable(doc, name, None)
     language = doc.get("language", "en") if isinstance(doc.get("language", "en"), str) else "en"
     seen = {}
     count = 0
