@@ -140,3 +140,15 @@ def question_segments(question, trigger="", frame_elements=None):
     if pos < len(text):
         pieces.append((text[pos:], "", ""))
     return pieces
+
+
+def frame_check_rows(corpus, lexicon=None):
+    """Rows for ``evaluation.frame_checks``: ``{item, question_id, annotator, frame_rating, fe_rating}``."""
+    checks = FrameCheck.objects.filter(frame_annotation__question__corpus=corpus)
+    if lexicon is not None:
+        checks = checks.filter(frame_annotation__lexicon=lexicon)
+    return [
+        {"item": fa, "question_id": qid, "annotator": who, "frame_rating": fr, "fe_rating": er}
+        for fa, qid, who, fr, er in checks.order_by("id").values_list(
+            "frame_annotation_id", "frame_annotation__question__external_id", "annotator__username", "frame_rating", "fe_rating")
+    ]

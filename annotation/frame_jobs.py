@@ -196,6 +196,15 @@ def _save(question, lexicon_row, frame_ids, result, job, model):
     return annotation
 
 
+def outcome_rows(corpus, lexicon_row=None):
+    """Rows ``{question_id, outcome, frame}`` for ``evaluation.frame_checks.outcome_counts``."""
+    annotations = FrameAnnotation.objects.filter(question__corpus=corpus)
+    if lexicon_row is not None:
+        annotations = annotations.filter(lexicon=lexicon_row)
+    return [{"question_id": q, "outcome": o, "frame": f or None}
+            for q, o, f in annotations.order_by("question__position").values_list("question__external_id", "outcome", "frame_name")]
+
+
 def outcome_counts(corpus, lexicon_row):
     counts = Counter(
         FrameAnnotation.objects.filter(question__corpus=corpus, lexicon=lexicon_row).values_list("outcome", flat=True)

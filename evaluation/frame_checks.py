@@ -14,24 +14,15 @@ full, ``annotation.labels.FRAME_CHECK_RANKS``) and nominal.
 from __future__ import annotations
 
 import math
-from itertools import combinations
 
-import krippendorff
-import numpy as np
 import pandas as pd
 
 from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
+from evaluation.agreement import krippendorff_alpha
 
 OUTCOMES = ("no_trigger", "unknown_frame", "bad_output", "done")
 RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
 TABLE4_ROWS = {"frame": "Frame Prediction", "fes": "Frame Elements"}
-
-
-def _number(x):
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) or math.isinf(x) else x
 
 
 def outcome_counts(outcomes):
@@ -81,46 +72,13 @@ def table4(checks):
     return out
 
 
-def _alpha(matrix, level):
-    """Krippendorff's alpha on an annotators x items matrix of ranks (NaN = missing)."""
-    if matrix.shape[1] == 0:
-        return None
-    try:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
-                                       value_domain=sorted(FRAME_CHECK_RANKS.values()))
-    except (ValueError, ZeroDivisionError):
-        return None
-    return _number(value)
-
-
-def _matrix(df, column):
-    rated = df[df[column].notna()]
-    rated = rated.drop_duplicates(["item", "annotator"], keep="last")
-    per_item = rated.groupby("item")["annotator"].nunique()
-    shared = per_item[per_item >= 2].index
-    rated = rated[rated["item"].isin(shared)]
-    if rated.empty:
-        return np.empty((0, 0)), 0, 0
-    table = rated.assign(rank=rated[column].map(FRAME_CHECK_RANKS)).pivot(index="annotator", columns="item", values="rank")
-    return table.to_numpy(dtype=float), table.shape[1], int(table.notna().to_numpy().sum())
-
-
 def alpha_for(checks, field="frame"):
-    """Alpha (ordinal and nominal) on one rating, overall and per pair of annotators sharing items."""
+    """Alpha (ordinal and nominal) on one rating, overall and per pair of annotators sharing items
+    (``evaluation.agreement.krippendorff_alpha`` with ``FRAME_CHECK_RANKS``)."""
     column = RATING_FIELDS[field]
     df = _checks(checks)
-    df = df[df[column].notna()]
-    matrix, n_items, n_labels = _matrix(df, column)
-    result = {"alpha_ordinal": _alpha(matrix, "ordinal"), "alpha_nominal": _alpha(matrix, "nominal"),
-              "n_items": n_items, "n_labels": n_labels, "pairs": []}
-    for a, b in combinations(sorted(df["annotator"].dropna().unique(), key=str), 2):
-        pair = df[df["annotator"].isin([a, b])]
-        pm, pn, pl = _matrix(pair, column)
-        if pn:
-            result["pairs"].append({"annotators": [a, b], "n_items": pn, "n_labels": pl,
-                                    "alpha_ordinal": _alpha(pm, "ordinal"), "alpha_nominal": _alpha(pm, "nominal")})
-    return result
+    rows = pd.DataFrame({"item": df["item"], "annotator": df["annotator"], "value": df[column]})
+    return krippendorff_alpha(rows, FRAME_CHECK_RANKS)
 
 
 def agreement(checks):

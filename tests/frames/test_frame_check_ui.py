@@ -124,3 +124,26 @@ def test_overlap_fold_never_goes_twice_to_one_annotator(framed_corpus, make_user
     assign_fold(first, user)
     with pytest.raises(FoldError, match="never judges the same item twice"):
         assign_fold(second, user)
+
+
+def test_report_from_database_rows(framed_corpus, make_user):
+    from annotation.frame_jobs import outcome_rows
+    from evaluation.frame_checks import frame_report
+
+    first, second = create_frame_folds(framed_corpus, k=2, overlap=1.0)
+    a, b = make_user("a", "annotator"), make_user("b", "annotator")
+    assign_fold(first, a)
+    assign_fold(second, b)
+    ratings = {"a": ["full", "full", "partial", "erroneous"], "b": ["full", "partial", "partial", "erroneous"]}
+    for user, fold in ((a, first), (b, second)):
+        items = sorted(fold.items.all(), key=lambda i: i.frame_annotation_id)
+        for item, value in zip(items, ratings[user.username]):
+            frame_checking.save_frame_check(user, fold, item, frame_rating=value, fe_rating="full")
+    rows = frame_checking.frame_check_rows(framed_corpus)
+    assert len(rows) == 8 and {r["annotator"] for r in rows} == {"a", "b"}
+    report = frame_report(outcome_rows(framed_corpus), rows)
+    assert report["outcomes"]["done"] == 4 and report["outcomes"]["total"] == 4
+    assert report["table4"]["frame"]["counts"] == {"full": 3, "partial": 3, "erroneous": 2}
+    assert report["table4"]["fes"]["full"] == 100.0
+    assert report["agreement"]["frame"]["n_items"] == 4 and 0 < report["agreement"]["frame"]["alpha_ordinal"] < 1
+    assert report["agreement"]["fes"]["alpha_nominal"] is None  # no variation
