@@ -45,8 +45,11 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
             rows = np.flatnonzero(codes == g)
             sub = X[rows]
             defined = ~np.isnan(sub)
-            groups[int(g)] = (rows, np.where(defined, sub, 0.0).astype(np.float32),
-                              None if defined.all() else defined.astype(np.float32))
+            masks = None
+            if not defined.all():  # counts are needed per distinct pattern of defined values only
+                patterns, inverse = np.unique(defined, axis=1, return_inverse=True)
+                masks = (patterns.astype(np.float32), inverse.ravel())
+            groups[int(g)] = (rows, np.where(defined, sub, 0.0).astype(np.float32), masks)
         prepared[name] = groups
     out = {name: {g: np.empty((n_boot, v[1].shape[1])) for g, v in groups.items()} for name, groups in prepared.items()}
     block = max(1, min(n_boot, cells // max(1, n_rows)))
@@ -57,7 +60,10 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
             for g, (rows, xs, ms) in groups.items():
                 Wg = W[:, rows]
                 sums = Wg @ xs
-                counts = np.repeat(Wg.sum(axis=1, keepdims=True), xs.shape[1], axis=1) if ms is None else Wg @ ms
+                if ms is None:
+                    counts = np.repeat(Wg.sum(axis=1, keepdims=True), xs.shape[1], axis=1)
+                else:
+                    counts = (Wg @ ms[0])[:, ms[1]]
                 with np.errstate(invalid="ignore", divide="ignore"):
                     out[name][g][start:start + n] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
     return out
