@@ -54,6 +54,20 @@ class Backend:
             raise BackendError(f"{key} must be an integer >= {minimum}, got {value!r}")
         return value
 
+    def number_option(self, key, minimum=0.0):
+        value = self.options[key]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < minimum:
+            raise BackendError(f"{key} must be a number >= {minimum}, got {value!r}")
+        return value
+
+    def str_option(self, key, choices=None):
+        value = self.options[key]
+        if not isinstance(value, str):
+            raise BackendError(f"{key} must be a string, got {value!r}")
+        if choices and value not in choices:
+            raise BackendError(f"{key} must be one of {', '.join(choices)}, got {value!r}")
+        return value
+
     def load(self):
         self.loaded = True
         return self

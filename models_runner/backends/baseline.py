@@ -5,7 +5,7 @@ import time
 
 from models_runner import lexical
 
-from .base import Backend, BackendError
+from .base import Backend
 
 
 class BaselineBackend(Backend):
@@ -22,9 +22,7 @@ class BaselineBackend(Backend):
         super().check_options()
         self.int_option("window")
         self.int_option("max_answer_words")
-        delay = self.options["delay_s"]
-        if not isinstance(delay, (int, float)) or delay < 0:
-            raise BackendError(f"delay_s must be a number >= 0, got {delay!r}")
+        self.number_option("delay_s")
 
     def load(self):
         self.device = "cpu"

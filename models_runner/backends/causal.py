@@ -22,6 +22,7 @@ class CausalBackend(HFBackend):
             raise BackendError(str(exc)) from None
         self.int_option("max_new_tokens")
         self.int_option("max_length")
+        self.str_option("adapter")
         self.prompt_template = prompts.few_shot_prompt("{question}", "{context}", self.examples)
 
     def load_model(self, path):

@@ -15,6 +15,8 @@ class HFBackend(Backend):
     def __init__(self, options=None):
         self.defaults = {**self.hf_defaults, **self.defaults}
         super().__init__(options)
+        self.str_option("model")
+        self.str_option("dtype", ("auto", "float32", "float16", "bfloat16"))
         if not self.options["model"]:
             raise BackendError(f"backend {self.name!r} needs a model: give the option model (a local model directory)")
 

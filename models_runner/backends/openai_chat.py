@@ -30,8 +30,15 @@ class OpenAIBackend(Backend):
 
     def check_options(self):
         super().check_options()
+        for key in ("model", "base_url", "api_key_env"):
+            self.str_option(key)
         if not self.options["model"]:
             raise BackendError("backend 'openai' needs the option model (the API's model name)")
+        self.int_option("shots", minimum=0)
+        self.int_option("max_tokens")
+        for key in ("requests_per_minute", "backoff_base", "backoff_max", "temperature"):
+            self.number_option(key)
+        self.number_option("timeout", minimum=0.001)
         try:
             self.examples = prompts.parse_examples(self.options["examples"])
             prompts.chat_messages("q", "c", shots=self.options["shots"], examples=self.examples)

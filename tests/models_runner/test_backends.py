@@ -22,6 +22,12 @@ def test_registry_and_option_errors():
         create_backend("seq2seq")
     with pytest.raises(BackendError, match="batch_size"):
         create_backend("baseline", batch_size=0)
+    for name, bad in [("openai", {"model": "m", "shots": "x"}), ("openai", {"model": 3}),
+                      ("openai", {"model": "m", "backoff_base": "soon"}), ("baseline", {"window": "8"}),
+                      ("baseline", {"delay_s": -1}), ("causal", {"model": "m", "adapter": 7}),
+                      ("extractive", {"model": "m", "dtype": "int4"})]:
+        with pytest.raises(BackendError):
+            create_backend(name, bad)
     with pytest.raises(BackendError, match="lacks"):
         create_backend("seq2seq", {"model": "x", "template": "{question} only"})
 
