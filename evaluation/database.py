@@ -6,10 +6,9 @@ Same tables as ``evaluation.inputs`` reads from files; the triplet of each predi
 from __future__ import annotations
 
 import pandas as pd
-from django.db.models import Count
 
 from annotation.interchange import SEMANTIC_FIELDS
-from annotation.models import FrameAnnotation, Label, Prediction, Question
+from annotation.models import Label, Prediction, Question
 
 
 def _tkey(triplet_id):
@@ -39,9 +38,3 @@ def report_inputs(corpus):
     labels = pd.DataFrame.from_records(label_rows, columns=["triplet", "annotator", "label"])
     labels["tkey"] = labels.pop("triplet").map(_tkey)
     return questions, predictions, labels
-
-
-def frame_outcomes(corpus) -> dict:
-    """SPEC 8.4: how many questions of each frame-proxy outcome (no_trigger, unknown_frame, ...)."""
-    rows = FrameAnnotation.objects.filter(question__corpus=corpus).values("outcome").annotate(n=Count("id"))
-    return {r["outcome"]: r["n"] for r in rows}

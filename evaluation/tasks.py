@@ -42,10 +42,29 @@ def report_body(job, progress):
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
-    report.data["frame_proxy_outcomes"] = database.frame_outcomes(corpus)
+    add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk))
     return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],
             "n_questions": report.data["n_questions"]}
+
+
+def add_frame_section(report, corpus):
+    """SPEC 7 and 8: frame-proxy outcome counts, Table 4 and the agreement on frame checks."""
+    import pandas as pd
+
+    from annotation.frame_checking import frame_check_rows
+    from annotation.frame_jobs import outcome_rows
+    from evaluation import frame_checks
+
+    outcomes, checks = outcome_rows(corpus), frame_check_rows(corpus)
+    if not outcomes and not checks:
+        report.data["frames"] = None
+        return
+    section = frame_checks.frame_report(outcomes, checks)
+    report.data["frames"] = section
+    rows = frame_checks.table4_rows(section["table4"])
+    if rows:
+        report.tables["frame_checks"] = pd.DataFrame(rows).set_index("evaluation")
 
 
 @shared_task(name="evaluation.tasks.build_report")

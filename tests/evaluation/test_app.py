@@ -152,3 +152,25 @@ def test_role_endpoint_method_matrix(world, client, role, method):
         if not ok:
             failures.append(f"{method.upper()} {path} as {role}: {code}")
     assert not failures, "\n".join(failures)
+
+
+def test_frame_section_in_database_report(world, make_user):
+    from annotation.models import FrameAnnotation, FrameCheck, FrameLexicon, Question
+
+    lexicon = FrameLexicon.objects.create(name="mini")
+    checker_a, checker_b = make_user("fa", "annotator"), make_user("fb", "annotator")
+    for i, qid in enumerate(["q1", "q2", "q3"]):
+        question = Question.objects.get(corpus=world["corpus"], external_id=qid)
+        outcome = FrameAnnotation.NO_TRIGGER if qid == "q3" else FrameAnnotation.DONE
+        fa = FrameAnnotation.objects.create(question=question, lexicon=lexicon, outcome=outcome, frame_name="Win")
+        if outcome == FrameAnnotation.DONE:
+            FrameCheck.objects.create(frame_annotation=fa, annotator=checker_a, frame_rating="full", fe_rating="partial")
+            FrameCheck.objects.create(frame_annotation=fa, annotator=checker_b, frame_rating="full" if i else "erroneous",
+                                      fe_rating="partial")
+    job = start_report(world["corpus"], world["users"]["researcher"], n_boot=0)
+    build_report(job.pk)
+    job.refresh_from_db()
+    assert job.status == Job.SUCCEEDED, job.error
+    data = json.loads((report_dir(job.pk) / "report.json").read_text())
+    assert data["frames"]["outcomes"]["no_trigger"] == 1
+    assert "frame_checks.csv" in job.result["files"]
