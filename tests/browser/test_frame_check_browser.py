@@ -13,8 +13,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREENSHOT = os.environ.get("FRAME_CHECK_SCREENSHOT", "/tmp/frame_check.png")
 
 
-def test_rate_frame_check_with_keyboard(page, live_server, framed_corpus, make_user):  # noqa: F811
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+def test_rate_frame_check_with_keyboard(page, live_server, framed_corpus, make_user, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # restored afterwards, so it never leaks
     fold = create_frame_folds(framed_corpus, k=1)[0]
     ann = make_user("ann", "annotator")
     assign_fold(fold, ann)
