@@ -43,7 +43,7 @@ def report_body(job, progress):
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
     add_frame_section(report, corpus)
-    files = write_report(report, report_dir(job.pk))
+    files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
     return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],
             "n_questions": report.data["n_questions"]}
 
@@ -73,8 +73,8 @@ def build_report(job_id):
     return job.status if job else None
 
 
-def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0):
+def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0, figures=True):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, "systems": list(systems or []), "alpha": alpha,
-              "metric": metric, "n_boot": n_boot, "seed": seed}
+              "metric": metric, "n_boot": n_boot, "seed": seed, "figures": figures}
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)

@@ -26,14 +26,19 @@ def world(tiny_corpus, make_user, settings, tmp_path):
     label(tiny_corpus, "q1", "Denver Broncos", ann2, "partial")
     label(tiny_corpus, "q1", "Carolina Panthers", users["annotator"], "incorrect")
     label(tiny_corpus, "q2", "Warsaw", users["annotator"], "partial")
-    job = start_report(tiny_corpus, users["researcher"], n_boot=50)
-    build_report(job.pk)  # the task body, run here (no broker in tests)
-    job.refresh_from_db()
+    job = run_report(tiny_corpus, users["researcher"], figures=False)
     return {"users": users, "corpus": tiny_corpus, "job": job}
 
 
+def run_report(corpus, user, **params):
+    job = start_report(corpus, user, n_boot=params.pop("n_boot", 50), **params)
+    build_report(job.pk)  # the task body, run here (no broker in tests)
+    job.refresh_from_db()
+    return job
+
+
 def test_task_computes_report_from_database(world):
-    job = world["job"]
+    job = run_report(world["corpus"], world["users"]["researcher"])
     assert job.status == Job.SUCCEEDED, job.error
     folder = report_dir(job.pk)
     data = json.loads((folder / "report.json").read_text())
@@ -70,7 +75,7 @@ def test_bad_parameters_fail_the_job_with_a_clear_message(world):
 
 def test_pages_show_progress_tables_and_figures(world, client):
     client.force_login(world["users"]["researcher"])
-    job = world["job"]
+    job = run_report(world["corpus"], world["users"]["researcher"])
     page = client.get(f"/research/reports/{job.pk}/").content.decode()
     assert "partitions.svg" in page and "<table" in page and "sys-alpha" in page
     assert 'hx-trigger="every 1s"' not in page  # finished: no more polling
@@ -167,9 +172,7 @@ def test_frame_section_in_database_report(world, make_user):
             FrameCheck.objects.create(frame_annotation=fa, annotator=checker_a, frame_rating="full", fe_rating="partial")
             FrameCheck.objects.create(frame_annotation=fa, annotator=checker_b, frame_rating="full" if i else "erroneous",
                                       fe_rating="partial")
-    job = start_report(world["corpus"], world["users"]["researcher"], n_boot=0)
-    build_report(job.pk)
-    job.refresh_from_db()
+    job = run_report(world["corpus"], world["users"]["researcher"], n_boot=0, figures=False)
     assert job.status == Job.SUCCEEDED, job.error
     data = json.loads((report_dir(job.pk) / "report.json").read_text())
     assert data["frames"]["outcomes"]["no_trigger"] == 1
