@@ -103,7 +103,7 @@ def start_server(args, env, port):
         try:
             if requests.get(f"http://127.0.0.1:{port}/login/", timeout=2).status_code == 200:
                 return proc
-        except requests.ConnectionError:
+        except requests.RequestException:
             time.sleep(0.2)
     proc.kill()
     raise SystemExit("gunicorn did not answer within 30 s")
