@@ -23,6 +23,8 @@ def test_rate_frame_check_with_keyboard(page, live_server, framed_corpus, make_u
     page.click("text=Start")
     page.wait_for_selector("#frame-name")
     page.wait_for_load_state("load")  # the key handlers are in scripts at the end of the page
+    # count htmx swaps that have settled (new buttons are live only then)
+    page.evaluate("window.settled = 0; document.body.addEventListener('htmx:afterSettle', () => window.settled++)")
     first = fold.items.order_by("position").first().frame_annotation
     assert page.inner_text("#frame-name") == first.frame.name
     assert page.inner_text("#frame-trigger") == first.trigger
@@ -36,19 +38,22 @@ def test_rate_frame_check_with_keyboard(page, live_server, framed_corpus, make_u
     assert page.locator('.rate[data-group="frame"].active').inner_text().endswith("Full")
     assert page.inner_text("#progress-count") == "0 / 4"
     page.keyboard.press("5")  # FEs: partial -> saved, next question
-    page.wait_for_function("document.querySelector('#progress-count').textContent === '1 / 4'")
+    page.wait_for_function("window.settled === 1")
+    assert page.inner_text("#progress-count") == "1 / 4"
     check = FrameCheck.objects.get(annotator=ann)
     assert (check.frame_annotation_id, check.frame_rating, check.fe_rating) == (first.pk, "full", "partial")
     assert check.seconds_spent > 0 and check.events.count() == 1
     assert page.inner_text("#frame-name") != first.frame.name
 
     page.keyboard.press("b")  # back to the first one: its ratings are shown; change the FEs, Enter saves
-    page.wait_for_selector("input[name=revisit]", state="attached")
+    page.wait_for_function("window.settled === 2")
+    assert page.locator("input[name=revisit]").count() == 1
     assert page.inner_text("#frame-name") == first.frame.name
     page.keyboard.press("6")  # one group chosen on this visit: not sent yet
     assert page.locator('.rate[data-group="fe"].active').inner_text().endswith("Erroneous")
     assert check.events.count() == 1
     page.keyboard.press("Enter")
-    page.wait_for_selector("input[name=revisit]", state="detached")
+    page.wait_for_function("window.settled === 3")
+    assert page.locator("input[name=revisit]").count() == 0
     check.refresh_from_db()
     assert (check.frame_rating, check.fe_rating) == ("full", "erroneous") and check.events.count() == 2
