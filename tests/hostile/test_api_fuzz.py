@@ -8,7 +8,9 @@ import base64
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
+from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import not_a_server_error
 
@@ -30,7 +32,15 @@ def api(tiny_corpus, make_user):
     ann = make_user("ann", "annotator")
     folds = create_folds(tiny_corpus, k=2, seed=1, overlap=0)
     assign_fold(folds[0], ann)
-    return schemathesis.openapi.from_wsgi("/api/schema/?format=json", WSGIHandler())
+    # As Django's test client does: the test's transaction must survive each request's end
+    # (on PostgreSQL, close_old_connections would close the connection inside the test transaction).
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield schemathesis.openapi.from_wsgi("/api/schema/?format=json", WSGIHandler())
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def operations(schema):
