@@ -2,6 +2,7 @@
 Researchers and admins only."""
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound
@@ -58,6 +59,7 @@ class ReportJob(generics.RetrieveAPIView):
 class ReportJSON(APIView):
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
+    @extend_schema(operation_id="research_api_report_json", responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
     def get(self, request, pk):
         job = get_object_or_404(files.report_jobs(), pk=pk)
         data = files.load_json(job)
@@ -67,9 +69,15 @@ class ReportJSON(APIView):
         return Response(data)
 
 
+class ReportFileListing(serializers.Serializer):
+    status = serializers.CharField()
+    files = serializers.ListField(child=serializers.DictField(child=serializers.CharField()))
+
+
 class ReportFiles(APIView):
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
+    @extend_schema(operation_id="research_api_report_files", responses=ReportFileListing)
     def get(self, request, pk):
         job = get_object_or_404(files.report_jobs(), pk=pk)
         return Response({"status": job.status, "files": [
@@ -80,6 +88,7 @@ class ReportFiles(APIView):
 class ReportFile(APIView):
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
+    @extend_schema(operation_id="research_api_report_file", responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
     def get(self, request, pk, name):
         job = get_object_or_404(files.report_jobs(), pk=pk)
         path = files.file_path(job, name)
