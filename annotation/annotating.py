@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.db.models import Count, Q
 from django.http import Http404
 
@@ -65,11 +66,12 @@ def fold_progress(fold, user):
 
 def next_item(fold, user):
     """First item without a judgement; when only skipped ones are left, the first skipped one."""
+    mine = Label.objects.filter(triplet_id=OuterRef("triplet_id"), annotator=user)
     items = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
-    todo = items.exclude(triplet__labels__annotator=user).first()
+    todo = items.filter(~Exists(mine)).first()
     if todo is not None:
         return todo
-    return items.filter(triplet__labels__annotator=user, triplet__labels__value__isnull=True).first()
+    return items.filter(Exists(mine.filter(value__isnull=True))).first()
 
 
 def previous_item(fold, user, before_position=None):

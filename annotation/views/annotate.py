@@ -11,16 +11,19 @@ BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items(
 
 
 def _item_context(request, fold, item, notice=None):
-    label = annotating.current_label(item, request.user) if item else None
+    progress = annotating.fold_progress(fold, request.user)
+    started = progress.done + progress.skipped > 0
+    label = annotating.current_label(item, request.user) if item is not None and started else None
+    has_previous = started and annotating.previous_item(
+        fold, request.user, item.position if item is not None else None) is not None
     return {
         "fold": fold,
         "item": item,
         "label": label,
         "buttons": BUTTONS,
-        "progress": annotating.fold_progress(fold, request.user),
+        "progress": progress,
         "submission_id": annotating.new_submission_id(),
-        "has_previous": item is not None and annotating.previous_item(fold, request.user, item.position) is not None
-        or (item is None and annotating.previous_item(fold, request.user) is not None),
+        "has_previous": has_previous,
         "notice": notice,
     }
 
