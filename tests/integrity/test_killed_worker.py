@@ -142,3 +142,33 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
         answered = list(Prediction.objects.filter(system=run.system).values_list("question_id", flat=True))
         assert len(answered) == n and len(set(answered)) == n
         assert done.result["skipped_existing"] >= saved  # the second attempt did not answer them again
+
+
+def test_worker_killed_during_a_report_leaves_no_report_and_the_job_failed(big_import, workers, client, django_user_model):
+    from annotation.importers import import_predictions
+    from annotation.roles import ensure_groups
+    from evaluation import files
+    from evaluation.tasks import build_report, start_report
+
+    corpus, path = big_import
+    import_predictions(path, corpus)  # 1,500 questions x 40 systems: several seconds of report work
+    from unittest import mock
+
+    worker = workers.start()
+    with mock.patch("evaluation.tasks.enqueue", lambda job, task: job):  # sent below, to this test's queue
+        j = start_report(corpus, n_boot=2000, figures=True)
+    build_report.apply_async(args=[j.pk], queue=workers.queue)
+    wait_for(lambda: job(j.pk).status == Job.RUNNING, 60, "the report to start")
+    worker.kill()
+    assert job(j.pk).status == Job.RUNNING
+
+    Job.objects.filter(pk=j.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=STALE_SECONDS + 5))
+    workers.start()
+    dead = wait_for(lambda: (lambda x: x if x.status == Job.FAILED else None)(job(j.pk)), 30, "the reaper")
+    assert "worker lost" in dead.error
+    # A report that did not finish is never served, even if some files reached the disk.
+    assert files.file_names(dead) == [] and files.load_json(dead) is None
+    researcher = django_user_model.objects.create_user("res", password="pw-for-tests-1")
+    researcher.groups.add(ensure_groups()["researcher"])
+    client.force_login(researcher)
+    assert client.get(f"/research/api/reports/{j.pk}/report.json").status_code == 409
