@@ -17,16 +17,21 @@ def test_annotator_labels_with_keyboard(page, live_server, tiny_corpus, make_use
     assert f"0 / {total}" in page.inner_text("table.data")
     page.click("text=Start")
     page.wait_for_selector("#answer")
+    page.wait_for_load_state("load")  # the key handlers come with the script at the end of the page
+    page.evaluate("window.settled = 0; document.body.addEventListener('htmx:afterSettle', () => window.settled++)")
     first_answer = page.inner_text("#answer")
     assert page.inner_text("#progress-count") == f"0 / {total}"
 
     page.keyboard.press("1")  # correct
     page.wait_for_function(f"document.querySelector('#progress-count').textContent === '1 / {total}'")
+    page.wait_for_function("window.settled === 1")
     second_answer = page.inner_text("#answer")
     page.keyboard.press("3")  # incorrect
     page.wait_for_function(f"document.querySelector('#progress-count').textContent === '2 / {total}'")
+    page.wait_for_function("window.settled === 2")
     page.keyboard.press("s")  # skip the third
     page.wait_for_function("document.querySelector('#work .progress-label').textContent.includes('1 skipped')")
+    page.wait_for_function("window.settled === 3")
     page.screenshot(path=str(tmp_path / "annotate.png"))
 
     labels = {l.triplet.answer: l for l in Label.objects.select_related("triplet")}
@@ -38,6 +43,7 @@ def test_annotator_labels_with_keyboard(page, live_server, tiny_corpus, make_use
     # go back (B) to the skipped item, which is now the last judged position, and change it
     page.keyboard.press("b")
     page.wait_for_selector("input[name=revisit]", state="attached")
+    page.wait_for_function("window.settled === 4")
     back_answer = page.inner_text("#answer")
     page.keyboard.press("2")
     page.wait_for_function(f"document.querySelector('#progress-count').textContent === '3 / {total}'")
