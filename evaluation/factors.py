@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from scipy.stats import mannwhitneyu
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
@@ -184,7 +185,9 @@ def _nanmean_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _mwu(hard: np.ndarray, easy: np.ndarray):
-    """Two-sided Mann-Whitney U per column (scipy default method); NaN values left out."""
+    """Two-sided Mann-Whitney U per column, straight from ``scipy.stats.mannwhitneyu`` (default
+    method); NaN values left out. The report uses ``mann_whitney`` (same numbers, linear time); this
+    is its fallback where scipy's default is the exact test, and its reference in the tests."""
     n_cols = hard.shape[1]
     u, p = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
     if not len(hard) or not len(easy):
@@ -203,12 +206,122 @@ def _mwu(hard: np.ndarray, easy: np.ndarray):
     return u, p
 
 
-def factor_effect(X: np.ndarray, side: np.ndarray) -> dict:
+# scipy's method="auto" is asymptotic when both samples have more than this many values.
+_EXACT_MAX = 8
+
+
+@dataclass
+class TieGroups:
+    """The tie groups of every column of a score matrix, computed once and reused by every
+    Mann-Whitney test on a split of its rows (each factor, each metric).
+
+    ``codes[i, c]`` is the tie group of value ``X[i, c]`` (``n_groups`` for NaN); groups are
+    numbered column by column, in increasing value within a column, so the rank sums of any split
+    follow from per-group counts: no sorting per test.
+    """
+    codes: np.ndarray  # (rows x columns) int64
+    column: np.ndarray  # (n_groups,) the column of each group
+    first: np.ndarray  # (columns,) the first group of each column (n_groups when it has none)
+    # (a group may be empty: with few distinct values every (column, value) pair is a group)
+    n_groups: int
+    n_columns: int
+
+
+def tie_groups(X: np.ndarray) -> TieGroups:
+    """Tie groups of each column of ``X`` (hash-based, linear in the size of ``X``)."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError("tie_groups needs a (rows x columns) matrix")
+    n_rows, n_cols = X.shape
+    value_code, uniques = pd.factorize(X.ravel())  # NaN -> -1
+    # rank of each distinct value; np.unique merges -0.0 and 0.0 as the ranking does
+    value_rank = np.searchsorted(np.unique(uniques), uniques)
+    n_values = int(value_rank.max()) + 1 if len(uniques) else 0
+    missing = value_code < 0
+    if not len(uniques):
+        value_rank = np.zeros(1, dtype=np.int64)
+    codes = value_rank[value_code].reshape(n_rows, n_cols) + (n_values * np.arange(n_cols))[None, :]
+    if n_values * n_cols <= max(X.size, 1 << 16):  # few distinct values: one group per (column, value)
+        n_groups = n_values * n_cols
+        column = np.repeat(np.arange(n_cols, dtype=np.int64), n_values)
+        first = n_values * np.arange(n_cols, dtype=np.int64)
+    else:  # many: keep the (column, value) pairs that occur
+        present = codes.ravel()[~missing]
+        group, keys = pd.factorize(present, sort=True)
+        codes.ravel()[~missing] = group
+        n_groups = len(keys)
+        column = np.asarray(keys, dtype=np.int64) // n_values
+        first = np.full(n_cols, n_groups, dtype=np.int64)
+        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
+        first[column[starts]] = starts
+    codes.ravel()[missing] = n_groups
+    return TieGroups(codes, column, first, n_groups, n_cols)
+
+
+def _group_counts(ties: TieGroups, rows: np.ndarray) -> np.ndarray:
+    return np.bincount(ties.codes[rows].ravel(), minlength=ties.n_groups + 1)[:ties.n_groups]
+
+
+def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, ties: TieGroups | None = None):
+    """Two-sided Mann-Whitney U of each column of ``X``, hard rows against easy rows, NaN values
+    left out: the numbers of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")`` (U of the
+    hard sample, p-value), computed from per-tie-group counts instead of ranking each sample.
+
+    With n1, n2 values on each side, h_g / e_g the hard / easy values of tie group g and E_g the
+    easy values below g: U1 = sum_g h_g (E_g + e_g / 2) (= R1 - n1(n1+1)/2 with average ranks), and
+    the p-value is scipy's asymptotic one: z = (max(U1, n1 n2 - U1) - n1 n2 / 2 - 1/2) / s with
+    s^2 = n1 n2 / 12 ((n + 1) - sum_g (t_g^3 - t_g) / (n (n - 1))), p = 2 Phi(-z) clipped to 1.
+    Where scipy's default is its exact test (a side with at most 8 values and no ties) scipy
+    itself is called. ``ties``: ``tie_groups(X)``, computed once per matrix by the caller.
+    """
+    X = np.asarray(X, dtype=float)
+    hard, easy = np.asarray(hard, dtype=bool), np.asarray(easy, dtype=bool)
+    ties = ties if ties is not None else tie_groups(X)
+    n_cols = ties.n_columns
+    u, p = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
+    if not hard.any() or not easy.any():
+        return u, p
+    h, e = _group_counts(ties, hard), _group_counts(ties, easy)
+    col = ties.column
+    n1 = np.bincount(col, weights=h, minlength=n_cols).astype(np.int64)
+    n2 = np.bincount(col, weights=e, minlength=n_cols).astype(np.int64)
+    below = np.cumsum(e) - e  # easy values in the groups before g, all columns together
+    below = below - below[ties.first[col]]  # ... within g's column
+    two_u1 = np.bincount(col, weights=h * (2 * below + e), minlength=n_cols)  # integers, exact
+    t = h + e
+    tie_term = np.bincount(col, weights=t ** 3 - t, minlength=n_cols)
+    u1 = two_u1 / 2
+    fast = (n1 > _EXACT_MAX) & (n2 > _EXACT_MAX)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = n1 + n2
+        s = np.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+        z = (np.maximum(u1, n1 * n2 - u1) - n1 * n2 / 2 - 0.5) / s
+        pv = np.clip(special.ndtr(-z) * 2, 0.0, 1.0)
+    u[fast], p[fast] = u1[fast], pv[fast]
+    slow = ~fast & (n1 > 0) & (n2 > 0)
+    if slow.any():
+        # scipy's own choice (exact or asymptotic), with its vectorized call where it was made
+        su, sp = _mwu(X[hard][:, slow], X[easy][:, slow]) if not np.isnan(X[hard | easy]).any() \
+            else _mwu_columns(X, hard, easy, np.flatnonzero(slow))
+        u[slow], p[slow] = su, sp
+    return u, p
+
+
+def _mwu_columns(X, hard, easy, columns):
+    u, p = [], []
+    for c in columns:
+        cu, cp = _mwu(X[hard][:, [c]], X[easy][:, [c]])
+        u.append(cu[0]), p.append(cp[0])
+    return np.array(u), np.array(p)
+
+
+def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None) -> dict:
     """For each column (system) of the per-question scores ``X``: S(E_f), S(not E_f), their raw
-    difference, delta = floor(100 x diff), the Mann-Whitney U and its p-value."""
+    difference, delta = floor(100 x diff), the Mann-Whitney U and its p-value. ``ties``:
+    ``tie_groups(X)`` when the caller tests several splits of one matrix."""
     hard, easy = side == 1.0, side == 0.0
     s_hard, s_easy = _nanmean_rows(X, hard), _nanmean_rows(X, easy)
-    u, p = _mwu(X[hard], X[easy])
+    u, p = mann_whitney(X, hard, easy, ties)
     n_known = int(hard.sum() + easy.sum())
     return {
         "s_hard": s_hard, "s_easy": s_easy, "diff": s_hard - s_easy, "u": u, "p_value": p,

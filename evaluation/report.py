@@ -344,6 +344,7 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     progress(done=3, message="complexity factors")
     skipped = [f.name for f in config.factors if f not in active]
     factor_entries, holm_family = [], {}
+    ties = {m: fx.tie_groups(X[m]) for m in available} if active else {}  # ranked once per metric
     for f in active:
         side = sides[f.name].to_numpy()
         diff_ci = None
@@ -351,7 +352,7 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
         if 0 in reps and 1 in reps:
             diff_ci = stats.percentile_ci(reps[1] - reps[0])
         for i, m in enumerate(available):
-            eff = fx.factor_effect(X[m], side)
+            eff = fx.factor_effect(X[m], side, ties[m])
             rows = []
             for c, name in enumerate(cols):
                 ci = diff_ci[:, i * len(cols) + c] if diff_ci is not None else None
