@@ -3,6 +3,8 @@ import pathlib
 
 import pytest
 
+from tests.browser_fixtures import browser, page  # noqa: F401  (one Playwright session for the whole run)
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SHARED_DATA = pathlib.Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))
 SQUAD = SHARED_DATA / "squad-v1.1-dev"

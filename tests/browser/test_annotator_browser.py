@@ -3,7 +3,7 @@ import pytest
 
 from annotation.models import Label, LabelEvent
 from annotation.triplet_builder import assign_fold, create_folds
-from tests.browser.conftest import login
+from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,7 @@ import pytest
 from annotation.frame_folds import create_frame_folds
 from annotation.models import FrameCheck
 from annotation.triplet_builder import assign_fold
-from tests.browser.conftest import login
+from tests.browser_fixtures import login
 from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

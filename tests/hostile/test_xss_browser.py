@@ -1,7 +1,5 @@
 """Script payloads in contexts, questions and answers are shown as text, never run (real Chromium)."""
 import json
-import os
-import shutil
 
 import pytest
 
@@ -9,10 +7,9 @@ from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus
 from annotation.triplet_builder import assign_fold, create_folds
 
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 PAYLOADS = [
     '<script>alert("ctx")</script>',
     '<img src=x onerror="window.__xss=1;alert(2)">',
@@ -20,19 +17,6 @@ PAYLOADS = [
     "</textarea><iframe src=javascript:alert(4)>",
     "{{ 7*7 }} <b onmouseover=alert(5)>hover</b>",
 ]
-
-
-@pytest.fixture
-def page():
-    if not (shutil.which(CHROMIUM) or os.path.exists(CHROMIUM)):
-        pytest.skip(f"Chromium not found at {CHROMIUM}")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser.new_context().new_page()
-        browser.close()
 
 
 @pytest.fixture
