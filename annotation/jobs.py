@@ -138,8 +138,10 @@ def _finish(job, status, result=None, error=""):
     fields = {"status": status, "finished_at": timezone.now(), "error": error}
     if result is not None:
         fields["result"] = result
-    if status == Job.SUCCEEDED and job.progress_total:
-        fields["progress_done"] = job.progress_total
+    if status == Job.SUCCEEDED:
+        fields["message"] = "done"
+        if job.progress_total:
+            fields["progress_done"] = job.progress_total
     Job.objects.filter(pk=job.pk).update(**fields)
 
 
