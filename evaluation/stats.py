@@ -3,15 +3,20 @@
 The bootstrap resamples the questions with replacement, and every statistic of the report (a
 system's mean, a partition's, a frame's, the two sides of a factor) is computed on the same
 resamples. It is vectorized: each block of replicates is a weights matrix (replicates x questions,
-counts of draws) multiplied with the score matrices (questions x columns).
+counts of draws) multiplied with the score matrices (questions x columns), all columns of a
+group in one product; cost B x n x columns, linear in the questions.
 Undefined scores (NaN, e.g. unlabeled predictions) are left out of each replicate's mean, exactly as
 in the point estimate.
 """
 from __future__ import annotations
 
 import math
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 DEFAULT_BOOT = 1000
 CI_LEVEL = 0.95
@@ -25,8 +30,53 @@ def _block_weights(rng, n_rows: int, n_reps: int) -> np.ndarray:
     return np.bincount(flat.ravel(), minlength=n_reps * n_rows).reshape(n_reps, n_rows).astype(np.float32)
 
 
+class _Matrix:
+    """A score matrix as the right-hand side of the weight products: its values (NaN as 0) then one
+    0/1 column per distinct pattern of defined values (the counts), float32."""
+
+    def __init__(self, X):
+        X = np.asarray(X, dtype=float)
+        defined = ~np.isnan(X)
+        if defined.all():
+            patterns, self.inverse = np.ones((len(X), 1), dtype=bool), np.zeros(X.shape[1], dtype=np.int64)
+        else:  # counts are needed per distinct pattern of defined values only
+            patterns, inverse = np.unique(defined, axis=1, return_inverse=True)
+            self.inverse = inverse.ravel()
+        self.n_cols = X.shape[1]
+        self.rhs = np.hstack([np.where(defined, X, 0.0), patterns]).astype(np.float32)
+
+
+def _plan(tasks: dict, n_rows: int):
+    """Per task, per group: the rows, and whether the group is derived by subtraction (all rows
+    minus the task's other groups) instead of its own product."""
+    matrices, plans = {}, {}
+    for name, (X, codes) in tasks.items():
+        if id(X) not in matrices:
+            matrices[id(X)] = _Matrix(X)
+        codes = np.asarray(codes)
+        if codes.shape != (n_rows,):
+            raise ValueError(f"bootstrap task {name!r}: {codes.shape[0]} group codes for {n_rows} rows")
+        groups = {int(g): np.flatnonzero(codes == g) for g in np.unique(codes[codes >= 0])}
+        plans[name] = (id(X), groups)
+    # Where a matrix has a task with one group of every row (the systems table), its total is
+    # computed once; a task of that matrix whose groups cover every row then gets its largest group
+    # (when it holds at least a third of the rows) as the total minus its other groups.
+    has_total = {key for key, groups in plans.values() if len(groups) == 1 and len(next(iter(groups.values()))) == n_rows}
+    out = {}
+    for name, (key, groups) in plans.items():
+        derived = None
+        if key in has_total and len(groups) > 1 and sum(map(len, groups.values())) == n_rows:
+            largest = max(groups, key=lambda g: len(groups[g]))
+            if 3 * len(groups[largest]) >= n_rows:
+                derived = largest
+        parts = {g: (rows, None if len(rows) == n_rows else matrices[key].rhs[rows]) for g, rows in groups.items()
+                 if g != derived}
+        out[name] = (matrices[key], parts, derived)
+    return matrices, out
+
+
 def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, seed: int = 0,
-                          cells: int = 4_000_000) -> dict:
+                          cells: int = 4_000_000, batch_cells: int = 8_000_000, workers: int | None = None) -> dict:
     """Bootstrap replicates of group means, every statistic on the same resamples of the rows.
 
     ``tasks``: ``{name: (X, codes)}`` with ``X`` (n_rows x columns) floats (NaN = undefined) and
@@ -34,38 +84,60 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
     with replacement (the questions of a new corpus); a group's replicate mean is the weighted mean
     of its drawn rows' defined values. Returns ``{name: {group: array (n_boot, columns)}}`` (NaN
     where a replicate drew no defined value of the group).
+
+    The draws come in blocks of ``cells // n_rows`` replicates, in order from one generator (the
+    resamples of a seed depend on that only). Blocks are stacked into batches of about
+    ``batch_cells`` weights; each batch costs one (replicates x group rows) @ (group rows x
+    columns) product per group, all columns at once. Tasks passing the same ``X`` object share its
+    preparation, and one whose groups cover every row gets its largest group by subtraction from
+    the total. Batches run on ``workers`` threads (default: one per CPU), each with a
+    single-threaded BLAS: on a shared machine BLAS's own threads lose more waiting for each
+    other than they gain.
     """
     rng = np.random.default_rng(seed)
-    prepared = {}
-    for name, (X, codes) in tasks.items():
-        X = np.asarray(X, dtype=float)
-        codes = np.asarray(codes)
-        groups = {}
-        for g in np.unique(codes[codes >= 0]):
-            rows = np.flatnonzero(codes == g)
-            sub = X[rows]
-            defined = ~np.isnan(sub)
-            masks = None
-            if not defined.all():  # counts are needed per distinct pattern of defined values only
-                patterns, inverse = np.unique(defined, axis=1, return_inverse=True)
-                masks = (patterns.astype(np.float32), inverse.ravel())
-            groups[int(g)] = (rows, np.where(defined, sub, 0.0).astype(np.float32), masks)
-        prepared[name] = groups
-    out = {name: {g: np.empty((n_boot, v[1].shape[1])) for g, v in groups.items()} for name, groups in prepared.items()}
+    matrices, plans = _plan(tasks, n_rows)
+    out = {name: {g: np.empty((n_boot, m.n_cols)) for g in [*parts, *([derived] if derived is not None else [])]}
+           for name, (m, parts, derived) in plans.items()}
     block = max(1, min(n_boot, cells // max(1, n_rows)))
-    for start in range(0, n_boot, block):
-        n = min(block, n_boot - start)
-        W = _block_weights(rng, n_rows, n)
-        for name, groups in prepared.items():
-            for g, (rows, xs, ms) in groups.items():
-                Wg = W[:, rows]
-                sums = Wg @ xs
-                if ms is None:
-                    counts = np.repeat(Wg.sum(axis=1, keepdims=True), xs.shape[1], axis=1)
-                else:
-                    counts = (Wg @ ms[0])[:, ms[1]]
+    per_batch = block * max(1, batch_cells // max(1, block * n_rows))
+    starts = range(0, n_boot, per_batch)
+    workers = max(1, min(len(starts), workers or os.cpu_count() or 1))
+
+    def draw(start):  # in order, from the one generator
+        n = min(per_batch, n_boot - start)
+        return np.vstack([_block_weights(rng, n_rows, min(block, n - i)) for i in range(0, n, block)])
+
+    def run(start, W):
+        totals = {}
+
+        def total(m):
+            if id(m) not in totals:
+                totals[id(m)] = W @ m.rhs
+            return totals[id(m)]
+
+        for name, (m, parts, derived) in plans.items():
+            res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
+            if derived is not None:
+                res[derived] = total(m) - sum(res.values())
+            for g, r in res.items():
+                sums, counts = r[:, :m.n_cols], r[:, m.n_cols:][:, m.inverse]
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    out[name][g][start:start + n] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
+                    out[name][g][start:start + len(W)] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
+
+    with threadpool_limits(1, user_api="blas"):
+        if workers == 1:
+            for start in starts:
+                run(start, draw(start))
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                pending = deque()
+                for start in starts:
+                    W = draw(start)  # the next batch is drawn while the pool works
+                    while len(pending) >= workers:
+                        pending.popleft().result()
+                    pending.append(pool.submit(run, start, W))
+                for future in pending:
+                    future.result()
     return out
 
 
