@@ -12,15 +12,14 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.db.models import Count, Q
 from django.http import Http404
 
+from annotation import judgements
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
 
-MAX_SECONDS_PER_VISIT = 3600.0
 
 
 def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
@@ -101,39 +100,10 @@ def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submis
     """
     if not skip and value not in LABEL_VALUES:
         raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
-    try:
-        seconds = float(seconds or 0.0)
-    except (TypeError, ValueError):
-        seconds = 0.0
-    seconds = min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
-    submission_id = (submission_id or "")[:64] or None
-    for _attempt in range(3):
-        try:
-            with transaction.atomic():
-                if submission_id and LabelEvent.objects.filter(submission_id=submission_id).exists():
-                    return Label.objects.get(triplet_id=item.triplet_id, annotator=user), False
-                label, created = Label.objects.select_for_update().get_or_create(
-                    triplet_id=item.triplet_id, annotator=user,
-                    defaults={"fold": fold, "value": None if skip else value, "skipped": skip,
-                              "seconds_spent": seconds, "source": source},
-                )
-                if not created:
-                    if skip:
-                        if label.value is None:
-                            label.skipped = True
-                    else:
-                        label.value, label.skipped = value, False
-                    label.seconds_spent = label.seconds_spent + seconds
-                    label.fold = label.fold or fold
-                    label.save(update_fields=["value", "skipped", "seconds_spent", "fold", "updated_at"])
-                LabelEvent.objects.create(label=label, value=None if skip else value, skipped=skip,
-                                          seconds=seconds, submission_id=submission_id)
-                return label, True
-        except IntegrityError:
-            # A concurrent request created the label or used the submission id first: retry,
-            # which finds it and turns this request into an update or a no-op.
-            continue
-    raise RuntimeError("could not save the label after 3 attempts")
+    return judgements.save(
+        Label, LabelEvent, "label", {"triplet_id": item.triplet_id, "annotator": user}, {"value": value},
+        skip=skip, fold=fold, seconds=seconds, submission_id=submission_id, defaults={"source": source},
+    )
 
 
 def assigned_folds(user, kind=None):

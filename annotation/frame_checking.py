@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import re
 
-from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.http import Http404
 
-from annotation import annotating
+from annotation import annotating, judgements
 from annotation.frame_proxy import normalize_text, word_pattern
 from annotation.labels import FRAME_CHECK_VALUES
 from annotation.models import Fold, FoldItem, FrameCheck, FrameCheckEvent
 
-MAX_SECONDS_PER_VISIT = annotating.MAX_SECONDS_PER_VISIT
 _RELATED = ("frame_annotation__question", "frame_annotation__frame")
 
 
@@ -74,39 +72,12 @@ def save_frame_check(user, fold, item, frame_rating=None, fe_rating=None, skip=F
     """
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
         raise ValueError(f"frame and FE ratings must each be one of {', '.join(FRAME_CHECK_VALUES)}")
-    if skip:
-        frame_rating = fe_rating = None
-    try:
-        seconds = float(seconds or 0.0)
-    except (TypeError, ValueError):
-        seconds = 0.0
-    seconds = min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
-    submission_id = (submission_id or "")[:64] or None
-    for _attempt in range(3):
-        try:
-            with transaction.atomic():
-                if submission_id and FrameCheckEvent.objects.filter(submission_id=submission_id).exists():
-                    return FrameCheck.objects.get(frame_annotation_id=item.frame_annotation_id, annotator=user), False
-                check, created = FrameCheck.objects.select_for_update().get_or_create(
-                    frame_annotation_id=item.frame_annotation_id, annotator=user,
-                    defaults={"fold": fold, "frame_rating": frame_rating, "fe_rating": fe_rating, "skipped": skip,
-                              "seconds_spent": seconds},
-                )
-                if not created:
-                    if skip:
-                        if check.frame_rating is None:
-                            check.skipped = True
-                    else:
-                        check.frame_rating, check.fe_rating, check.skipped = frame_rating, fe_rating, False
-                    check.seconds_spent += seconds
-                    check.fold = check.fold or fold
-                    check.save(update_fields=["frame_rating", "fe_rating", "skipped", "seconds_spent", "fold", "updated_at"])
-                FrameCheckEvent.objects.create(frame_check=check, frame_rating=frame_rating, fe_rating=fe_rating,
-                                               skipped=skip, seconds=seconds, submission_id=submission_id)
-                return check, True
-        except IntegrityError:
-            continue  # a concurrent request won the race: retry, which finds its row
-    raise RuntimeError("could not save the frame check after 3 attempts")
+    return judgements.save(
+        FrameCheck, FrameCheckEvent, "frame_check",
+        {"frame_annotation_id": item.frame_annotation_id, "annotator": user},
+        {"frame_rating": frame_rating, "fe_rating": fe_rating},
+        skip=skip, fold=fold, seconds=seconds, submission_id=submission_id,
+    )
 
 
 def question_segments(question, trigger="", frame_elements=None):

@@ -7,12 +7,10 @@
   worker resumes, and every question ends with exactly one prediction of the system;
 - a task delivered twice for one job runs once (a job starts only from ``created``).
 """
-import threading
 import time
 from datetime import timedelta
 
 import pytest
-from django.db import connections
 from django.utils import timezone
 
 from annotation.importers import import_corpus

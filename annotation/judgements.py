@@ -1,0 +1,60 @@
+"""Saving one annotator's judgement of one item, for every task type (answer labels, frame checks).
+
+A judgement row (``Label``, ``FrameCheck``) is unique per (item, annotator) and holds the latest
+values; an event row (``LabelEvent``, ``FrameCheckEvent``) keeps every submission. The upsert runs
+under the unique constraint, so two tabs or a double click never create a second row, and a repeated
+``submission_id`` (unique on the event table) turns a resubmission into a no-op.
+"""
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+MAX_SECONDS_PER_VISIT = 3600.0
+
+
+def clean_seconds(seconds):
+    """Time spent on one visit, as sent by the page: a float clamped to [0, 1 hour]."""
+    try:
+        seconds = float(seconds or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    if seconds != seconds:  # NaN
+        return 0.0
+    return min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
+
+
+def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None):
+    """Upsert ``model`` at ``keys`` with ``values`` (or a skip) and log the event; returns ``(row, changed)``.
+
+    ``values`` maps the judgement fields to their new values; with ``skip`` they are left as they
+    are (a skip over an existing judgement only adds time and an event).
+    """
+    seconds = clean_seconds(seconds)
+    submission_id = (submission_id or "")[:64] or None
+    given = {name: None for name in values} if skip else dict(values)
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                if submission_id and event_model.objects.filter(submission_id=submission_id).exists():
+                    return model.objects.get(**keys), False
+                row, created = model.objects.select_for_update().get_or_create(
+                    **keys, defaults={"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
+                )
+                if not created:
+                    if not skip:
+                        for name, value in given.items():
+                            setattr(row, name, value)
+                        row.skipped = False
+                    elif all(getattr(row, name) is None for name in values):
+                        row.skipped = True
+                    row.seconds_spent += seconds
+                    row.fold = row.fold or fold
+                    row.save(update_fields=[*values, "skipped", "seconds_spent", "fold", "updated_at"])
+                event_model.objects.create(**{event_field: row}, **given, skipped=skip, seconds=seconds,
+                                           submission_id=submission_id)
+                return row, True
+        except IntegrityError:
+            # A concurrent request created the row or used the submission id first: retrying finds
+            # it and turns this request into an update or a no-op.
+            continue
+    raise RuntimeError(f"could not save the {model._meta.verbose_name} after 3 attempts")
