@@ -21,7 +21,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from annotation.framenet import fe_key, lu_pos_code, lu_word, pos_name
+from annotation.framenet import lu_pos_code, lu_word, pos_name
 
 NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR = "no_trigger", "unknown_frame", "bad_output", "done", "error"
 OUTCOMES = (NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE)
