@@ -85,6 +85,24 @@ def item_after(fold, user, position):
     return FoldItem.objects.filter(fold=fold, position__gt=position).select_related("triplet__question").order_by("position").first()
 
 
+def choose_next(item, skip, revisit, next_todo, after):
+    """The item to show once ``item`` has been judged (same rule for every task type).
+
+    ``next_todo()`` gives the first item still to do, ``after(position)`` the item following a
+    position. Going back and changing (``revisit``) steps forward through judged items until it
+    meets the next one to do; a skip never shows the skipped item again straight away.
+    """
+    nxt = next_todo()
+    if revisit:
+        following = after(item.position)
+        if following is not None and nxt is not None and following.position < nxt.position:
+            return following
+        return nxt
+    if nxt is not None and nxt.pk == item.pk and skip:
+        return after(item.position) or nxt
+    return nxt
+
+
 def current_label(item, user):
     return Label.objects.filter(triplet_id=item.triplet_id, annotator=user).first()
 

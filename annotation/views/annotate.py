@@ -74,16 +74,9 @@ def judge(request, fold_id):
         request.user, fold, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
         submission_id=request.POST.get("submission_id"),
     )
-    if request.POST.get("revisit") == "1":
-        # Going back and changing: continue with the item after this one, or the next to do.
-        following = annotating.item_after(fold, request.user, item.position)
-        nxt = annotating.next_item(fold, request.user)
-        if following is not None and nxt is not None and following.position < nxt.position:
-            nxt = following
-    else:
-        nxt = annotating.next_item(fold, request.user)
-        if nxt is not None and nxt.pk == item.pk and skip:
-            nxt = annotating.item_after(fold, request.user, item.position) or nxt
+    nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
+                                 lambda: annotating.next_item(fold, request.user),
+                                 lambda position: annotating.item_after(fold, request.user, position))
     if not request.htmx:
         return redirect("annotate", fold_id=fold.pk)
     return _render_item(request, fold, nxt)

@@ -93,15 +93,9 @@ def rate(request, fold_id):
         request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
         seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
     )
-    if request.POST.get("revisit") == "1":
-        following = frame_checking.item_after(fold, item.position)
-        nxt = frame_checking.next_item(fold, request.user)
-        if following is not None and nxt is not None and following.position < nxt.position:
-            nxt = following
-    else:
-        nxt = frame_checking.next_item(fold, request.user)
-        if nxt is not None and nxt.pk == item.pk and skip:
-            nxt = frame_checking.item_after(fold, item.position) or nxt
+    nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
+                                 lambda: frame_checking.next_item(fold, request.user),
+                                 lambda position: frame_checking.item_after(fold, position))
     if not request.htmx:
         return redirect("frame-check", fold_id=fold.pk)
     return _render_item(request, fold, nxt)
