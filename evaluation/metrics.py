@@ -23,6 +23,8 @@ from collections import Counter
 from functools import lru_cache
 
 import numpy as np
+from rapidfuzz.distance import LCSseq
+from rapidfuzz.process import cpdist
 from rouge_score import rouge_scorer
 
 ARTICLES = {
@@ -31,6 +33,7 @@ ARTICLES = {
     "fr": ("le", "la", "les", "l", "un", "une", "des", "du", "de", "d"),
 }
 _ASCII_PUNCT = set(string.punctuation)
+_ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
 _EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ELISION = re.compile(r"\b(qu|jusqu|lorsqu|puisqu|[cdjlmnst])['’]", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
@@ -42,8 +45,7 @@ def _drop_unicode_punct(text: str) -> str:
 
 def normalize_squad(text: str) -> str:
     """The official SQuAD v1.1 ``normalize_answer``, verbatim in behaviour."""
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in _ASCII_PUNCT)
+    text = text.lower().translate(_ASCII_PUNCT_TABLE)  # drops the characters of string.punctuation
     text = _EN_ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
@@ -143,33 +145,93 @@ def rouge_l(prediction: str, references) -> float:
 def score_pairs(answers, references, languages):
     """EM, F1 and ROUGE-L for aligned sequences (answer, reference list, language).
 
-    Returns three float arrays. Each distinct (answer, references, language) is scored once.
+    Returns three float arrays, equal to ``exact_match``, ``f1`` and ``rouge_l`` of each triple.
+    Python only normalizes and tokenizes (once per distinct text); the comparisons run in bulk:
+    the tokens of a question's references get one character each (a token no reference has gets
+    a character none has), so token sequences become strings and ``rapidfuzz`` computes every
+    longest common subsequence in one ``cpdist`` call: ROUGE-L's on the sequences, and F1's
+    overlap (the size of the multiset intersection) as the LCS of the sorted sequences.
     """
     n = len(answers)
-    em = np.zeros(n)
-    f1s = np.zeros(n)
-    rl = np.zeros(n)
     norm_cache: dict = {}
+    rouge_cache: dict = {}
+    ref_cache: dict = {}
 
     def normed(text, language):
         key = (text, language)
         out = norm_cache.get(key)
         if out is None:
-            out = norm_cache[key] = normalizer_for(language)(text).split()
+            out = norm_cache[key] = tuple(normalizer_for(language)(text).split())
         return out
 
+    def rouge_tokens(text):
+        out = rouge_cache.get(text)
+        if out is None:
+            out = rouge_cache[text] = _TOKENIZER._tokenize(text)
+        return out
+
+    def question_refs(refs, language):
+        key = (tuple(refs), language)
+        entry = ref_cache.get(key)
+        if entry is None:
+            refs = [r or "" for r in refs] or [""]
+            codes: dict = {}
+
+            def encode(tokens):
+                return "".join([codes.setdefault(t, chr(len(codes) + 1)) for t in tokens])
+
+            norm = []
+            for tokens in dict.fromkeys(normed(r, language) for r in refs):  # duplicates cannot change a max
+                code = encode(tokens)
+                norm.append((code, "".join(sorted(code))))
+            rouge = [encode(tokens) for tokens in dict.fromkeys(rouge_tokens(r) for r in refs)]
+            entry = ref_cache[key] = (codes, norm, rouge)
+        return entry
+
+    f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
+    rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
     for i, (answer, refs, language) in enumerate(zip(answers, references, languages)):
         answer = answer or ""
-        refs = [r or "" for r in refs] or [""]
-        pred = normed(answer, language)
-        pred_str = " ".join(pred)
-        best_em = best_f1 = 0.0
-        for ref in dict.fromkeys(refs):  # duplicates of a reference cannot change a maximum
-            ref_toks = normed(ref, language)
-            if pred_str == " ".join(ref_toks):
-                best_em = best_f1 = 1.0
-                break
-            best_f1 = max(best_f1, _f1_tokens(pred, ref_toks))
-        em[i], f1s[i] = best_em, best_f1
-        rl[i] = rouge_l(answer, dict.fromkeys(refs))
+        codes, norm_refs, rouge_refs = question_refs(refs, language)
+        get = codes.get
+        pred = "".join([get(t, "\0") for t in normed(answer, language)])
+        pred_sorted = "".join(sorted(pred))
+        f1_start[i] = len(f1_ref)
+        for code, code_sorted in norm_refs:
+            f1_pred.append(pred_sorted), f1_ref.append(code_sorted), f1_equal.append(pred == code)
+        pred = "".join([get(t, "\0") for t in rouge_tokens(answer)])
+        rl_start[i] = len(rl_ref)
+        for code in rouge_refs:
+            rl_pred.append(pred), rl_ref.append(code)
+    if n == 0:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+
+    # token F1 (SQuAD): overlap / lengths; both empty 1, one empty or no overlap 0; EM: equal
+    same = _lcs(f1_pred, f1_ref)
+    lp, lr = _lengths(f1_pred), _lengths(f1_ref)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision, recall = same / lp, same / lr
+        f = 2 * precision * recall / (precision + recall)
+    f = np.where((lp == 0) & (lr == 0), 1.0, np.where((lp == 0) | (lr == 0) | (same == 0), 0.0, f))
+    em = np.maximum.reduceat(np.array(f1_equal, dtype=float), f1_start)
+    f1s = np.maximum.reduceat(f, f1_start)
+
+    # ROUGE-L F-measure (rouge-score's _score_lcs): identical sequences 1, one side empty 0
+    lcs = _lcs(rl_pred, rl_ref)
+    lp, lr = _lengths(rl_pred), _lengths(rl_ref)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision, recall = lcs / lp, lcs / lr
+        f = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
+    equal = np.array([a == b for a, b in zip(rl_pred, rl_ref)], dtype=bool)
+    f = np.where(equal, 1.0, np.where((lp > 0) & (lr > 0), f, 0.0))
+    rl = np.maximum.reduceat(f, rl_start)
     return em, f1s, rl
+
+
+def _lcs(a: list, b: list) -> np.ndarray:
+    """Length of the longest common subsequence of each pair of strings a[i], b[i]."""
+    return np.asarray(cpdist(a, b, scorer=LCSseq.similarity, workers=-1), dtype=np.int64)
+
+
+def _lengths(strings: list) -> np.ndarray:
+    return np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 from rouge_score import rouge_scorer
 
@@ -84,3 +85,26 @@ def test_score_pairs_matches_single_functions():
         assert em[i] == metrics.exact_match(answers[i], refs[i], langs[i])
         assert f1[i] == pytest.approx(metrics.f1(answers[i], refs[i], langs[i]))
         assert rl[i] == pytest.approx(metrics.rouge_l(answers[i], refs[i]))
+
+
+def test_score_pairs_bulk_equals_single_functions_on_random_text():
+    # score_pairs compares in bulk (token characters, rapidfuzz LCS); every value must be the
+    # single functions' own, on text with repeats, articles, punctuation, accents and empties
+    rng = np.random.default_rng(0)
+    words = ["the", "a", "cat", "Cat", "sat", "l'homme", "la", "réponse", "élégante", "2", "3€", "d'accord",
+             "...", "-", "x", "y", "an", "de", "Éte", "chat"]
+
+    def text():
+        return " ".join(rng.choice(words, int(rng.integers(0, 6)))) + rng.choice(["", ".", "?", " !"])
+
+    answers, refs, langs = [], [], []
+    for _ in range(600):
+        answers.append(text())
+        refs.append([text() for _ in range(int(rng.integers(0, 4)))])
+        langs.append(str(rng.choice(["en", "fr", "de"])))
+    em, f1, rl = metrics.score_pairs(answers, refs, langs)
+    for i in range(len(answers)):
+        assert em[i] == metrics.exact_match(answers[i], refs[i], langs[i]), i
+        assert f1[i] == metrics.f1(answers[i], refs[i], langs[i]), i
+        assert rl[i] == metrics.rouge_l(answers[i], refs[i]), i
+    assert 0 < em.mean() < 1 and 0 < f1.mean() < 1 and 0 < rl.mean() < 1
