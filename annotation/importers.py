@@ -19,7 +19,7 @@ from annotation.dedup import normalize_answer
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.roles import ANNOTATOR
-from annotation.triplet_builder import triplets_for
+from annotation.triplet_builder import extend_folds_if_any, triplets_for
 
 BATCH = 5000
 REFERENCE = "reference"
@@ -134,7 +134,8 @@ def import_predictions(path, corpus, progress=_noop):
                 for i, qid, answer in rows[start:start + BATCH]
             ])
             progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
-        triplets = {"new_triplets": n_new, "linked_predictions": written}
+        triplets = {"new_triplets": n_new, "linked_predictions": written,
+                    "added_to_folds": extend_folds_if_any(corpus)}
     return {"predictions": written, "systems": sorted(systems), **triplets}
 
 

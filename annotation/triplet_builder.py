@@ -70,7 +70,14 @@ def assign_triplets(corpus, progress=_noop):
     progress(message=f"linking {len(pending)} predictions to triplets")
     updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
     Prediction.objects.bulk_update(updates, ["triplet"], batch_size=BATCH)
-    return {"new_triplets": n_new, "linked_predictions": len(updates)}
+    return {"new_triplets": n_new, "linked_predictions": len(updates), "added_to_folds": extend_folds_if_any(corpus)}
+
+
+def extend_folds_if_any(corpus):
+    """New triplets join the corpus's folds (beside their question) once folds exist; else 0."""
+    if not Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).exists():
+        return 0
+    return extend_folds(corpus)
 
 
 @transaction.atomic

@@ -127,3 +127,20 @@ def test_full_squad_dev_import_gives_the_whitespace_triplet_count(squad_small):
     folds = create_folds(corpus, k=10, seed=0)
     sizes = [f.items.filter(is_overlap=False).count() for f in folds]
     assert sum(sizes) == 35044 and max(sizes) - min(sizes) <= 30
+
+
+def test_predictions_imported_after_folds_join_them_beside_their_question(tiny_corpus, tmp_path):
+    from annotation.models import FoldItem
+    from annotation.triplet_builder import create_folds
+
+    folds = create_folds(tiny_corpus, k=2, seed=0, overlap=0)
+    home = {fi.triplet.question.external_id: fi.fold_id for fi in FoldItem.objects.select_related("triplet__question")}
+    path = write_jsonl(tmp_path / "late.jsonl", [
+        {"question_id": "q1", "system": "late", "answer": "Denver Broncos"},      # an existing triplet
+        {"question_id": "q2", "system": "late", "answer": "Krakow"},               # a new one
+    ])
+    result = import_predictions(path, tiny_corpus)
+    assert result["new_triplets"] == 1 and result["added_to_folds"] == 1
+    new = FoldItem.objects.get(triplet__answer="Krakow")
+    assert new.fold_id == home["q2"] and new.position == FoldItem.objects.filter(fold_id=home["q2"]).count() - 1
+    assert FoldItem.objects.count() == sum(f.items.count() for f in folds) == Triplet.objects.count()

@@ -202,3 +202,15 @@ def test_admin_starts_a_run_and_shows_progress(corpus, client, make_user, eager,
 def test_only_staff_reach_the_admin_form(corpus, client, make_user):
     client.force_login(make_user("res", "researcher"))
     assert client.get(reverse("admin:models_runner_start")).status_code == 302
+
+
+def test_a_run_after_folds_exist_adds_its_new_triplets_to_the_folds(corpus):
+    folds = create_folds(corpus, k=2, seed=1, overlap=0)
+    before = FoldItem.objects.count()
+    run = inference.prepare_run(corpus, "late-lexical", "baseline", batch_size=2)
+    job = run_now(run)
+    assert job.status == Job.SUCCEEDED, job.error
+    in_folds = set(FoldItem.objects.filter(fold__in=folds).values_list("triplet_id", flat=True))
+    mine = set(Prediction.objects.filter(system=run.system).values_list("triplet_id", flat=True))
+    assert mine <= in_folds and FoldItem.objects.count() > before
+    assert in_folds == set(Triplet.objects.filter(question__corpus=corpus).values_list("id", flat=True))
