@@ -15,17 +15,30 @@ from annotation.labels import CORRECT, LABEL_SCORES, LABEL_VALUES
 KEY_SEP = "\x1f"
 
 
-def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY) -> pd.Series:
-    """``normalize_answer`` over a Series, computed once per distinct string."""
+def normalize_all(texts, policy: str = DEFAULT_POLICY) -> list:
+    """``normalize_answer`` of each of ``texts`` (distinct strings: one call each)."""
+    if policy == "exact":
+        normalize_answer("", policy)  # validates the policy
+        return list(texts)
+    return [normalize_answer(t, policy) for t in texts]
+
+
+def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY, known: dict | None = None) -> pd.Series:
+    """``normalize_answer`` over a Series, computed once per distinct string (``known``: answers
+    already normalized under ``policy``, answer -> normalized)."""
     answers = answers.fillna("").astype(str)
-    uniques = pd.unique(answers)
-    mapping = {a: normalize_answer(a, policy) for a in uniques}
-    return answers.map(mapping)
+    codes, uniques = pd.factorize(answers)
+    known = known or {}
+    todo = [a for a in uniques if a not in known]
+    mapping = dict(zip(todo, normalize_all(todo, policy)))
+    normalized = np.array([known[a] if a in known else mapping[a] for a in uniques] + [""], dtype=object)
+    return pd.Series(normalized[codes], index=answers.index, dtype=object)
 
 
-def triplet_keys(question_ids: pd.Series, answers: pd.Series, policy: str = DEFAULT_POLICY) -> pd.Series:
+def triplet_keys(question_ids: pd.Series, answers: pd.Series, policy: str = DEFAULT_POLICY,
+                 known: dict | None = None) -> pd.Series:
     """One string key per (question, normalized answer): the identity of a triplet."""
-    return question_ids.astype(str) + KEY_SEP + normalized_answers(answers, policy)
+    return question_ids.astype(str) + KEY_SEP + normalized_answers(answers, policy, known)
 
 
 def latest_labels(labels: pd.DataFrame) -> pd.DataFrame:

@@ -91,6 +91,7 @@ class ScoreTable:
     rover_source: list  # per question: the system the ROVER answer came from (None)
     rover_systems: list
     n_unmatched_labels: int = 0
+    labels: pd.DataFrame | None = None  # the labels with their triplet key (``tkey``)
 
     def column(self, name):
         return self.columns.index(name)
@@ -114,43 +115,46 @@ def _noop(**kwargs):
 # --- scoring ---------------------------------------------------------------------------------
 
 def _check_predictions(questions, predictions):
+    """The question index and the system code of every prediction, and the systems in order of
+    first appearance; bad input is a clear error."""
     missing = {"question_id", "system", "answer"} - set(predictions.columns)
     if missing:
         raise ValueError(f"predictions need the columns question_id, system, answer; missing {sorted(missing)}")
-    unknown = ~predictions["question_id"].isin(questions.index)
-    if unknown.any():
-        raise ValueError(f"prediction for unknown question id {predictions.loc[unknown, 'question_id'].iloc[0]!r}")
-    dup = predictions.duplicated(["system", "question_id"])
+    q = questions.index.get_indexer(predictions["question_id"])
+    if (q < 0).any():
+        raise ValueError(f"prediction for unknown question id {predictions['question_id'].iloc[np.argmax(q < 0)]!r}")
+    s, systems = pd.factorize(predictions["system"])
+    dup = pd.Series(s.astype(np.int64) * max(len(questions), 1) + q).duplicated().to_numpy()
     if dup.any():
-        row = predictions[dup].iloc[0]
+        row = predictions.iloc[np.argmax(dup)]
         raise ValueError(f"two predictions of system {row['system']!r} for question {row['question_id']!r}")
-    if (predictions["system"] == ROVER_NAME).any():
+    if ROVER_NAME in set(systems):
         raise ValueError(f"{ROVER_NAME!r} is reserved for the systems' combination")
+    return q, s, list(systems)
 
 
 def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None,
                 config: ReportConfig) -> ScoreTable:
-    _check_predictions(questions, predictions)
-    systems = list(pd.unique(predictions["system"]))
-    rover_systems = list(config.systems) if config.systems else [s for s in systems if s != REFERENCE]
-    unknown = [s for s in rover_systems if s not in systems]
+    q, s, systems = _check_predictions(questions, predictions)
+    rover_systems = list(config.systems) if config.systems else [name for name in systems if name != REFERENCE]
+    unknown = [name for name in rover_systems if name not in systems]
     if unknown:
         raise ValueError(f"unknown system(s) for ROVER: {', '.join(unknown)}; known: {', '.join(systems)}")
     if not rover_systems:
         raise ValueError("ROVER needs at least one system")
     n_q, columns = len(questions), [*systems, ROVER_NAME]
-    q = questions.index.get_indexer(predictions["question_id"])
-    s = pd.Index(systems).get_indexer(predictions["system"])
-    answers = predictions["answer"].fillna("").astype(str)
+    # Every string is handled once per distinct value: answers, then (question, answer) pairs,
+    # normalized answers and triplets are integer codes.
+    answer_code, answer_texts = pd.factorize(predictions["answer"].fillna("").astype(str))
+    answer_texts = np.asarray(answer_texts, dtype=object)
+    n_answers = max(len(answer_texts), 1)
 
     # Automatic metrics, once per distinct (question, answer).
-    pairs = pd.DataFrame({"q": q, "answer": answers.to_numpy()})
-    code = pairs.groupby(["q", "answer"], sort=False).ngroup().to_numpy()
-    first = pd.Series(np.arange(len(pairs))).groupby(code).first().to_numpy()
-    uq, ua = q[first], answers.to_numpy()[first]
+    code, pairs = pd.factorize(q.astype(np.int64) * n_answers + answer_code)
+    uq, ua = pairs // n_answers, pairs % n_answers
     refs = questions["answers"].to_numpy()
     langs = questions["language"].to_numpy()
-    em, f1, rl = metrics.score_pairs(ua, refs[uq], langs[uq])
+    em, f1, rl = metrics.score_pairs(answer_texts[ua], refs[uq], langs[uq])
 
     shape = (n_q, len(columns))
     mats = {m: np.full(shape, np.nan) for m in METRICS}
@@ -160,25 +164,35 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     present = np.zeros(shape, dtype=bool)
     present[q, s] = True
 
-    # Human metrics through triplets.
-    normalized = human.normalized_answers(answers, config.dedup_policy)
+    # Human metrics through triplets: a prediction's triplet is its (question, normalized answer),
+    # or its ``tkey``; labels are matched to triplets by their key string.
+    norm_cache = dict(zip(answer_texts, human.normalize_all(answer_texts, config.dedup_policy)))
+    norm_code, norm_texts = pd.factorize(np.array([norm_cache[a] for a in answer_texts], dtype=object))
+    norm_texts = np.asarray(norm_texts, dtype=object)
+    pred_norm = norm_code[answer_code]
     if "tkey" in predictions.columns:
-        tkeys = predictions["tkey"].astype(object)
+        triplet, triplet_keys = pd.factorize(predictions["tkey"].astype(object))  # None -> -1
+        triplet_keys = pd.Index(triplet_keys)
     else:
-        tkeys = predictions["question_id"].astype(str) + human.KEY_SEP + normalized
-    n_unmatched = 0
+        n_norm = max(len(norm_texts), 1)
+        triplet, tq = pd.factorize(q.astype(np.int64) * n_norm + pred_norm)
+        qids = questions.index.astype(str).to_numpy(dtype=object)
+        triplet_keys = pd.Index(qids[tq // n_norm] + human.KEY_SEP + norm_texts[tq % n_norm])
+    n_unmatched, keyed = 0, None
     if labels is not None and len(labels):
-        labels = with_triplet_keys(labels, config.dedup_policy)
-        scores = human.triplet_scores(labels)
-        hs, hc = human.prediction_human_scores(tkeys, scores)
-        mats["hscore"][q, s], mats["hcorrect"][q, s] = hs, hc
-        n_unmatched = human.unmatched_label_count(labels, tkeys)
+        keyed = with_triplet_keys(labels, config.dedup_policy, norm_cache)
+        scores = human.triplet_scores(keyed)
+        matched = triplet >= 0
+        for metric, column in (("hscore", "score"), ("hcorrect", "correct")):
+            per_triplet = scores[column].reindex(triplet_keys).to_numpy(dtype=float)
+            mats[metric][q[matched], s[matched]] = per_triplet[triplet[matched]]
+        n_unmatched = int((triplet_keys.get_indexer(keyed["tkey"]) < 0).sum())
 
     # ROVER: its answer is the prediction of one system, with that prediction's scores.
     rover_index = pd.Index(rover_systems)
-    rank = rover_index.get_indexer(predictions["system"])
+    rank = rover_index.get_indexer(np.asarray(systems, dtype=object))[s]
     voting = rank >= 0
-    result = rover.rover(q[voting], rank[voting], normalized.to_numpy()[voting], n_q, config.alpha)
+    result = rover.rover_codes(q[voting], rank[voting], pred_norm[voting], norm_texts, n_q, config.alpha)
     src_rank = result["system"].to_numpy()
     has = src_rank >= 0
     src_col = np.full(n_q, -1)
@@ -191,16 +205,19 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
         mats[m][rows, rover_col] = mats[m][rows, src_col[rows]]
     present[rows, rover_col] = True
     source = [systems[c] if c >= 0 else None for c in src_col]
-    return ScoreTable(questions.index, columns, mats, present, result["k"].to_numpy(), source, rover_systems, n_unmatched)
+    return ScoreTable(questions.index, columns, mats, present, result["k"].to_numpy(), source, rover_systems,
+                      n_unmatched, keyed)
 
 
-def with_triplet_keys(labels: pd.DataFrame, policy: str) -> pd.DataFrame:
+def with_triplet_keys(labels: pd.DataFrame, policy: str, normalized: dict | None = None) -> pd.DataFrame:
+    """``labels`` with a ``tkey`` column (kept when given). ``normalized``: answers already
+    normalized under ``policy`` (answer -> normalized), reused."""
     if "tkey" in labels.columns:
         return labels
     missing = {"question_id", "answer", "annotator", "label"} - set(labels.columns)
     if missing:
         raise ValueError(f"labels need the columns question_id, answer, annotator, label; missing {sorted(missing)}")
-    return labels.assign(tkey=human.triplet_keys(labels["question_id"], labels["answer"], policy))
+    return labels.assign(tkey=human.triplet_keys(labels["question_id"], labels["answer"], policy, normalized))
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -416,7 +433,7 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     # Agreement (SPEC 7).
     progress(done=5, message="agreement")
     if has_labels:
-        lab = with_triplet_keys(labels, config.dedup_policy)
+        lab = table.labels if table.labels is not None else with_triplet_keys(labels, config.dedup_policy)
         agree = agreement.krippendorff_alpha(
             pd.DataFrame({"item": lab["tkey"], "annotator": lab["annotator"], "value": lab["label"]}), LABEL_RANKS)
     else:

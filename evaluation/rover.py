@@ -5,9 +5,10 @@ Two answers agree when their Levenshtein distance (on answers normalized as for 
 answer has the largest support; ties go to the smallest sum of distances to the others, then to
 the first system in the configured order. A question's partition is P_k, k = the largest support.
 
-Identical normalized answers are grouped first: distances are computed once per pair of distinct
-answers of a question (one vectorized ``rapidfuzz.process.cpdist`` call for the whole corpus), and
-each distinct answer weighs as many systems as gave it. A system with no prediction for a question
+Identical normalized answers are grouped first (integer codes, no string work per prediction):
+distances are computed once per pair of distinct answers of a question (one vectorized
+``rapidfuzz.process.cpdist`` call for the whole corpus), and each distinct answer weighs as many
+systems as gave it. A system with no prediction for a question
 does not vote on it; a question no chosen system answered has no partition (k = 0).
 """
 from __future__ import annotations
@@ -30,41 +31,58 @@ def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, n_qu
     prediction), ``system`` (rank of the system whose answer is the ROVER answer, -1 when none),
     ``n_voters`` and ``sum_dist`` (the chosen answer's sum of distances to the others).
     """
+    code, texts = pd.factorize(pd.Series(normalized, dtype=object).fillna("").to_numpy())
+    return rover_codes(question, system, code, np.asarray(texts, dtype=object), n_questions, alpha)
+
+
+def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, texts: np.ndarray, n_questions: int,
+                alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
+    """``rover`` with the normalized answers given as codes: ``answer[i]`` indexes ``texts``, the
+    distinct normalized answers (equal codes for equal texts)."""
     if not alpha > 0:
         raise ValueError(f"alpha must be a positive number of characters, got {alpha!r}")
-    preds = pd.DataFrame({"q": np.asarray(question, dtype=np.int64), "s": np.asarray(system, dtype=np.int64),
-                          "a": pd.Series(normalized, dtype=object).fillna("").to_numpy()})
-    if preds.duplicated(["q", "s"]).any():
-        raise ValueError("a system has two predictions for one question")
+    q = np.asarray(question, dtype=np.int64)
+    s = np.asarray(system, dtype=np.int64)
+    a = np.asarray(answer, dtype=np.int64)
     out = pd.DataFrame({"k": np.zeros(n_questions, dtype=np.int64), "system": np.full(n_questions, -1, dtype=np.int64),
                         "n_voters": np.zeros(n_questions, dtype=np.int64), "sum_dist": np.zeros(n_questions)})
-    if preds.empty:
+    if not len(q):
         return out
-    uniq = preds.groupby(["q", "a"], sort=False).agg(count=("s", "size"), first=("s", "min")).reset_index()
-    uniq["u"] = np.arange(len(uniq))
-    count = uniq["count"].to_numpy(dtype=np.int64)
+    n_systems = int(s.max()) + 1
+    if pd.Series(q * n_systems + s).duplicated().any():
+        raise ValueError("a system has two predictions for one question")
+    # distinct (question, answer): how many systems gave it, the first of them in the order
+    u, pairs = pd.factorize(q * len(texts) + a)
+    n = len(pairs)
+    uq, ua = pairs // len(texts), pairs % len(texts)
+    count = np.bincount(u, minlength=n).astype(np.int64)
+    first = np.full(n, n_systems, dtype=np.int64)
+    np.minimum.at(first, u, s)
     # Identical answers agree (distance 0 < alpha): self + the other systems with the same answer.
-    support = count.astype(np.int64).copy()
-    sum_dist = np.zeros(len(uniq))
-    pairs = uniq[["q", "u", "a"]].merge(uniq[["q", "u", "a"]], on="q", suffixes=("_i", "_j"))
-    pairs = pairs[pairs["u_i"] < pairs["u_j"]]
-    if len(pairs):
-        ui, uj = pairs["u_i"].to_numpy(), pairs["u_j"].to_numpy()
-        dist = cpdist(pairs["a_i"].tolist(), pairs["a_j"].tolist(), scorer=Levenshtein.distance, workers=-1)
+    support = count.copy()
+    sum_dist = np.zeros(n)
+    # every pair i < j of distinct answers of one question (in question order)
+    order = np.argsort(uq, kind="stable")
+    sizes = np.bincount(uq, minlength=n_questions)
+    later = sizes[uq[order]] - 1 - (np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes))  # answers after it
+    ui_pos = np.repeat(np.arange(n), later)
+    step = np.arange(len(ui_pos)) - np.repeat(np.cumsum(later) - later, later) + 1
+    ui, uj = order[ui_pos], order[ui_pos + step]
+    if len(ui):
+        dist = cpdist(texts[ua[ui]].tolist(), texts[ua[uj]].tolist(), scorer=Levenshtein.distance, workers=-1)
         dist = np.asarray(dist, dtype=np.float64)
         agree = dist < alpha
-        n = len(uniq)
         support += np.bincount(ui, weights=agree * count[uj], minlength=n).astype(np.int64)
         support += np.bincount(uj, weights=agree * count[ui], minlength=n).astype(np.int64)
         sum_dist += np.bincount(ui, weights=dist * count[uj], minlength=n)
         sum_dist += np.bincount(uj, weights=dist * count[ui], minlength=n)
-    uniq["support"], uniq["sum_dist"] = support, sum_dist
-    best = uniq.sort_values(["q", "support", "sum_dist", "first"], ascending=[True, False, True, True],
-                            kind="mergesort").drop_duplicates("q")
-    voters = preds.groupby("q").size()
-    q = best["q"].to_numpy()
-    out.loc[q, "k"] = best["support"].to_numpy()
-    out.loc[q, "system"] = best["first"].to_numpy()
-    out.loc[q, "sum_dist"] = best["sum_dist"].to_numpy()
-    out.loc[voters.index.to_numpy(), "n_voters"] = voters.to_numpy()
+    # per question: largest support, then smallest sum of distances, then first system
+    best = np.lexsort((first, sum_dist, -support, uq))
+    best = best[np.r_[True, uq[best][1:] != uq[best][:-1]]]
+    bq = uq[best]
+    out.loc[bq, "k"] = support[best]
+    out.loc[bq, "system"] = first[best]
+    out.loc[bq, "sum_dist"] = sum_dist[best]
+    voters = np.bincount(q, minlength=n_questions)
+    out["n_voters"] = voters.astype(np.int64)
     return out

@@ -23,11 +23,13 @@ CI_LEVEL = 0.95
 
 
 def _block_weights(rng, n_rows: int, n_reps: int) -> np.ndarray:
-    """(n_reps, n_rows) draw counts of a bootstrap resample of n_rows rows, each row of it."""
-    draws = rng.integers(0, n_rows, size=(n_reps, n_rows), dtype=np.int64)
-    draws += np.arange(n_reps, dtype=np.int64)[:, None] * n_rows
-    flat = draws
-    return np.bincount(flat.ravel(), minlength=n_reps * n_rows).reshape(n_reps, n_rows).astype(np.float32)
+    """(n_reps, n_rows) draw counts of a bootstrap resample of n_rows rows, each row of it (int32
+    draws are the same stream as int64 ones; counting per replicate keeps the counts in cache)."""
+    draws = rng.integers(0, n_rows, size=(n_reps, n_rows), dtype=np.int32)
+    weights = np.empty((n_reps, n_rows), dtype=np.float32)
+    for r in range(n_reps):
+        weights[r] = np.bincount(draws[r], minlength=n_rows)
+    return weights
 
 
 class _Matrix:

@@ -69,3 +69,45 @@ def test_bad_alpha_and_duplicates_rejected():
         run([{"s1": "a"}], alpha=0)
     with pytest.raises(ValueError, match="two predictions"):
         rover(np.array([0, 0]), np.array([0, 0]), np.array(["a", "b"], dtype=object), 1)
+
+
+def brute_force(answers_by_question, order, alpha):
+    """SPEC 5 read literally, one question and one system at a time."""
+    from rapidfuzz.distance import Levenshtein
+
+    out = []
+    for qa in answers_by_question:
+        voters = [s for s in order if s in qa]
+        if not voters:
+            out.append((0, None, 0.0))
+            continue
+        scored = []
+        for s in voters:
+            d = [Levenshtein.distance(qa[s], qa[o]) for o in voters]
+            scored.append((-sum(x < alpha for x in d), sum(d), order.index(s), s))
+        support, dist, _, s = min(scored)
+        # identical answers tie on support and distance: the first system giving that answer
+        out.append((-support, s, float(dist)))
+    return out
+
+
+def test_rover_equals_a_brute_force_reading_of_spec5_on_random_answers():
+    rng = np.random.default_rng(0)
+    pool = ["Denver", "Denver Broncos", "the Denver Broncos", "Broncos", "Carolina", "Carolina Panthers", "1990",
+            "in 1990", "", "x"]
+    order = [f"s{i}" for i in range(7)]
+    questions = []
+    for _ in range(400):
+        n_voters = int(rng.integers(0, 8))
+        chosen = rng.choice(order, n_voters, replace=False)
+        questions.append({str(s): str(rng.choice(pool[:int(rng.integers(1, 11))])) for s in chosen})
+    order_shuffled = list(rng.permutation(order))
+    for alpha in (1, 5, 9):
+        out, _ = run(questions, alpha=alpha, order=order_shuffled)
+        expected = brute_force(questions, order_shuffled, alpha)
+        for i, (k, system, dist) in enumerate(expected):
+            assert out.loc[i, "k"] == k, (i, alpha)
+            assert (order_shuffled[out.loc[i, "system"]] if system is not None else None) == system, (i, alpha)
+            assert out.loc[i, "sum_dist"] == dist, (i, alpha)
+            assert out.loc[i, "n_voters"] == len(questions[i])
+    assert {1, 2, 3} <= set(out["k"])
