@@ -100,3 +100,48 @@ def test_share_by_group_and_combinations():
     assert shares[1] == 1.0 and shares[2] == 0.0 and shares[3] == 1.0 and math.isnan(shares[4])
     masks = fx.combination_masks(side_a, side_b)
     assert [np.flatnonzero(m).tolist() for m in masks.values()] == [[3], [1], [2], [0]]
+
+
+def test_mann_whitney_from_tie_groups_equals_scipy_on_random_data():
+    # the report's Mann-Whitney (tie-group counts, ranked once per matrix) must give scipy's own
+    # U and p-value for every column: ties, NaN left out, small sides (scipy's exact test), one
+    # empty side, a constant column, and one split tested many times against one tie_groups()
+    rng = np.random.default_rng(0)
+    for trial in range(120):
+        n, cols = int(rng.integers(2, 150)), int(rng.integers(1, 5))
+        X = [rng.integers(0, 4, (n, cols)) / 3.0, rng.random((n, cols)), np.round(rng.random((n, cols)), 1)][trial % 3]
+        if trial % 2:
+            X[rng.random((n, cols)) < 0.25] = np.nan
+        if trial % 7 == 0:
+            X[:, 0] = 0.5
+        side = rng.choice([0.0, 1.0, np.nan], n, p=[0.5, 0.4, 0.1]) if trial % 4 else rng.choice([0.0, 1.0], n, p=[0.93, 0.07])
+        ties = fx.tie_groups(X)
+        for hard, easy in ((side == 1, side == 0), (side == 0, side == 1)):
+            u, p = fx.mann_whitney(X, hard, easy, ties)
+            # the straightforward call the report made before (scipy on the two sub-matrices)
+            ru, rp = fx._mwu(X[hard], X[easy])
+            assert np.array_equal(u, ru, equal_nan=True), trial
+            assert np.allclose(p, rp, rtol=1e-12, atol=0, equal_nan=True), trial
+            for c in range(cols):
+                x, y = X[hard, c], X[easy, c]
+                x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+                if not len(x) or not len(y):
+                    assert math.isnan(u[c]) and math.isnan(p[c])
+                elif len(x) > 8 and len(y) > 8:  # asymptotic: scipy per column, whatever the others
+                    expected = mannwhitneyu(x, y, alternative="two-sided")
+                    assert u[c] == expected.statistic, (trial, c)
+                    assert p[c] == pytest.approx(expected.pvalue, rel=1e-12) or np.isnan(expected.pvalue), (trial, c)
+
+
+def test_mann_whitney_many_distinct_values_large_sample():
+    # continuous scores (a tie group per value, compacted) and sizes where scipy is asymptotic
+    rng = np.random.default_rng(1)
+    X = np.r_[rng.random((3000, 3)), np.full((5, 3), 0.25)]
+    X[rng.random(X.shape) < 0.05] = np.nan
+    side = (rng.random(len(X)) < 0.3).astype(float)
+    u, p = fx.mann_whitney(X, side == 1, side == 0)
+    for c in range(3):
+        x, y = X[side == 1, c], X[side == 0, c]
+        expected = mannwhitneyu(x[~np.isnan(x)], y[~np.isnan(y)], alternative="two-sided")
+        assert u[c] == expected.statistic
+        assert p[c] == pytest.approx(expected.pvalue, rel=1e-12)

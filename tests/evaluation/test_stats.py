@@ -58,3 +58,55 @@ def test_percentile_ci_matches_numpy():
     for c in range(3):
         assert got[:, c] == pytest.approx(np.nanpercentile(reps[:, c], [2.5, 97.5]))
     assert np.isnan(got[:, 3]).all()
+
+
+def straightforward_bootstrap(tasks, n_rows, n_boot, seed, block):
+    """Each replicate: draw n_rows row indices (the documented stream: blocks of `block`
+    replicates of rng.integers), take the drawn rows, and nanmean each group's defined values."""
+    rng = np.random.default_rng(seed)
+    draws = np.vstack([rng.integers(0, n_rows, size=(min(block, n_boot - i), n_rows), dtype=np.int32)
+                       for i in range(0, n_boot, block)])
+    out = {}
+    for name, (X, codes) in tasks.items():
+        out[name] = {}
+        for g in np.unique(codes[codes >= 0]):
+            reps = np.full((n_boot, X.shape[1]), np.nan)
+            for r, idx in enumerate(draws):
+                rows = X[idx][codes[idx] == g]
+                defined = ~np.isnan(rows)
+                counts = defined.sum(axis=0)
+                reps[r, counts > 0] = np.nansum(rows, axis=0)[counts > 0] / counts[counts > 0]
+            out[name][int(g)] = reps
+    return out
+
+
+def test_bootstrap_equals_the_straightforward_resampling():
+    # weights-matrix products (batched, on threads, largest group by subtraction) must give the
+    # means of the straightforwardly resampled rows, replicate by replicate
+    rng = np.random.default_rng(4)
+    n = 300
+    X = rng.random((n, 4))
+    X[rng.random((n, 4)) < 0.2] = np.nan  # undefined values, different per column
+    X[:, 3] = np.where(rng.random(n) < 0.5, 1.0, 0.0)
+    metric = X[:, :2].copy()
+    tasks = {
+        "systems": (X, np.zeros(n, dtype=int)),
+        "factor": (X, (rng.random(n) < 0.7).astype(int)),  # covers every row: largest side derived
+        "factor_missing": (X, rng.choice([-1, 0, 1], n)),  # some rows in no group
+        "frames": (metric, rng.integers(0, 12, n)),  # many small groups on another matrix
+        "rare": (metric, np.where(np.arange(n) < 2, 0, -1)),  # a group some replicates never draw
+    }
+    n_boot = 57
+    got = stats.bootstrap_group_means(tasks, n, n_boot, seed=11, cells=10 * n, batch_cells=30 * n, workers=2)
+    expected = straightforward_bootstrap(tasks, n, n_boot, seed=11, block=10)
+    assert got.keys() == expected.keys()
+    for name in tasks:
+        assert got[name].keys() == expected[name].keys(), name
+        for g in expected[name]:
+            np.testing.assert_allclose(got[name][g], expected[name][g], rtol=2e-6, atol=2e-7, err_msg=f"{name} {g}")
+    assert np.isnan(got["rare"][0]).any() and not np.isnan(got["rare"][0]).all()
+    # the same seed gives the same replicates whatever the batching and the threads
+    again = stats.bootstrap_group_means(tasks, n, n_boot, seed=11, cells=10 * n, batch_cells=10 * n, workers=1)
+    for name in tasks:
+        for g in got[name]:
+            np.testing.assert_allclose(again[name][g], got[name][g], rtol=2e-6, atol=2e-7)
