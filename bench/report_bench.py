@@ -7,6 +7,10 @@ apart for SQuAD), writing files and rendering figures.
 
     .venv/bin/python bench/report_bench.py                 # SQuAD dev + 25k/50k/100k x 50 generated
     .venv/bin/python bench/report_bench.py --sizes 25000   # fewer generated sizes
+    .venv/bin/python bench/report_bench.py --no-squad --gen-repeat 3
+
+Each generated size prints its best time and the seconds per 1,000 questions; the last lines
+compare them across sizes (constant seconds per 1,000 questions = linear growth).
 """
 import argparse
 import os
@@ -94,10 +98,14 @@ def main():
     parser.add_argument("--systems", type=int, default=50)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3, help="runs per SQuAD measurement (best is printed)")
+    parser.add_argument("--gen-repeat", type=int, default=2, help="runs per generated size (best is printed)")
+    parser.add_argument("--no-squad", action="store_true")
     args = parser.parse_args()
     print(f"timing compute_report (file reading, writing and figures excluded); bootstrap {args.bootstrap}; "
-          f"{os.cpu_count()} CPUs")
-    if SQUAD.exists():
+          f"{os.cpu_count()} CPUs; best of N runs (the machine may be shared: compare ratios)")
+    if args.no_squad:
+        pass
+    elif SQUAD.exists():
         started = time.perf_counter()
         q, p, labels = read_inputs(SQUAD / "corpus.jsonl", SQUAD / "predictions.jsonl")
         read_s = time.perf_counter() - started
@@ -110,14 +118,19 @@ def main():
     rows = []
     for size in [int(s) for s in args.sizes.split(",") if s]:
         q, p, labels = generate(size, args.systems)
-        seconds, report = timed(lambda: compute_report(q, p, labels, ReportConfig(n_boot=args.bootstrap)), 1)
-        n_pred = len(p)
-        rows.append((size, seconds))
-        print(f"generated: {size} questions x {args.systems} systems ({n_pred} predictions, {len(labels)} labels, "
-              f"{len(report.data['factors'])} factor tables): {seconds:.2f} s = {1e6 * seconds / n_pred:.2f} us/prediction")
+        seconds, report = timed(lambda: compute_report(q, p, labels, ReportConfig(n_boot=args.bootstrap)),
+                                args.gen_repeat)
+        per_k = 1000 * seconds / size
+        rows.append((size, seconds, per_k))
+        print(f"generated: {size} questions x {args.systems} systems ({len(p)} predictions, {len(labels)} labels, "
+              f"{len(report.data['factors'])} factor tables): {seconds:.2f} s (best of {args.gen_repeat}) = "
+              f"{per_k:.3f} s per 1,000 questions", flush=True)
+        del q, p, labels, report
     if len(rows) > 1:
-        (n0, t0), (n1, t1) = rows[0], rows[-1]
-        print(f"growth {n0} -> {n1} questions: x{n1 / n0:.1f} data, x{t1 / t0:.2f} time")
+        print("seconds per 1,000 questions: " + ", ".join(f"{n}: {k:.3f}" for n, _, k in rows))
+        (n0, t0, _), (n1, t1, _) = rows[0], rows[-1]
+        print(f"growth {n0} -> {n1} questions: x{n1 / n0:.1f} data, x{t1 / t0:.2f} time "
+              f"(x{t1 / t0 / (n1 / n0):.2f} per question; 1.00 = linear)")
 
 
 if __name__ == "__main__":
