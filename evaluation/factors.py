@@ -320,15 +320,24 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
     difference, delta = floor(100 x diff), the Mann-Whitney U and its p-value. ``ties``:
     ``tie_groups(X)`` when the caller tests several splits of one matrix."""
     hard, easy = side == 1.0, side == 0.0
-    s_hard, s_easy = _nanmean_rows(X, hard), _nanmean_rows(X, easy)
+    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = _nanmean_counts(X, hard), _nanmean_counts(X, easy)
     u, p = mann_whitney(X, hard, easy, ties)
     n_known = int(hard.sum() + easy.sum())
     return {
         "s_hard": s_hard, "s_easy": s_easy, "diff": s_hard - s_easy, "u": u, "p_value": p,
         "n_hard": int(hard.sum()), "n_easy": int(easy.sum()),
-        "n_hard_scored": (~np.isnan(X[hard])).sum(axis=0), "n_easy_scored": (~np.isnan(X[easy])).sum(axis=0),
+        "n_hard_scored": n_hard_scored, "n_easy_scored": n_easy_scored,
         "size_pct": 100.0 * hard.sum() / n_known if n_known else np.nan,
     }
+
+
+def _nanmean_counts(X: np.ndarray, rows: np.ndarray):
+    """``_nanmean_rows`` and the number of defined values per column, from one copy of the rows."""
+    sub = X[rows]
+    counts = (~np.isnan(sub)).sum(axis=0)
+    sums = np.nansum(sub, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan), counts
 
 
 def share_by_group(side: np.ndarray, groups: np.ndarray, keys) -> dict:
