@@ -9,3 +9,8 @@ from .settings import *  # noqa: E402,F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AXES_ENABLED = os.environ.get("AXES_ENABLED", "0") == "1"
+
+# In-process tests run inside a transaction on one connection: progress goes through it. Worker
+# processes started by the integrity tests set QAEVAL_JOBS_CONNECTION=1 to keep the second one.
+if os.environ.get("QAEVAL_JOBS_CONNECTION") != "1":
+    DATABASES.pop("jobs", None)  # noqa: F405

@@ -15,7 +15,7 @@ import threading
 import time
 from datetime import timedelta
 
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -189,4 +189,3 @@ def mark_worker_dead(job):
     Job.objects.filter(pk=job.pk, status=Job.RUNNING, resumable=True).update(
         heartbeat_at=timezone.now() - timedelta(seconds=STALE_SECONDS + 1)
     )
-    close_old_connections()

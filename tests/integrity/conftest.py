@@ -66,6 +66,7 @@ class CeleryWorker:
             "DATABASE_URL": f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             "CELERY_TASK_ALWAYS_EAGER": "0",
+            "QAEVAL_JOBS_CONNECTION": "1",  # progress on a second connection, as in production
             "PYTHONPATH": str(REPO),
         })
         return env
