@@ -29,7 +29,7 @@ class PredictFramesForm(forms.Form):
     lexicon = forms.ModelChoiceField(queryset=models.FrameLexicon.objects.order_by("name"), to_field_name="name",
                                      help_text="import one with manage.py import_framenet [PATH]")
     model = forms.CharField(max_length=200, initial="gpt-3.5-turbo")
-    base_url = forms.URLField(required=False, help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)")
+    base_url = forms.URLField(required=False, assume_scheme="https", help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)")
     api_key_env = forms.CharField(initial="OPENAI_API_KEY", help_text="environment variable of the worker holding the key")
     limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many questions")
     force = forms.BooleanField(required=False, help_text="annotate again questions already done")
