@@ -92,6 +92,18 @@ def timed(fn, repeat):
     return best, result
 
 
+def time_generated(size, args):
+    """(questions, best seconds, seconds per 1,000 questions) of one generated size, printed."""
+    q, p, labels = generate(size, args.systems)
+    config = ReportConfig(n_boot=args.bootstrap)
+    seconds, report = timed(lambda: compute_report(q, p, labels, config), args.gen_repeat)
+    per_k = 1000 * seconds / size
+    print(f"generated: {size} questions x {args.systems} systems ({len(p)} predictions, {len(labels)} labels, "
+          f"{len(report.data['factors'])} factor tables): {seconds:.2f} s (best of {args.gen_repeat}) = "
+          f"{per_k:.3f} s per 1,000 questions", flush=True)
+    return size, seconds, per_k
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="25000,50000,100000")
@@ -110,22 +122,13 @@ def main():
         q, p, labels = read_inputs(SQUAD / "corpus.jsonl", SQUAD / "predictions.jsonl")
         read_s = time.perf_counter() - started
         for n_boot in (args.bootstrap, 0):
-            best, report = timed(lambda: compute_report(q, p, labels, ReportConfig(n_boot=n_boot)), args.repeat)
+            config = ReportConfig(n_boot=n_boot)
+            best, report = timed(lambda: compute_report(q, p, labels, config), args.repeat)  # noqa: B023
             print(f"SQuAD v1.1 dev: {len(q)} questions x {len(report.data['systems']) - 1} systems, bootstrap {n_boot}: "
                   f"{best:.2f} s (best of {args.repeat}); reading the JSONL files: {read_s:.2f} s")
     else:
         print(f"SQuAD data not found at {SQUAD}: skipped")
-    rows = []
-    for size in [int(s) for s in args.sizes.split(",") if s]:
-        q, p, labels = generate(size, args.systems)
-        seconds, report = timed(lambda: compute_report(q, p, labels, ReportConfig(n_boot=args.bootstrap)),
-                                args.gen_repeat)
-        per_k = 1000 * seconds / size
-        rows.append((size, seconds, per_k))
-        print(f"generated: {size} questions x {args.systems} systems ({len(p)} predictions, {len(labels)} labels, "
-              f"{len(report.data['factors'])} factor tables): {seconds:.2f} s (best of {args.gen_repeat}) = "
-              f"{per_k:.3f} s per 1,000 questions", flush=True)
-        del q, p, labels, report
+    rows = [time_generated(size, args) for size in [int(s) for s in args.sizes.split(",") if s]]
     if len(rows) > 1:
         print("seconds per 1,000 questions: " + ", ".join(f"{n}: {k:.3f}" for n, _, k in rows))
         (n0, t0, _), (n1, t1, _) = rows[0], rows[-1]

@@ -97,7 +97,7 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
     other than they gain.
     """
     rng = np.random.default_rng(seed)
-    matrices, plans = _plan(tasks, n_rows)
+    _, plans = _plan(tasks, n_rows)
     out = {name: {g: np.empty((n_boot, m.n_cols)) for g in [*parts, *([derived] if derived is not None else [])]}
            for name, (m, parts, derived) in plans.items()}
     block = max(1, min(n_boot, cells // max(1, n_rows)))
