@@ -490,7 +490,13 @@ def build_tables(report: Report) -> None:
     metric = d["metric"]
     systems = pd.DataFrame(d["systems"])
     base = ["system", "n", "missing", "n_labeled", "coverage", *METRICS]
-    report.tables["systems"] = systems[base + [c for c in systems.columns if c not in base]]
+    systems = systems[base + [c for c in systems.columns if c not in base]]
+    for column in [c for c in systems.columns if c.endswith("_ci")]:
+        # A table cell holds one number: the interval becomes two columns, low and high.
+        bounds = systems.pop(column).map(lambda ci: ci if isinstance(ci, (list, tuple)) else (None, None))
+        systems[f"{column}_low"] = [b[0] for b in bounds]
+        systems[f"{column}_high"] = [b[1] for b in bounds]
+    report.tables["systems"] = systems.set_index("system")
 
     keys = [str(k) for k in range(d["partitions"]["n_systems"], 0, -1)]  # P_n ... P_1, as in the paper
     part = pd.DataFrame({f"P{k}": {s: v.get(k) for s, v in d["partitions"]["by_system"].items()} for k in keys})
