@@ -139,6 +139,14 @@ def _text(obj, field, name, line, allow_empty=False):
     return value
 
 
+def _ids_as_text(obj, field):
+    """Integer ids (some tools write them) are read as their decimal text."""
+    value = obj.get(field)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return {**obj, field: str(value)}
+    return obj
+
+
 def _split_meta(obj, known):
     meta = dict(obj.get("meta") or {}) if isinstance(obj.get("meta"), dict) else {}
     for key, value in obj.items():
@@ -168,10 +176,7 @@ def parse_semantic(obj, name=None, line=None):
 
 
 def corpus_record(obj, name=None, line=None):
-    qid = obj.get("id")
-    if isinstance(qid, int) and not isinstance(qid, bool):
-        qid = str(qid)
-    obj = {**obj, "id": qid}
+    obj = _ids_as_text(obj, "id")
     record = {
         "id": _text(obj, "id", name, line),
         "context": _text(obj, "context", name, line),
@@ -259,9 +264,7 @@ def read_predictions(source, file=None, known_questions=None):
     name = file or _name_of(source)
     seen = {}
     for line, obj in iter_json_lines(source, name):
-        qid = obj.get("question_id")
-        if isinstance(qid, int) and not isinstance(qid, bool):
-            obj = {**obj, "question_id": str(qid)}
+        obj = _ids_as_text(obj, "question_id")
         record = {
             "question_id": _text(obj, "question_id", name, line),
             "system": _text(obj, "system", name, line).strip(),
@@ -286,9 +289,7 @@ def read_labels(source, file=None, known_questions=None):
     """Labels JSONL -> ``(line, record)``; the label must be one of correct / partial / incorrect."""
     name = file or _name_of(source)
     for line, obj in iter_json_lines(source, name):
-        qid = obj.get("question_id")
-        if isinstance(qid, int) and not isinstance(qid, bool):
-            obj = {**obj, "question_id": str(qid)}
+        obj = _ids_as_text(obj, "question_id")
         record = {
             "question_id": _text(obj, "question_id", name, line),
             "answer": _text(obj, "answer", name, line, allow_empty=True),
