@@ -12,7 +12,8 @@ import random
 from django.db import transaction
 
 from annotation.folds import build_folds
-from annotation.models import FrameAnnotation, FrameCheck, Fold, FoldItem
+from annotation.models import FrameAnnotation, FrameCheck, Fold
+from annotation.triplet_builder import clear_folds, store_fold_plans
 
 
 class FrameFoldError(ValueError):
@@ -34,13 +35,7 @@ def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
 @transaction.atomic
 def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
     """Folds over the corpus's frame annotations with outcome ``done`` (the only ones with a frame)."""
-    existing = Fold.objects.filter(corpus=corpus, kind=Fold.KIND_FRAME)
-    if existing.exists():
-        if not replace:
-            raise FrameFoldError(f"corpus {corpus.name} already has {existing.count()} frame folds (use replace)")
-        if FrameCheck.objects.filter(fold__in=existing).exists():
-            raise FrameFoldError("the existing frame folds already have checks: they cannot be replaced")
-        existing.delete()
+    clear_folds(corpus, Fold.KIND_FRAME, replace, FrameCheck.objects.all(), error=FrameFoldError, what="frame folds")
     annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=FrameAnnotation.DONE)
     if lexicon is not None:
         annotations = annotations.filter(lexicon=lexicon)
@@ -50,12 +45,4 @@ def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=No
     plans = plan_frame_folds(ids, k=k, seed=seed, overlap=overlap, sample=sample)
     params = {"k": k, "seed": seed, "overlap": overlap, "sample": sample,
               "lexicon": getattr(lexicon, "name", None)}
-    folds = Fold.objects.bulk_create([
-        Fold(corpus=corpus, kind=Fold.KIND_FRAME, index=p.index, name=f"{corpus.name} frames {p.index + 1}",
-             seed=seed, params=params) for p in plans
-    ])
-    FoldItem.objects.bulk_create([
-        FoldItem(fold=fold, position=i, frame_annotation_id=a, is_overlap=o)
-        for fold, plan in zip(folds, plans) for i, (a, _, o) in enumerate(plan.items)
-    ])
-    return folds
+    return store_fold_plans(corpus, Fold.KIND_FRAME, plans, "frames", seed, params, "frame_annotation")

@@ -102,16 +102,36 @@ def triplet_for_answer(corpus, question_id, answer):
     ).first()
 
 
+def clear_folds(corpus, kind, replace, judgements, error=None, what="folds"):
+    """Make room for new folds of ``kind``: refused if some exist and ``replace`` is off, or if
+    ``judgements`` (a queryset of Label / FrameCheck) has any row in them."""
+    error = error or FoldError
+    existing = Fold.objects.filter(corpus=corpus, kind=kind)
+    if existing.exists():
+        if not replace:
+            raise error(f"corpus {corpus.name} already has {existing.count()} {what} (use replace to rebuild)")
+        if judgements.filter(fold__in=existing).exists():
+            raise error(f"the existing {what} already have {judgements.model._meta.verbose_name_plural}: "
+                        "they cannot be replaced")
+        existing.delete()
+
+
+def store_fold_plans(corpus, kind, plans, name, seed, params, target):
+    """Insert ``FoldPlan``s as Fold rows named ``{corpus} {name} {n}`` and their items (``target``:
+    the FoldItem field the plan's keys go to, ``triplet`` or ``frame_annotation``)."""
+    folds = Fold.objects.bulk_create(
+        [Fold(corpus=corpus, kind=kind, index=p.index, name=f"{corpus.name} {name} {p.index + 1}",
+              seed=seed, params=params) for p in plans]
+    )
+    insert_rows(FoldItem, ("fold", "position", target, "is_overlap"),
+                [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)])
+    return folds
+
+
 @transaction.atomic
 def create_folds(corpus, k=10, seed=0, policy="by_question", overlap=0.1, replace=False):
     """Split the corpus's triplets into K folds (pure ``build_folds``), then bulk insert them."""
-    existing = Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET)
-    if existing.exists():
-        if not replace:
-            raise FoldError(f"corpus {corpus.name} already has {existing.count()} folds (use replace to rebuild)")
-        if Label.objects.filter(fold__in=existing).exists():
-            raise FoldError("the existing folds already have labels: they cannot be replaced")
-        existing.delete()
+    clear_folds(corpus, Fold.KIND_TRIPLET, replace, Label.objects.all())
     pairs = list(
         Triplet.objects.filter(question__corpus=corpus).order_by("question__position", "id").values_list("id", "question_id")
     )
@@ -119,13 +139,7 @@ def create_folds(corpus, k=10, seed=0, policy="by_question", overlap=0.1, replac
         raise FoldError(f"corpus {corpus.name} has no triplets yet: import predictions first")
     plans = build_folds(pairs, k=k, seed=seed, policy=policy, overlap=overlap)
     params = {"k": k, "seed": seed, "policy": policy, "overlap": overlap}
-    folds = Fold.objects.bulk_create(
-        [Fold(corpus=corpus, kind=Fold.KIND_TRIPLET, index=p.index, name=f"{corpus.name} fold {p.index + 1}",
-              seed=seed, params=params) for p in plans]
-    )
-    insert_rows(FoldItem, ("fold", "position", "triplet", "is_overlap"),
-                [(fold.pk, i, t, o) for fold, plan in zip(folds, plans) for i, (t, _, o) in enumerate(plan.items)])
-    return folds
+    return store_fold_plans(corpus, Fold.KIND_TRIPLET, plans, "fold", seed, params, "triplet")
 
 
 @transaction.atomic
