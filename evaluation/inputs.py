@@ -58,6 +58,12 @@ def read_inputs(corpus_path, predictions_path, labels_path=None):
     return questions, predictions, labels
 
 
+def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
+    """A judge-labels file (SPEC 10: the labels format, ``annotator`` names the judge), validated."""
+    known = set(questions.index)
+    return labels_frame(record for _, record in read_labels(path, known_questions=known))
+
+
 def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
     """Questions back to corpus JSONL records (SPEC 9): absent attributes are left out."""
     extra_meta = extra_meta or {}

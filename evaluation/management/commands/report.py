@@ -1,14 +1,16 @@
 """Offline report: ``python manage.py report --corpus C --predictions P [--labels L] --out DIR``.
 
 Reads the three JSONL files of SPEC 9 (no database), computes the report and writes report.json,
-the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR.
+the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR. ``--judge-labels FILE`` (labels format,
+``annotator`` = the judge) adds the prediction-powered estimates of SPEC 10 (``ppi``, ``table_ppi``).
 """
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interchange import InterchangeError
-from evaluation.inputs import read_inputs
+from evaluation import ppi
+from evaluation.inputs import read_inputs, read_judge_labels
 from evaluation.outputs import write_report
 from evaluation.report import ReportConfig, compute_report
 
@@ -24,6 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", required=True)
         parser.add_argument("--predictions", required=True)
         parser.add_argument("--labels")
+        parser.add_argument("--judge-labels", help="labels JSONL of one automatic judge (SPEC 10): adds the `ppi` rows")
         parser.add_argument("--out", required=True)
         parser.add_argument("--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)")
         parser.add_argument("--alpha", type=float, default=5, help="Levenshtein agreement threshold (default 5)")
@@ -67,6 +70,9 @@ class Command(BaseCommand):
             read_s = time.perf_counter() - started
             started = time.perf_counter()
             report = compute_report(questions, predictions, labels, config)
+            if o["judge_labels"]:
+                ppi.add_to_report(report, predictions, labels, read_judge_labels(o["judge_labels"], questions),
+                                  config.dedup_policy)
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None

@@ -1,0 +1,284 @@
+"""Prediction-powered estimates (SPEC section 10): an automatic judge plus a random part of human labels.
+
+Pure numpy / pandas, no database. The unit is a prediction of a system: its human score ``h`` comes
+from its triplet's human labels (SPEC 3), its judge score ``f`` from its triplet's judge label, on
+the same scale (correct 1, partial 0.5, incorrect 0 for Hscore; [label == correct] for Hcorrect).
+
+- ``prediction_scores``: one row per prediction with ``h_*`` and ``f_*`` (NaN where missing);
+- ``estimate``: the classical and the PPI++ estimate of one mean (SPEC 10, word for word);
+- ``ppi_rows``: the ``report.json`` ``ppi`` rows, per system and metric;
+- ``labels_needed``: human labels a system still needs for an interval of a chosen half-width;
+- ``settled_pairs``: per pair of systems, whether their intervals are apart;
+- ``judge_agreement``: Krippendorff's alpha and the confusion matrix of the judge against humans;
+- ``validity_reasons``: why the human-labeled predictions may not be a uniform sample of the judged ones;
+- ``ppi_section``: everything above for one report (``ppi``, ``judge``, the ``table_ppi`` frame).
+
+Scales follow the report: Hscore in [0, 1], Hcorrect in % (SPEC 3). ROVER has no row (its answers
+are other systems' predictions, not a sample of their own).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from annotation.labels import CORRECT, LABEL_RANKS, LABEL_SCORES, LABEL_VALUES
+from evaluation import agreement, human
+
+Z95 = 1.96
+METRICS = ("hscore", "hcorrect")
+SCALE = {"hscore": 1.0, "hcorrect": 100.0}  # report scale (SPEC 3: Hcorrect in %)
+ROW_KEYS = ("system", "metric", "n_total", "n_human", "lambda", "estimate", "ci_low", "ci_high", "classical",
+            "classical_ci_low", "classical_ci_high", "gain")
+GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
+
+
+# --- per prediction --------------------------------------------------------------------------
+
+def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
+    """Per triplet key: the judge's ``score`` and ``correct`` (one judge: the last label wins)."""
+    if judge_labels is None or judge_labels.empty:
+        return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float)})
+    rows = judge_labels.dropna(subset=["label"])
+    bad = ~rows["label"].isin(LABEL_VALUES)
+    if bad.any():
+        raise ValueError(f"judge label {rows.loc[bad, 'label'].iloc[0]!r} is not one of {', '.join(LABEL_VALUES)}")
+    rows = rows.drop_duplicates("tkey", keep="last").set_index("tkey")
+    return pd.DataFrame({"score": rows["label"].map(LABEL_SCORES).astype(float),
+                         "correct": (rows["label"] == CORRECT).astype(float)})
+
+
+def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
+                      judge_labels: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per prediction: ``system``, ``tkey``, ``h_hscore``, ``h_hcorrect``, ``f_hscore``,
+    ``f_hcorrect`` (NaN = no human / no judge score). Every frame carries a ``tkey`` column."""
+    tkeys = predictions["tkey"]
+    h = human.triplet_scores(labels if labels is not None and len(labels) else None)
+    f = judge_triplet_scores(judge_labels)
+    out = pd.DataFrame({"system": predictions["system"].to_numpy(), "tkey": tkeys.to_numpy()})
+    for prefix, scores in (("h", h), ("f", f)):
+        out[f"{prefix}_hscore"] = tkeys.map(scores["score"]).to_numpy(dtype=float)
+        out[f"{prefix}_hcorrect"] = tkeys.map(scores["correct"]).to_numpy(dtype=float)
+    return out
+
+
+# --- one estimate (SPEC 10) ------------------------------------------------------------------
+
+def estimate(h, f, f_unlabeled) -> dict:
+    """Classical and PPI++ estimates of the mean of ``h``.
+
+    ``h``, ``f``: human and judge scores of the n predictions that have both; ``f_unlabeled``: judge
+    scores of the N_u predictions without a human score. Returns ``{n, n_unlabeled, lambda, estimate,
+    variance, classical, classical_variance, gain}``; ``lambda``, ``estimate``, ``variance`` and
+    ``gain`` are None when only the classical estimate exists (n < 2 or N_u < 2: a variance with
+    ddof=1 needs two values), the classical ones None when n < 2 (n = 1 gives only the mean).
+    """
+    h, f, fu = (np.asarray(a, dtype=float) for a in (h, f, f_unlabeled))
+    n, nu = len(h), len(fu)
+    out = {"n": n, "n_unlabeled": nu, "lambda": None, "estimate": None, "variance": None,
+           "classical": float(h.mean()) if n else None, "classical_variance": None, "gain": None}
+    if n < 2:
+        return out
+    out["classical_variance"] = float(h.var(ddof=1) / n)
+    if nu < 2:
+        return out
+    f_all = np.concatenate([f, fu])
+    var_all = f_all.var(ddof=1)
+    lam = 0.0
+    if var_all > 0:
+        cov = np.cov(h, f, ddof=1)[0, 1]
+        lam = float(np.clip(cov / ((1 + n / nu) * var_all), 0.0, 1.0))
+    theta = float((h - lam * f).mean() + lam * fu.mean())
+    variance = float((h - lam * f).var(ddof=1) / n + lam ** 2 * fu.var(ddof=1) / nu)
+    out.update({"lambda": lam, "estimate": theta, "variance": variance})
+    if variance > 0:
+        out["gain"] = out["classical_variance"] / variance
+    return out
+
+
+def interval(mean, variance):
+    if mean is None or variance is None:
+        return None, None
+    half = Z95 * math.sqrt(variance)
+    return mean - half, mean + half
+
+
+# --- per system ------------------------------------------------------------------------------
+
+def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
+    """The ``ppi`` rows of ``report.json``: per system (in ``systems`` order, default: order of
+    appearance) and metric, over the system's predictions the judge scored. When only the classical
+    estimate exists, ``estimate`` and its interval repeat the classical ones and ``lambda`` and
+    ``gain`` are null."""
+    systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
+    rows = []
+    for system in systems:
+        part = scores[scores["system"] == system]
+        for metric in METRICS:
+            h, f = part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy()
+            judged = ~np.isnan(f)
+            labeled = judged & ~np.isnan(h)
+            e = estimate(h[labeled], f[labeled], f[judged & np.isnan(h)])
+            rows.append(_row(system, metric, e))
+    return rows
+
+
+def _row(system, metric, e) -> dict:
+    s = SCALE[metric]
+
+    def scaled(v):
+        return None if v is None else v * s
+
+    c_low, c_high = interval(e["classical"], e["classical_variance"])
+    if e["estimate"] is None:
+        mean, low, high = e["classical"], c_low, c_high
+    else:
+        mean, (low, high) = e["estimate"], interval(e["estimate"], e["variance"])
+    return {"system": system, "metric": metric, "n_total": e["n"] + e["n_unlabeled"], "n_human": e["n"],
+            "lambda": e["lambda"], "estimate": scaled(mean), "ci_low": scaled(low), "ci_high": scaled(high),
+            "classical": scaled(e["classical"]), "classical_ci_low": scaled(c_low),
+            "classical_ci_high": scaled(c_high), "gain": e["gain"]}
+
+
+def labels_needed(row: dict, half_width: float) -> int | None:
+    """Further human labels the system needs for a 95% interval of +- ``half_width`` (report scale),
+    at the current spread and gain: n_c = (1.96 sd / w)^2 human labels without the judge, n_c / gain
+    with it (capped at n_total). None when the spread is unknown (fewer than two human labels)."""
+    if not half_width or half_width <= 0:
+        raise ValueError("the interval half-width must be positive")
+    low, high, n = row["classical_ci_low"], row["classical_ci_high"], row["n_human"]
+    if low is None or high is None or n < 2:
+        return None
+    sd = (high - low) / (2 * Z95) * math.sqrt(n)  # back from the classical interval
+    needed = (Z95 * sd / half_width) ** 2
+    if row["gain"]:
+        needed /= row["gain"]
+    return int(max(0, min(math.ceil(needed), row["n_total"]) - n))
+
+
+def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
+    """Per pair of systems: ``settled`` when their intervals do not overlap, and which is ahead."""
+    rows = [r for r in rows if r["metric"] == metric and r["ci_low"] is not None]
+    out = []
+    for a, b in itertools.combinations(rows, 2):
+        apart = a["ci_low"] > b["ci_high"] or b["ci_low"] > a["ci_high"]
+        ahead = a if a["estimate"] >= b["estimate"] else b
+        out.append({"systems": [a["system"], b["system"]], "metric": metric, "settled": bool(apart),
+                    "ahead": ahead["system"] if apart else None})
+    return out
+
+
+# --- the judge against the humans ------------------------------------------------------------
+
+def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None) -> dict:
+    """Each human label paired with the judge's label of the same triplet: Krippendorff's alpha
+    (ordinal, nominal) over those pairs and the confusion matrix (rows human, columns judge)."""
+    empty = {"alpha_ordinal": None, "alpha_nominal": None, "n_pairs": 0,
+             "confusion": {h: {j: 0 for j in LABEL_VALUES} for h in LABEL_VALUES}}
+    if labels is None or labels.empty or judge_labels is None or judge_labels.empty:
+        return empty
+    hl = human.latest_labels(labels.dropna(subset=["label"]))
+    jl = judge_labels.dropna(subset=["label"]).drop_duplicates("tkey", keep="last").set_index("tkey")["label"]
+    pairs = pd.DataFrame({"unit": np.arange(len(hl)), "human": hl["label"].to_numpy(),
+                          "judge": hl["tkey"].map(jl).to_numpy()}).dropna()
+    if pairs.empty:
+        return empty
+    rows = pd.concat([pairs.assign(annotator="human", value=pairs["human"]),
+                      pairs.assign(annotator="judge", value=pairs["judge"])]).rename(columns={"unit": "item"})
+    alpha = agreement.krippendorff_alpha(rows[["item", "annotator", "value"]], LABEL_RANKS, pairs=False)
+    confusion = pd.crosstab(pairs["human"], pairs["judge"]).reindex(index=list(LABEL_VALUES),
+                                                                   columns=list(LABEL_VALUES), fill_value=0)
+    return {"alpha_ordinal": alpha["alpha_ordinal"], "alpha_nominal": alpha["alpha_nominal"], "n_pairs": len(pairs),
+            "confusion": {h: {j: int(confusion.loc[h, j]) for j in LABEL_VALUES} for h in LABEL_VALUES}}
+
+
+# --- validity guard --------------------------------------------------------------------------
+
+def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[dict]:
+    """Why the human-labeled predictions may not be a uniform random sample of the judged ones,
+    each as ``{reason, count, handling}``. From the data: human-labeled predictions the judge did
+    not score; judge scores that differ between labeled and unlabeled predictions (Mann-Whitney,
+    p < 0.01: the labeled ones are not a random sample). ``facts`` (from the platform): counts of
+    ``folds_not_started``, ``skipped`` items, ``gold`` items, ``imported`` labels."""
+    reasons = []
+    h, f = scores["h_hscore"].to_numpy(), scores["f_hscore"].to_numpy()
+    unjudged = int((~np.isnan(h) & np.isnan(f)).sum())
+    if unjudged:
+        reasons.append({"reason": "human-labeled predictions that the judge did not score", "count": unjudged,
+                        "handling": "left out of the prediction-powered rows (they count in the systems table)"})
+    judged = ~np.isnan(f)
+    lab, unl = f[judged & ~np.isnan(h)], f[judged & np.isnan(h)]
+    if len(lab) >= 2 and len(unl) >= 2 and np.ptp(np.concatenate([lab, unl])) > 0:
+        p = float(sps.mannwhitneyu(lab, unl).pvalue)
+        if p < GUARD_P:
+            reasons.append({"reason": f"the judge scores human-labeled predictions differently from the others "
+                                      f"(mean {lab.mean():.3f} vs {unl.mean():.3f}, Mann-Whitney p = {p:.2g}): "
+                                      "the labeled ones are not a random sample", "count": int(len(lab)),
+                            "handling": "estimates given as computed; intervals may not hold their 95%"})
+    facts = facts or {}
+    texts = {
+        "folds_not_started": ("triplet folds not started by any annotator: their triplets cannot be in the human sample",
+                              "estimates given over all judged predictions; the human sample covers only started folds"),
+        "skipped": ("triplets skipped by annotators (hard items are skipped more often)",
+                    "counted as unlabeled (judge score only)"),
+        "gold": ("gold / control items in the human sample (not drawn at random)",
+                 "estimates given as computed; gold items count as human-labeled"),
+        "imported": ("labels imported from files (not served in the platform's random order)",
+                     "estimates given as computed; check that the file's triplets were drawn at random"),
+    }
+    for key, (reason, handling) in texts.items():
+        count = int(facts.get(key) or 0)
+        if count:
+            reasons.append({"reason": reason, "count": count, "handling": handling})
+    return reasons
+
+
+# --- the report section ----------------------------------------------------------------------
+
+def judge_name(judge_labels: pd.DataFrame) -> str:
+    names = list(pd.unique(judge_labels["annotator"])) if "annotator" in judge_labels else []
+    if len(names) > 1:
+        raise ValueError(f"judge labels name several judges ({', '.join(map(str, names))}); give one judge at a time")
+    return str(names[0]) if names else "judge"
+
+
+def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame,
+                systems=None, facts: dict | None = None):
+    """(``ppi`` rows, ``judge`` dict, ``table_ppi`` DataFrame) for one report. All frames carry a
+    ``tkey`` column; ``judge_labels`` holds one judge (``annotator`` = its name, SPEC 10)."""
+    name = judge_name(judge_labels)
+    scores = prediction_scores(predictions, labels, judge_labels)
+    rows = ppi_rows(scores, systems)
+    judge = {"name": name, "n_labels": int(judge_labels["label"].notna().sum()),
+             "agreement": judge_agreement(labels, judge_labels), "validity": validity_reasons(scores, facts)}
+    table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index(["system", "metric"])
+    return rows, judge, table
+
+
+def with_tkeys(frame: pd.DataFrame | None, policy: str) -> pd.DataFrame | None:
+    """``frame`` (predictions or labels, SPEC 9 columns) with a ``tkey`` column, kept when given."""
+    if frame is None or "tkey" in frame.columns:
+        return frame
+    return frame.assign(tkey=human.triplet_keys(frame["question_id"], frame["answer"], policy))
+
+
+def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None,
+                  judge_labels: pd.DataFrame | None, policy: str, facts: dict | None = None) -> None:
+    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables (the one hook
+    of the report). Without judge labels: ``ppi`` is an empty list and ``judge`` null."""
+    from evaluation.report import clean
+
+    if judge_labels is None or judge_labels.empty:
+        report.data["ppi"], report.data["judge"] = [], None
+        return
+    predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
+    order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
+    rows, judge, table = ppi_section(predictions, labels, judge_labels, order or None, facts)
+    report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
+    report.tables["table_ppi"] = table
+    for reason in judge["validity"]:
+        report.data.setdefault("notes", []).append(f"prediction-powered estimates: {reason['reason']} "
+                                                   f"({reason['count']}); {reason['handling']}")
