@@ -139,19 +139,15 @@ def import_predictions(path, corpus, progress=_noop):
     return {"predictions": written, "systems": sorted(systems), **triplets}
 
 
-def import_labels(path, corpus, progress=_noop, source="import"):
-    """Import labels JSONL. Each line must match an existing triplet (question id + answer text).
-
-    Annotators unknown to the platform are created as inactive annotator accounts (no password).
-    A label that already exists is changed, and the change goes into its history.
-    """
+def match_label_rows(path, corpus):
+    """Validate a labels file (SPEC 9) against the triplets of ``corpus``: ``[(triplet id, annotator,
+    label)]``, or ``InterchangeError`` at the first line that matches no triplet or repeats one."""
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     triplets = {}
     for tid, qid, norm in Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "normalized_answer"):
         triplets[(qid, norm)] = tid
     seen = {}
     rows = []
-    progress(message="validating labels file")
     for line, record in interchange.read_labels(path, known_questions=known):
         key = (known[record["question_id"]], normalize_answer(record["answer"], corpus.dedup_policy))
         tid = triplets.get(key)
@@ -167,6 +163,17 @@ def import_labels(path, corpus, progress=_noop, source="import"):
             )
         seen[(tid, record["annotator"])] = line
         rows.append((tid, record["annotator"], record["label"]))
+    return rows
+
+
+def import_labels(path, corpus, progress=_noop, source="import"):
+    """Import labels JSONL. Each line must match an existing triplet (question id + answer text).
+
+    Annotators unknown to the platform are created as inactive annotator accounts (no password).
+    A label that already exists is changed, and the change goes into its history.
+    """
+    progress(message="validating labels file")
+    rows = match_label_rows(path, corpus)
     User = get_user_model()
     with transaction.atomic():
         group = Group.objects.get_or_create(name=ANNOTATOR)[0]

@@ -20,6 +20,7 @@ urlpatterns = [
     path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
+    path("downloads/judge-labels/", downloads.judge_labels, name="download-judge-labels"),
     # REST API
     path("api/corpora/", api.CorpusList.as_view(), name="api-corpora"),
     path("api/corpora/<int:pk>/", api.CorpusDetail.as_view(), name="api-corpus"),

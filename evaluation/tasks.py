@@ -8,7 +8,7 @@ from django.conf import settings
 
 from annotation.jobs import create_job, enqueue, run_job
 from annotation.models import Corpus
-from evaluation import database
+from evaluation import database, judge_inputs, ppi
 from evaluation.outputs import write_report
 from evaluation.report import ReportConfig, compute_report
 
@@ -42,6 +42,8 @@ def report_body(job, progress):
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
+    judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
+    ppi.add_to_report(report, predictions, labels, judge_labels, corpus.dedup_policy, facts)
     add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
     return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],

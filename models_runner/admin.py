@@ -7,9 +7,9 @@ from django.urls import path, reverse
 from annotation import roles
 from annotation.admin import progress_bar
 from annotation.jobs import request_cancel
-from models_runner import inference
-from models_runner.forms import StartRunForm
-from models_runner.models import InferenceRun, LLMExchange
+from models_runner import inference, judging
+from models_runner.forms import JudgeForm, StartJudgeRunForm, StartRunForm
+from models_runner.models import InferenceRun, Judge, JudgeLabel, JudgeRun, LLMExchange
 
 
 class AdminRoleOnly:
@@ -96,3 +96,87 @@ class LLMExchangeAdmin(AdminRoleOnly, admin.ModelAdmin):
     list_filter = ["purpose", "status", "model"]
     raw_id_fields = ["run", "question"]
     readonly_fields = [f.name for f in LLMExchange._meta.fields]
+
+
+@admin.register(Judge)
+class JudgeAdmin(admin.ModelAdmin):
+    """Admins create LLM judges and edit their prompt (``judging.DEFAULT_PROMPT`` to start with);
+    *Judge a corpus* starts a run."""
+
+    form = JudgeForm
+    list_display = ["name", "kind", "model", "n_labels", "created_at"]
+    list_filter = ["kind"]
+    actions = ["judge_corpus"]
+
+    def has_module_permission(self, request):
+        return roles.is_admin(request.user)
+
+    has_view_permission = has_add_permission = has_change_permission = (
+        lambda self, request, obj=None: roles.is_admin(request.user))
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def get_changeform_initial_data(self, request):
+        return {"prompt": judging.DEFAULT_PROMPT, "parameters": {"model": "", "base_url": ""}}
+
+    @admin.display(description="model")
+    def model(self, obj):
+        return obj.parameters.get("model", "") if obj.kind == Judge.LLM else "-"
+
+    @admin.display(description="labels")
+    def n_labels(self, obj):
+        return obj.labels.count()
+
+    def get_urls(self):
+        return [path("<int:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start")
+                ] + super().get_urls()
+
+    @admin.action(description="Judge a corpus with the selected judge")
+    def judge_corpus(self, request, queryset):
+        return redirect(reverse("admin:models_runner_judge_start", args=[queryset.first().pk]))
+
+    def start_view(self, request, pk):
+        if not roles.is_admin(request.user):
+            raise PermissionDenied
+        judge = Judge.objects.get(pk=pk)
+        form = StartJudgeRunForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                run = judging.start_judge_run(form.cleaned_data["corpus"], judge, form.cleaned_data["batch_size"],
+                                              user=request.user)
+            except judging.JudgeError as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, f"judge run {run.pk} queued as job {run.job_id}")
+                return redirect(reverse("admin:models_runner_judgerun_change", args=[run.pk]))
+        context = {**self.admin_site.each_context(request), "form": form, "title": f"Judge a corpus with {judge}",
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "models_runner/admin/start_run.html", context)
+
+
+@admin.register(JudgeRun)
+class JudgeRunAdmin(AdminRoleOnly, admin.ModelAdmin):
+    list_display = ["id", "judge", "corpus", "status", "progress", "triplets_done", "unparsed", "created_at"]
+    list_filter = ["job__status", "judge", "corpus"]
+    readonly_fields = ["job", "judge", "corpus", "status", "progress", "error", "prompt", "batch_size",
+                       "triplets_total", "triplets_done", "unparsed", "duration_s", "created_at"]
+    actions = ["cancel"]
+    status, progress, error = InferenceRunAdmin.status, InferenceRunAdmin.progress, InferenceRunAdmin.error
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("job", "judge", "corpus")
+
+    @admin.action(description="Cancel the selected runs")
+    def cancel(self, request, queryset):
+        for run in queryset.select_related("job"):
+            request_cancel(run.job)
+        messages.info(request, f"cancel requested for {queryset.count()} runs")
+
+
+@admin.register(JudgeLabel)
+class JudgeLabelAdmin(AdminRoleOnly, admin.ModelAdmin):
+    list_display = ["id", "judge", "triplet", "value", "source", "created_at"]
+    list_filter = ["judge", "value", "source"]
+    raw_id_fields = ["triplet", "run", "exchange"]
+    readonly_fields = [f.name for f in JudgeLabel._meta.fields]

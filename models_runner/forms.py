@@ -1,10 +1,11 @@
-"""The form that starts a run (admin page), checked by ``inference.prepare_run``."""
+"""Admin forms: start an inference run (checked by ``inference.prepare_run``), edit an LLM judge, start a judge run."""
 import json
 
 from django import forms
 
 from annotation.models import Corpus
 from models_runner.backends import REGISTRY
+from models_runner.models import Judge
 
 
 class StartRunForm(forms.Form):
@@ -35,3 +36,40 @@ class StartRunForm(forms.Form):
         if self.cleaned_data.get("model"):
             options["model"] = self.cleaned_data["model"]
         return options
+
+
+class JudgeForm(forms.ModelForm):
+    """An LLM judge as an admin edits it: the prompt (default ``judging.DEFAULT_PROMPT``) and the
+    parameters, both checked."""
+
+    class Meta:
+        model = Judge
+        fields = ["name", "kind", "description", "prompt", "parameters"]
+        widgets = {"prompt": forms.Textarea(attrs={"rows": 18, "cols": 90})}
+
+    def clean_prompt(self):
+        from models_runner import judging
+
+        prompt = self.cleaned_data.get("prompt") or ""
+        if self.cleaned_data.get("kind", "llm") == "llm" or prompt:
+            try:
+                judging.check_prompt(prompt or judging.DEFAULT_PROMPT)
+            except judging.JudgeError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return prompt
+
+    def clean(self):
+        from models_runner import judging
+
+        data = super().clean()
+        if data.get("kind") == "llm" and "parameters" in data:
+            try:
+                data["parameters"] = judging.judge_parameters(data["parameters"] or {})
+            except judging.JudgeError as exc:
+                self.add_error("parameters", str(exc))
+        return data
+
+
+class StartJudgeRunForm(forms.Form):
+    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
+    batch_size = forms.IntegerField(min_value=1, max_value=4096, initial=8)

@@ -58,3 +58,68 @@ class LLMExchange(models.Model):
 
     def __str__(self):
         return f"{self.purpose or 'chat'} {self.model} ({self.status})"
+
+
+class Judge(models.Model):
+    """An automatic judge: an LLM behind an OpenAI-compatible API (``kind`` llm: ``prompt`` and
+    ``parameters``), or the author of an imported judge-labels file (``kind`` file). Its labels are
+    ``JudgeLabel`` rows, never ``annotation.Label``: they never count as human (SPEC 10)."""
+
+    LLM, FILE = "llm", "file"
+
+    name = models.SlugField(max_length=100, unique=True)
+    kind = models.CharField(max_length=10, choices=[(LLM, "LLM through an OpenAI-compatible API"),
+                                                    (FILE, "imported judge-labels file")], default=LLM)
+    prompt = models.TextField(blank=True, help_text="Chat prompt with {context}, {question} and {answer}; "
+                                                    "see models_runner.judging.DEFAULT_PROMPT.")
+    parameters = models.JSONField(default=dict, blank=True,
+                                  help_text="model, base_url, api_key_env, requests_per_minute, max_retries, ...")
+    description = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class JudgeRun(models.Model):
+    """A run of an LLM judge over the triplets of a corpus. Its ``job`` holds status, progress and
+    errors (a resumable job, like an inference run)."""
+
+    job = models.OneToOneField("annotation.Job", on_delete=models.CASCADE, related_name="judge_run")
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
+    corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="judge_runs")
+    prompt = models.TextField(blank=True, help_text="The prompt the run used (the judge's, at start).")
+    batch_size = models.PositiveIntegerField(default=8)
+    triplets_total = models.PositiveIntegerField(default=0)
+    triplets_done = models.PositiveIntegerField(default=0, help_text="Judge labels written by this run (all attempts).")
+    unparsed = models.PositiveIntegerField(default=0, help_text="Replies that named no label.")
+    duration_s = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"judge run {self.pk}: {self.judge} on {self.corpus}"
+
+
+class JudgeLabel(models.Model):
+    """The judge's label of one triplet (null when its reply named none: kept, with the exchange)."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="labels")
+    triplet = models.ForeignKey("annotation.Triplet", on_delete=models.CASCADE, related_name="judge_labels")
+    value = models.CharField(max_length=16, null=True, blank=True,
+                             choices=[(v, v) for v in ("correct", "partial", "incorrect")])
+    run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="labels")
+    exchange = models.ForeignKey(LLMExchange, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source = models.CharField(max_length=10, default="llm", help_text="llm or import.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["judge", "triplet"], name="uniq_judge_label")]
+
+    def __str__(self):
+        return f"{self.judge_id} {self.triplet_id} {self.value or '?'}"

@@ -1,4 +1,5 @@
-"""Celery tasks: thin shells over ``models_runner.inference.run_body``, run as resumable Job rows.
+"""Celery tasks: thin shells over ``models_runner.inference.run_body`` and
+``models_runner.judging.judge_body``, run as resumable Job rows.
 
 ``run_inference_gpu`` is routed to the ``gpu`` queue (``CELERY_TASK_ROUTES`` in settings), so that
 GPU workers (``celery -A config worker -Q gpu``) can run on other machines; ``run_inference`` runs on
@@ -9,6 +10,7 @@ from celery import shared_task
 from annotation.jobs import STALE_SECONDS, run_job
 from annotation.models import Job
 from models_runner.inference import run_body
+from models_runner.judging import judge_body
 
 # A copy of the task delivered while the job still beats (a broker redelivery, a duplicate) waits
 # and tries again: it takes over only if the first worker really stopped.
@@ -16,8 +18,8 @@ RETRY_COUNTDOWN = STALE_SECONDS + 10
 MAX_TAKEOVER_RETRIES = 24 * 3600 // RETRY_COUNTDOWN
 
 
-def _run(task, job_id):
-    job = run_job(job_id, run_body)
+def _run(task, job_id, body=run_body):
+    job = run_job(job_id, body)
     if job is not None:
         return job.status
     current = Job.objects.filter(pk=job_id).first()
@@ -34,3 +36,9 @@ def run_inference(self, job_id):
 @shared_task(bind=True, name="models_runner.tasks.run_inference_gpu")
 def run_inference_gpu(self, job_id):
     return _run(self, job_id)
+
+
+@shared_task(bind=True, name="models_runner.tasks.run_judge")
+def run_judge(self, job_id):
+    """An LLM judge over a corpus's triplets (resumable: a redelivery continues from the saved labels)."""
+    return _run(self, job_id, judge_body)

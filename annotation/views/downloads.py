@@ -35,3 +35,19 @@ def triplet_map(request):
     corpus = _corpus(request)
     stem = f"triplet-map-{corpus.name}" if corpus else "triplet-map"
     return _stream(exports.jsonl_lines(exports.triplet_map_rows(corpus)), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")
+
+
+@researcher_required
+@require_GET
+def judge_labels(request):
+    """An automatic judge's labels (SPEC 10), apart from the human ones: labels JSONL whose
+    ``annotator`` is the judge. ``?judge=NAME`` (default: every judge, one after the other)."""
+    from models_runner.judging import judge_label_rows
+    from models_runner.models import Judge
+
+    corpus = _corpus(request)
+    name = request.GET.get("judge")
+    judges = [get_object_or_404(Judge, name=name)] if name else list(Judge.objects.all())
+    stem = "-".join(["judge-labels", *([name] if name else []), *([corpus.name] if corpus else [])])
+    rows = (row for judge in judges for row in judge_label_rows(judge, corpus))
+    return _stream(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")

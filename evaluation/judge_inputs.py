@@ -1,0 +1,78 @@
+"""The inputs of the prediction-powered estimates (SPEC 10) from the database of one corpus (thin shell
+over ``evaluation.ppi``): the judge's labels, the platform facts of the validity guard, and the
+small per-prediction snapshot the live conclusions page recomputes from (no questions, no texts).
+
+Triplet keys are ``t<id>`` as in ``evaluation.database``. Judge labels are ``JudgeLabel`` rows, read
+apart from the human ``Label`` rows.
+"""
+from __future__ import annotations
+
+import pandas as pd
+from django.db.models import Count
+
+from annotation.models import Fold, Label, Prediction
+from models_runner.models import Judge, JudgeLabel
+
+
+def _tkey(tid):
+    return None if tid is None else f"t{tid}"
+
+
+def corpus_judges(corpus):
+    """Judges with labels in ``corpus``, the most labels first."""
+    return list(Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
+                .annotate(n=Count("labels")).order_by("-n", "name"))
+
+
+def pick_judge(corpus, name=None):
+    judges = corpus_judges(corpus)
+    if name:
+        return next((j for j in judges if j.name == name), None)
+    return judges[0] if judges else None
+
+
+def judge_labels(corpus, judge) -> pd.DataFrame | None:
+    """``tkey``, ``annotator`` (the judge's name), ``label`` of the judge's labels in ``corpus``."""
+    if judge is None:
+        return None
+    rows = list(JudgeLabel.objects.filter(judge=judge, triplet__question__corpus=corpus, value__isnull=False)
+                .values_list("triplet_id", "value"))
+    if not rows:
+        return None
+    frame = pd.DataFrame.from_records(rows, columns=["triplet", "label"])
+    return pd.DataFrame({"tkey": frame["triplet"].map(_tkey), "annotator": judge.name, "label": frame["label"]})
+
+
+def sample_facts(corpus) -> dict:
+    """Counts behind the validity guard: triplet folds no annotator started, triplets skipped and
+    never labeled, labels imported from files."""
+    labels = Label.objects.filter(triplet__question__corpus=corpus)
+    started = set(labels.filter(fold__isnull=False).values_list("fold_id", flat=True).distinct())
+    folds = set(Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).values_list("id", flat=True))
+    labeled = labels.filter(value__isnull=False).values("triplet_id")
+    skipped = labels.filter(skipped=True, value__isnull=True).exclude(triplet_id__in=labeled)
+    return {"folds_not_started": len(folds - started) if started else 0,
+            "skipped": skipped.values("triplet_id").distinct().count(),
+            "imported": labels.filter(source="import", value__isnull=False).count()}
+
+
+def judge_inputs(corpus, name=None):
+    """(judge labels or None, facts) for the report of ``corpus``; ``name``: which judge (default:
+    the one with the most labels)."""
+    judge = pick_judge(corpus, name)
+    return judge_labels(corpus, judge), sample_facts(corpus)
+
+
+def snapshot(corpus, judge):
+    """(predictions: system, tkey; human labels: tkey, annotator, label) of ``corpus``: the cheap
+    inputs of the live page."""
+    preds = pd.DataFrame.from_records(
+        list(Prediction.objects.filter(question__corpus=corpus, triplet__isnull=False)
+             .values_list("system__name", "triplet_id")), columns=["system", "triplet"])
+    preds = pd.DataFrame({"system": preds["system"], "tkey": preds["triplet"].map(_tkey)})
+    rows = list(Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
+                .order_by("updated_at", "id").values_list("triplet_id", "annotator_id", "value"))
+    labels = pd.DataFrame.from_records(rows, columns=["triplet", "annotator", "label"])
+    labels = pd.DataFrame({"tkey": labels["triplet"].map(_tkey), "annotator": labels["annotator"],
+                           "label": labels["label"]})
+    return preds, labels

@@ -1,0 +1,64 @@
+"""The live conclusions page (SPEC 10): per system the current human (prediction-powered when a judge
+exists) estimate and interval, per pair whether the order is settled, and how many more human labels
+the current gain suggests for a chosen interval width. The panel is polled with htmx and recomputed
+from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.ppi.conclusions``),
+never the whole report. Researchers and admins only."""
+from django import forms
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from annotation.models import Corpus
+from annotation.views.access import researcher_required
+from evaluation import judge_inputs, ppi
+
+POLL_SECONDS = 5
+
+
+class ConclusionsForm(forms.Form):
+    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
+    judge = forms.CharField(required=False, max_length=100, help_text="default: the judge with the most labels")
+    metric = forms.ChoiceField(choices=[(m, m) for m in ppi.METRICS], initial="hscore", required=False)
+    half_width = forms.FloatField(min_value=0.0001, max_value=100, initial=0.02, required=False,
+                                  label="target half-width", help_text="Hscore in [0, 1], Hcorrect in %")
+
+
+def _context(request):
+    form = ConclusionsForm(request.GET or None)
+    if not request.GET and Corpus.objects.count() == 1:
+        form = ConclusionsForm({"corpus": Corpus.objects.get().name})
+    context = {"form": form, "poll": POLL_SECONDS, "result": None}
+    if form.is_bound and form.is_valid():
+        d = form.cleaned_data
+        metric = d["metric"] or "hscore"
+        width = d["half_width"] or (2.0 if metric == "hcorrect" else 0.02)
+        judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
+        predictions, labels = judge_inputs.snapshot(d["corpus"], judge)
+        jl = judge_inputs.judge_labels(d["corpus"], judge)
+        result = ppi.conclusions(predictions, labels, jl, metric, width)
+        for r in result["rows"]:
+            r["bar"] = _bar(r, ppi.SCALE[metric])
+        context.update(corpus=d["corpus"], judge=judge, judges=judge_inputs.corpus_judges(d["corpus"]),
+                       result=result,
+                       reasons=ppi.validity_reasons(ppi.prediction_scores(predictions, labels, jl),
+                                                    judge_inputs.sample_facts(d["corpus"])) if jl is not None else [],
+                       query=request.GET.urlencode() or f"corpus={d['corpus'].name}")
+    return context
+
+
+@researcher_required
+@require_GET
+def conclusions(request):
+    return render(request, "evaluation/conclusions.html", _context(request))
+
+
+@researcher_required
+@require_GET
+def conclusions_panel(request):
+    return render(request, "evaluation/_conclusions_panel.html", _context(request))
+
+
+def _bar(row, scale):
+    """(low, high, estimate) as positions in [0, 100] of the metric's range, for the interval bar."""
+    if row["ci_low"] is None:
+        return None
+    return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in (row["ci_low"], row["ci_high"], row["estimate"]))
