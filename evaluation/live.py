@@ -10,16 +10,22 @@ from django.views.decorators.http import require_GET
 from annotation.models import Corpus
 from annotation.views.access import researcher_required
 from evaluation import judge_inputs, ppi
+from models_runner.models import Judge
 
 POLL_SECONDS = 5
 
 
 class ConclusionsForm(forms.Form):
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
-    judge = forms.CharField(required=False, max_length=100, help_text="default: the judge with the most labels")
+    judge = forms.ChoiceField(required=False, help_text="default: the judge with the most labels")
     metric = forms.ChoiceField(choices=[(m, m) for m in ppi.METRICS], initial="hscore", required=False)
     half_width = forms.FloatField(min_value=0.0001, max_value=100, initial=0.02, required=False,
                                   label="target half-width", help_text="Hscore in [0, 1], Hcorrect in %")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = Judge.objects.order_by("name").values_list("name", flat=True)
+        self.fields["judge"].choices = [("", "most labels"), *((n, n) for n in names)]
 
 
 def _context(request):

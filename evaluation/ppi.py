@@ -146,7 +146,8 @@ def _row(system, metric, e) -> dict:
 def labels_needed(row: dict, half_width: float) -> int | None:
     """Further human labels the system needs for a 95% interval of +- ``half_width`` (report scale),
     at the current spread and gain: n_c = (1.96 sd / w)^2 human labels without the judge, n_c / gain
-    with it (capped at n_total). None when the spread is unknown (fewer than two human labels)."""
+    with it. It may exceed the predictions left to label (``n_total - n_human``): the width is then out
+    of reach at this gain. None when the spread is unknown (fewer than two human labels)."""
     if not half_width or half_width <= 0:
         raise ValueError("the interval half-width must be positive")
     low, high, n = row["classical_ci_low"], row["classical_ci_high"], row["n_human"]
@@ -156,7 +157,7 @@ def labels_needed(row: dict, half_width: float) -> int | None:
     needed = (Z95 * sd / half_width) ** 2
     if row["gain"]:
         needed /= row["gain"]
-    return int(max(0, min(math.ceil(needed), row["n_total"]) - n))
+    return int(max(0, math.ceil(needed) - n))
 
 
 def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
@@ -297,6 +298,7 @@ def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
     rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
     for r in rows:
         r["needed"] = labels_needed(r, half_width)
+        r["remaining"] = r["n_total"] - r["n_human"]
         r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     return {"metric": metric, "half_width": half_width, "rows": rows, "pairs": settled_pairs(rows, metric),
