@@ -201,7 +201,7 @@ def test_judge_labels_export_is_apart_and_researcher_only(tiny_corpus, tmp_path,
     assert human == b""  # the human export holds no judge label
 
 
-def test_judge_labels_feed_the_report_but_not_human_agreement(tiny_corpus, make_user):
+def test_judge_labels_feed_the_report_but_not_human_agreement(tiny_corpus, make_user, client):
     from annotation.importers import import_labels
     from evaluation.tasks import report_body, start_report
 
@@ -230,3 +230,47 @@ def test_judge_labels_feed_the_report_but_not_human_agreement(tiny_corpus, make_
     assert data["agreement"]["n_annotators"] <= 1  # the judge is not an annotator of the human agreement
     assert "table_ppi.csv" in done.result["files"]
     assert any("imported" in r["reason"] for r in data["judge"]["validity"])
+    client.force_login(make_user("res", "researcher"))
+    page = client.get(f"/research/reports/{done.pk}/").content.decode()
+    assert "Automatic judge: gpt-judge" in page and "table_ppi" in page and "human \\ judge" in page
+    api = client.get(f"/research/api/reports/{done.pk}/report.json").json()
+    assert api["ppi"] == data["ppi"]
+
+
+@pytest.fixture
+def eager():
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
+def test_admin_edits_the_prompt_and_starts_a_judge_run(tiny_corpus, client, make_user, eager,
+                                                       django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    client.force_login(make_user("boss", "admin"))
+    add = client.get(reverse("admin:models_runner_judge_add"))
+    assert add.status_code == 200 and "Proposed answer: {answer}" in add.content.decode()  # the default prompt
+    with OpenAIStub(lambda body: "partial") as stub:
+        form = {"name": "admin-judge", "kind": "llm", "description": "", "parameters": json.dumps(
+            {"model": "m", "base_url": stub.base_url})}
+        bad = client.post(reverse("admin:models_runner_judge_add"), {**form, "prompt": "Judge {answer} for {system}"})
+        assert bad.status_code == 200 and "unknown field(s) system" in bad.content.decode()
+        assert not Judge.objects.filter(name="admin-judge").exists()
+        ok = client.post(reverse("admin:models_runner_judge_add"), {**form, "prompt": "Q {question}\nA {answer}\n"})
+        assert ok.status_code == 302, ok.content.decode()[:2000]
+        judge = Judge.objects.get(name="admin-judge")
+        assert judge.prompt.startswith("Q {question}") and judge.parameters["max_retries"] == 5
+        with django_capture_on_commit_callbacks(execute=True):
+            started = client.post(reverse("admin:models_runner_judge_start", args=[judge.pk]),
+                                  {"corpus": "tiny", "batch_size": 4})
+        assert started.status_code == 302
+    run = JudgeRun.objects.get(judge=judge)
+    assert run.job.status == Job.SUCCEEDED, run.job.error
+    assert JudgeLabel.objects.filter(judge=judge, value="partial").count() == run.triplets_total
+    assert stub.requests[0]["messages"][0]["content"].startswith("Q Who won?")
+    assert client.get(reverse("admin:models_runner_judgerun_change", args=[run.pk])).status_code == 200
+    client.force_login(make_user("res", "researcher"))
+    assert client.get(reverse("admin:models_runner_judge_add")).status_code in (302, 403)
