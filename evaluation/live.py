@@ -7,9 +7,17 @@ from django import forms
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api import IsResearcherRole
 from annotation.models import Corpus
 from annotation.views.access import researcher_required
 from evaluation import judge_inputs, ppi
+from evaluation.report import clean
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -68,3 +76,20 @@ def _bar(row, scale):
     if row["ci_low"] is None:
         return None
     return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in (row["ci_low"], row["ci_high"], row["estimate"]))
+
+
+class ConclusionsAPI(APIView):
+    """``GET /research/api/conclusions/?corpus=C[&judge=J][&metric=hscore][&half_width=0.02]``: the live
+    page's figures as JSON (``rows`` per system with ``needed`` and ``remaining``, ``pairs``, ``reasons``)."""
+
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+
+    @extend_schema(operation_id="research_api_conclusions", responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
+    def get(self, request):
+        context = _context(request)
+        if context["result"] is None:
+            return Response({"errors": context["form"].errors or {"corpus": ["give a corpus"]}}, status=400)
+        result = {**context["result"], "judge": getattr(context["judge"], "name", None), "reasons": context["reasons"]}
+        for r in result["rows"]:
+            r.pop("bar", None)
+        return Response(clean(result))

@@ -9,6 +9,7 @@ urlpatterns = [
     path("reports/<int:pk>/files/<str:name>", views.report_file, name="report-file"),
     path("conclusions/", live.conclusions, name="conclusions"),
     path("conclusions/panel/", live.conclusions_panel, name="conclusions-panel"),
+    path("api/conclusions/", live.ConclusionsAPI.as_view(), name="api-conclusions"),
     path("api/reports/", api.ReportJobs.as_view(), name="api-reports"),
     path("api/reports/<int:pk>/", api.ReportJob.as_view(), name="api-report"),
     path("api/reports/<int:pk>/report.json", api.ReportJSON.as_view(), name="api-report-json"),

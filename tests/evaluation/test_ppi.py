@@ -186,3 +186,36 @@ def test_offline_report_judge_labels_errors(tmp_path):
     with pytest.raises(CommandError, match="broken.jsonl:1"):
         call_command("report", corpus=str(corpus), predictions=str(preds), judge_labels=str(broken),
                      out=str(tmp_path / "o"), bootstrap=0, no_figures=True)
+
+
+def test_conclusions_api_and_page_roles(tiny_corpus, client, make_user, tmp_path):
+    from annotation.importers import import_labels
+    from models_runner.judging import import_judge_labels
+
+    rows = [("q1", "Denver Broncos", "correct"), ("q1", "Carolina Panthers", "incorrect"), ("q2", "Warsaw", "correct"),
+            ("q2", "Poland", "incorrect"), ("q2", "", "incorrect"), ("q3", "Santa Clara", "correct"),
+            ("q3", "Santa Clara, California", "partial")]
+    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", [
+        {"question_id": q, "answer": a, "annotator": "judge-a", "label": v} for q, a, v in rows]), tiny_corpus)
+    import_labels(write_jsonl(tmp_path / "l.jsonl", [
+        {"question_id": q, "answer": a, "annotator": "ann", "label": v} for q, a, v in rows[:4]]), tiny_corpus)
+    client.force_login(make_user("ann2", "annotator"))
+    assert client.get("/research/api/conclusions/?corpus=tiny").status_code == 403
+    assert client.get("/research/conclusions/?corpus=tiny").status_code == 403
+    client.force_login(make_user("res", "researcher"))
+    data = client.get("/research/api/conclusions/?corpus=tiny&half_width=0.1").json()
+    assert data["judge"] == "judge-a" and data["metric"] == "hscore" and data["half_width"] == 0.1
+    by = {r["system"]: r for r in data["rows"]}
+    assert set(by) == {"reference", "sys-alpha", "sys-beta", "sys-gamma"}
+    assert by["sys-gamma"]["n_human"] == 1 and by["sys-gamma"]["n_total"] == 3 and by["sys-gamma"]["remaining"] == 2
+    # sys-gamma has one human label: no interval, so no pair; the three others make three pairs.
+    assert len(data["pairs"]) == 3 and all("sys-gamma" not in p["systems"] for p in data["pairs"])
+    assert any("imported" in r["reason"] for r in data["reasons"])
+    default = client.get("/research/api/conclusions/").json()  # the only corpus, the default width
+    assert default["half_width"] == 0.02 and {r["system"] for r in default["rows"]} == set(by)
+    assert client.get("/research/api/conclusions/?metric=nope&corpus=tiny").status_code == 400
+    assert client.get("/research/api/conclusions/?corpus=nope").status_code == 400
+    page = client.get("/research/conclusions/?corpus=tiny")
+    assert page.status_code == 200 and 'hx-trigger="every 5s"' in page.content.decode()
+    panel = client.get("/research/conclusions/panel/?corpus=tiny").content.decode()
+    assert 'data-system="sys-alpha"' in panel and "<script" not in panel
