@@ -219,3 +219,17 @@ def test_conclusions_api_and_page_roles(tiny_corpus, client, make_user, tmp_path
     assert page.status_code == 200 and 'hx-trigger="every 5s"' in page.content.decode()
     panel = client.get("/research/conclusions/panel/?corpus=tiny").content.decode()
     assert 'data-system="sys-alpha"' in panel and "<script" not in panel
+
+
+def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
+    from annotation.models import Label
+    from annotation.triplet_builder import create_folds
+    from evaluation.judge_inputs import sample_facts
+
+    folds = create_folds(tiny_corpus, k=3, seed=0, overlap=0)
+    assert sample_facts(tiny_corpus) == {"folds_not_started": 0, "skipped": 0, "imported": 0}  # nothing started
+    ann = make_user("ann", "annotator")
+    first, second = (f.items.order_by("position").first().triplet for f in folds[:2])
+    Label.objects.create(triplet=first, annotator=ann, fold=folds[0], value="correct", source="ui")
+    Label.objects.create(triplet=second, annotator=ann, fold=folds[1], value=None, skipped=True, source="ui")
+    assert sample_facts(tiny_corpus) == {"folds_not_started": 1, "skipped": 1, "imported": 0}
