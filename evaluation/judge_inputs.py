@@ -58,12 +58,14 @@ def sample_facts(corpus) -> dict:
 
 def judge_inputs(corpus, name=None):
     """(judge labels or None, facts) for the report of ``corpus``; ``name``: which judge (default:
-    the one with the most labels)."""
+    the one with the most labels; a name without labels in the corpus is a ValueError)."""
     judge = pick_judge(corpus, name)
+    if name and judge is None:
+        raise ValueError(f"no judge named {name!r} has labels in corpus {corpus.name}")
     return judge_labels(corpus, judge), sample_facts(corpus)
 
 
-def snapshot(corpus, judge):
+def snapshot(corpus):
     """(predictions: system, tkey; human labels: tkey, annotator, label) of ``corpus``: the cheap
     inputs of the live page."""
     preds = pd.DataFrame.from_records(

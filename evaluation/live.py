@@ -6,9 +6,8 @@ never the whole report. Researchers and admins only."""
 from django import forms
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
-
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -46,15 +45,13 @@ def _context(request):
         metric = d["metric"] or "hscore"
         width = d["half_width"] or (2.0 if metric == "hcorrect" else 0.02)
         judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
-        predictions, labels = judge_inputs.snapshot(d["corpus"], judge)
+        predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
-        result = ppi.conclusions(predictions, labels, jl, metric, width)
+        result = ppi.conclusions(predictions, labels, jl, metric, width, judge_inputs.sample_facts(d["corpus"]))
         for r in result["rows"]:
             r["bar"] = _bar(r, ppi.SCALE[metric])
         context.update(corpus=d["corpus"], judge=judge, judges=judge_inputs.corpus_judges(d["corpus"]),
-                       result=result,
-                       reasons=ppi.validity_reasons(ppi.prediction_scores(predictions, labels, jl),
-                                                    judge_inputs.sample_facts(d["corpus"])) if jl is not None else [],
+                       result=result, reasons=result["reasons"],
                        query=request.GET.urlencode() or f"corpus={d['corpus'].name}")
     return context
 
@@ -84,12 +81,15 @@ class ConclusionsAPI(APIView):
 
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
-    @extend_schema(operation_id="research_api_conclusions", responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="research_api_conclusions", responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+                   parameters=[OpenApiParameter("corpus", str), OpenApiParameter("judge", str),
+                               OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
+                               OpenApiParameter("half_width", float)])
     def get(self, request):
         context = _context(request)
         if context["result"] is None:
             return Response({"errors": context["form"].errors or {"corpus": ["give a corpus"]}}, status=400)
-        result = {**context["result"], "judge": getattr(context["judge"], "name", None), "reasons": context["reasons"]}
+        result = {**context["result"], "judge": getattr(context["judge"], "name", None)}
         for r in result["rows"]:
             r.pop("bar", None)
         return Response(clean(result))

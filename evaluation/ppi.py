@@ -286,21 +286,25 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
 
 
 def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None,
-                metric: str = "hscore", half_width: float = 0.02) -> dict:
+                metric: str = "hscore", half_width: float = 0.02, facts: dict | None = None) -> dict:
     """What the live page shows, recomputed from the per-prediction inputs only: per system the
     current estimate and interval (prediction-powered when a judge exists, else classical), the human
-    labels it still needs for +- ``half_width``, and per pair whether the order is settled."""
+    labels it still needs for +- ``half_width``, per pair whether the order is settled, and (with a
+    judge) the validity guard's reasons."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}")
     scores = prediction_scores(predictions, labels, judge_labels)
     if judge_labels is None or judge_labels.empty:
         scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
+    has_judge = judge_labels is not None and not judge_labels.empty
+    reasons = validity_reasons(scores, facts) if has_judge else []
     rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
     for r in rows:
+        if not has_judge:
+            r["lambda"] = r["gain"] = None
         r["needed"] = labels_needed(r, half_width)
         r["remaining"] = r["n_total"] - r["n_human"]
         r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     return {"metric": metric, "half_width": half_width, "rows": rows, "pairs": settled_pairs(rows, metric),
-            "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()), "has_judge": judge_labels is not None
-            and not judge_labels.empty}
+            "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()), "has_judge": has_judge, "reasons": reasons}

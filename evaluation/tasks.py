@@ -38,11 +38,11 @@ def report_body(job, progress):
     try:
         config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", 5), metric=p.get("metric", "hscore"),
                               dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", 1000), seed=p.get("seed", 0))
+        judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         report = compute_report(questions, predictions, labels, config, progress=progress)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
-    judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
     ppi.add_to_report(report, predictions, labels, judge_labels, corpus.dedup_policy, facts)
     add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
@@ -75,8 +75,9 @@ def build_report(job_id):
     return job.status if job else None
 
 
-def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0, figures=True):
+def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0, figures=True,
+                 judge=None):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, "systems": list(systems or []), "alpha": alpha,
-              "metric": metric, "n_boot": n_boot, "seed": seed, "figures": figures}
+              "metric": metric, "n_boot": n_boot, "seed": seed, "figures": figures, "judge": judge}
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)

@@ -1,5 +1,8 @@
-"""One row per inference run, and one per request sent to a chat LLM."""
+"""One row per inference run, one per request sent to a chat LLM, and the automatic judges (SPEC 10)
+with their runs and labels."""
 from django.db import models
+
+from annotation.labels import LABEL_VALUES
 
 
 class InferenceRun(models.Model):
@@ -112,7 +115,7 @@ class JudgeLabel(models.Model):
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="labels")
     triplet = models.ForeignKey("annotation.Triplet", on_delete=models.CASCADE, related_name="judge_labels")
     value = models.CharField(max_length=16, null=True, blank=True,
-                             choices=[(v, v) for v in ("correct", "partial", "incorrect")])
+                             choices=[(v, v) for v in LABEL_VALUES])
     run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="labels")
     exchange = models.ForeignKey(LLMExchange, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source = models.CharField(max_length=10, default="llm", help_text="llm or import.")

@@ -233,3 +233,18 @@ def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
     Label.objects.create(triplet=first, annotator=ann, fold=folds[0], value="correct", source="ui")
     Label.objects.create(triplet=second, annotator=ann, fold=folds[1], value=None, skipped=True, source="ui")
     assert sample_facts(tiny_corpus) == {"folds_not_started": 1, "skipped": 1, "imported": 0}
+
+
+def test_conclusions_without_a_judge_are_classical():
+    predictions = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "tkey": [f"t{i}" for i in range(8)]})
+    labels = pd.DataFrame({"tkey": ["t0", "t1", "t2", "t4", "t5"], "annotator": "ann",
+                           "label": ["correct", "correct", "incorrect", "incorrect", "partial"]})
+    out = ppi.conclusions(predictions, labels, None, "hscore", 0.1)
+    a, b = sorted(out["rows"], key=lambda r: r["system"])
+    assert not out["has_judge"] and out["reasons"] == [] and out["n_human"] == 5
+    assert a["lambda"] is None and a["gain"] is None and a["estimate"] == a["classical"] == 2 / 3
+    assert a["n_total"] == 4 and a["remaining"] == 1 and b["estimate"] == 0.25
+    # sd of [1, 1, 0] = 0.57735; (1.96 * 0.57735 / 0.1)^2 = 128.05 -> 129 labels, 3 there
+    assert a["needed"] == 129 - 3
+    with pytest.raises(ValueError, match="metric"):
+        ppi.conclusions(predictions, labels, None, "f1")
