@@ -12,13 +12,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from annotation import interchange
 from annotation.bulk import insert_rows
-from annotation.dedup import normalize_answer
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
-from annotation.roles import ANNOTATOR
+from annotation.label_files import TripletIndex, history_of, plan_labels
+from annotation.roles import ANNOTATOR, IMPORTED
 from annotation.triplet_builder import extend_folds_if_any, triplets_for
 
 BATCH = 5000
@@ -139,61 +140,114 @@ def import_predictions(path, corpus, progress=_noop):
     return {"predictions": written, "systems": sorted(systems), **triplets}
 
 
-def import_labels(path, corpus, progress=_noop, source="import"):
-    """Import labels JSONL. Each line must match an existing triplet (question id + answer text).
+class LabelFileErrors(InterchangeError):
+    """A labels file with bad lines: the message lists them (capped), ``rejects`` holds them all."""
 
-    Annotators unknown to the platform are created as inactive annotator accounts (no password).
-    A label that already exists is changed, and the change goes into its history.
+    def __init__(self, name, plan):
+        self.rejects = plan.rejects
+        listing = "\n".join(plan.problems(name))
+        super().__init__(f"{len(plan.rejects)} bad line(s), nothing imported:\n{listing}", name, plan.rejects[0]["line"])
+
+    def describe(self):
+        return self.reason
+
+
+LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
+
+
+def import_labels(path, corpus, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
+                  attach_existing=False, annotator_prefix="", name=None):
+    """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
+    ``dedup`` or ``squad``, see ``annotation.label_files``).
+
+    All or nothing by default: any bad line refuses the file, every bad line listed. ``dry_run``
+    checks everything and changes nothing; ``rejects`` (a path, or a list to fill) imports the
+    valid lines in one transaction and puts each rejected line with its reason there. ``name``:
+    the file name shown in messages (default: ``path``).
+    Annotators unknown to the platform become inactive accounts without a password, in the groups
+    ``annotator`` and ``imported``; ``annotator_prefix`` goes before every name. A name that is an
+    account with labels made in the browser or the API is refused unless ``attach_existing``.
+    A label that already exists is changed (the change goes into its history); a line carrying the
+    ``history`` of a labels export recreates that history on a new label.
     """
-    known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
-    triplets = {}
-    for tid, qid, norm in Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "normalized_answer"):
-        triplets[(qid, norm)] = tid
-    seen = {}
-    rows = []
+    questions = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
+    index = TripletIndex(
+        Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "answer", "normalized_answer"),
+        corpus.dedup_policy,
+    )
+    browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
     progress(message="validating labels file")
-    for line, record in interchange.read_labels(path, known_questions=known):
-        key = (known[record["question_id"]], normalize_answer(record["answer"], corpus.dedup_policy))
-        tid = triplets.get(key)
-        if tid is None:
-            raise InterchangeError(
-                f"no answer {record['answer']!r} among the triplets of question {record['question_id']!r}",
-                path, line, "answer",
-            )
-        if (tid, record["annotator"]) in seen:
-            raise InterchangeError(
-                f"annotator {record['annotator']!r} labels this answer twice (first at line {seen[(tid, record['annotator'])]})",
-                path, line, "annotator",
-            )
-        seen[(tid, record["annotator"])] = line
-        rows.append((tid, record["annotator"], record["label"]))
+    name = name or interchange._name_of(path)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match, annotator_prefix or "",
+                       browser, attach_existing)
+    summary = {"lines": len(plan.rows) + len(plan.rejects), "rejected": len(plan.rejects), "match": match}
+    if dry_run:
+        User = get_user_model()
+        existing = set(User.objects.filter(username__in=plan.annotators).values_list("username", flat=True))
+        return {**summary, "dry_run": True, "labels": len(plan.rows), "created": 0, "changed": 0,
+                "annotators": sorted(plan.annotators), "new_annotators": sorted(plan.annotators - existing),
+                "problems": plan.problems(name, limit=len(plan.rejects))}
+    if plan.rejects and rejects is None:
+        raise LabelFileErrors(name, plan)
+    if not plan.rows and not plan.rejects:
+        raise InterchangeError("no label to import", name)
+    result = _write_labels(plan, corpus, source)
+    if rejects is not None:
+        if isinstance(rejects, list):
+            rejects.extend(plan.rejects)
+        else:
+            with open(rejects, "w", encoding="utf-8") as out:
+                interchange.write_jsonl(plan.rejects, out)
+    return {**summary, **result}
+
+
+@transaction.atomic
+def _write_labels(plan, corpus, source):
     User = get_user_model()
-    with transaction.atomic():
-        group = Group.objects.get_or_create(name=ANNOTATOR)[0]
-        names = sorted({r[1] for r in rows})
-        users = {u.username: u for u in User.objects.filter(username__in=names)}
-        for name in names:
-            if name not in users:
-                user = User(username=name, is_active=False)
-                user.set_unusable_password()
-                user.save()
-                user.groups.add(group)
-                users[name] = user
-        current = {
-            (l.triplet_id, l.annotator_id): l
-            for l in Label.objects.filter(triplet__question__corpus=corpus, annotator__in=users.values())
-        }
-        new, changed = [], []
-        for tid, name, value in rows:
-            label = current.get((tid, users[name].pk))
-            if label is None:
-                new.append(Label(triplet_id=tid, annotator=users[name], value=value, source=source))
-            elif label.value != value or label.skipped:
-                label.value, label.skipped, label.source = value, False, source
-                changed.append(label)
-        created = Label.objects.bulk_create(new, batch_size=BATCH)
-        Label.objects.bulk_update(changed, ["value", "skipped", "source"], batch_size=BATCH)
-        LabelEvent.objects.bulk_create(
-            [LabelEvent(label=l, value=l.value) for l in [*created, *changed]], batch_size=BATCH
-        )
-    return {"labels": len(rows), "created": len(created), "changed": len(changed), "annotators": names}
+    groups = [Group.objects.get_or_create(name=n)[0] for n in (ANNOTATOR, IMPORTED)]
+    names = sorted(plan.annotators)
+    users = {u.username: u for u in User.objects.filter(username__in=names)}
+    created_names = [n for n in names if n not in users]
+    for name in created_names:
+        user = User(username=name, is_active=False)
+        user.set_unusable_password()
+        user.save()
+        user.groups.add(*groups)
+        users[name] = user
+    current = {
+        (l.triplet_id, l.annotator_id): l
+        for l in Label.objects.filter(triplet__question__corpus=corpus, annotator__in=users.values())
+    }
+    new, histories, changed = [], [], []
+    for row in plan.rows:
+        user = users[row["annotator"]]
+        label = current.get((row["triplet"], user.pk))
+        if label is None:
+            history = history_of(row["meta"])
+            seconds = row["meta"].get("seconds_spent")
+            seconds = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0 else 0.0
+            new.append(Label(triplet_id=row["triplet"], annotator=user, value=row["label"], source=source,
+                             seconds_spent=seconds))
+            histories.append(history)
+        elif label.value != row["label"] or label.skipped:
+            label.value, label.skipped, label.source = row["label"], False, source
+            changed.append(label)
+    created = Label.objects.bulk_create(new, batch_size=BATCH)
+    Label.objects.bulk_update(changed, ["value", "skipped", "source"], batch_size=BATCH)
+    events, times = [], []
+    for label, history in zip(created, histories):
+        for event in history or [{"label": label.value, "skipped": False, "seconds": 0.0, "at": None}]:
+            events.append(LabelEvent(label=label, value=event["label"], skipped=event["skipped"], seconds=event["seconds"]))
+            times.append(event["at"])
+    events.extend(LabelEvent(label=l, value=l.value) for l in changed)
+    times.extend([None] * len(changed))
+    events = LabelEvent.objects.bulk_create(events, batch_size=BATCH)
+    dated = []
+    for event, at in zip(events, times):
+        when = parse_datetime(at) if at else None
+        if when is not None:
+            event.created_at = when
+            dated.append(event)
+    LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=BATCH)  # keeps exported history times
+    return {"labels": len(plan.rows), "created": len(created), "changed": len(changed), "annotators": names,
+            "new_annotators": created_names}

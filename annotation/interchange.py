@@ -289,21 +289,25 @@ def read_labels(source, file=None, known_questions=None):
     """Labels JSONL -> ``(line, record)``; the label must be one of correct / partial / incorrect."""
     name = file or _name_of(source)
     for line, obj in iter_json_lines(source, name):
-        obj = _ids_as_text(obj, "question_id")
-        record = {
-            "question_id": _text(obj, "question_id", name, line),
-            "answer": _text(obj, "answer", name, line, allow_empty=True),
-            "annotator": _text(obj, "annotator", name, line).strip(),
-            "label": _text(obj, "label", name, line).strip().lower(),
-            "meta": _split_meta(obj, LABEL_FIELDS),
-        }
-        if record["label"] not in LABEL_VALUES:
-            raise InterchangeError(
-                f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label"
-            )
+        record = label_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
         yield line, record
+
+
+def label_record(obj, name=None, line=None):
+    """One labels line, checked (SPEC 9)."""
+    obj = _ids_as_text(obj, "question_id")
+    record = {
+        "question_id": _text(obj, "question_id", name, line),
+        "answer": _text(obj, "answer", name, line, allow_empty=True),
+        "annotator": _text(obj, "annotator", name, line).strip(),
+        "label": _text(obj, "label", name, line).strip().lower(),
+        "meta": _split_meta(obj, LABEL_FIELDS),
+    }
+    if record["label"] not in LABEL_VALUES:
+        raise InterchangeError(f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label")
+    return record
 
 
 def _name_of(source):
@@ -320,3 +324,30 @@ def detect_corpus_format(path_or_name):
 def write_jsonl(records, stream):
     for record in records:
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+# --- reading a file that may hold bad lines (labels from outside: dry run, rejects file) ---------
+
+def each_label_line(source, file=None):
+    """``(line, raw_text, record or InterchangeError)`` for every non-blank line of a labels file.
+
+    Unlike ``read_labels`` it does not stop at a bad line: each line is checked on its own with the
+    same rules (``iter_json_lines`` then ``label_record``), so that every problem can be listed.
+    An empty file still raises.
+    """
+    name = file or _name_of(source)
+    seen_any = False
+    for line_no, raw in enumerate(_binary_lines(source), start=1):
+        text = raw.decode("utf-8", errors="replace")
+        if line_no == 1:
+            text, raw = text.lstrip("\ufeff"), raw.removeprefix(b"\xef\xbb\xbf")
+        if not text.strip():
+            continue
+        seen_any = True
+        try:
+            (_, obj), = iter_json_lines([raw], name)
+            yield line_no, text, label_record(obj, name, line_no)
+        except InterchangeError as exc:
+            yield line_no, text, InterchangeError(exc.reason, name, line_no, exc.field)
+    if not seen_any:
+        raise InterchangeError("file is empty: no JSON line found", name)
