@@ -96,6 +96,39 @@ def _flush_questions(batch, reference, corpus):
     return n
 
 
+def import_helm(path, corpus_name, reference_system=True, progress=_noop):
+    """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
+    ``corpus_name`` (those already there are kept), each run's completions as predictions of a
+    system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
+    import tempfile
+    from pathlib import Path
+
+    from annotation.helm import read_helm
+
+    progress(message="reading HELM runs")
+    data = read_helm(path)
+    corpus = Corpus.objects.filter(name=corpus_name).first()
+    known = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
+    with tempfile.TemporaryDirectory() as tmp, transaction.atomic():
+        questions = Path(tmp) / "corpus.jsonl"
+        with open(questions, "w", encoding="utf-8") as out:
+            interchange.write_jsonl([q for q in data["questions"] if q["id"] not in known], out)
+        result = {"questions": 0}
+        if questions.stat().st_size:
+            result = import_corpus(questions, corpus_name, fmt="jsonl", reference_system=reference_system, progress=progress)
+        corpus = Corpus.objects.get(name=corpus_name)
+        predictions = Path(tmp) / "predictions.jsonl"
+        with open(predictions, "w", encoding="utf-8") as out:
+            interchange.write_jsonl([{"question_id": qid, "system": run["system"], "answer": answer,
+                                      "meta": {"helm_run": run["name"]}}
+                                     for run in data["runs"] for qid, answer in run["answers"].items()], out)
+        imported = import_predictions(predictions, corpus, progress=progress)
+        for run in data["runs"]:
+            System.objects.filter(name=run["system"]).update(meta=run["meta"], description=f"HELM run {run['name']}")
+    return {"corpus": corpus_name, "questions": result["questions"], "runs": [r["name"] for r in data["runs"]],
+            "failed_requests": sum(r["failed"] for r in data["runs"]), **imported}
+
+
 def import_predictions(path, corpus, progress=_noop):
     """Import predictions JSONL for questions of ``corpus``; systems are created as needed."""
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))

@@ -5,7 +5,8 @@ Every reader is a generator of ``(line_number, record)``; a line that breaks the
 Callers that must be atomic consume the whole generator before writing anything.
 
 Formats:
-- corpus JSONL: ``{"id", "context", "question", "answers": [..], "language"?, <SPEC 6 attributes>?}``
+- corpus JSONL: ``{"id", "context"?, "question", "answers": [..], "language"?, <SPEC 6 attributes>?}``
+  (an empty or missing context is an open-domain question)
 - SQuAD JSON (v1.1/v2.0): ``{"data": [{"title", "paragraphs": [{"context", "qas": [...]}]}]}``
 - predictions JSONL: ``{"question_id", "system", "answer"}``
 - labels JSONL: ``{"question_id", "answer", "annotator", "label"}``
@@ -179,7 +180,8 @@ def corpus_record(obj, name=None, line=None):
     obj = _ids_as_text(obj, "id")
     record = {
         "id": _text(obj, "id", name, line),
-        "context": _text(obj, "context", name, line),
+        # open-domain QA has no passage: an empty or missing context is allowed (SPEC 9)
+        "context": "" if obj.get("context") is None else _text(obj, "context", name, line, allow_empty=True),
         "question": _text(obj, "question", name, line),
     }
     answers = obj.get("answers")
