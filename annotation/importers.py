@@ -179,7 +179,7 @@ class LabelFileErrors(InterchangeError):
     def __init__(self, name, plan):
         self.rejects = plan.rejects
         listing = "\n".join(plan.problems(name))
-        super().__init__(f"{len(plan.rejects)} bad line(s), nothing imported:\n{listing}", name, plan.rejects[0]["line"])
+        super().__init__(f"{len(plan.rejects)} bad line(s):\n{listing}", name, plan.rejects[0]["line"])
 
     def describe(self):
         return self.reason

@@ -21,6 +21,7 @@ from evaluation.metrics import normalize_squad
 
 MATCH_MODES = ("dedup", "squad")
 LISTED_PROBLEMS = 20  # how many bad lines an error message lists before "and N more"
+USERNAME_MAX = 150  # django.contrib.auth's username length
 
 
 class TripletIndex:
@@ -96,6 +97,9 @@ def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_acco
             reject(line, raw, f"field 'answer': {why}")
             continue
         name = prefix + record["annotator"]
+        if len(name) > USERNAME_MAX:
+            reject(line, raw, f"field 'annotator': longer than {USERNAME_MAX} characters (with the prefix)")
+            continue
         if name in browser_accounts and not attach_existing:
             reject(line, raw, f"field 'annotator': {name!r} is an existing account with labels made in the browser "
                               "(attach them with attach-existing, or use an annotator prefix)")
