@@ -38,23 +38,34 @@ def _reader_for_corpus(path, fmt):
     return interchange.read_squad if fmt == "squad" else interchange.read_corpus
 
 
-def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_policy=None, progress=_noop):
+def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
     """Import a corpus file (JSONL or SQuAD JSON) into corpus ``corpus_name`` (created if new).
 
     With ``reference_system`` the first reference answer of each question becomes a prediction of
     the system ``reference``, so that annotators judge gold answers blind like any other.
     """
     reader = _reader_for_corpus(path, fmt)
+    name = name or interchange._name_of(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     taken = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
-    count = 0
     progress(message="validating corpus file")
-    for line, record in reader(path):
-        if record["id"] in taken:
-            raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", path, line, "id")
-        count += 1
-        if count % 5000 == 0:
-            progress(done=count, message=f"validated {count} questions")
+    if reader is interchange.read_corpus:
+        seen = {}
+
+        def check(line, record):
+            if record["id"] in taken:
+                raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id")
+            if record["id"] in seen:
+                raise InterchangeError(f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id")
+            seen[record["id"]] = line
+
+        count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress)
+    else:
+        count = 0
+        for line, record in reader(path, name):
+            if record["id"] in taken:
+                raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id")
+            count += 1
     with transaction.atomic():
         if corpus is None:
             corpus = Corpus.objects.create(name=corpus_name, **({"dedup_policy": dedup_policy} if dedup_policy else {}))
@@ -69,6 +80,27 @@ def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_poli
         written += _flush_questions(batch, reference, corpus)
     return {"corpus": corpus.name, "questions": written,
             "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0}
+
+
+def _validate(entries, check, name, progress, every=5000):
+    """Pass 1 of an import: every line checked (its own rules, then ``check(line, record)`` for the
+    rules across lines and against the database); all bad lines raise together (``BadLines``)."""
+    rejects, count = [], 0
+    for line, raw, record in entries:
+        if not isinstance(record, InterchangeError):
+            try:
+                check(line, record)
+            except InterchangeError as exc:
+                record = exc
+        if isinstance(record, InterchangeError):
+            rejects.append(interchange.rejected(line, raw, record))
+            continue
+        count += 1
+        if count % every == 0:
+            progress(done=count, message=f"validated {count} lines")
+    if rejects:
+        raise interchange.BadLines(name, rejects)
+    return count
 
 
 def _question(corpus, position, record):
@@ -129,27 +161,32 @@ def import_helm(path, corpus_name, reference_system=True, progress=_noop):
             "failed_requests": sum(r["failed"] for r in data["runs"]), **imported}
 
 
-def import_predictions(path, corpus, progress=_noop):
+def import_predictions(path, corpus, progress=_noop, name=None):
     """Import predictions JSONL for questions of ``corpus``; systems are created as needed."""
+    name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     existing = set(
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
-    systems = set()
-    count = 0
+    systems, seen = set(), {}
     progress(message="validating predictions file")
-    for line, record in interchange.read_predictions(path, known_questions=known):
-        if (record["system"], record["question_id"]) in existing:
-            raise InterchangeError(
-                f"system {record['system']!r} already has a prediction for question {record['question_id']!r}",
-                path, line, "question_id",
-            )
+
+    def check(line, record):
+        key = (record["system"], record["question_id"])
+        if record["question_id"] not in known:
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+        if key in seen:
+            raise InterchangeError(f"duplicate prediction of system {key[0]!r} for question {key[1]!r} "
+                                   f"(first at line {seen[key]})", name, line, "question_id")
+        if key in existing:
+            raise InterchangeError(f"system {key[0]!r} already has a prediction for question {key[1]!r}",
+                                   name, line, "question_id")
         if record["system"] == REFERENCE:
-            raise InterchangeError("the system name 'reference' is reserved for the corpus answers", path, line, "system")
+            raise InterchangeError("the system name 'reference' is reserved for the corpus answers", name, line, "system")
+        seen[key] = line
         systems.add(record["system"])
-        count += 1
-        if count % 20000 == 0:
-            progress(done=count, message=f"validated {count} predictions")
+
+    count = _validate(interchange.each_line(path, interchange.prediction_record, name), check, name, progress, 20000)
     with transaction.atomic():
         by_name = {}
         for name in sorted(systems):
@@ -171,18 +208,6 @@ def import_predictions(path, corpus, progress=_noop):
         triplets = {"new_triplets": n_new, "linked_predictions": written,
                     "added_to_folds": extend_folds_if_any(corpus)}
     return {"predictions": written, "systems": sorted(systems), **triplets}
-
-
-class LabelFileErrors(InterchangeError):
-    """A labels file with bad lines: the message lists them (capped), ``rejects`` holds them all."""
-
-    def __init__(self, name, plan):
-        self.rejects = plan.rejects
-        listing = "\n".join(plan.problems(name))
-        super().__init__(f"{len(plan.rejects)} bad line(s):\n{listing}", name, plan.rejects[0]["line"])
-
-    def describe(self):
-        return self.reason
 
 
 LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
@@ -221,7 +246,7 @@ def import_labels(path, corpus, progress=_noop, source="import", match="dedup", 
                 "annotators": sorted(plan.annotators), "new_annotators": sorted(plan.annotators - existing),
                 "problems": plan.problems(name, limit=len(plan.rejects))}
     if plan.rejects and rejects is None:
-        raise LabelFileErrors(name, plan)
+        raise interchange.BadLines(name, plan.rejects)
     if not plan.rows and not plan.rejects:
         raise InterchangeError("no label to import", name)
     result = _write_labels(plan, corpus, source)

@@ -266,15 +266,7 @@ def read_predictions(source, file=None, known_questions=None):
     name = file or _name_of(source)
     seen = {}
     for line, obj in iter_json_lines(source, name):
-        obj = _ids_as_text(obj, "question_id")
-        record = {
-            "question_id": _text(obj, "question_id", name, line),
-            "system": _text(obj, "system", name, line).strip(),
-            "answer": _text(obj, "answer", name, line, allow_empty=True),
-            "meta": _split_meta(obj, PREDICTION_FIELDS),
-        }
-        if len(record["system"]) > 200:
-            raise InterchangeError("system name longer than 200 characters", name, line, "system")
+        record = prediction_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
         key = (record["system"], record["question_id"])
@@ -285,6 +277,20 @@ def read_predictions(source, file=None, known_questions=None):
             )
         seen[key] = line
         yield line, record
+
+
+def prediction_record(obj, name=None, line=None):
+    """One predictions line, checked (SPEC 9)."""
+    obj = _ids_as_text(obj, "question_id")
+    record = {
+        "question_id": _text(obj, "question_id", name, line),
+        "system": _text(obj, "system", name, line).strip(),
+        "answer": _text(obj, "answer", name, line, allow_empty=True),
+        "meta": _split_meta(obj, PREDICTION_FIELDS),
+    }
+    if len(record["system"]) > 200:
+        raise InterchangeError("system name longer than 200 characters", name, line, "system")
+    return record
 
 
 def read_labels(source, file=None, known_questions=None):
@@ -328,14 +334,18 @@ def write_jsonl(records, stream):
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-# --- reading a file that may hold bad lines (labels from outside: dry run, rejects file) ---------
+# --- reading a file that may hold bad lines: every problem listed, dry runs, rejects files --------
 
-def each_label_line(source, file=None):
-    """``(line, raw_text, record or InterchangeError)`` for every non-blank line of a labels file.
+LISTED_PROBLEMS = 20  # how many bad lines a message lists before "... and N more bad lines"
 
-    Unlike ``read_labels`` it does not stop at a bad line: each line is checked on its own with the
-    same rules (``iter_json_lines`` then ``label_record``), so that every problem can be listed.
-    An empty file still raises.
+
+def each_line(source, parse, file=None):
+    """``(line, raw_text, record or InterchangeError)`` for every non-blank line of a JSONL file.
+
+    Unlike the ``read_*`` readers it does not stop at a bad line: each line is checked on its own
+    with the same rules (``iter_json_lines``, then ``parse(obj, name, line)``: ``corpus_record``,
+    ``prediction_record`` or ``label_record``), so that every problem can be listed. Rules across
+    lines (duplicates, known ids) are the caller's. An empty file still raises.
     """
     name = file or _name_of(source)
     seen_any = False
@@ -348,8 +358,42 @@ def each_label_line(source, file=None):
         seen_any = True
         try:
             (_, obj), = iter_json_lines([raw], name)
-            yield line_no, text, label_record(obj, name, line_no)
+            yield line_no, text, parse(obj, name, line_no)
         except InterchangeError as exc:
             yield line_no, text, InterchangeError(exc.reason, name, line_no, exc.field)
     if not seen_any:
         raise InterchangeError("file is empty: no JSON line found", name)
+
+
+def each_label_line(source, file=None):
+    return each_line(source, label_record, file)
+
+
+def rejected(line, raw, error, field=None):
+    """A rejected line as written to a rejects file: ``{"line", "field", "reason", "input"}``
+    (``error``: an ``InterchangeError`` or a reason)."""
+    if isinstance(error, InterchangeError):
+        error, field = error.reason, error.field
+    return {"line": line, "field": field, "reason": error, "input": raw.rstrip("\r\n")}
+
+
+def problem_lines(rejects, file, limit=LISTED_PROBLEMS):
+    """``file:line: field 'x': reason`` for the first ``limit`` rejects, then ``... and N more bad lines``."""
+    lines = [InterchangeError(r["reason"], file, r["line"], r["field"]).describe() for r in rejects[:limit]]
+    if len(rejects) > limit:
+        lines.append(f"... and {len(rejects) - limit} more bad lines")
+    return lines
+
+
+class BadLines(InterchangeError):
+    """Every bad line of a file (``rejects``). One bad line reads like any ``InterchangeError``;
+    several read ``file:first: N bad lines:`` and then the capped list."""
+
+    def __init__(self, file, rejects):
+        self.rejects = rejects
+        first = rejects[0]
+        if len(rejects) == 1:
+            super().__init__(first["reason"], file, first["line"], first["field"])
+        else:
+            listing = "\n".join(problem_lines(rejects, file))
+            super().__init__(f"{len(rejects)} bad lines:\n{listing}", file, first["line"])

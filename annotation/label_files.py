@@ -16,11 +16,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from annotation.dedup import normalize_answer
-from annotation.interchange import InterchangeError
+from annotation.interchange import InterchangeError, problem_lines, rejected
 from evaluation.metrics import normalize_squad
 
 MATCH_MODES = ("dedup", "squad")
-LISTED_PROBLEMS = 20  # how many bad lines an error message lists before "and N more"
 USERNAME_MAX = 150  # django.contrib.auth's username length
 
 
@@ -60,12 +59,8 @@ class LabelPlan:
     rejects: list = field(default_factory=list)  # [{"line", "reason", "input"}]
     annotators: set = field(default_factory=set)
 
-    def problems(self, file, limit=LISTED_PROBLEMS):
-        """``file:line: reason`` for the first ``limit`` rejects, then ``... and N more``."""
-        lines = [f"{file}:{r['line']}: {r['reason']}" for r in self.rejects[:limit]]
-        if len(self.rejects) > limit:
-            lines.append(f"... and {len(self.rejects) - limit} more bad lines")
-        return lines
+    def problems(self, file, limit=None):
+        return problem_lines(self.rejects, file, *([limit] if limit is not None else []))
 
 
 def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_accounts=(), attach_existing=False):
@@ -80,32 +75,32 @@ def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_acco
     seen = {}
     browser_accounts = set(browser_accounts)
 
-    def reject(line, raw, reason):
-        plan.rejects.append({"line": line, "reason": reason, "input": raw.rstrip("\r\n")})
+    def reject(line, raw, field, reason=None):
+        """``field`` and ``reason``, or an ``InterchangeError`` alone."""
+        plan.rejects.append(rejected(line, raw, field) if reason is None else rejected(line, raw, reason, field))
 
     for line, raw, record in entries:
         if isinstance(record, InterchangeError):
-            reason = f"field '{record.field}': {record.reason}" if record.field else record.reason
-            reject(line, raw, reason)
+            reject(line, raw, record)
             continue
         qid = questions.get(record["question_id"])
         if qid is None:
-            reject(line, raw, f"field 'question_id': unknown question id {record['question_id']!r}")
+            reject(line, raw, "question_id", f"unknown question id {record['question_id']!r}")
             continue
         tid, why = index.match(qid, record["answer"], mode)
         if tid is None:
-            reject(line, raw, f"field 'answer': {why}")
+            reject(line, raw, "answer", why)
             continue
         name = prefix + record["annotator"]
         if len(name) > USERNAME_MAX:
-            reject(line, raw, f"field 'annotator': longer than {USERNAME_MAX} characters (with the prefix)")
+            reject(line, raw, "annotator", f"longer than {USERNAME_MAX} characters (with the prefix)")
             continue
         if name in browser_accounts and not attach_existing:
-            reject(line, raw, f"field 'annotator': {name!r} is an existing account with labels made in the browser "
+            reject(line, raw, "annotator", f"{name!r} is an existing account with labels made in the browser "
                               "(attach them with attach-existing, or use an annotator prefix)")
             continue
         if (tid, name) in seen:
-            reject(line, raw, f"field 'annotator': {name!r} labels this answer twice (first at line {seen[(tid, name)]})")
+            reject(line, raw, "annotator", f"{name!r} labels this answer twice (first at line {seen[(tid, name)]})")
             continue
         seen[(tid, name)] = line
         plan.annotators.add(name)

@@ -17,12 +17,12 @@ def _import_body(job, progress):
 
 
 def _run_import(p, progress):
-    kind, path = p["kind"], p["path"]
+    kind, path, name = p["kind"], p["path"], p.get("file")
     if kind == "corpus":
-        return importers.import_corpus(path, p["corpus"], fmt=p.get("format"), progress=progress)
+        return importers.import_corpus(path, p["corpus"], fmt=p.get("format"), progress=progress, name=name)
     corpus = Corpus.objects.get(name=p["corpus"])
     if kind == "predictions":
-        return importers.import_predictions(path, corpus, progress=progress)
+        return importers.import_predictions(path, corpus, progress=progress, name=name)
     if kind == "labels":
         return _run_labels_import(path, corpus, {**(p.get("options") or {}), "file": p.get("file")}, progress)
     raise ValueError(f"unknown import kind {kind!r}")

@@ -58,11 +58,11 @@ def test_plan_sorts_every_line(tmp_path):
             L("q1", "Denver Broncos", "admin", "correct"), L("q1", "Denver Broncos", "ann", "maybe")]
     plan = plan_labels(_entries(tmp_path, rows), {"q1": "q1", "q2": "q2"}, INDEX, "squad", browser_accounts={"admin"})
     assert [(r["line"], r["triplet"]) for r in plan.rows] == [(1, 3)]
-    reasons = {r["line"]: r["reason"] for r in plan.rejects}
+    reasons = {r["line"]: f"{r['field']}: {r['reason']}" for r in plan.rejects}
     assert sorted(reasons) == [2, 3, 4, 5, 6, 7]
     assert "malformed JSON" in reasons[2] and "ambiguous" in reasons[3] and "unknown question id 'q9'" in reasons[4]
     assert "labels this answer twice (first at line 1)" in reasons[5]
-    assert "existing account with labels made in the browser" in reasons[6] and "field 'label'" in reasons[7]
+    assert "existing account with labels made in the browser" in reasons[6] and reasons[7].startswith("label: ")
     assert plan.rejects[0]["input"] == "{broken"
     with_prefix = plan_labels(_entries(tmp_path, rows[5:6]), {"q1": "q1"}, INDEX, prefix="ext-", browser_accounts={"admin"})
     assert [r["annotator"] for r in with_prefix.rows] == ["ext-admin"]
@@ -105,7 +105,7 @@ def test_default_is_all_or_nothing_and_lists_every_bad_line(tiny_corpus, outside
     with pytest.raises(CommandError) as err:
         call_command("import_labels", str(outside), "--corpus", "tiny")
     message = str(err.value)
-    assert message.startswith("nothing imported: 5 bad line(s):\n")  # without --match squad three more lines miss
+    assert message.startswith(f"nothing imported: {outside}:1: 5 bad lines:\n")  # without --match squad 3 more miss
     for line in (1, 2, 3, 4, 5):
         assert f"outside.jsonl:{line}: " in message
     assert Label.objects.count() == 0 and not get_user_model().objects.exists()
@@ -179,7 +179,7 @@ def test_api_and_admin_take_the_options(tiny_corpus, outside, make_user, client,
             client.post("/api/imports/", {"kind": "labels", "corpus": "tiny",
                                           "file": SimpleUploadedFile("o.jsonl", outside.read_bytes())})
         job = Job.objects.order_by("-id").first()
-        assert job.status == Job.FAILED and job.error.startswith("o.jsonl:1: 5 bad line(s):\no.jsonl:1: field 'answer'")
+        assert job.status == Job.FAILED and job.error.startswith("o.jsonl:1: 5 bad lines:\no.jsonl:1: field 'answer'")
     finally:
         app.conf.task_always_eager = False
 
