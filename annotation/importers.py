@@ -7,6 +7,8 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -16,9 +18,10 @@ from django.utils.dateparse import parse_datetime
 
 from annotation import interchange
 from annotation.bulk import insert_rows
+from annotation.helm import read_helm
 from annotation.interchange import InterchangeError
-from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.label_files import TripletIndex, history_of, plan_labels
+from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.roles import ANNOTATOR, IMPORTED
 from annotation.triplet_builder import extend_folds_if_any, triplets_for
 
@@ -132,11 +135,6 @@ def import_helm(path, corpus_name, reference_system=True, progress=_noop):
     """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
     ``corpus_name`` (those already there are kept), each run's completions as predictions of a
     system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
-    import tempfile
-    from pathlib import Path
-
-    from annotation.helm import read_helm
-
     progress(message="reading HELM runs")
     data = read_helm(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
