@@ -16,6 +16,16 @@ class ImportForm(forms.Form):
     file = forms.FileField()
     format = forms.ChoiceField(choices=[("", "from the file extension"), ("jsonl", "JSONL"), ("squad", "SQuAD JSON")],
                                required=False)
+    # labels only (SPEC 9): see annotation.importers.import_labels
+    match = forms.ChoiceField(choices=[("dedup", "answer equal under the corpus's dedup policy"),
+                                       ("squad", "else the one answer equal under SQuAD normalization")],
+                              initial="dedup", required=False, help_text="labels: how an answer finds its triplet")
+    dry_run = forms.BooleanField(required=False, help_text="labels: check every line and list every problem; change nothing")
+    rejects = forms.BooleanField(required=False, help_text="labels: import the valid lines; the rejected ones, each "
+                                                          "with its reason, go to the job's result")
+    attach_existing = forms.BooleanField(required=False, help_text="labels: a name that is an account with labels "
+                                                                  "made in the browser gets these labels too")
+    annotator_prefix = forms.CharField(required=False, max_length=50, help_text="labels: put before every annotator name")
 
     def clean(self):
         data = super().clean()
@@ -81,14 +91,16 @@ class CorpusAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             path = save_upload(data["file"])
-            job = start_import(data["kind"], data["corpus"], path, data["format"] or None, request.user, data["file"].name)
+            job = start_import(data["kind"], data["corpus"], path, data["format"] or None, request.user, data["file"].name,
+                               options={**data, "match": data["match"] or "dedup"})
             messages.success(request, f"import started as job {job.pk}; follow it in Jobs")
             return redirect(reverse("admin:annotation_job_change", args=[job.pk]))
         context = {**self.admin_site.each_context(request), "form": form, "title": "Import a file", "opts": self.model._meta,
                    "multipart": True,
                    "intro": "Imports run as a background job and are atomic: a bad line (malformed JSON, a missing field, "
                             "an unknown question id, a duplicate) is reported with its file, line and field, and "
-                            "nothing of the file is imported."}
+                            "nothing of the file is imported. Labels files from outside have options: SQuAD matching, "
+                            "a dry run, importing the valid lines with the rejected ones listed on the job."}
         return TemplateResponse(request, "admin/annotation/form.html", context)
 
 

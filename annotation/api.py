@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from annotation import annotating, roles
 from annotation.jobs import create_job, enqueue, request_cancel
+from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Job, Label, System
 
@@ -124,6 +125,12 @@ class ImportRequest(serializers.Serializer):
     corpus = serializers.SlugField(max_length=100)
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=["jsonl", "squad"], required=False)
+    # labels only (SPEC 9): see ``annotation.importers.import_labels``
+    match = serializers.ChoiceField(choices=MATCH_MODES, default="dedup")
+    dry_run = serializers.BooleanField(default=False, help_text="check every line, change nothing")
+    rejects = serializers.BooleanField(default=False, help_text="import the valid lines; rejected ones go to the job's result")
+    attach_existing = serializers.BooleanField(default=False)
+    annotator_prefix = serializers.CharField(default="", allow_blank=True, max_length=50)
 
     def validate(self, data):
         if data["kind"] != "corpus" and not Corpus.objects.filter(name=data["corpus"]).exists():
@@ -143,11 +150,14 @@ def save_upload(upload):
     return path
 
 
-def start_import(kind, corpus, path, fmt=None, user=None, original_name=None):
+def start_import(kind, corpus, path, fmt=None, user=None, original_name=None, options=None):
+    from annotation.importers import LABEL_OPTIONS
     from annotation.tasks import import_file
 
-    job = create_job(f"import_{kind}", {"kind": kind, "corpus": corpus, "path": str(path), "format": fmt,
-                                        "file": original_name or Path(path).name}, user=user)
+    params = {"kind": kind, "corpus": corpus, "path": str(path), "format": fmt, "file": original_name or Path(path).name}
+    if kind == "labels" and options:
+        params["options"] = {k: options[k] for k in LABEL_OPTIONS if k in options}
+    job = create_job(f"import_{kind}", params, user=user)
     enqueue(job, import_file)
     return job
 
@@ -161,7 +171,8 @@ class ImportStart(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         path = save_upload(data["file"])
-        job = start_import(data["kind"], data["corpus"], path, data.get("format"), request.user, data["file"].name)
+        job = start_import(data["kind"], data["corpus"], path, data.get("format"), request.user, data["file"].name,
+                           options=data)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

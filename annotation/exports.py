@@ -11,7 +11,7 @@ LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "tripl
 
 
 def label_rows(corpus=None):
-    qs = Label.objects.filter(value__isnull=False).select_related("triplet__question__corpus", "annotator")
+    qs = Label.objects.filter(value__isnull=False).select_related("triplet__question__corpus", "annotator").prefetch_related("events")
     if corpus is not None:
         qs = qs.filter(triplet__question__corpus=corpus)
     for label in qs.order_by("triplet__question__corpus__name", "triplet__question__position", "triplet_id", "annotator__username").iterator(chunk_size=2000):
@@ -25,6 +25,9 @@ def label_rows(corpus=None):
             "triplet_id": label.triplet_id,
             "seconds_spent": round(label.seconds_spent, 2),
             "updated_at": label.updated_at.isoformat(),
+            # every judgement in order, so that import_labels recreates the history (JSONL only)
+            "history": [{"label": e.value, "skipped": e.skipped, "seconds": round(e.seconds, 2), "at": e.created_at.isoformat()}
+                        for e in label.events.all()],
         }
 
 

@@ -8,8 +8,11 @@
 - policy ``by_triplet``: triplets dealt one by one (seeded order) into the lightest fold.
 - ``overlap``: a seeded share of questions (default 10%) is copied into a second fold, the lightest
   one other than its own, so that its triplets get two independent labels.
-- Inside a fold the order is shuffled with the seed, then arranged so that two triplets of the same
-  question are never back to back when that can be avoided.
+- Inside a fold the order is a seeded draw in which two triplets of the same question are never
+  back to back when that can be avoided, and where an item's position does not depend on how many
+  triplets its question has (``spread_questions``).
+- Items that come later (``interleave``) are spread over the unjudged part of a fold at seeded
+  places, never appended as one block.
 """
 from __future__ import annotations
 
@@ -84,28 +87,83 @@ def build_folds(pairs, k=10, seed=0, policy="by_question", overlap=0.1):
 def spread_questions(items, rng):
     """Shuffle ``items`` so that no two neighbours share a question when avoidable.
 
-    Classic rearrangement: always emit from the question with the most items left that is not the
-    last one emitted; ties broken by a seeded random draw.
+    Each next item is drawn uniformly among the items left that do not share the last item's
+    question, so an item's position does not depend on how many items its question has (nor on
+    how many systems gave its answer). Only when one question holds more than half of what is
+    left is it taken first, the one move that keeps a spread order possible.
     """
-    groups: "OrderedDict[object, list]" = OrderedDict()
-    shuffled = list(items)
-    rng.shuffle(shuffled)
-    for item in shuffled:
-        groups.setdefault(item[1], []).append(item)
-    heap = [(-len(v), rng.random(), q) for q, v in groups.items()]
+    pool = list(items)
+    rng.shuffle(pool)
+    left: dict = {}
+    for item in pool:
+        left[item[1]] = left.get(item[1], 0) + 1
+    heap = [(-n, i, q) for i, (q, n) in enumerate(left.items())]
     heapq.heapify(heap)
-    out, held = [], None
-    while heap:
-        count, tie, question = heapq.heappop(heap)
-        out.append(groups[question].pop())
-        if held is not None:
-            heapq.heappush(heap, held)
-            held = None
-        if count + 1 < 0:
-            held = (count + 1, rng.random(), question)
-    if held is not None:  # unavoidable: only one question left
-        question = held[2]
-        out.extend(reversed(groups[question]))
+    order = {q: i for i, q in enumerate(left)}
+    out, last = [], object()
+    while pool:
+        biggest = _largest(heap, left, order)
+        if biggest is not None and 2 * left[biggest] > len(pool) and biggest != last:
+            index = next(i for i in range(len(pool) - 1, -1, -1) if pool[i][1] == biggest)
+        else:
+            choices = [i for i in range(len(pool)) if pool[i][1] != last] if left.get(last, 0) * 2 > len(pool) else None
+            if choices is None:
+                index = rng.randrange(len(pool))
+                while pool[index][1] == last:
+                    index = rng.randrange(len(pool))
+            else:
+                index = rng.choice(choices) if choices else rng.randrange(len(pool))  # unavoidable repeat
+        pool[index], pool[-1] = pool[-1], pool[index]
+        item = pool.pop()
+        out.append(item)
+        last = item[1]
+        left[last] -= 1
+        heapq.heappush(heap, (-left[last], order[last], last))
+    return out
+
+
+def _largest(heap, left, order):
+    """The question with the most items left (lazy max-heap of ``(-count, order, question)``)."""
+    while heap and -heap[0][0] != left[heap[0][2]]:
+        heapq.heappop(heap)
+    return heap[0][2] if heap and left[heap[0][2]] else None
+
+
+def interleave(tail, new, rng):
+    """Spread ``new`` items over ``tail`` (the unjudged part of a fold), seeded.
+
+    Items are ``(key, question, ...)``. New items go into distinct gaps drawn uniformly among
+    the ``len(tail) + 1`` gaps, so no two new items (e.g. one system's late answers) are back to
+    back while there is room, and their place does not depend on when they came. Then a new item
+    that sits beside an item of its own question trades places with another new item when that
+    removes the clash. ``tail`` keeps its order.
+    """
+    new = list(new)
+    rng.shuffle(new)
+    gaps = len(tail) + 1
+    if len(new) <= gaps:
+        chosen = sorted(rng.sample(range(gaps), len(new)))
+    else:  # more new items than gaps: some must be neighbours; fill gaps evenly
+        chosen = sorted(i * gaps // len(new) for i in range(len(new)))
+    out, slots, j = [], [], 0
+    for g in range(gaps):
+        while j < len(new) and chosen[j] == g:
+            slots.append(len(out))
+            out.append(new[j])
+            j += 1
+        if g < len(tail):
+            out.append(tail[g])
+
+    def clashes(pos, item):
+        return any(0 <= n < len(out) and n not in (pos,) and out[n][1] == item[1] for n in (pos - 1, pos + 1))
+
+    for a in slots:
+        if not clashes(a, out[a]):
+            continue
+        for b in rng.sample(slots, len(slots)):
+            if b != a and abs(a - b) > 1 and not clashes(a, out[b]) and not clashes(b, out[a]):
+                out[a], out[b] = out[b], out[a]
+                break
     return out
 
 

@@ -7,18 +7,22 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from annotation import interchange
 from annotation.bulk import insert_rows
-from annotation.dedup import normalize_answer
+from annotation.helm import read_helm
 from annotation.interchange import InterchangeError
+from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
-from annotation.roles import ANNOTATOR
+from annotation.roles import ANNOTATOR, IMPORTED
 from annotation.triplet_builder import extend_folds_if_any, triplets_for
 
 BATCH = 5000
@@ -37,23 +41,34 @@ def _reader_for_corpus(path, fmt):
     return interchange.read_squad if fmt == "squad" else interchange.read_corpus
 
 
-def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_policy=None, progress=_noop):
+def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
     """Import a corpus file (JSONL or SQuAD JSON) into corpus ``corpus_name`` (created if new).
 
     With ``reference_system`` the first reference answer of each question becomes a prediction of
     the system ``reference``, so that annotators judge gold answers blind like any other.
     """
     reader = _reader_for_corpus(path, fmt)
+    name = name or interchange._name_of(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     taken = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
-    count = 0
     progress(message="validating corpus file")
-    for line, record in reader(path):
-        if record["id"] in taken:
-            raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", path, line, "id")
-        count += 1
-        if count % 5000 == 0:
-            progress(done=count, message=f"validated {count} questions")
+    if reader is interchange.read_corpus:
+        seen = {}
+
+        def check(line, record):
+            if record["id"] in taken:
+                raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id")
+            if record["id"] in seen:
+                raise InterchangeError(f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id")
+            seen[record["id"]] = line
+
+        count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress)
+    else:
+        count = 0
+        for line, record in reader(path, name):
+            if record["id"] in taken:
+                raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id")
+            count += 1
     with transaction.atomic():
         if corpus is None:
             corpus = Corpus.objects.create(name=corpus_name, **({"dedup_policy": dedup_policy} if dedup_policy else {}))
@@ -68,6 +83,27 @@ def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_poli
         written += _flush_questions(batch, reference, corpus)
     return {"corpus": corpus.name, "questions": written,
             "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0}
+
+
+def _validate(entries, check, name, progress, every=5000):
+    """Pass 1 of an import: every line checked (its own rules, then ``check(line, record)`` for the
+    rules across lines and against the database); all bad lines raise together (``BadLines``)."""
+    rejects, count = [], 0
+    for line, raw, record in entries:
+        if not isinstance(record, InterchangeError):
+            try:
+                check(line, record)
+            except InterchangeError as exc:
+                record = exc
+        if isinstance(record, InterchangeError):
+            rejects.append(interchange.rejected(line, raw, record))
+            continue
+        count += 1
+        if count % every == 0:
+            progress(done=count, message=f"validated {count} lines")
+    if rejects:
+        raise interchange.BadLines(name, rejects)
+    return count
 
 
 def _question(corpus, position, record):
@@ -95,27 +131,60 @@ def _flush_questions(batch, reference, corpus):
     return n
 
 
-def import_predictions(path, corpus, progress=_noop):
+def import_helm(path, corpus_name, reference_system=True, progress=_noop):
+    """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
+    ``corpus_name`` (those already there are kept), each run's completions as predictions of a
+    system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
+    progress(message="reading HELM runs")
+    data = read_helm(path)
+    corpus = Corpus.objects.filter(name=corpus_name).first()
+    known = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
+    with tempfile.TemporaryDirectory() as tmp, transaction.atomic():
+        questions = Path(tmp) / "corpus.jsonl"
+        with open(questions, "w", encoding="utf-8") as out:
+            interchange.write_jsonl([q for q in data["questions"] if q["id"] not in known], out)
+        result = {"questions": 0}
+        if questions.stat().st_size:
+            result = import_corpus(questions, corpus_name, fmt="jsonl", reference_system=reference_system, progress=progress)
+        corpus = Corpus.objects.get(name=corpus_name)
+        predictions = Path(tmp) / "predictions.jsonl"
+        with open(predictions, "w", encoding="utf-8") as out:
+            interchange.write_jsonl([{"question_id": qid, "system": run["system"], "answer": answer,
+                                      "meta": {"helm_run": run["name"]}}
+                                     for run in data["runs"] for qid, answer in run["answers"].items()], out)
+        imported = import_predictions(predictions, corpus, progress=progress)
+        for run in data["runs"]:
+            System.objects.filter(name=run["system"]).update(meta=run["meta"], description=f"HELM run {run['name']}")
+    return {"corpus": corpus_name, "questions": result["questions"], "runs": [r["name"] for r in data["runs"]],
+            "failed_requests": sum(r["failed"] for r in data["runs"]), **imported}
+
+
+def import_predictions(path, corpus, progress=_noop, name=None):
     """Import predictions JSONL for questions of ``corpus``; systems are created as needed."""
+    name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     existing = set(
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
-    systems = set()
-    count = 0
+    systems, seen = set(), {}
     progress(message="validating predictions file")
-    for line, record in interchange.read_predictions(path, known_questions=known):
-        if (record["system"], record["question_id"]) in existing:
-            raise InterchangeError(
-                f"system {record['system']!r} already has a prediction for question {record['question_id']!r}",
-                path, line, "question_id",
-            )
+
+    def check(line, record):
+        key = (record["system"], record["question_id"])
+        if record["question_id"] not in known:
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+        if key in seen:
+            raise InterchangeError(f"duplicate prediction of system {key[0]!r} for question {key[1]!r} "
+                                   f"(first at line {seen[key]})", name, line, "question_id")
+        if key in existing:
+            raise InterchangeError(f"system {key[0]!r} already has a prediction for question {key[1]!r}",
+                                   name, line, "question_id")
         if record["system"] == REFERENCE:
-            raise InterchangeError("the system name 'reference' is reserved for the corpus answers", path, line, "system")
+            raise InterchangeError("the system name 'reference' is reserved for the corpus answers", name, line, "system")
+        seen[key] = line
         systems.add(record["system"])
-        count += 1
-        if count % 20000 == 0:
-            progress(done=count, message=f"validated {count} predictions")
+
+    count = _validate(interchange.each_line(path, interchange.prediction_record, name), check, name, progress, 20000)
     with transaction.atomic():
         by_name = {}
         for name in sorted(systems):
@@ -139,68 +208,118 @@ def import_predictions(path, corpus, progress=_noop):
     return {"predictions": written, "systems": sorted(systems), **triplets}
 
 
-def match_label_rows(path, corpus):
-    """Validate a labels file (SPEC 9) against the triplets of ``corpus``: ``[(triplet id, annotator,
-    label)]``, or ``InterchangeError`` at the first line that matches no triplet or repeats one."""
-    known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
-    triplets = {}
-    for tid, qid, norm in Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "normalized_answer"):
-        triplets[(qid, norm)] = tid
-    seen = {}
-    rows = []
-    for line, record in interchange.read_labels(path, known_questions=known):
-        key = (known[record["question_id"]], normalize_answer(record["answer"], corpus.dedup_policy))
-        tid = triplets.get(key)
-        if tid is None:
-            raise InterchangeError(
-                f"no answer {record['answer']!r} among the triplets of question {record['question_id']!r}",
-                path, line, "answer",
-            )
-        if (tid, record["annotator"]) in seen:
-            raise InterchangeError(
-                f"annotator {record['annotator']!r} labels this answer twice (first at line {seen[(tid, record['annotator'])]})",
-                path, line, "annotator",
-            )
-        seen[(tid, record["annotator"])] = line
-        rows.append((tid, record["annotator"], record["label"]))
-    return rows
+def match_label_rows(path, corpus, match="dedup"):
+    """Match a labels-format file (SPEC 9) to the triplets of ``corpus`` without writing anything:
+    ``[(triplet id, annotator, label)]``, or ``BadLines`` listing every line that matches no triplet
+    or repeats one (all or nothing). Used by imports that are not human labels (judge labels)."""
+    questions = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
+    index = TripletIndex(
+        Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "answer", "normalized_answer"),
+        corpus.dedup_policy,
+    )
+    name = interchange._name_of(path)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match)
+    if plan.rejects:
+        raise interchange.BadLines(name, plan.rejects)
+    return [(row["triplet"], row["annotator"], row["label"]) for row in plan.rows]
 
 
-def import_labels(path, corpus, progress=_noop, source="import"):
-    """Import labels JSONL. Each line must match an existing triplet (question id + answer text).
+LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
 
-    Annotators unknown to the platform are created as inactive annotator accounts (no password).
-    A label that already exists is changed, and the change goes into its history.
+
+def import_labels(path, corpus, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
+                  attach_existing=False, annotator_prefix="", name=None):
+    """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
+    ``dedup`` or ``squad``, see ``annotation.label_files``).
+
+    All or nothing by default: any bad line refuses the file, every bad line listed. ``dry_run``
+    checks everything and changes nothing; ``rejects`` (a path, or a list to fill) imports the
+    valid lines in one transaction and puts each rejected line with its reason there. ``name``:
+    the file name shown in messages (default: ``path``).
+    Annotators unknown to the platform become inactive accounts without a password, in the groups
+    ``annotator`` and ``imported``; ``annotator_prefix`` goes before every name. A name that is an
+    account with labels made in the browser or the API is refused unless ``attach_existing``.
+    A label that already exists is changed (the change goes into its history); a line carrying the
+    ``history`` of a labels export recreates that history on a new label.
     """
+    questions = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
+    index = TripletIndex(
+        Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "answer", "normalized_answer"),
+        corpus.dedup_policy,
+    )
+    browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
     progress(message="validating labels file")
-    rows = match_label_rows(path, corpus)
+    name = name or interchange._name_of(path)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match, annotator_prefix or "",
+                       browser, attach_existing)
+    summary = {"lines": len(plan.rows) + len(plan.rejects), "rejected": len(plan.rejects), "match": match}
+    if dry_run:
+        User = get_user_model()
+        existing = set(User.objects.filter(username__in=plan.annotators).values_list("username", flat=True))
+        return {**summary, "dry_run": True, "labels": len(plan.rows), "created": 0, "changed": 0,
+                "annotators": sorted(plan.annotators), "new_annotators": sorted(plan.annotators - existing),
+                "problems": plan.problems(name, limit=len(plan.rejects))}
+    if plan.rejects and rejects is None:
+        raise interchange.BadLines(name, plan.rejects)
+    if not plan.rows and not plan.rejects:
+        raise InterchangeError("no label to import", name)
+    result = _write_labels(plan, corpus, source)
+    if rejects is not None:
+        if isinstance(rejects, list):
+            rejects.extend(plan.rejects)
+        else:
+            with open(rejects, "w", encoding="utf-8") as out:
+                interchange.write_jsonl(plan.rejects, out)
+    return {**summary, **result}
+
+
+@transaction.atomic
+def _write_labels(plan, corpus, source):
     User = get_user_model()
-    with transaction.atomic():
-        group = Group.objects.get_or_create(name=ANNOTATOR)[0]
-        names = sorted({r[1] for r in rows})
-        users = {u.username: u for u in User.objects.filter(username__in=names)}
-        for name in names:
-            if name not in users:
-                user = User(username=name, is_active=False)
-                user.set_unusable_password()
-                user.save()
-                user.groups.add(group)
-                users[name] = user
-        current = {
-            (l.triplet_id, l.annotator_id): l
-            for l in Label.objects.filter(triplet__question__corpus=corpus, annotator__in=users.values())
-        }
-        new, changed = [], []
-        for tid, name, value in rows:
-            label = current.get((tid, users[name].pk))
-            if label is None:
-                new.append(Label(triplet_id=tid, annotator=users[name], value=value, source=source))
-            elif label.value != value or label.skipped:
-                label.value, label.skipped, label.source = value, False, source
-                changed.append(label)
-        created = Label.objects.bulk_create(new, batch_size=BATCH)
-        Label.objects.bulk_update(changed, ["value", "skipped", "source"], batch_size=BATCH)
-        LabelEvent.objects.bulk_create(
-            [LabelEvent(label=l, value=l.value) for l in [*created, *changed]], batch_size=BATCH
-        )
-    return {"labels": len(rows), "created": len(created), "changed": len(changed), "annotators": names}
+    groups = [Group.objects.get_or_create(name=n)[0] for n in (ANNOTATOR, IMPORTED)]
+    names = sorted(plan.annotators)
+    users = {u.username: u for u in User.objects.filter(username__in=names)}
+    created_names = [n for n in names if n not in users]
+    for name in created_names:
+        user = User(username=name, is_active=False)
+        user.set_unusable_password()
+        user.save()
+        user.groups.add(*groups)
+        users[name] = user
+    current = {
+        (l.triplet_id, l.annotator_id): l
+        for l in Label.objects.filter(triplet__question__corpus=corpus, annotator__in=users.values())
+    }
+    new, histories, changed = [], [], []
+    for row in plan.rows:
+        user = users[row["annotator"]]
+        label = current.get((row["triplet"], user.pk))
+        if label is None:
+            history = history_of(row["meta"])
+            seconds = row["meta"].get("seconds_spent")
+            seconds = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0 else 0.0
+            new.append(Label(triplet_id=row["triplet"], annotator=user, value=row["label"], source=source,
+                             seconds_spent=seconds))
+            histories.append(history)
+        elif label.value != row["label"] or label.skipped:
+            label.value, label.skipped, label.source = row["label"], False, source
+            changed.append(label)
+    created = Label.objects.bulk_create(new, batch_size=BATCH)
+    Label.objects.bulk_update(changed, ["value", "skipped", "source"], batch_size=BATCH)
+    events, times = [], []
+    for label, history in zip(created, histories):
+        for event in history or [{"label": label.value, "skipped": False, "seconds": 0.0, "at": None}]:
+            events.append(LabelEvent(label=label, value=event["label"], skipped=event["skipped"], seconds=event["seconds"]))
+            times.append(event["at"])
+    events.extend(LabelEvent(label=l, value=l.value) for l in changed)
+    times.extend([None] * len(changed))
+    events = LabelEvent.objects.bulk_create(events, batch_size=BATCH)
+    dated = []
+    for event, at in zip(events, times):
+        when = parse_datetime(at) if at else None
+        if when is not None:
+            event.created_at = when
+            dated.append(event)
+    LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=BATCH)  # keeps exported history times
+    return {"labels": len(plan.rows), "created": len(created), "changed": len(changed), "annotators": names,
+            "new_annotators": created_names}

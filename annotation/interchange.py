@@ -5,7 +5,8 @@ Every reader is a generator of ``(line_number, record)``; a line that breaks the
 Callers that must be atomic consume the whole generator before writing anything.
 
 Formats:
-- corpus JSONL: ``{"id", "context", "question", "answers": [..], "language"?, <SPEC 6 attributes>?}``
+- corpus JSONL: ``{"id", "context"?, "question", "answers": [..], "language"?, <SPEC 6 attributes>?}``
+  (an empty or missing context is an open-domain question)
 - SQuAD JSON (v1.1/v2.0): ``{"data": [{"title", "paragraphs": [{"context", "qas": [...]}]}]}``
 - predictions JSONL: ``{"question_id", "system", "answer"}``
 - labels JSONL: ``{"question_id", "answer", "annotator", "label"}``
@@ -179,7 +180,8 @@ def corpus_record(obj, name=None, line=None):
     obj = _ids_as_text(obj, "id")
     record = {
         "id": _text(obj, "id", name, line),
-        "context": _text(obj, "context", name, line),
+        # open-domain QA has no passage: an empty or missing context is allowed (SPEC 9)
+        "context": "" if obj.get("context") is None else _text(obj, "context", name, line, allow_empty=True),
         "question": _text(obj, "question", name, line),
     }
     answers = obj.get("answers")
@@ -264,15 +266,7 @@ def read_predictions(source, file=None, known_questions=None):
     name = file or _name_of(source)
     seen = {}
     for line, obj in iter_json_lines(source, name):
-        obj = _ids_as_text(obj, "question_id")
-        record = {
-            "question_id": _text(obj, "question_id", name, line),
-            "system": _text(obj, "system", name, line).strip(),
-            "answer": _text(obj, "answer", name, line, allow_empty=True),
-            "meta": _split_meta(obj, PREDICTION_FIELDS),
-        }
-        if len(record["system"]) > 200:
-            raise InterchangeError("system name longer than 200 characters", name, line, "system")
+        record = prediction_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
         key = (record["system"], record["question_id"])
@@ -285,25 +279,43 @@ def read_predictions(source, file=None, known_questions=None):
         yield line, record
 
 
+def prediction_record(obj, name=None, line=None):
+    """One predictions line, checked (SPEC 9)."""
+    obj = _ids_as_text(obj, "question_id")
+    record = {
+        "question_id": _text(obj, "question_id", name, line),
+        "system": _text(obj, "system", name, line).strip(),
+        "answer": _text(obj, "answer", name, line, allow_empty=True),
+        "meta": _split_meta(obj, PREDICTION_FIELDS),
+    }
+    if len(record["system"]) > 200:
+        raise InterchangeError("system name longer than 200 characters", name, line, "system")
+    return record
+
+
 def read_labels(source, file=None, known_questions=None):
     """Labels JSONL -> ``(line, record)``; the label must be one of correct / partial / incorrect."""
     name = file or _name_of(source)
     for line, obj in iter_json_lines(source, name):
-        obj = _ids_as_text(obj, "question_id")
-        record = {
-            "question_id": _text(obj, "question_id", name, line),
-            "answer": _text(obj, "answer", name, line, allow_empty=True),
-            "annotator": _text(obj, "annotator", name, line).strip(),
-            "label": _text(obj, "label", name, line).strip().lower(),
-            "meta": _split_meta(obj, LABEL_FIELDS),
-        }
-        if record["label"] not in LABEL_VALUES:
-            raise InterchangeError(
-                f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label"
-            )
+        record = label_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
         yield line, record
+
+
+def label_record(obj, name=None, line=None):
+    """One labels line, checked (SPEC 9)."""
+    obj = _ids_as_text(obj, "question_id")
+    record = {
+        "question_id": _text(obj, "question_id", name, line),
+        "answer": _text(obj, "answer", name, line, allow_empty=True),
+        "annotator": _text(obj, "annotator", name, line).strip(),
+        "label": _text(obj, "label", name, line).strip().lower(),
+        "meta": _split_meta(obj, LABEL_FIELDS),
+    }
+    if record["label"] not in LABEL_VALUES:
+        raise InterchangeError(f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label")
+    return record
 
 
 def _name_of(source):
@@ -320,3 +332,68 @@ def detect_corpus_format(path_or_name):
 def write_jsonl(records, stream):
     for record in records:
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+# --- reading a file that may hold bad lines: every problem listed, dry runs, rejects files --------
+
+LISTED_PROBLEMS = 20  # how many bad lines a message lists before "... and N more bad lines"
+
+
+def each_line(source, parse, file=None):
+    """``(line, raw_text, record or InterchangeError)`` for every non-blank line of a JSONL file.
+
+    Unlike the ``read_*`` readers it does not stop at a bad line: each line is checked on its own
+    with the same rules (``iter_json_lines``, then ``parse(obj, name, line)``: ``corpus_record``,
+    ``prediction_record`` or ``label_record``), so that every problem can be listed. Rules across
+    lines (duplicates, known ids) are the caller's. An empty file still raises.
+    """
+    name = file or _name_of(source)
+    seen_any = False
+    for line_no, raw in enumerate(_binary_lines(source), start=1):
+        text = raw.decode("utf-8", errors="replace")
+        if line_no == 1:
+            text, raw = text.lstrip("\ufeff"), raw.removeprefix(b"\xef\xbb\xbf")
+        if not text.strip():
+            continue
+        seen_any = True
+        try:
+            (_, obj), = iter_json_lines([raw], name)
+            yield line_no, text, parse(obj, name, line_no)
+        except InterchangeError as exc:
+            yield line_no, text, InterchangeError(exc.reason, name, line_no, exc.field)
+    if not seen_any:
+        raise InterchangeError("file is empty: no JSON line found", name)
+
+
+def each_label_line(source, file=None):
+    return each_line(source, label_record, file)
+
+
+def rejected(line, raw, error, field=None):
+    """A rejected line as written to a rejects file: ``{"line", "field", "reason", "input"}``
+    (``error``: an ``InterchangeError`` or a reason)."""
+    if isinstance(error, InterchangeError):
+        error, field = error.reason, error.field
+    return {"line": line, "field": field, "reason": error, "input": raw.rstrip("\r\n")}
+
+
+def problem_lines(rejects, file, limit=LISTED_PROBLEMS):
+    """``file:line: field 'x': reason`` for the first ``limit`` rejects, then ``... and N more bad lines``."""
+    lines = [InterchangeError(r["reason"], file, r["line"], r["field"]).describe() for r in rejects[:limit]]
+    if len(rejects) > limit:
+        lines.append(f"... and {len(rejects) - limit} more bad lines")
+    return lines
+
+
+class BadLines(InterchangeError):
+    """Every bad line of a file (``rejects``). One bad line reads like any ``InterchangeError``;
+    several read ``file:first: N bad lines:`` and then the capped list."""
+
+    def __init__(self, file, rejects):
+        self.rejects = rejects
+        first = rejects[0]
+        if len(rejects) == 1:
+            super().__init__(first["reason"], file, first["line"], first["field"])
+        else:
+            listing = "\n".join(problem_lines(rejects, file))
+            super().__init__(f"{len(rejects)} bad lines:\n{listing}", file, first["line"])

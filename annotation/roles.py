@@ -8,6 +8,8 @@ from django.contrib.auth.models import Group
 
 ADMIN, RESEARCHER, ANNOTATOR = "admin", "researcher", "annotator"
 ROLES = (ADMIN, RESEARCHER, ANNOTATOR)
+# Not a role: marks the accounts a labels import created for outside annotators (inactive, no password).
+IMPORTED = "imported"
 
 
 def ensure_groups():

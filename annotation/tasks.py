@@ -17,15 +17,26 @@ def _import_body(job, progress):
 
 
 def _run_import(p, progress):
-    kind, path = p["kind"], p["path"]
+    kind, path, name = p["kind"], p["path"], p.get("file")
     if kind == "corpus":
-        return importers.import_corpus(path, p["corpus"], fmt=p.get("format"), progress=progress)
+        return importers.import_corpus(path, p["corpus"], fmt=p.get("format"), progress=progress, name=name)
     corpus = Corpus.objects.get(name=p["corpus"])
     if kind == "predictions":
-        return importers.import_predictions(path, corpus, progress=progress)
+        return importers.import_predictions(path, corpus, progress=progress, name=name)
     if kind == "labels":
-        return importers.import_labels(path, corpus, progress=progress)
+        return _run_labels_import(path, corpus, {**(p.get("options") or {}), "file": p.get("file")}, progress)
     raise ValueError(f"unknown import kind {kind!r}")
+
+
+def _run_labels_import(path, corpus, options, progress):
+    """Labels options from the web (``LABEL_OPTIONS``); with ``rejects`` the rejected lines go to the
+    job's result (the web has no file to write them to)."""
+    kwargs = {k: options[k] for k in ("match", "dry_run", "attach_existing", "annotator_prefix") if k in options}
+    rejects = [] if options.get("rejects") else None
+    result = importers.import_labels(path, corpus, progress=progress, rejects=rejects, name=options.get("file"), **kwargs)
+    if rejects is not None:
+        result["rejects"] = rejects
+    return result
 
 
 @shared_task(name="annotation.tasks.import_file")

@@ -1,15 +1,17 @@
 """Database shell over ``annotation.dedup`` and ``annotation.folds``: triplets, folds, assignments."""
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, F
+from django.utils import timezone
 
 from annotation.bulk import insert_rows
 from annotation.dedup import POLICIES, build_triplets, normalize_answer
-from annotation.folds import assign_round_robin, assignment_conflict, build_folds
+from annotation.folds import assign_round_robin, assignment_conflict, build_folds, interleave
 from annotation.models import Assignment, Fold, FoldItem, Label, Prediction, Triplet
 
 BATCH = 2000
@@ -52,7 +54,7 @@ def triplets_for(corpus, rows):
 
 
 @transaction.atomic
-def assign_triplets(corpus, progress=_noop):
+def assign_triplets(corpus, progress=_noop, source="model run"):
     """Give every prediction of the corpus without a triplet its triplet, creating new ones.
 
     Incremental: existing triplets are reused, so predictions imported or generated later join the
@@ -70,14 +72,14 @@ def assign_triplets(corpus, progress=_noop):
     progress(message=f"linking {len(pending)} predictions to triplets")
     updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
     Prediction.objects.bulk_update(updates, ["triplet"], batch_size=BATCH)
-    return {"new_triplets": n_new, "linked_predictions": len(updates), "added_to_folds": extend_folds_if_any(corpus)}
+    return {"new_triplets": n_new, "linked_predictions": len(updates), "added_to_folds": extend_folds_if_any(corpus, source)}
 
 
-def extend_folds_if_any(corpus):
+def extend_folds_if_any(corpus, source="import"):
     """New triplets join the corpus's folds (beside their question) once folds exist; else 0."""
     if not Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).exists():
         return 0
-    return extend_folds(corpus)
+    return extend_folds(corpus, source)
 
 
 @transaction.atomic
@@ -143,26 +145,55 @@ def create_folds(corpus, k=10, seed=0, policy="by_question", overlap=0.1, replac
 
 
 @transaction.atomic
-def extend_folds(corpus):
-    """Append triplets that are in no fold yet: beside their question if it has a fold, else lightest fold."""
-    folds = list(Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).annotate(n=Count("items")))
+def extend_folds(corpus, source="extend"):
+    """Give triplets that are in no fold yet a place: their question's fold if it has one, else the
+    lightest fold. They are interleaved (``folds.interleave``, seeded by the fold's seed and how
+    many times it grew) over the fold's unjudged part, the items after the last one any of its
+    annotators has labelled or skipped; the judged head keeps its order. Each fold that grows
+    records ``{"n", "at", "source"}`` in ``params["added"]``. Returns the number of items added."""
+    folds = {f.pk: f for f in Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).annotate(n=Count("items"))}
     if not folds:
         raise FoldError(f"corpus {corpus.name} has no folds yet")
-    loads = {f.pk: f.n for f in folds}
-    next_pos = {f.pk: (FoldItem.objects.filter(fold=f).order_by("-position").values_list("position", flat=True).first() or -1) + 1 for f in folds}
+    loads = {pk: f.n for pk, f in folds.items()}
     home = dict(
         FoldItem.objects.filter(fold__in=folds, is_overlap=False).values_list("triplet__question_id", "fold_id")
     )
     loose = Triplet.objects.filter(question__corpus=corpus).exclude(fold_items__fold__in=folds).order_by("question__position", "id")
-    items = []
+    new = defaultdict(list)
     for tid, qid in loose.values_list("id", "question_id"):
         fold_id = home.get(qid) or min(loads, key=lambda f: (loads[f], f))
         home.setdefault(qid, fold_id)
-        items.append(FoldItem(fold_id=fold_id, position=next_pos[fold_id], triplet_id=tid))
-        next_pos[fold_id] += 1
+        new[fold_id].append((tid, qid, False))
         loads[fold_id] += 1
-    FoldItem.objects.bulk_create(items, batch_size=BATCH)
-    return len(items)
+    now = timezone.now()
+    for fold_id, items in new.items():
+        _interleave_into(folds[fold_id], items, source, now)
+    return sum(len(items) for items in new.values())
+
+
+def _interleave_into(fold, new_items, source, now):
+    items = list(FoldItem.objects.filter(fold=fold).order_by("position").values_list("id", "position", "triplet_id", "triplet__question_id"))
+    judged = set(Label.objects.filter(triplet__fold_items__fold=fold, annotator__assignments__fold=fold)
+                 .values_list("triplet_id", flat=True))
+    last_judged = max((position for _, position, tid, _ in items if tid in judged), default=-1)
+    head = [i for i in items if i[1] <= last_judged]
+    tail = [(("old", pk), qid, False) for pk, position, _, qid in items if position > last_judged]
+    added = fold.params.get("added", []) if isinstance(fold.params, dict) else []
+    order = interleave(tail, [(("new", t), q, o) for t, q, o in new_items], random.Random(f"{fold.seed}:{fold.index}:{len(added)}"))
+    start = (head[-1][1] + 1) if head else 0
+    top = (items[-1][1] + 1) if items else 0
+    # Two steps keep (fold, position) unique: move the tail out of the way, then into its places.
+    FoldItem.objects.filter(fold=fold, position__gt=last_judged).update(position=F("position") + top + len(order))
+    moved, created = [], []
+    for offset, ((kind, key), _, is_overlap) in enumerate(order):
+        if kind == "old":
+            moved.append(FoldItem(id=key, position=start + offset))
+        else:
+            created.append(FoldItem(fold=fold, position=start + offset, triplet_id=key, is_overlap=is_overlap))
+    FoldItem.objects.bulk_update(moved, ["position"], batch_size=BATCH)
+    FoldItem.objects.bulk_create(created, batch_size=BATCH)
+    fold.params = {**(fold.params or {}), "added": [*added, {"n": len(created), "at": now.isoformat(), "source": source}]}
+    fold.save(update_fields=["params"])
 
 
 def fold_triplet_sets(folds):

@@ -53,10 +53,32 @@ def test_bad_prediction_line_imports_nothing(tiny_corpus, tmp_path, bad_line, fi
     assert counts() == before
 
 
+def test_every_bad_line_is_listed_not_only_the_first(tiny_corpus, tmp_path):
+    before = counts()
+    path = write_jsonl(tmp_path / "p.jsonl", [
+        {"question_id": "q1", "system": "z", "answer": "new"}, {"question_id": "nope", "system": "z", "answer": "x"},
+        "{broken", {"question_id": "q1", "system": "z", "answer": "again"}] + [{"question_id": "q2", "answer": "x"}] * 30)
+    with pytest.raises(InterchangeError) as err:
+        import_predictions(path, tiny_corpus)
+    lines = str(err.value).splitlines()
+    assert lines[0] == f"{path}:2: 33 bad lines:"
+    assert lines[1] == f"{path}:2: field 'question_id': unknown question id 'nope'"
+    assert lines[2].startswith(f"{path}:3: malformed JSON")
+    assert lines[3] == f"{path}:4: field 'question_id': duplicate prediction of system 'z' for question 'q1' (first at line 1)"
+    assert lines[4] == f"{path}:5: field 'system': missing required field"
+    assert len(lines) == 1 + 20 + 1 and lines[-1] == "... and 13 more bad lines"
+    assert [r["line"] for r in err.value.rejects] == list(range(2, 35))
+    assert counts() == before
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "question": "Q?", "answers": []}, {"id": "a"}, {"id": "a", "question": "Q?", "answers": []}])
+    with pytest.raises(InterchangeError) as err:
+        import_corpus(corpus, "new")
+    assert [(r["line"], r["field"]) for r in err.value.rejects] == [(2, "question"), (3, "id")]
+
+
 def test_bad_corpus_and_empty_file_import_nothing(tmp_path, db):
     good = {"id": "x1", "context": "c", "question": "q", "answers": ["a"]}
     for rows, reason in [([good, {**good}], "duplicate id"), ([], "file is empty"),
-                         ([good, {**good, "id": "x2", "context": ""}], "must not be empty")]:
+                         ([good, {**good, "id": "x2", "question": " "}], "must not be empty")]:
         path = write_jsonl(tmp_path / "c.jsonl", rows)
         with pytest.raises(InterchangeError, match=reason):
             import_corpus(path, "new")
@@ -142,5 +164,7 @@ def test_predictions_imported_after_folds_join_them_beside_their_question(tiny_c
     result = import_predictions(path, tiny_corpus)
     assert result["new_triplets"] == 1 and result["added_to_folds"] == 1
     new = FoldItem.objects.get(triplet__answer="Krakow")
-    assert new.fold_id == home["q2"] and new.position == FoldItem.objects.filter(fold_id=home["q2"]).count() - 1
+    assert new.fold_id == home["q2"]
+    positions = sorted(FoldItem.objects.filter(fold_id=home["q2"]).values_list("position", flat=True))
+    assert positions == list(range(len(positions)))  # interleaved, positions stay dense
     assert FoldItem.objects.count() == sum(f.items.count() for f in folds) == Triplet.objects.count()
