@@ -7,15 +7,20 @@ from django.shortcuts import get_object_or_404
 from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import APIException, NotFound
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, roles
+from annotation import annotating, judgements, roles
 from annotation.jobs import create_job, enqueue, request_cancel
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Job, Label, System
+
+
+class SubmissionConflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "submission_conflict"
 
 
 class IsAdminRole(BasePermission):
@@ -255,10 +260,13 @@ class Judge(APIView):
             item = annotating.get_fold_item(fold, data["item"])
         except Exception:
             raise NotFound("no such item in this fold") from None
-        label, changed = annotating.save_judgement(
-            request.user, fold, item, value=data.get("label"), skip=data["skip"], seconds=data["seconds"],
-            submission_id=data.get("submission_id"), source="api",
-        )
+        try:
+            label, changed = annotating.save_judgement(
+                request.user, fold, item, value=data.get("label"), skip=data["skip"], seconds=data["seconds"],
+                submission_id=data.get("submission_id"), source="api",
+            )
+        except judgements.SubmissionConflict as conflict:
+            raise SubmissionConflict(str(conflict)) from None
         nxt = annotating.next_item(fold, request.user)
         return Response({"saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
                          "next": ItemSerializer(nxt).data if nxt else None,

@@ -1,11 +1,16 @@
 """The annotator page: one request saves the judgement and returns the next item (htmx)."""
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import annotating
+from annotation import annotating, judgements
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
 from annotation.views.access import annotator_required
+
+def conflict_response(conflict):
+    """409 for a submission id reused with other values (a change is never dropped silently)."""
+    return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
+
 
 BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
 
@@ -70,10 +75,13 @@ def judge(request, fold_id):
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:
         return HttpResponseBadRequest("label must be one of correct, partial, incorrect")
-    annotating.save_judgement(
-        request.user, fold, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
-        submission_id=request.POST.get("submission_id"),
-    )
+    try:
+        annotating.save_judgement(
+            request.user, fold, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
+            submission_id=request.POST.get("submission_id"),
+        )
+    except judgements.SubmissionConflict as conflict:
+        return conflict_response(conflict)
     nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
                                  lambda: annotating.next_item(fold, request.user),
                                  lambda position: annotating.item_after(fold, request.user, position))

@@ -68,8 +68,10 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
 
     r = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1", seconds="2.5")
     assert r.status_code == 200 and "1 / 4" in r.content.decode()
-    again = post(client, fold, item=first.pk, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
-    assert again.status_code == 200
+    retry = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1")
+    assert retry.status_code == 200  # a retry of the same submission is a no-op
+    changed = post(client, fold, item=first.pk, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
+    assert changed.status_code == 409 and "already used" in changed.content.decode()  # never dropped silently
     check = FrameCheck.objects.get(frame_annotation=fa, annotator=user)
     assert (check.frame_rating, check.fe_rating, check.seconds_spent) == ("full", "partial", 2.5)
     assert FrameCheckEvent.objects.filter(frame_check=check).count() == 1
