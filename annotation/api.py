@@ -12,7 +12,7 @@ from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, judgements, roles
+from annotation import annotating, frame_checking, judgements, roles
 from annotation.jobs import create_job, enqueue, request_cancel
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Job, Label, System
@@ -203,7 +203,7 @@ class JudgementRequest(serializers.Serializer):
 
 
 def _progress(fold, user):
-    p = annotating.fold_progress(fold, user)
+    p = frame_checking.progress_of(fold, user)
     return {"done": p.done, "skipped": p.skipped, "total": p.total}
 
 
