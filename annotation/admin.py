@@ -156,13 +156,13 @@ class LabelAdmin(admin.ModelAdmin):
 def progress_bar(job):
     return format_html(
         '<div style="width:160px;background:#e6e9ee;border-radius:4px"><div style="width:{}%;background:#2457c5;'
-        'height:10px;border-radius:4px"></div></div> {} / {}', job.percent, job.progress_done, job.progress_total,
+        'height:10px;border-radius:4px"></div></div> {}', job.percent, job.progress_text,
     )
 
 
 @admin.register(models.Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "progress", "message", "created_by", "created_at", "finished_at"]
+    list_display = ["id", "kind", "status", "progress", "message", "error_in_list", "created_by", "created_at", "finished_at"]
     list_filter = ["kind", "status"]
     readonly_fields = ["kind", "status", "progress", "params", "result", "message", "error", "celery_task_id",
                        "worker", "attempts", "created_by", "created_at", "started_at", "heartbeat_at", "finished_at"]
@@ -172,6 +172,18 @@ class JobAdmin(admin.ModelAdmin):
     @admin.display(description="progress")
     def progress(self, obj):
         return progress_bar(obj)
+
+    @admin.display(description="error")
+    def error_in_list(self, obj):
+        return obj.error_summary
+
+    def has_change_permission(self, request, obj=None):
+        return False  # jobs are written by workers only: rows are read-only, cancel is an action
+
+    def changelist_view(self, request, extra_context=None):
+        # The list reloads itself (meta refresh, no script) while a job is queued or running.
+        active = models.Job.objects.filter(status__in=[models.Job.CREATED, models.Job.RUNNING]).exists()
+        return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
 
     @admin.action(description="Cancel the selected jobs")
     def cancel(self, request, queryset):

@@ -18,6 +18,7 @@ urlpatterns = [
     path("frames/check/<int:fold_id>/rate/", frame_checks.rate, name="frame-check-rate"),
     path("folds/", folds_admin.fold_assignments, name="fold-assignments"),
     path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
+    path("folds/<int:corpus_id>/unassign/<int:assignment_id>/", folds_admin.confirm_unassign, name="fold-unassign"),
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
     # REST API
