@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotation import api
-from annotation.views import annotate, downloads, folds_admin, frame_checks, home
+from annotation.views import annotate, downloads, folds_admin, frame_checks, home, item_list
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -12,6 +12,8 @@ urlpatterns = [
     path("annotate/<int:fold_id>/item/<int:item_id>/", annotate.show_item, name="annotate-item"),
     path("annotate/<int:fold_id>/previous/", annotate.previous, name="previous"),
     path("annotate/<int:fold_id>/judge/", annotate.judge, name="judge"),
+    path("annotate/<int:fold_id>/items/", item_list.item_list, name="item-list"),
+    path("annotate/<int:fold_id>/review/", item_list.review, name="review"),
     path("frames/check/<int:fold_id>/", frame_checks.check, name="frame-check"),
     path("frames/check/<int:fold_id>/item/<int:item_id>/", frame_checks.show_item, name="frame-check-item"),
     path("frames/check/<int:fold_id>/previous/", frame_checks.previous, name="frame-check-previous"),

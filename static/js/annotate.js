@@ -217,10 +217,18 @@
     if (pending) showError("Not saved: you are offline. " + choiceWords() + " is kept and will be sent when the connection is back.");
   });
 
+  // Buttons with data-dialog open that <dialog> (the "?" shortcut overlay).
+  document.addEventListener("click", function (evt) {
+    var opener = evt.target.closest && evt.target.closest("[data-dialog]");
+    var dialog = opener && document.getElementById(opener.dataset.dialog);
+    if (dialog && !dialog.open) dialog.showModal();
+  });
+
   document.addEventListener("keydown", function (evt) {
     if (evt.ctrlKey || evt.metaKey || evt.altKey || evt.repeat) return;
     var t = evt.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+    if (document.querySelector("dialog[open]")) return;  // the overlay is open: Esc closes it
     var key = evt.key.toLowerCase();
     var target = document.querySelector('#work [data-key="' + CSS.escape(key) + '"]');
     if (!target || target.disabled) return;
