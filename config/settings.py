@@ -129,6 +129,7 @@ AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"  # a styled page with a way back
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
 LANGUAGE_CODE = "en-us"
