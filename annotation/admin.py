@@ -198,3 +198,26 @@ class JobAdmin(admin.ModelAdmin):
 admin.site.register(models.FrameLexicon)
 admin.site.register(models.FrameAnnotation)
 admin.site.register(models.FrameCheck)
+
+
+@admin.register(models.Flag)
+class FlagAdmin(admin.ModelAdmin):
+    """Annotators' flags, newest first; an admin ticks "resolved" once handled."""
+
+    list_display = ["created_at", "reason", "comment", "annotator", "question", "answer", "resolved"]
+    list_filter = ["resolved", "reason", "triplet__question__corpus"]
+    list_editable = ["resolved"]
+    search_fields = ["comment", "triplet__question__question", "triplet__answer"]
+    readonly_fields = ["triplet", "fold", "annotator", "reason", "comment", "created_at"]
+    list_select_related = ["annotator", "triplet__question"]
+
+    @admin.display(description="question")
+    def question(self, obj):
+        return obj.triplet.question.question
+
+    @admin.display(description="answer")
+    def answer(self, obj):
+        return obj.triplet.answer
+
+    def has_add_permission(self, request):
+        return False

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotation import api
-from annotation.views import annotate, downloads, folds_admin, frame_checks, home, item_list
+from annotation.views import annotate, downloads, flags, folds_admin, frame_checks, home, item_list
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("annotate/<int:fold_id>/judge/", annotate.judge, name="judge"),
     path("annotate/<int:fold_id>/items/", item_list.item_list, name="item-list"),
     path("annotate/<int:fold_id>/review/", item_list.review, name="review"),
+    path("annotate/<int:fold_id>/flag/", flags.flag_item, name="flag-item"),
     path("frames/check/<int:fold_id>/", frame_checks.check, name="frame-check"),
     path("frames/check/<int:fold_id>/item/<int:item_id>/", frame_checks.show_item, name="frame-check-item"),
     path("frames/check/<int:fold_id>/previous/", frame_checks.previous, name="frame-check-previous"),
@@ -23,6 +24,7 @@ urlpatterns = [
     path("folds/<int:corpus_id>/unassign/<int:assignment_id>/", folds_admin.confirm_unassign, name="fold-unassign"),
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
+    path("downloads/flags/", downloads.flags, name="download-flags"),
     # REST API
     path("api/corpora/", api.CorpusList.as_view(), name="api-corpora"),
     path("api/corpora/<int:pk>/", api.CorpusDetail.as_view(), name="api-corpus"),

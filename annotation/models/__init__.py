@@ -1,5 +1,6 @@
 """Database models of the annotation app, one module per concept."""
 from .corpus import Corpus, Prediction, Question, System
+from .flags import Flag
 from .frames import (
     FrameAnnotation,
     FrameCheck,
@@ -16,6 +17,7 @@ from .triplets import Assignment, Fold, FoldItem, Triplet
 __all__ = [
     "Assignment",
     "Corpus",
+    "Flag",
     "Fold",
     "FoldItem",
     "FrameAnnotation",

@@ -6,6 +6,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation import annotating, judgements, reviewing
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
+from annotation.models.flags import FLAG_REASONS
 from annotation.views.access import annotator_required
 
 def conflict_response(conflict):
@@ -32,6 +33,7 @@ def _item_context(request, fold, item, notice=None, review=False):
         "has_previous": has_previous,
         "notice": notice,
         "label_words": LABEL_TITLES.get(label.value) if label is not None and label.value else None,
+        "flag_reasons": FLAG_REASONS,
         "review": review,
         "review_next": reviewing.labelled_after(fold, request.user, item.position) if review and item else None,
     }
@@ -46,6 +48,11 @@ def _render_item(request, fold, item, notice=None, status=200, review=False):
 @require_GET
 def annotate(request, fold_id):
     fold = annotating.get_assigned_fold(request.user, fold_id)
+    seen = f"guidelines-seen-{fold.corpus_id}"
+    if request.GET.get("start") == "1":
+        request.session[seen] = True
+    elif fold.corpus.guidelines and not request.session.get(seen) and not annotating.fold_progress(fold, request.user).done:
+        return render(request, "annotation/first_run.html", {"fold": fold})  # first run: the corpus's guidelines
     return _render_item(request, fold, annotating.next_item(fold, request.user))
 
 

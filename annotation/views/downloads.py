@@ -35,3 +35,15 @@ def triplet_map(request):
     corpus = _corpus(request)
     stem = f"triplet-map-{corpus.name}" if corpus else "triplet-map"
     return _stream(exports.jsonl_lines(exports.triplet_map_rows(corpus)), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")
+
+
+@researcher_required
+@require_GET
+def flags(request):
+    """Annotators' flags with their comments and the label they gave (CSV or JSONL, like the labels)."""
+    corpus = _corpus(request)
+    stem = f"flags-{corpus.name}" if corpus else "flags"
+    rows = exports.flag_rows(corpus)
+    if request.GET.get("format") == "csv":
+        return _stream(exports.csv_lines(rows, exports.FLAG_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8")
+    return _stream(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")

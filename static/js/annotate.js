@@ -222,6 +222,17 @@
     var opener = evt.target.closest && evt.target.closest("[data-dialog]");
     var dialog = opener && document.getElementById(opener.dataset.dialog);
     if (dialog && !dialog.open) dialog.showModal();
+    var closer = evt.target.closest && evt.target.closest("[data-close-dialog]");
+    if (closer && closer.closest("dialog")) closer.closest("dialog").close();
+  });
+  // A flag sent: close its dialog (the answer is shown in #flag-status).
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    var form = evt.detail.elt;
+    if (form && form.matches && form.matches("form[data-flag-form]") && evt.detail.successful) {
+      form.reset();
+      var dialog = form.closest("dialog");
+      if (dialog) dialog.close();
+    }
   });
 
   document.addEventListener("keydown", function (evt) {
