@@ -221,3 +221,24 @@ class FlagAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+@admin.register(models.GoldItem)
+class GoldItemAdmin(admin.ModelAdmin):
+    """Gold items: triplets with the label a careful annotator gives (never shown to annotators)."""
+
+    list_display = ["triplet", "expected", "note", "created_by", "created_at"]
+    list_filter = ["expected", "triplet__question__corpus"]
+    raw_id_fields = ["triplet"]
+    exclude = ["created_by"]
+
+    def save_model(self, request, obj, form, change):
+        obj.created_by = obj.created_by or request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(models.Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ["triplet", "value", "adjudicator", "updated_at"]
+    list_filter = ["value", "triplet__question__corpus"]
+    raw_id_fields = ["triplet", "adjudicator"]

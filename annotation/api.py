@@ -170,6 +170,25 @@ class ImportStart(APIView):
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
+class Quality(APIView):
+    """Per-annotator quality of one corpus (``?corpus=name``): accuracy on gold, agreement with the
+    others on overlap items, median seconds per item, last activity. Admins only."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses=None)
+    def get(self, request):
+        from annotation import quality_data
+
+        name = request.query_params.get("corpus", "")
+        corpus = Corpus.objects.filter(name=name).first() if name.isascii() else None
+        if corpus is None:
+            raise NotFound(f"no corpus named {name[:100]!r}")
+        return Response({"corpus": corpus.name,
+                         "annotators": [q.as_dict() for q in quality_data.corpus_quality(corpus)],
+                         "open_disagreements": len(quality_data.open_disagreements(corpus))})
+
+
 # --- annotator endpoints ----------------------------------------------------------------------
 
 class ItemSerializer(serializers.Serializer):

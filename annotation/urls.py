@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotation import api
-from annotation.views import annotate, downloads, flags, folds_admin, frame_checks, home, item_list
+from annotation.views import annotate, downloads, flags, folds_admin, frame_checks, home, item_list, quality
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -21,6 +21,7 @@ urlpatterns = [
     path("frames/check/<int:fold_id>/rate/", frame_checks.rate, name="frame-check-rate"),
     path("folds/", folds_admin.fold_assignments, name="fold-assignments"),
     path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
+    path("folds/<int:corpus_id>/adjudicate/", quality.adjudicate, name="adjudicate"),
     path("folds/<int:corpus_id>/unassign/<int:assignment_id>/", folds_admin.confirm_unassign, name="fold-unassign"),
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
@@ -34,6 +35,7 @@ urlpatterns = [
     path("api/jobs/<int:pk>/", api.JobDetail.as_view(), name="api-job"),
     path("api/jobs/<int:pk>/cancel/", api.JobCancel.as_view(), name="api-job-cancel"),
     path("api/imports/", api.ImportStart.as_view(), name="api-imports"),
+    path("api/quality/", api.Quality.as_view(), name="api-quality"),
     path("api/my/folds/", api.MyFolds.as_view(), name="api-my-folds"),
     path("api/my/folds/<int:pk>/next/", api.NextItem.as_view(), name="api-next-item"),
     path("api/my/folds/<int:pk>/items/<int:item_id>/", api.ItemDetail.as_view(), name="api-item"),

@@ -12,9 +12,12 @@ from .frames import (
 )
 from .jobs import Job
 from .labels import Label, LabelEvent
+from .quality import Adjudication, GoldItem
 from .triplets import Assignment, Fold, FoldItem, Triplet
 
 __all__ = [
+    "Adjudication",
+    "GoldItem",
     "Assignment",
     "Corpus",
     "Flag",

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import quality_data
 from annotation.folds import FOLD_POLICIES
 from annotation.frame_folds import FrameFoldError, create_frame_folds
 from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
@@ -87,7 +88,8 @@ def fold_assignments(request):
         table, per_annotator = fold_table(corpus)
         context.update(
             table=table, per_annotator=per_annotator, build_form=BuildFoldsForm(), assign_form=AssignForm(corpus),
-            frame_form=BuildFrameFoldsForm(), has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
+            frame_form=BuildFrameFoldsForm(), quality=quality_data.corpus_quality(corpus),
+            disagreements=len(quality_data.open_disagreements(corpus)), has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
             unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True).count(),
         )
     return render(request, "annotation/fold_assignments.html", context)

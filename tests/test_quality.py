@@ -1,0 +1,86 @@
+"""Quality control (issue 12, point 4): gold accuracy, agreement, speed and last activity per annotator
+(Folds page and API), adjudication of disagreements, and reports on adjudicated labels."""
+from datetime import datetime, timezone
+
+import pandas as pd
+import pytest
+from django.urls import reverse
+
+from annotation import quality
+from annotation.models import Adjudication, FoldItem, GoldItem
+from annotation.triplet_builder import assign_fold, create_folds
+from evaluation import database
+from tests.test_annotating import judge
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T1 = datetime(2026, 1, 2, tzinfo=timezone.utc)
+
+
+def test_figures_are_ratios_of_integers():
+    rows = [("a", 1, "correct", 2.0, T0), ("a", 2, "partial", 4.0, T1), ("a", 3, "incorrect", 9.0, T0),
+            ("b", 1, "correct", 1.0, T0), ("b", 2, "correct", 3.0, T0), ("c", 2, "partial", 5.0, T1)]
+    a, b, c = quality.annotator_quality(rows, gold={1: "correct", 2: "partial"})
+    assert (a.annotator, a.n_labels, a.gold_n, a.gold_agree, a.gold_accuracy) == ("a", 3, 2, 2, 1.0)
+    assert (a.overlap_pairs, a.overlap_agree) == (3, 2) and a.agreement == 2 / 3
+    assert (b.gold_accuracy, b.overlap_pairs, b.overlap_agree) == (0.5, 3, 1)
+    assert (a.median_seconds, a.last_activity) == (4.0, T1)
+    assert c.agreement == 0.5 and c.as_dict()["last_activity"] == T1.isoformat()
+    assert quality.annotator_quality([("z", 9, "correct", 1.0, T0)], {})[0].gold_accuracy is None
+    assert quality.disagreements(rows) == {2: {"a": "partial", "b": "correct", "c": "partial"}}
+    assert quality.disagreements(rows, decided={2: "partial"}) == {}
+
+
+def test_apply_adjudications_replaces_only_decided_items():
+    labels = pd.DataFrame({"triplet": [1, 1, 2], "annotator": ["a", "b", "a"], "label": ["correct", "incorrect", "partial"]})
+    out = quality.apply_adjudications(labels, {1: "partial"})
+    assert list(out["label"]) == ["partial", "partial", "partial"]
+    assert list(labels["label"]) == ["correct", "incorrect", "partial"]  # input untouched
+    assert quality.apply_adjudications(labels, {}) is labels
+
+
+@pytest.mark.django_db
+def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, client, admin_client, admin_user):
+    folds = create_folds(tiny_corpus, k=2, seed=0, overlap=1.0)  # every item judged by both
+    ann, other = make_user("ann", "annotator"), make_user("other", "annotator")
+    assign_fold(folds[0], ann)
+    assign_fold(folds[1], other)
+    mine = list(FoldItem.objects.filter(fold=folds[0]).order_by("position"))
+    theirs = {i.triplet_id: i for i in FoldItem.objects.filter(fold=folds[1])}
+    first, second = mine[0].triplet, mine[1].triplet
+    # an admin marks a gold item in the admin
+    assert admin_client.post(reverse("admin:annotation_golditem_add"),
+                             {"triplet": first.pk, "expected": "correct", "note": "obvious"}).status_code == 302
+    assert GoldItem.objects.get().created_by == admin_user
+    client.force_login(ann)
+    judge(client, folds[0], mine[0].pk, "correct", "1")
+    judge(client, folds[0], mine[1].pk, "correct", "2")
+    client.force_login(other)
+    judge(client, folds[1], theirs[first.pk].pk, "incorrect", "1")
+    judge(client, folds[1], theirs[second.pk].pk, "correct", "2")
+
+    page = admin_client.get(reverse("fold-assignments") + f"?corpus={tiny_corpus.name}").content.decode()
+    assert "100% (1/1)" in page and "0% (0/1)" in page  # accuracy on gold: ann right, other wrong
+    assert "50% (1/2)" in page and "Adjudicate disagreements (1 open)" in page
+    api = admin_client.get("/api/quality/", {"corpus": tiny_corpus.name}).json()
+    by_name = {q["annotator"]: q for q in api["annotators"]}
+    assert by_name["ann"]["gold_accuracy"] == 1.0 and by_name["other"]["gold_accuracy"] == 0.0
+    assert by_name["ann"]["agreement"] == 0.5 and by_name["ann"]["last_activity"]
+    assert by_name["ann"]["median_seconds"] == 2.5 and api["open_disagreements"] == 1
+    client.force_login(ann)
+    assert client.get("/api/quality/", {"corpus": tiny_corpus.name}).status_code == 403
+    assert admin_client.get("/api/quality/", {"corpus": "nope"}).status_code == 404
+
+    adjudication = admin_client.get(reverse("adjudicate", args=[tiny_corpus.pk])).content.decode()
+    assert first.question.question in adjudication and "ann: <strong>correct</strong>" in adjudication
+    admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "partial"})
+    assert Adjudication.objects.get().value == "partial"
+    assert "No open disagreement" in admin_client.get(reverse("adjudicate", args=[tiny_corpus.pk])).content.decode()
+    bad = admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "great"}, follow=True)
+    assert "not saved: label must be one of" in bad.content.decode() and Adjudication.objects.get().value == "partial"
+
+    _, _, raw = database.report_inputs(tiny_corpus)
+    _, _, final = database.report_inputs(tiny_corpus, adjudicated=True)
+    key = f"t{first.pk}"
+    assert sorted(raw.loc[raw.tkey == key, "label"]) == ["correct", "incorrect"]
+    assert sorted(final.loc[final.tkey == key, "label"]) == ["partial", "partial"]
+    assert list(final.loc[final.tkey != key, "label"]) == list(raw.loc[raw.tkey != key, "label"])
