@@ -130,6 +130,23 @@
       .catch(function () { scheduleRetry("the server cannot be reached"); });
   }
 
+  // A label kept for another item (the annotator moved on while it was unsaved): send it in the
+  // background with its submission id; it stays kept until the server has it.
+  function sendElsewhere(stored) {
+    var body = new FormData();
+    Object.keys(stored.params).forEach(function (k) { body.append(k, stored.params[k]); });
+    var token = document.querySelector('input[name="csrfmiddlewaretoken"]');
+    fetch(stored.url, {method: "POST", body: body, credentials: "same-origin",
+                       headers: {"HX-Request": "true", "X-CSRFToken": token ? token.value : ""}})
+      .then(function (resp) {
+        var hopeless = resp.status >= 400 && resp.status < 500 && resp.status !== 401 && resp.status !== 403;
+        if ((resp.ok && !resp.redirected) || hopeless) {
+          try { sessionStorage.removeItem(STORE); } catch (e) { /* ignore */ }
+        }
+      })
+      .catch(function () { /* still kept in sessionStorage: sent on a later page */ });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     stamp();
     var stored = null;
@@ -141,6 +158,8 @@
       pending.tries = 0;
       showError("Sending " + choiceWords() + ", kept from before you logged in…");
       retry();
+    } else if (stored && stored.user === currentUser() && form) {
+      sendElsewhere(stored);
     } else if (stored) {
       clearPending();
     }

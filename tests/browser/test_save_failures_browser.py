@@ -159,3 +159,19 @@ def test_csrf_failure_with_a_live_session_refreshes_the_token_and_saves(annotati
     }""")
     page.keyboard.press("1")
     expect_saved_once(annotating, before, "correct")
+
+
+def test_a_label_kept_while_moving_to_another_item_is_sent_from_there(annotating):
+    page, live_server, fold = annotating["page"], annotating["live_server"], annotating["fold"]
+    before = shown(page)
+    page.route("**/judge/", lambda route: route.abort("connectionrefused"))
+    page.keyboard.press("2")
+    expect_kept(page, before, "cannot be reached", "partial")
+    page.unroute("**/judge/")
+    other = fold.items.exclude(pk=int(before["item"])).order_by("position").first()
+    page.goto(f"{live_server.url}/annotate/{fold.pk}/item/{other.pk}/")
+    page.wait_for_load_state("load")
+    page.wait_for_function("sessionStorage.getItem('qaeval.pendingSave') === null")
+    label = Label.objects.get()
+    assert label.value == "partial" and str(label.triplet_id) == str(fold.items.get(pk=before["item"]).triplet_id)
+    assert list(label.events.values_list("submission_id", flat=True)) == [before["submission_id"]]
