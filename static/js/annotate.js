@@ -180,10 +180,13 @@
     if (item && item.dataset.shownAt) {
       params["seconds"] = ((performance.now() - Number(item.dataset.shownAt)) / 1000).toFixed(2);
     }
+    // The choice: every field of the form but the bookkeeping ones (the label button, or the
+    // frame check's two ratings).
+    var META = ["csrfmiddlewaretoken", "item", "submission_id", "seconds", "revisit", "review"];
     var choice = {};
-    form.querySelectorAll("button[name], input[type=radio]:checked").forEach(function (b) {
-      var name = b.getAttribute("name");
-      if (given(params, name) && name !== "csrfmiddlewaretoken") choice[name] = String(params[name]);
+    form.querySelectorAll("[name]").forEach(function (field) {
+      var name = field.getAttribute("name");
+      if (META.indexOf(name) < 0 && given(params, name)) choice[name] = String(params[name]);
     });
     var key = JSON.stringify(choice);
     var sameItem = pending && String(pending.item) === String(params["item"]);
@@ -195,7 +198,7 @@
     }
     if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
     var copy = {};
-    ["item", "submission_id", "seconds", "action", "revisit"].forEach(function (k) { if (given(params, k)) copy[k] = String(params[k]); });
+    ["item", "submission_id", "seconds", "revisit", "review"].forEach(function (k) { if (given(params, k)) copy[k] = String(params[k]); });
     Object.keys(choice).forEach(function (k) { copy[k] = choice[k]; });
     pending = {user: currentUser(), item: String(params["item"]), url: form.getAttribute("hx-post"),
                params: copy, choice: key, tries: sameItem ? pending.tries : 0};
