@@ -84,3 +84,49 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     assert sorted(raw.loc[raw.tkey == key, "label"]) == ["correct", "incorrect"]
     assert sorted(final.loc[final.tkey == key, "label"]) == ["partial", "partial"]
     assert list(final.loc[final.tkey != key, "label"]) == list(raw.loc[raw.tkey != key, "label"])
+
+
+def test_gold_slots_and_interleave_are_pure_and_seeded():
+    from annotation.gold import gold_slots, interleave
+
+    slots = gold_slots(10, 3, "s")
+    assert slots == sorted(slots) and len(set(slots)) == 3 and all(0 <= s < 13 for s in slots)
+    assert gold_slots(10, 3, "s") == slots
+    merged = interleave(list("abcdefghij"), ["G1", "G2", "G3"], slots)
+    assert [merged[s] for s in slots] == ["G1", "G2", "G3"]
+    assert [x for x in merged if not x.startswith("G")] == list("abcdefghij")
+
+
+@pytest.mark.django_db
+def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, make_user, client, admin_client):
+    folds = create_folds(tiny_corpus, k=2, seed=0, overlap=0)
+    gold_items = list(FoldItem.objects.filter(fold=folds[0]).order_by("position")[:2])
+    for item, expected in zip(gold_items, ["correct", "incorrect"]):
+        GoldItem.objects.create(triplet=item.triplet, expected=expected)
+    ann = make_user("ann", "annotator")
+    assign_fold(folds[1], ann)
+    client.force_login(ann)
+    first = FoldItem.objects.filter(fold=folds[1]).order_by("position").first()
+    judge(client, folds[1], first.pk, "partial", "x")
+    before = list(FoldItem.objects.filter(fold=folds[1]).order_by("position").values_list("triplet_id", flat=True))
+
+    admin_client.post(reverse("fold-action", args=[tiny_corpus.pk]), {"action": "interleave_gold"})
+    gold_ids = {g.triplet_id for g in gold_items}
+    for fold in folds:
+        positions = list(FoldItem.objects.filter(fold=fold).order_by("position").values_list("position", "triplet_id"))
+        assert [p for p, _ in positions] == list(range(len(positions)))  # contiguous
+        assert gold_ids <= {t for _, t in positions}
+    after = [t for _, t in FoldItem.objects.filter(fold=folds[1]).order_by("position").values_list("position", "triplet_id")]
+    assert [t for t in after if t not in gold_ids] == before  # existing order kept
+    assert folds[1].items.count() == len(before) + 2
+    assert admin_client.post(reverse("fold-action", args=[tiny_corpus.pk]), {"action": "interleave_gold"},
+                             follow=True).content.decode().count("every fold already has every gold item") == 1
+    # an annotator may still take a second fold: gold items are shared on purpose
+    assign_fold(folds[0], ann)
+    # the gold items show up like any other item; answering them feeds accuracy on gold
+    page = client.get(reverse("annotate", args=[folds[1].pk])).content.decode()
+    assert "gold" not in page.lower()
+    for item in FoldItem.objects.filter(fold=folds[1], triplet_id__in=gold_ids):
+        judge(client, folds[1], item.pk, "correct", f"g{item.pk}")
+    api = admin_client.get("/api/quality/", {"corpus": tiny_corpus.name}).json()["annotators"][0]
+    assert (api["gold_n"], api["gold_agree"], api["gold_accuracy"]) == (2, 1, 0.5)

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import quality_data
+from annotation import gold, quality_data
 from annotation.folds import FOLD_POLICIES
 from annotation.frame_folds import FrameFoldError, create_frame_folds
 from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
@@ -113,6 +113,9 @@ def fold_action(request, corpus_id):
                 raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
             folds = create_frame_folds(corpus, **form.options())
             messages.success(request, f"built {len(folds)} frame-check folds")
+        elif action == "interleave_gold":
+            added = gold.interleave_gold(corpus)
+            messages.success(request, f"added {added} gold items to the folds" if added else "every fold already has every gold item")
         elif action == "assign":
             form = AssignForm(corpus, request.POST)
             if not form.is_valid():
