@@ -1,5 +1,6 @@
 """REST API of the annotation app (DRF). Same rules as the pages: role checks on every endpoint,
 annotators reach only their own folds and never see system names."""
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -181,7 +182,8 @@ class Quality(APIView):
         from annotation import quality_data
 
         name = request.query_params.get("corpus", "")
-        corpus = Corpus.objects.filter(name=name).first() if name.isascii() else None
+        valid = bool(re.fullmatch(r"[A-Za-z0-9_-]{1,100}", name))  # a slug: no NUL byte reaches the database
+        corpus = Corpus.objects.filter(name=name).first() if valid else None
         if corpus is None:
             raise NotFound(f"no corpus named {name[:100]!r}")
         return Response({"corpus": corpus.name,

@@ -130,3 +130,21 @@ def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, mak
         judge(client, folds[1], item.pk, "correct", f"g{item.pk}")
     api = admin_client.get("/api/quality/", {"corpus": tiny_corpus.name}).json()["annotators"][0]
     assert (api["gold_n"], api["gold_agree"], api["gold_accuracy"]) == (2, 1, 0.5)
+
+
+@pytest.mark.django_db
+def test_hostile_values_on_the_new_endpoints_are_clean_4xx(tiny_corpus, admin_client, make_user, client):
+    assert admin_client.get("/api/quality/", {"corpus": "tiny\x00"}).status_code == 404
+    assert admin_client.get("/api/quality/", {"corpus": "x" * 500}).status_code == 404
+    bad = admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": "9" * 30, "value": "correct"}, follow=True)
+    assert bad.status_code == 200 and "not saved" in bad.content.decode()
+    fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]
+    ann = make_user("ann", "annotator")
+    assign_fold(fold, ann)
+    client.force_login(ann)
+    assert client.post(reverse("flag-item", args=[fold.pk]), {"item": "9" * 30, "reason": "other"}).status_code == 400
+    item = fold.items.first()
+    assert client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "other",
+                                                              "comment": "nul\x00byte"}).status_code == 400
+    assert client.get(reverse("item-list", args=[fold.pk]), {"jump": "9" * 30}).status_code == 400
+    assert client.get(reverse("item-list", args=[fold.pk]), {"label": "x\x00"}).status_code == 400

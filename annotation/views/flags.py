@@ -22,7 +22,7 @@ class FlagForm(forms.ModelForm):
 def flag_item(request, fold_id):
     fold = annotating.get_assigned_fold(request.user, fold_id)
     item_id = request.POST.get("item", "")
-    if not (item_id.isascii() and item_id.isdigit()):
+    if not (item_id.isascii() and item_id.isdigit() and len(item_id) <= 18):
         return HttpResponseBadRequest("missing item")
     item = annotating.get_fold_item(fold, int(item_id))
     form = FlagForm(request.POST)

@@ -17,7 +17,7 @@ def item_list(request, fold_id):
     jump = request.GET.get("jump", "").strip()
     error = None
     if jump:
-        row = reviewing.find_number(rows, int(jump)) if jump.isascii() and jump.isdigit() else None
+        row = reviewing.find_number(rows, int(jump)) if jump.isascii() and jump.isdigit() and len(jump) <= 18 else None
         if row is not None:
             return redirect("annotate-item", fold_id=fold.pk, item_id=row.item_id)
         error = f"There is no item {jump[:20]} in this fold: see the list below."

@@ -18,7 +18,7 @@ def adjudicate(request, corpus_id):
     if request.method == "POST":
         triplet = request.POST.get("triplet", "")
         try:
-            if not (triplet.isascii() and triplet.isdigit()):
+            if not (triplet.isascii() and triplet.isdigit() and len(triplet) <= 18):
                 raise ValueError("missing triplet")
             decision = quality_data.adjudicate(corpus, int(triplet), request.POST.get("value"), request.user)
             messages.success(request, f"final label of triplet {decision.triplet_id}: {LABEL_TITLES[decision.value]}")
