@@ -147,6 +147,14 @@
       .catch(function () { /* still kept in sessionStorage: sent on a later page */ });
   }
 
+  // Only the judgement form's requests (not the flag form's, not "Back") are saves.
+  // (swap events carry the target as detail.elt; the requesting element is requestConfig.elt)
+  function isSave(evt) {
+    var config = evt.detail && evt.detail.requestConfig;
+    var elt = config && config.elt ? config.elt : evt.detail && evt.detail.elt;
+    return !!(elt && elt.matches && elt.matches("form[data-item-url]"));
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     stamp();
     var stored = null;
@@ -206,7 +214,7 @@
   });
 
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
-    if (!pending || !evt.detail.requestConfig || evt.detail.requestConfig.verb !== "post") return;
+    if (!pending || !isSave(evt) || !evt.detail.requestConfig || evt.detail.requestConfig.verb !== "post") return;
     var xhr = evt.detail.xhr;
     var form = judgeForm();
     if (form && xhr.responseURL && new URL(xhr.responseURL).pathname === form.dataset.loginUrl) {
@@ -223,16 +231,16 @@
   });
 
   document.body.addEventListener("htmx:afterSwap", function (evt) {
-    if (evt.detail.target === work() && evt.detail.requestConfig && evt.detail.requestConfig.verb === "post" &&
+    if (isSave(evt) && evt.detail.requestConfig && evt.detail.requestConfig.verb === "post" &&
         evt.detail.xhr.status < 300) clearPending();
   });
 
-  document.body.addEventListener("htmx:sendError", function () {
-    if (!pending) return;
+  document.body.addEventListener("htmx:sendError", function (evt) {
+    if (!pending || !isSave(evt)) return;
     scheduleRetry(navigator.onLine ? "the server cannot be reached" : "you are offline");
   });
-  document.body.addEventListener("htmx:timeout", function () {
-    if (pending) scheduleRetry("the server did not answer in time");
+  document.body.addEventListener("htmx:timeout", function (evt) {
+    if (pending && isSave(evt)) scheduleRetry("the server did not answer in time");
   });
   window.addEventListener("online", function () { if (pending) retry(); });
   window.addEventListener("offline", function () {

@@ -175,3 +175,21 @@ def test_a_label_kept_while_moving_to_another_item_is_sent_from_there(annotating
     label = Label.objects.get()
     assert label.value == "partial" and str(label.triplet_id) == str(fold.items.get(pk=before["item"]).triplet_id)
     assert list(label.events.values_list("submission_id", flat=True)) == [before["submission_id"]]
+
+
+def test_a_flag_error_does_not_touch_a_kept_label_and_a_success_clears_it(annotating):
+    page = annotating["page"]
+    before = shown(page)
+    page.route("**/judge/", lambda route: route.abort("connectionrefused"))
+    page.keyboard.press("1")
+    expect_kept(page, before, "cannot be reached", "correct")
+    page.route("**/flag/", lambda route: route.fulfill(status=400, body="reason: bad"), times=1)
+    page.keyboard.press("f")
+    page.wait_for_selector("dialog#flag-dialog[open]")
+    page.click("text=Send the flag")
+    page.wait_for_timeout(300)
+    page.keyboard.press("Escape")
+    assert page.evaluate("JSON.parse(sessionStorage.getItem('qaeval.pendingSave')).params.value") == "correct"
+    page.unroute("**/judge/")
+    expect_saved_once(annotating, before, "correct")
+    assert page.evaluate("sessionStorage.getItem('qaeval.pendingSave')") is None
