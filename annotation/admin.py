@@ -168,13 +168,13 @@ class LabelAdmin(admin.ModelAdmin):
 def progress_bar(job):
     return format_html(
         '<div style="width:160px;background:#e6e9ee;border-radius:4px"><div style="width:{}%;background:#2457c5;'
-        'height:10px;border-radius:4px"></div></div> {} / {}', job.percent, job.progress_done, job.progress_total,
+        'height:10px;border-radius:4px"></div></div> {}', job.percent, job.progress_text,
     )
 
 
 @admin.register(models.Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "progress", "message", "created_by", "created_at", "finished_at"]
+    list_display = ["id", "kind", "status", "progress", "message", "error_in_list", "created_by", "created_at", "finished_at"]
     list_filter = ["kind", "status"]
     readonly_fields = ["kind", "status", "progress", "params", "result", "message", "error", "celery_task_id",
                        "worker", "attempts", "created_by", "created_at", "started_at", "heartbeat_at", "finished_at"]
@@ -184,6 +184,18 @@ class JobAdmin(admin.ModelAdmin):
     @admin.display(description="progress")
     def progress(self, obj):
         return progress_bar(obj)
+
+    @admin.display(description="error")
+    def error_in_list(self, obj):
+        return obj.error_summary
+
+    def has_change_permission(self, request, obj=None):
+        return False  # jobs are written by workers only: rows are read-only, cancel is an action
+
+    def changelist_view(self, request, extra_context=None):
+        # The list reloads itself (meta refresh, no script) while a job is queued or running.
+        active = models.Job.objects.filter(status__in=[models.Job.CREATED, models.Job.RUNNING]).exists()
+        return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
 
     @admin.action(description="Cancel the selected jobs")
     def cancel(self, request, queryset):
@@ -198,3 +210,47 @@ class JobAdmin(admin.ModelAdmin):
 admin.site.register(models.FrameLexicon)
 admin.site.register(models.FrameAnnotation)
 admin.site.register(models.FrameCheck)
+
+
+@admin.register(models.Flag)
+class FlagAdmin(admin.ModelAdmin):
+    """Annotators' flags, newest first; an admin ticks "resolved" once handled."""
+
+    list_display = ["created_at", "reason", "comment", "annotator", "question", "answer", "resolved"]
+    list_filter = ["resolved", "reason", "triplet__question__corpus"]
+    list_editable = ["resolved"]
+    search_fields = ["comment", "triplet__question__question", "triplet__answer"]
+    readonly_fields = ["triplet", "fold", "annotator", "reason", "comment", "created_at"]
+    list_select_related = ["annotator", "triplet__question"]
+
+    @admin.display(description="question")
+    def question(self, obj):
+        return obj.triplet.question.question
+
+    @admin.display(description="answer")
+    def answer(self, obj):
+        return obj.triplet.answer
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(models.GoldItem)
+class GoldItemAdmin(admin.ModelAdmin):
+    """Gold items: triplets with the label a careful annotator gives (never shown to annotators)."""
+
+    list_display = ["triplet", "expected", "note", "created_by", "created_at"]
+    list_filter = ["expected", "triplet__question__corpus"]
+    raw_id_fields = ["triplet"]
+    exclude = ["created_by"]
+
+    def save_model(self, request, obj, form, change):
+        obj.created_by = obj.created_by or request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(models.Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ["triplet", "value", "adjudicator", "updated_at"]
+    list_filter = ["value", "triplet__question__corpus"]
+    raw_id_fields = ["triplet", "adjudicator"]

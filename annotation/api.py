@@ -1,5 +1,6 @@
 """REST API of the annotation app (DRF). Same rules as the pages: role checks on every endpoint,
 annotators reach only their own folds and never see system names."""
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -7,16 +8,21 @@ from django.shortcuts import get_object_or_404
 from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import APIException, NotFound
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, roles
+from annotation import annotating, frame_checking, judgements, roles
 from annotation.jobs import create_job, enqueue, request_cancel
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Job, Label, System
+
+
+class SubmissionConflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "submission_conflict"
 
 
 class IsAdminRole(BasePermission):
@@ -176,6 +182,26 @@ class ImportStart(APIView):
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
+class Quality(APIView):
+    """Per-annotator quality of one corpus (``?corpus=name``): accuracy on gold, agreement with the
+    others on overlap items, median seconds per item, last activity. Admins only."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses=None)
+    def get(self, request):
+        from annotation import quality_data
+
+        name = request.query_params.get("corpus", "")
+        valid = bool(re.fullmatch(r"[A-Za-z0-9_-]{1,100}", name))  # a slug: no NUL byte reaches the database
+        corpus = Corpus.objects.filter(name=name).first() if valid else None
+        if corpus is None:
+            raise NotFound(f"no corpus named {name[:100]!r}")
+        return Response({"corpus": corpus.name,
+                         "annotators": [q.as_dict() for q in quality_data.corpus_quality(corpus)],
+                         "open_disagreements": len(quality_data.open_disagreements(corpus))})
+
+
 # --- annotator endpoints ----------------------------------------------------------------------
 
 class ItemSerializer(serializers.Serializer):
@@ -209,7 +235,7 @@ class JudgementRequest(serializers.Serializer):
 
 
 def _progress(fold, user):
-    p = annotating.fold_progress(fold, user)
+    p = frame_checking.progress_of(fold, user)
     return {"done": p.done, "skipped": p.skipped, "total": p.total}
 
 
@@ -266,10 +292,13 @@ class Judge(APIView):
             item = annotating.get_fold_item(fold, data["item"])
         except Exception:
             raise NotFound("no such item in this fold") from None
-        label, changed = annotating.save_judgement(
-            request.user, fold, item, value=data.get("label"), skip=data["skip"], seconds=data["seconds"],
-            submission_id=data.get("submission_id"), source="api",
-        )
+        try:
+            label, changed = annotating.save_judgement(
+                request.user, fold, item, value=data.get("label"), skip=data["skip"], seconds=data["seconds"],
+                submission_id=data.get("submission_id"), source="api",
+            )
+        except judgements.SubmissionConflict as conflict:
+            raise SubmissionConflict(str(conflict)) from None
         nxt = annotating.next_item(fold, request.user)
         return Response({"saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
                          "next": ItemSerializer(nxt).data if nxt else None,

@@ -5,7 +5,7 @@ import csv
 import io
 import json
 
-from annotation.models import Label, Prediction, Triplet
+from annotation.models import Flag, Label, Prediction, Triplet
 
 LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "triplet_id", "seconds_spent", "updated_at"]
 
@@ -28,6 +28,33 @@ def label_rows(corpus=None):
             # every judgement in order, so that import_labels recreates the history (JSONL only)
             "history": [{"label": e.value, "skipped": e.skipped, "seconds": round(e.seconds, 2), "at": e.created_at.isoformat()}
                         for e in label.events.all()],
+        }
+
+
+FLAG_COLUMNS = ["question_id", "answer", "annotator", "label", "reason", "comment", "resolved", "corpus", "triplet_id",
+                "created_at"]
+
+
+def flag_rows(corpus=None):
+    """Every flag, with the label its annotator gave the item (empty if none): the flags export."""
+    qs = Flag.objects.select_related("triplet__question__corpus", "annotator")
+    if corpus is not None:
+        qs = qs.filter(triplet__question__corpus=corpus)
+    given = dict(((t, a), v) for t, a, v in Label.objects.filter(triplet__flags__isnull=False)
+                 .values_list("triplet_id", "annotator_id", "value"))
+    for flag in qs.order_by("triplet__question__corpus__name", "triplet__question__position", "created_at", "id"):
+        q = flag.triplet.question
+        yield {
+            "question_id": q.external_id,
+            "answer": flag.triplet.answer,
+            "annotator": flag.annotator.username,
+            "label": given.get((flag.triplet_id, flag.annotator_id)),
+            "reason": flag.reason,
+            "comment": flag.comment,
+            "resolved": flag.resolved,
+            "corpus": q.corpus.name,
+            "triplet_id": flag.triplet_id,
+            "created_at": flag.created_at.isoformat(),
         }
 
 

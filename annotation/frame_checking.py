@@ -41,6 +41,11 @@ def fold_progress(fold, user):
     return annotating.FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
 
 
+def progress_of(fold, user):
+    """Progress of ``user`` on a fold of either kind: what the home page and ``/api/my/folds/`` show."""
+    return (fold_progress if fold.kind == Fold.KIND_FRAME else annotating.fold_progress)(fold, user)
+
+
 def next_item(fold, user):
     """First item not rated yet; when only skipped ones are left, the first skipped one."""
     items = FoldItem.objects.filter(fold=fold).select_related(*_RELATED).order_by("position")

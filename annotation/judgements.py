@@ -12,6 +12,10 @@ from django.db import IntegrityError, transaction
 MAX_SECONDS_PER_VISIT = 3600.0
 
 
+class SubmissionConflict(Exception):
+    """The submission id was already used for this item with other values: nothing was saved."""
+
+
 def clean_seconds(seconds):
     """Time spent on one visit, as sent by the page: a float clamped to [0, 1 hour]."""
     try:
@@ -35,12 +39,19 @@ def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0,
     for _attempt in range(3):
         try:
             with transaction.atomic():
-                if submission_id and event_model.objects.filter(submission_id=submission_id).exists():
-                    return model.objects.get(**keys), False
-                row, created = model.objects.select_for_update().get_or_create(
-                    **keys, defaults={"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
-                )
-                if not created:
+                row = model.objects.select_for_update().filter(**keys).first()
+                if row is not None and submission_id:
+                    earlier = event_model.objects.filter(**{event_field: row}, submission_id=submission_id).first()
+                    if earlier is not None:
+                        if earlier.skipped == skip and all(getattr(earlier, n) == v for n, v in given.items()):
+                            return row, False  # a retry of a submission already saved
+                        raise SubmissionConflict(
+                            f"submission id {submission_id!r} was already used for another judgement of this item; "
+                            "nothing was saved: send the change with a new submission id")
+                if row is None:
+                    row = model.objects.create(**keys, fold=fold, **given, skipped=skip, seconds_spent=seconds,
+                                               **(defaults or {}))
+                else:
                     if not skip:
                         for name, value in given.items():
                             setattr(row, name, value)
@@ -54,7 +65,7 @@ def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0,
                                            submission_id=submission_id)
                 return row, True
         except IntegrityError:
-            # A concurrent request created the row or used the submission id first: retrying finds
-            # it and turns this request into an update or a no-op.
+            # A concurrent request created the row or used the submission id on it first: retrying
+            # finds it and turns this request into an update, a no-op or a conflict.
             continue
     raise RuntimeError(f"could not save the {model._meta.verbose_name} after 3 attempts")

@@ -198,7 +198,9 @@ def _interleave_into(fold, new_items, source, now):
 
 def fold_triplet_sets(folds):
     sets = defaultdict(set)
-    for fold_id, tid, fid in FoldItem.objects.filter(fold__in=folds).values_list("fold_id", "triplet_id", "frame_annotation_id"):
+    # Gold triplets are in every fold on purpose (annotation/gold.py): one label per annotator anyway.
+    items = FoldItem.objects.filter(fold__in=folds).exclude(triplet__gold__isnull=False)
+    for fold_id, tid, fid in items.values_list("fold_id", "triplet_id", "frame_annotation_id"):
         sets[fold_id].add(tid or ("frame", fid))
     return {f.pk: sets[f.pk] for f in folds}
 

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotation import api
-from annotation.views import annotate, downloads, folds_admin, frame_checks, home
+from annotation.views import annotate, downloads, flags, folds_admin, frame_checks, home, item_list, quality
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -12,15 +12,21 @@ urlpatterns = [
     path("annotate/<int:fold_id>/item/<int:item_id>/", annotate.show_item, name="annotate-item"),
     path("annotate/<int:fold_id>/previous/", annotate.previous, name="previous"),
     path("annotate/<int:fold_id>/judge/", annotate.judge, name="judge"),
+    path("annotate/<int:fold_id>/items/", item_list.item_list, name="item-list"),
+    path("annotate/<int:fold_id>/review/", item_list.review, name="review"),
+    path("annotate/<int:fold_id>/flag/", flags.flag_item, name="flag-item"),
     path("frames/check/<int:fold_id>/", frame_checks.check, name="frame-check"),
     path("frames/check/<int:fold_id>/item/<int:item_id>/", frame_checks.show_item, name="frame-check-item"),
     path("frames/check/<int:fold_id>/previous/", frame_checks.previous, name="frame-check-previous"),
     path("frames/check/<int:fold_id>/rate/", frame_checks.rate, name="frame-check-rate"),
     path("folds/", folds_admin.fold_assignments, name="fold-assignments"),
     path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
+    path("folds/<int:corpus_id>/adjudicate/", quality.adjudicate, name="adjudicate"),
+    path("folds/<int:corpus_id>/unassign/<int:assignment_id>/", folds_admin.confirm_unassign, name="fold-unassign"),
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
     path("downloads/judge-labels/", downloads.judge_labels, name="download-judge-labels"),
+    path("downloads/flags/", downloads.flags, name="download-flags"),
     # REST API
     path("api/corpora/", api.CorpusList.as_view(), name="api-corpora"),
     path("api/corpora/<int:pk>/", api.CorpusDetail.as_view(), name="api-corpus"),
@@ -30,6 +36,7 @@ urlpatterns = [
     path("api/jobs/<int:pk>/", api.JobDetail.as_view(), name="api-job"),
     path("api/jobs/<int:pk>/cancel/", api.JobCancel.as_view(), name="api-job-cancel"),
     path("api/imports/", api.ImportStart.as_view(), name="api-imports"),
+    path("api/quality/", api.Quality.as_view(), name="api-quality"),
     path("api/my/folds/", api.MyFolds.as_view(), name="api-my-folds"),
     path("api/my/folds/<int:pk>/next/", api.NextItem.as_view(), name="api-next-item"),
     path("api/my/folds/<int:pk>/items/<int:item_id>/", api.ItemDetail.as_view(), name="api-item"),

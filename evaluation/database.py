@@ -9,14 +9,17 @@ import pandas as pd
 
 from annotation.interchange import SEMANTIC_FIELDS
 from annotation.models import Label, Prediction, Question
+from annotation.quality import apply_adjudications
+from annotation.quality_data import decisions
 
 
 def _tkey(triplet_id):
     return None if triplet_id is None else f"t{triplet_id}"
 
 
-def report_inputs(corpus):
-    """(questions, predictions, labels or None) for ``corpus``."""
+def report_inputs(corpus, adjudicated=False):
+    """(questions, predictions, labels or None) for ``corpus``; with ``adjudicated``, every label of
+    an item an admin adjudicated carries the final label (annotation/quality.py)."""
     fields = ["external_id", "context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta"]
     rows = list(Question.objects.filter(corpus=corpus).order_by("position", "id").values_list(*fields))
     questions = pd.DataFrame.from_records(rows, columns=["question_id", *fields[1:]]).set_index("question_id")
@@ -36,5 +39,7 @@ def report_inputs(corpus):
     if not label_rows:
         return questions, predictions, None
     labels = pd.DataFrame.from_records(label_rows, columns=["triplet", "annotator", "label"])
+    if adjudicated:
+        labels = apply_adjudications(labels, decisions(corpus))
     labels["tkey"] = labels.pop("triplet").map(_tkey)
     return questions, predictions, labels

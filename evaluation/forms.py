@@ -12,6 +12,8 @@ class ReportForm(forms.Form):
     alpha = forms.FloatField(initial=5, min_value=0.5, help_text="agree when Levenshtein distance < alpha")
     metric = forms.ChoiceField(choices=[(m, m) for m in METRICS], initial="hscore")
     n_boot = forms.IntegerField(initial=1000, min_value=0, max_value=20000, label="Bootstrap replicates")
+    adjudicated = forms.BooleanField(required=False, label="Use adjudicated labels",
+                                     help_text="items an admin adjudicated count with the final label")
 
     def clean_systems(self):
         return [s.strip() for s in self.cleaned_data["systems"].split(",") if s.strip()]

@@ -32,7 +32,7 @@ def report_body(job, progress):
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message="loading predictions and labels", force=True)
-    questions, predictions, labels = database.report_inputs(corpus)
+    questions, predictions, labels = database.report_inputs(corpus, adjudicated=p.get("adjudicated", False))
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
@@ -76,8 +76,9 @@ def build_report(job_id):
 
 
 def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0, figures=True,
-                 judge=None):
+                 judge=None, adjudicated=False):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, "systems": list(systems or []), "alpha": alpha,
-              "metric": metric, "n_boot": n_boot, "seed": seed, "figures": figures, "judge": judge}
+              "metric": metric, "n_boot": n_boot, "seed": seed, "figures": figures, "judge": judge,
+              "adjudicated": bool(adjudicated)}
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)

@@ -1,5 +1,6 @@
 """Database models of the annotation app, one module per concept."""
 from .corpus import Corpus, Prediction, Question, System
+from .flags import Flag
 from .frames import (
     FrameAnnotation,
     FrameCheck,
@@ -11,11 +12,15 @@ from .frames import (
 )
 from .jobs import Job
 from .labels import Label, LabelEvent
+from .quality import Adjudication, GoldItem
 from .triplets import Assignment, Fold, FoldItem, Triplet
 
 __all__ = [
+    "Adjudication",
+    "GoldItem",
     "Assignment",
     "Corpus",
+    "Flag",
     "Fold",
     "FoldItem",
     "FrameAnnotation",

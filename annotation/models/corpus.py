@@ -8,6 +8,9 @@ class Corpus(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
     dedup_policy = models.CharField(max_length=20, choices=[(p, p) for p in POLICIES], default="whitespace")
+    guidelines = models.TextField(
+        blank=True, help_text="Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
+                              "Empty: the built-in guidelines.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

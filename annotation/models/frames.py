@@ -110,8 +110,10 @@ class FrameCheckEvent(models.Model):
     fe_rating = models.CharField(max_length=16, null=True, blank=True)
     skipped = models.BooleanField(default=False)
     seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    submission_id = models.CharField(max_length=64, null=True, blank=True,
+                                     help_text="Chosen by the client; unique per judgement row (annotator and item).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["frame_check", "created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["frame_check", "submission_id"], name="uniq_frame_check_event_submission")]

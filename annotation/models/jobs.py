@@ -43,6 +43,19 @@ class Job(models.Model):
         return min(100, round(100 * self.progress_done / self.progress_total))
 
     @property
+    def progress_text(self):
+        """"done / total" when the total is known, else only what is done (never "1057 / 0")."""
+        if self.progress_total:
+            return f"{self.progress_done} / {self.progress_total}"
+        return f"{self.progress_done} done" if self.progress_done else "not started" if self.status == self.CREATED else "—"
+
+    @property
+    def error_summary(self):
+        """The last non-empty line of the error (the exception message), for lists."""
+        lines = [line.strip() for line in self.error.splitlines() if line.strip()]
+        return lines[-1][:200] if lines else ""
+
+    @property
     def duration_seconds(self):
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()

@@ -28,14 +28,16 @@ class Label(models.Model):
 
 
 class LabelEvent(models.Model):
-    """Every submission, in order. `submission_id` makes a double submit a no-op."""
+    """Every submission, in order. A `submission_id` repeated on the same label makes a double submit a no-op."""
 
     label = models.ForeignKey(Label, on_delete=models.CASCADE, related_name="events")
     value = models.CharField(max_length=16, null=True, blank=True)
     skipped = models.BooleanField(default=False)
     seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    submission_id = models.CharField(max_length=64, null=True, blank=True,
+                                     help_text="Chosen by the client; unique per judgement row (annotator and item).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["label", "created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["label", "submission_id"], name="uniq_label_event_submission")]

@@ -51,3 +51,15 @@ def judge_labels(request):
     stem = "-".join(["judge-labels", *([name] if name else []), *([corpus.name] if corpus else [])])
     rows = (row for judge in judges for row in judge_label_rows(judge, corpus))
     return _stream(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")
+
+
+@researcher_required
+@require_GET
+def flags(request):
+    """Annotators' flags with their comments and the label they gave (CSV or JSONL, like the labels)."""
+    corpus = _corpus(request)
+    stem = f"flags-{corpus.name}" if corpus else "flags"
+    rows = exports.flag_rows(corpus)
+    if request.GET.get("format") == "csv":
+        return _stream(exports.csv_lines(rows, exports.FLAG_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8")
+    return _stream(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")

@@ -9,7 +9,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import gold, quality_data
 from annotation.folds import FOLD_POLICIES
+from annotation.frame_folds import FrameFoldError, create_frame_folds
 from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
 from annotation.triplet_builder import FoldError, annotators, assign_all, assign_fold, create_folds
 from annotation.views.access import admin_required
@@ -21,6 +23,24 @@ class BuildFoldsForm(forms.Form):
     policy = forms.ChoiceField(choices=[(p, p) for p in FOLD_POLICIES], initial="by_question")
     overlap = forms.FloatField(min_value=0, max_value=1, initial=0.1, help_text="share of questions labeled twice")
     replace = forms.BooleanField(required=False, help_text="rebuild folds that have no labels yet")
+
+
+class BuildFrameFoldsForm(forms.Form):
+    """Frame-check folds (paper Table 4): a sample of questions with a predicted frame, checked by K people."""
+
+    frame_k = forms.IntegerField(min_value=1, max_value=1000, initial=2, label="Frame-check folds (K)")
+    frame_seed = forms.IntegerField(initial=0, label="Seed")
+    frame_overlap = forms.FloatField(min_value=0, max_value=1, initial=1.0, label="Overlap",
+                                     help_text="share of sampled questions checked by every fold (1: all)")
+    frame_sample = forms.IntegerField(min_value=1, required=False, label="Sample",
+                                      help_text="check only this many questions (empty: all with a frame)")
+    frame_replace = forms.BooleanField(required=False, label="Replace",
+                                       help_text="rebuild frame folds that have no checks yet")
+
+    def options(self):
+        data = self.cleaned_data
+        return {"k": data["frame_k"], "seed": data["frame_seed"], "overlap": data["frame_overlap"],
+                "sample": data["frame_sample"], "replace": data["frame_replace"]}
 
 
 class AssignForm(forms.Form):
@@ -68,6 +88,8 @@ def fold_assignments(request):
         table, per_annotator = fold_table(corpus)
         context.update(
             table=table, per_annotator=per_annotator, build_form=BuildFoldsForm(), assign_form=AssignForm(corpus),
+            frame_form=BuildFrameFoldsForm(), quality=quality_data.corpus_quality(corpus),
+            disagreements=len(quality_data.open_disagreements(corpus)), has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
             unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True).count(),
         )
     return render(request, "annotation/fold_assignments.html", context)
@@ -85,6 +107,15 @@ def fold_action(request, corpus_id):
                 raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
             folds = create_folds(corpus, **form.cleaned_data)
             messages.success(request, f"built {len(folds)} folds")
+        elif action == "build_frames":
+            form = BuildFrameFoldsForm(request.POST)
+            if not form.is_valid():
+                raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
+            folds = create_frame_folds(corpus, **form.options())
+            messages.success(request, f"built {len(folds)} frame-check folds")
+        elif action == "interleave_gold":
+            added = gold.interleave_gold(corpus)
+            messages.success(request, f"added {added} gold items to the folds" if added else "every fold already has every gold item")
         elif action == "assign":
             form = AssignForm(corpus, request.POST)
             if not form.is_valid():
@@ -99,6 +130,14 @@ def fold_action(request, corpus_id):
             messages.success(request, "assignment removed (labels are kept)" if deleted else "nothing to remove")
         else:
             raise FoldError(f"unknown action {action!r}")
-    except (FoldError, ValueError) as exc:
+    except (FoldError, FrameFoldError, ValueError) as exc:
         messages.error(request, str(exc))
     return redirect(f"{reverse('fold-assignments')}?corpus={corpus.name}")
+
+
+@admin_required
+def confirm_unassign(request, corpus_id, assignment_id):
+    """Removing an assignment asks first (GET shows what goes, POST to ``fold_action`` removes it)."""
+    assignment = get_object_or_404(Assignment.objects.select_related("fold", "annotator"), pk=assignment_id,
+                                   fold__corpus_id=corpus_id)
+    return render(request, "annotation/confirm_unassign.html", {"assignment": assignment, "corpus": assignment.fold.corpus})

@@ -9,9 +9,10 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import annotating, frame_checking
+from annotation import annotating, frame_checking, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
 from annotation.views.access import annotator_required
+from annotation.views.annotate import conflict_response
 
 FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
 FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
@@ -89,10 +90,13 @@ def rate(request, fold_id):
     frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
         return HttpResponseBadRequest("rate both the frame and the frame elements: full, partial or erroneous")
-    frame_checking.save_frame_check(
-        request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
-        seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
-    )
+    try:
+        frame_checking.save_frame_check(
+            request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
+            seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
+        )
+    except judgements.SubmissionConflict as conflict:
+        return conflict_response(conflict)
     nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
                                  lambda: frame_checking.next_item(fold, request.user),
                                  lambda position: frame_checking.item_after(fold, position))

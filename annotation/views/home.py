@@ -3,8 +3,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotation import frame_checking, roles
-from annotation.annotating import assigned_folds, fold_progress
-from annotation.models import Fold
+from annotation.annotating import assigned_folds
 
 
 @login_required
@@ -12,6 +11,5 @@ from annotation.models import Fold
 def home(request):
     folds = []
     if roles.is_annotator(request.user):
-        folds = [(fold, (frame_checking.fold_progress if fold.kind == Fold.KIND_FRAME else fold_progress)(fold, request.user))
-                 for fold in assigned_folds(request.user)]
+        folds = [(fold, frame_checking.progress_of(fold, request.user)) for fold in assigned_folds(request.user)]
     return render(request, "annotation/home.html", {"folds": folds})

@@ -57,3 +57,28 @@ def test_rate_frame_check_with_keyboard(page, live_server, framed_corpus, make_u
     assert page.locator("input[name=revisit]").count() == 0
     check.refresh_from_db()
     assert (check.frame_rating, check.fe_rating) == ("full", "erroneous") and check.events.count() == 2
+
+
+def test_frame_check_saved_offline_is_kept_and_sent_when_back(page, live_server, framed_corpus, make_user, monkeypatch):  # noqa: F811
+    """Issue 12 point 1 on the frame-check page: the same never-silent save as the answer page."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    fold = create_frame_folds(framed_corpus, k=1)[0]
+    ann = make_user("ann", "annotator")
+    assign_fold(fold, ann)
+    login(page, live_server, "ann")
+    page.goto(f"{live_server.url}/frames/check/{fold.pk}/")
+    page.wait_for_selector("#frame-name")
+    page.wait_for_load_state("load")
+    first_name = page.inner_text("#frame-name")
+    sub = page.input_value("input[name=submission_id]")
+    page.context.set_offline(True)
+    page.keyboard.press("1")
+    page.keyboard.press("5")
+    page.wait_for_selector(".save-status", state="visible")
+    assert page.inner_text(".save-status").startswith("Not saved: you are offline")
+    assert page.inner_text("#frame-name") == first_name and FrameCheck.objects.count() == 0
+    page.context.set_offline(False)
+    page.wait_for_function("document.querySelector('#progress-count').textContent === '1 / 4'", timeout=20000)
+    check = FrameCheck.objects.get(annotator=ann)
+    assert (check.frame_rating, check.fe_rating) == ("full", "partial")
+    assert list(check.events.values_list("submission_id", flat=True)) == [sub]

@@ -68,8 +68,10 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
 
     r = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1", seconds="2.5")
     assert r.status_code == 200 and "1 / 4" in r.content.decode()
-    again = post(client, fold, item=first.pk, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
-    assert again.status_code == 200
+    retry = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1")
+    assert retry.status_code == 200  # a retry of the same submission is a no-op
+    changed = post(client, fold, item=first.pk, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
+    assert changed.status_code == 409 and "already used" in changed.content.decode()  # never dropped silently
     check = FrameCheck.objects.get(frame_annotation=fa, annotator=user)
     assert (check.frame_rating, check.fe_rating, check.seconds_spent) == ("full", "partial", 2.5)
     assert FrameCheckEvent.objects.filter(frame_check=check).count() == 1
@@ -147,3 +149,16 @@ def test_report_from_database_rows(framed_corpus, make_user):
     assert report["table4"]["fes"]["full"] == 100.0
     assert report["agreement"]["frame"]["n_items"] == 4 and 0 < report["agreement"]["frame"]["alpha_ordinal"] < 1
     assert report["agreement"]["fes"]["alpha_nominal"] is None  # no variation
+
+
+def test_api_my_folds_shows_frame_fold_progress_as_the_home_page(client, fold_for):
+    fold, user = fold_for()
+    client.force_login(user)
+    first = frame_checking.next_item(fold, user)
+    post(client, fold, item=first.pk, frame_rating="full", fe_rating="full", submission_id="p1")
+    second = frame_checking.next_item(fold, user)
+    post(client, fold, item=second.pk, action="skip", submission_id="p2")
+    api = {f["id"]: f for f in client.get("/api/my/folds/").json()}
+    assert api[fold.pk]["kind"] == "frame"
+    assert api[fold.pk]["progress"] == {"done": 1, "skipped": 1, "total": 4}
+    assert "1 / 4" in client.get(reverse("home")).content.decode()

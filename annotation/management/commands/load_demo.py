@@ -66,4 +66,11 @@ class Command(BaseCommand):
         plan = assign_all(c, User.objects.filter(groups__name=ANNOTATOR, username__startswith="annotator").order_by("username"))
         if plan:
             self.stdout.write(f"assigned {len(plan)} folds to the demo annotators")
-        self.stdout.write("demo users (username, password, role):\n" + "\n".join(lines))
+        text = "demo users (username, password, role):\n" + "\n".join(lines)
+        self.stdout.write(text)
+        if any("(unchanged)" not in line for line in lines):
+            # bin/run-demo prints this file again last, where the server's output does not scroll it away.
+            users_file = Path(settings.VAR_DIR) / "demo-users.txt"
+            users_file.parent.mkdir(parents=True, exist_ok=True)
+            users_file.write_text(text + "\n")
+            users_file.chmod(0o600)

@@ -1,0 +1,39 @@
+"""Database side of quality control (thin): label rows, gold and decisions of one corpus for
+``annotation.quality``'s pure functions, and saving an adjudication."""
+from __future__ import annotations
+
+from annotation import quality
+from annotation.labels import LABEL_VALUES
+from annotation.models import Adjudication, GoldItem, Label, Triplet
+
+
+def label_rows(corpus):
+    return list(Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
+                .order_by("annotator__username", "triplet_id")
+                .values_list("annotator__username", "triplet_id", "value", "seconds_spent", "updated_at"))
+
+
+def gold_map(corpus):
+    return dict(GoldItem.objects.filter(triplet__question__corpus=corpus).values_list("triplet_id", "expected"))
+
+
+def decisions(corpus):
+    return dict(Adjudication.objects.filter(triplet__question__corpus=corpus).values_list("triplet_id", "value"))
+
+
+def corpus_quality(corpus):
+    return quality.annotator_quality(label_rows(corpus), gold_map(corpus))
+
+
+def open_disagreements(corpus):
+    """[(triplet, {annotator: label})] still to adjudicate, with the question for display."""
+    pending = quality.disagreements(label_rows(corpus), decided=decisions(corpus))
+    triplets = Triplet.objects.filter(pk__in=pending).select_related("question").in_bulk()
+    return [(triplets[t], labels) for t, labels in pending.items()]
+
+
+def adjudicate(corpus, triplet_id, value, user):
+    if value not in LABEL_VALUES:
+        raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
+    triplet = Triplet.objects.get(pk=triplet_id, question__corpus=corpus)
+    return Adjudication.objects.update_or_create(triplet=triplet, defaults={"value": value, "adjudicator": user})[0]

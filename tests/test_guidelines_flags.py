@@ -1,0 +1,98 @@
+"""Helping annotators judge well (issue 12, point 3): corpus guidelines in safe Markdown with a first-run
+screen, the answer highlighted in the passage, flags with a comment listed for admins and exported."""
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation import guidelines
+from annotation.models import Flag, FoldItem
+from annotation.triplet_builder import assign_fold, create_folds
+from tests.test_annotating import judge
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = ("# Judge carefully\n\n- **Correct**: exact\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+           "[click](javascript:alert(3)) and [docs](https://example.org/guide)")
+
+
+def test_markdown_is_rendered_and_raw_html_is_text():
+    html = guidelines.render_markdown(HOSTILE)
+    assert "<h1>Judge carefully</h1>" in html and "<strong>Correct</strong>" in html
+    assert "<script" not in html and "&lt;script&gt;" in html
+    assert "<img" not in html and "&lt;img" in html
+    assert 'href="javascript:' not in html and '<a href="https://example.org/guide">docs</a>' in html
+
+
+def test_answer_segments_mark_every_occurrence_case_and_space_insensitive():
+    segs = guidelines.answer_segments("Warsaw is big. WARSAW  is\nold.", "warsaw")
+    assert segs == [("Warsaw", True), (" is big. ", False), ("WARSAW", True), ("  is\nold.", False)]
+    assert guidelines.answer_segments("New\nYork City", "New York") == [("New\nYork", True), (" City", False)]
+    assert guidelines.answer_segments("abc", "") == [("abc", False)]
+    assert guidelines.answer_segments("abc", "zz") == [("abc", False)]
+    assert "".join(t for t, _ in guidelines.answer_segments("a (b) c", "(b)")) == "a (b) c"
+
+
+@pytest.fixture
+def annotating(tiny_corpus, make_user, client):
+    fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]
+    ann = make_user("ann", "annotator")
+    assign_fold(fold, ann)
+    client.force_login(ann)
+    return {"fold": fold, "ann": ann, "client": client, "corpus": tiny_corpus}
+
+
+def test_first_run_screen_then_guidelines_beside_every_item(annotating):
+    client, fold, corpus = annotating["client"], annotating["fold"], annotating["corpus"]
+    corpus.guidelines = HOSTILE
+    corpus.save()
+    first = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    assert "Before you start" in first and "<h1>Judge carefully</h1>" in first and "<script>alert" not in first
+    assert 'name="item"' not in first
+    page = client.get(reverse("annotate", args=[fold.pk]) + "?start=1").content.decode()
+    assert 'id="corpus-guidelines"' in page and "<strong>Correct</strong>" in page and "<script>alert" not in page
+    again = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    assert 'name="item"' in again  # seen once per session
+
+
+def test_no_first_run_screen_without_corpus_guidelines(annotating):
+    html = annotating["client"].get(reverse("annotate", args=[annotating["fold"].pk])).content.decode()
+    assert 'name="item"' in html and "Before you start" not in html
+
+
+def test_the_answer_is_highlighted_in_the_passage(annotating):
+    client, fold = annotating["client"], annotating["fold"]
+    item = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
+    hit = next(i for i in item if i.triplet.answer and i.triplet.answer.lower() in i.triplet.question.context.lower())
+    html = client.get(reverse("annotate-item", args=[fold.pk, hit.pk])).content.decode()
+    assert f'<mark class="answer-in-passage">' in html
+
+
+def test_flag_with_comment_is_listed_for_admins_and_exported(annotating, admin_client, make_user):
+    client, fold = annotating["client"], annotating["fold"]
+    item = FoldItem.objects.filter(fold=fold).order_by("position").first()
+    judge(client, fold, item.pk, "partial", "s1")
+    resp = client.post(reverse("flag-item", args=[fold.pk]),
+                       {"item": item.pk, "reason": "ambiguous_question", "comment": "two readings =1+1"},
+                       HTTP_HX_REQUEST="true")
+    assert resp.status_code == 200 and "Ambiguous question" in resp.content.decode()
+    flag = Flag.objects.get()
+    assert (flag.annotator, flag.triplet_id, flag.comment) == (annotating["ann"], item.triplet_id, "two readings =1+1")
+    bad = client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "nonsense"}, HTTP_HX_REQUEST="true")
+    assert bad.status_code == 400 and "reason" in bad.content.decode() and Flag.objects.count() == 1
+    other = make_user("other", "annotator")
+    client.force_login(other)
+    assert client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "other"}).status_code == 404
+
+    listed = admin_client.get(reverse("admin:annotation_flag_changelist")).content.decode()
+    assert "two readings =1+1" in listed and "Ambiguous question" in listed
+
+    researcher = make_user("res", "researcher")
+    client.force_login(researcher)
+    rows = [json.loads(line) for line in b"".join(client.get(reverse("download-flags")).streaming_content).splitlines()]
+    assert rows == [{**rows[0], "reason": "ambiguous_question", "comment": "two readings =1+1", "label": "partial",
+                     "annotator": "ann", "resolved": False}]
+    csv = b"".join(client.get(reverse("download-flags") + "?format=csv").streaming_content).decode()
+    assert csv.splitlines()[0].startswith("question_id,answer,annotator,label,reason,comment")
+    client.force_login(annotating["ann"])
+    assert client.get(reverse("download-flags")).status_code == 403
