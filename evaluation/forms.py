@@ -2,7 +2,8 @@
 from django import forms
 
 from annotation.models import Corpus
-from evaluation.report import METRICS
+from evaluation.human import AGGREGATES
+from evaluation.report import METRICS, SIGNIFICANCE_MARKS
 
 
 class ReportForm(forms.Form):
@@ -12,6 +13,12 @@ class ReportForm(forms.Form):
     alpha = forms.FloatField(initial=5, min_value=0.5, help_text="agree when Levenshtein distance < alpha")
     metric = forms.ChoiceField(choices=[(m, m) for m in METRICS], initial="hscore")
     n_boot = forms.IntegerField(initial=1000, min_value=0, max_value=20000, label="Bootstrap replicates")
+    human_aggregate = forms.ChoiceField(
+        choices=[("mean", "mean of the labels' values"), ("majority", "majority label (ties: mean of the tied labels)")],
+        initial="mean", label="Labels of one answer", help_text="SPEC 3; printed with every table")
+    significance = forms.ChoiceField(
+        choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw",
+        label="Bold cells in the paper tables")
 
     def clean_systems(self):
         return [s.strip() for s in self.cleaned_data["systems"].split(",") if s.strip()]

@@ -16,7 +16,8 @@ def reports(request):
     form = ReportForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"])
+        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"],
+                           human_aggregate=d["human_aggregate"], significance=d["significance"])
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]
     return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs},
