@@ -630,7 +630,8 @@ def build_tables(report: Report) -> None:
     report.tables["partitions"] = part.rename_axis("system")
     report.tables["partition_counts"] = pd.DataFrame(
         {"partition": [f"P{k}" for k in keys], "n": [d["partitions"]["counts"][k] for k in keys]}).set_index("partition")
-    report.figures["partitions"] = {"metric": metric, "keys": keys[::-1], "by_system": d["partitions"]["by_system"]}
+    report.figures["partitions"] = {"metric": metric, "keys": keys[::-1], "by_system": d["partitions"]["by_system"],
+                                    "counts": d["partitions"]["counts"]}
 
     for m in {e["metric"] for e in d["factors"]}:
         entries = [e for e in d["factors"] if e["metric"] == m]

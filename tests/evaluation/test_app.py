@@ -51,7 +51,7 @@ def test_task_computes_report_from_database(world):
     assert rows["reference"]["hscore"] == pytest.approx(0.625)
     assert data["partitions"]["n_systems"] == 3  # reference does not vote
     assert data["agreement"]["n_items"] == 1
-    assert {"report.json", "systems.csv", "systems.tex", "partitions.png", "partitions.svg"} <= set(job.result["files"])
+    assert {"report.json", "systems.csv", "systems.tex", "figure3_partitions.png", "figure3_partitions.pdf", "figure3_partitions.svg", "table1_systems.csv", "table1_systems.tex"} <= set(job.result["files"])
 
 
 def test_database_inputs_match_offline_computation(world):
@@ -77,7 +77,7 @@ def test_pages_show_progress_tables_and_figures(world, client):
     client.force_login(world["users"]["researcher"])
     job = run_report(world["corpus"], world["users"]["researcher"])
     page = client.get(f"/research/reports/{job.pk}/").content.decode()
-    assert "partitions.svg" in page and "<table" in page and "sys-alpha" in page
+    assert "figure3_partitions.svg" in page and "<table" in page and "sys-alpha" in page
     assert 'hx-trigger="every 1s"' not in page  # finished: no more polling
     pending = start_report(world["corpus"], world["users"]["researcher"])
     page = client.get(f"/research/reports/{pending.pk}/").content.decode()
