@@ -177,3 +177,29 @@ def test_frame_section_in_database_report(world, make_user):
     data = json.loads((report_dir(job.pk) / "report.json").read_text())
     assert data["frames"]["outcomes"]["no_trigger"] == 1
     assert "frame_checks.csv" in job.result["files"]
+
+
+def test_offline_and_in_app_reports_agree_on_the_same_data(world, tmp_path, settings):
+    """The files the app imported, plus its labels exported as a labels file (SPEC 9), give the
+    offline command the same report: the reference system, every metric and the agreement."""
+    from django.core.management import call_command
+
+    from tests.conftest import write_jsonl
+
+    rows = Label.objects.select_related("triplet__question", "annotator")
+    labels = write_jsonl(tmp_path / "labels.jsonl", [
+        {"question_id": r.triplet.question.external_id, "answer": r.triplet.answer, "annotator": r.annotator.username,
+         "label": r.value} for r in rows.order_by("updated_at", "id")])
+    # an extra label on an answer no system gave: it must not change the agreement
+    extra = tmp_path / "labels.jsonl"
+    with open(extra, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"question_id": "q2", "answer": "Krakow", "annotator": "ann2", "label": "correct"}) + "\n")
+    job = run_report(world["corpus"], world["users"]["researcher"], n_boot=0, figures=False)
+    app = json.loads((report_dir(job.pk) / "report.json").read_text())
+    call_command("report", corpus=str(tmp_path / "corpus.jsonl"), predictions=str(tmp_path / "predictions.jsonl"),
+                 labels=str(labels), out=str(tmp_path / "offline"), bootstrap=0, no_figures=True)
+    offline = json.loads((tmp_path / "offline" / "report.json").read_text())
+    assert [r["system"] for r in offline["systems"]] == [r["system"] for r in app["systems"]]
+    assert offline["systems"] == app["systems"]
+    assert offline["agreement"] == app["agreement"]
+    assert offline["factors"] == app["factors"] and offline["partitions"] == app["partitions"]
