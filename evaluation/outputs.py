@@ -49,7 +49,10 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     put(REPORT_JSON, dumps_strict(report.data) + "\n")
     for name, table in report.tables.items():
         put(f"{name}.csv", table.to_csv())
-        put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=name.replace("_", " ")))
+        caption = name.replace("_", " ")
+        if report.data.get("has_labels"):
+            caption += f" (human metrics: labels aggregated by {report.data.get('human_aggregate', 'mean')})"
+        put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=caption))
     for name, table in paper.paper_tables(report.data).items():
         put(f"{name}.csv", table.frame.to_csv())
         put(f"{name}.tex", table.latex)

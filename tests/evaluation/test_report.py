@@ -348,3 +348,17 @@ def test_offline_command_as_a_researcher_types_it_without_secret_key_or_database
     run = subprocess.run([sys.executable, "manage.py", "check"], cwd=repo, env=env, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode != 0 and "SECRET_KEY must be set" in run.stderr
+
+
+def test_aggregation_choice_printed_with_every_table(files, tmp_path):
+    corpus, preds, labels = files
+    out = tmp_path / "out"
+    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(out), bootstrap=0,
+                 no_figures=True, human_aggregate="majority", significance="holm")
+    assert json.loads((out / "report.json").read_text())["human_aggregate"] == "majority"
+    assert "labels aggregated by majority" in (out / "systems.tex").read_text()
+    assert "majority label of an answer" in (out / "table1_systems.tex").read_text()
+    assert set(pd.read_csv(out / "table1_systems.csv")["aggregation"]) == {"majority"}
+    t2 = pd.read_csv(out / "table2_factors_hscore.csv")
+    assert set(t2["aggregation"]) == {"majority"} and set(t2["significance"]) == {"holm"}
+    assert "Holm" in (out / "table2_factors_hscore.tex").read_text()
