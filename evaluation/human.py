@@ -67,8 +67,10 @@ def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFram
         return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float),
                              "n_labels": pd.Series(dtype=int)})
     labels = latest_labels(labels)
-    counts = pd.crosstab(labels["tkey"], labels["label"]).reindex(columns=[CORRECT, PARTIAL, INCORRECT], fill_value=0)
-    c, p, i = (counts[k].to_numpy(dtype=np.int64) for k in (CORRECT, PARTIAL, INCORRECT))
+    tcode, tkeys = pd.factorize(labels["tkey"])
+    lcode = labels["label"].map({CORRECT: 0, PARTIAL: 1, INCORRECT: 2}).to_numpy(dtype=np.int64)
+    counts = np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
+    c, p, i = counts[:, 0], counts[:, 1], counts[:, 2]
     n = c + p + i
     if aggregate == "mean":
         score, correct = (2 * c + p) / (2 * n), c / n
@@ -78,7 +80,7 @@ def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFram
         n_tied = tc.astype(np.int64) + tp + ti
         score = (2 * tc + tp) / (2 * n_tied)  # values 1, 1/2, 0 of the tied labels, averaged
         correct = tc / n_tied
-    return pd.DataFrame({"score": score, "correct": correct, "n_labels": n}, index=counts.index.rename("tkey"))
+    return pd.DataFrame({"score": score, "correct": correct, "n_labels": n}, index=pd.Index(tkeys, name="tkey"))
 
 
 def prediction_human_scores(tkeys: pd.Series, scores: pd.DataFrame):
