@@ -32,6 +32,7 @@ ROVER_NAME = "ROVER"
 REFERENCE = "reference"
 DEFAULT_COMBINATION = ("nb_fes", "entropy")
 SIGNIFICANCE_MARKS = ("raw", "holm")
+MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then one summary line
 
 
 def canonical_metric(name: str) -> str:
@@ -403,12 +404,16 @@ def systems_step(ctx: Context) -> None:
         rows.append(row)
     ctx.data["systems"] = rows
     ctx.data["ranking_flips"] = ranking_flips(rows) if ctx.has_labels else []
-    for flip in ctx.data["ranking_flips"]:
+    flips = ctx.data["ranking_flips"]
+    for flip in flips[:MAX_FLIP_NOTES]:
         ctx.notes.append(
             f"partial coverage: {flip['higher']} ranks above {flip['lower']} by Hscore "
             f"({flip['higher_hscore']:.3f} > {flip['lower_hscore']:.3f}), but the bounds with unlabeled predictions "
             f"counted 0 / 1 ({flip['higher_low']:.3f}-{flip['higher_high']:.3f} and "
             f"{flip['lower_low']:.3f}-{flip['lower_high']:.3f}) let the ranking flip")
+    if len(flips) > MAX_FLIP_NOTES:
+        ctx.notes.append(f"partial coverage: {len(flips) - MAX_FLIP_NOTES} more pairs of systems could flip "
+                         "(all in ranking_flips)")
 
 
 def ranking_flips(rows) -> list:

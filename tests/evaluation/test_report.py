@@ -362,3 +362,15 @@ def test_aggregation_choice_printed_with_every_table(files, tmp_path):
     t2 = pd.read_csv(out / "table2_factors_hscore.csv")
     assert set(t2["aggregation"]) == {"majority"} and set(t2["significance"]) == {"holm"}
     assert "Holm" in (out / "table2_factors_hscore.tex").read_text()
+
+
+def test_many_possible_flips_make_ten_notes_and_a_summary():
+    q, p, l = frames()
+    # 13 more systems answering q3 only (unlabeled): every pair overlaps with s1's wide bounds
+    extra = pd.DataFrame([{"question_id": "q1", "system": f"x{i}", "answer": "Denver Broncos" if i % 2 else "Carolina"}
+                          for i in range(13)] + [{"question_id": "q3", "system": f"x{i}", "answer": "z"} for i in range(13)])
+    report = compute_report(q, pd.concat([p, extra], ignore_index=True), l, ReportConfig(n_boot=0))
+    flips = report.data["ranking_flips"]
+    notes = [n for n in report.data["notes"] if n.startswith("partial coverage")]
+    assert len(flips) > 10 and len(notes) == 11
+    assert notes[-1] == f"partial coverage: {len(flips) - 10} more pairs of systems could flip (all in ranking_flips)"
