@@ -3,8 +3,14 @@ import os
 import sys
 
 
+# Commands that read and write files only: they run without SECRET_KEY and without a database.
+OFFLINE_COMMANDS = {"report"}
+
+
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if len(sys.argv) > 1 and sys.argv[1] in OFFLINE_COMMANDS:
+        os.environ.setdefault("QAEVAL_OFFLINE_COMMAND", sys.argv[1])
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

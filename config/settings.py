@@ -10,6 +10,7 @@ Everything that differs between a laptop and production comes from environment v
 - ``SECURE`` = 1 turns on HTTPS-only cookies, HSTS and the SSL redirect (production behind TLS).
 """
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -32,10 +33,15 @@ def env_list(name, default=""):
 
 
 DEBUG = env_bool("DEBUG")
+# Set by manage.py for commands that work on files only (the offline ``report``): they sign
+# nothing and open no database, so they need no SECRET_KEY (a random one is used for the run).
+OFFLINE_COMMAND = os.environ.get("QAEVAL_OFFLINE_COMMAND", "")
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if DEBUG or env_bool("QAEVAL_TESTING"):
         SECRET_KEY = "insecure-dev-only-key-" + "x" * 40
+    elif OFFLINE_COMMAND:
+        SECRET_KEY = secrets.token_urlsafe(50)
     else:
         raise ImproperlyConfigured("SECRET_KEY must be set in the environment (or run with DEBUG=1).")
 

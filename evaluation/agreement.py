@@ -3,7 +3,8 @@
 Used for answer labels (``annotation.labels.LABEL_RANKS``: incorrect < partial < correct) and for
 frame checks (``annotation.labels.FRAME_CHECK_RANKS``: erroneous < partial < full). Only items with
 two or more values take part. Alpha is None (JSON null) where it is undefined: fewer than two such
-items' worth of pairable values, or no variation at all (the expected disagreement is zero).
+items (``MIN_ITEMS``; with one item alpha says nothing about agreement, however the package answers),
+or no variation at all (the expected disagreement is zero). Each result carries its ``n_items``.
 """
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ import numpy as np
 import pandas as pd
 
 
+MIN_ITEMS = 2
+
+
 def _alpha(matrix: np.ndarray, level: str, domain) -> float | None:
-    if matrix.shape[1] == 0 or matrix.shape[0] < 2:
+    if matrix.shape[1] < MIN_ITEMS or matrix.shape[0] < 2:
         return None
     values = matrix[~np.isnan(matrix)]
     if len(np.unique(values)) < 2:
@@ -80,5 +84,6 @@ def krippendorff_alpha(rows: pd.DataFrame, ranks: dict, pairs: bool = True) -> d
             "n_labels": 2 * n,
             "alpha_ordinal": _alpha(sub, "ordinal", domain),
             "alpha_nominal": _alpha(sub, "nominal", domain),
+            "undefined_reason": None if n >= MIN_ITEMS else f"{n} shared item (alpha needs {MIN_ITEMS} or more)",
         })
     return out

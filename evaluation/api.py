@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 from annotation.api import IsResearcherRole, JobSerializer
 from annotation.models import Corpus
 from evaluation import files
-from evaluation.report import METRICS
+from evaluation.human import AGGREGATES
+from evaluation.report import METRICS, SIGNIFICANCE_MARKS
 from evaluation.tasks import start_report
 
 
@@ -24,6 +25,8 @@ class ReportRequest(serializers.Serializer):
     metric = serializers.ChoiceField(choices=list(METRICS), required=False, default="hscore")
     n_boot = serializers.IntegerField(required=False, default=1000, min_value=0, max_value=20000)
     seed = serializers.IntegerField(required=False, default=0)
+    human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
+    significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
 
     def validate_corpus(self, value):
         corpus = Corpus.objects.filter(name=value).first()
@@ -44,7 +47,8 @@ class ReportJobs(generics.ListAPIView):
         form = ReportRequest(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"])
+        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"],
+                           human_aggregate=d["human_aggregate"], significance=d["significance"])
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -23,6 +23,7 @@ from scipy.stats import mannwhitneyu
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 MEDIAN = "median"
+BALANCED = "balanced"
 SIGNIFICANCE = 0.05
 
 
@@ -47,7 +48,7 @@ class Factor:
 
 
 DEFAULT_FACTORS = (
-    Factor("bias", "frame_freq", "<", MEDIAN),
+    Factor("bias", "frame_freq", "<", BALANCED),
     Factor("coref", "coref", "==", True),
     Factor("trigger", "lu_pos", "==", "noun"),
     Factor("lu_in_q", "trigger_in_question", "==", False),
@@ -60,8 +61,8 @@ FACTORS_BY_NAME = {f.name: f for f in DEFAULT_FACTORS}
 
 def _coerce_threshold(text: str):
     low = text.strip().lower()
-    if low == MEDIAN:
-        return MEDIAN
+    if low in (MEDIAN, BALANCED):
+        return low
     if low in ("true", "false"):
         return low == "true"
     try:
@@ -146,7 +147,9 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
     values = attribute(questions, factor.attribute, entropy)
     known = _present(values).to_numpy(dtype=bool)
     threshold = factor.threshold
-    if threshold == MEDIAN:
+    if threshold == BALANCED:
+        threshold = balanced_threshold(values[known], factor.op)
+    elif threshold == MEDIAN:
         if factor.median_over == "frames":
             if factor.attribute == "entropy" and entropy is not None:
                 population = entropy
@@ -166,6 +169,30 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
             raise ValueError(f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} ({exc})") from None
         side[known] = hits.astype(float)
     return side, threshold
+
+
+def balanced_threshold(values: pd.Series, op: str = "<"):
+    """The threshold that puts the hard side closest to 50% of ``values`` (SPEC 6, ``bias``).
+
+    Candidates are the distinct values themselves, so every question with one value (all the
+    questions of a frame: ``frame_freq`` is a property of the frame) lands on one side: a frame is
+    never split. With ``<`` (hard = rare frames) the hard share of candidate t is the share of
+    values below t; the candidate closest to 50% wins, the smaller one on a tie. Computed from
+    integer counts. ``op`` must be ``<`` or ``<=`` (``<=`` takes the same split, expressed as the
+    largest value on the hard side).
+    """
+    if op not in ("<", "<="):
+        raise ValueError(f"a balanced threshold needs the comparison < or <=, not {op!r}")
+    numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=float)
+    if not len(numbers):
+        return None
+    distinct, counts = np.unique(numbers, return_counts=True)
+    below = np.concatenate([[0], np.cumsum(counts)[:-1]])  # values strictly below each candidate
+    if op == "<=":
+        below = np.cumsum(counts)  # values at or below each candidate
+    n = len(numbers)
+    best = int(np.argmin(np.abs(2 * below - n)))  # |below / n - 1/2| compared on integers
+    return float(distinct[best])
 
 
 def factor_sides(questions: pd.DataFrame, factors, entropy: pd.Series | None = None):
@@ -328,6 +355,7 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
         "n_hard": int(hard.sum()), "n_easy": int(easy.sum()),
         "n_hard_scored": n_hard_scored, "n_easy_scored": n_easy_scored,
         "size_pct": 100.0 * hard.sum() / n_known if n_known else np.nan,
+        "size_pct_corpus": 100.0 * hard.sum() / len(side) if len(side) else np.nan,
     }
 
 
@@ -354,6 +382,25 @@ def combination_masks(side_a: np.ndarray, side_b: np.ndarray) -> dict:
     a, b = side_a == 1.0, side_b == 1.0
     known = ~np.isnan(side_a) & ~np.isnan(side_b)
     return {"neither": known & ~a & ~b, "only_f1": known & a & ~b, "only_f2": known & ~a & b, "both": known & a & b}
+
+
+DERIVED_SOURCES = {
+    "nb_fes": "no question has `frame_elements`: import frame annotation or predict frames",
+    "entropy": "no question has a `frame` with an `lu` (entropy source corpus): import frame annotation or "
+               "predict frames",
+}
+
+
+def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | None = None) -> str:
+    """Why ``factor`` has no question on either side: a sentence for the report and its page."""
+    name = factor.attribute
+    if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:
+        return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
+    if name in DERIVED_SOURCES:
+        return DERIVED_SOURCES[name]
+    hint = ": import frame annotation or predict frames" if name in ("frame", "lu", "lu_pos", "frame_freq") else \
+        ": add it to the corpus (a column of SPEC 9 or a key of `meta`)"
+    return f"no question has `{name}`{hint}"
 
 
 def is_significant(p_value, level: float = SIGNIFICANCE) -> bool:

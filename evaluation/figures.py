@@ -1,5 +1,9 @@
 """The report's figures (paper Figures 3, 4 and 5), drawn with matplotlib's object API (Agg
-renderer for PNG, SVG renderer for SVG; no pyplot, no display, safe in a worker)."""
+renderer for PNG, PDF and SVG backends; no pyplot, no display, safe in a worker).
+
+Up to 50 systems stay apart: system i gets colour i mod 20 of ``tab20`` and marker / line style
+i div 20, so no two of the first 60 share both (``system_style``). Legends sit outside the axes
+(right of the plot), never over the data. ROVER is drawn thick and black."""
 from __future__ import annotations
 
 import math
@@ -13,24 +17,55 @@ LABELS = {"hscore": "Hscore", "hcorrect": "Hcorrect (%)", "rouge_l": "ROUGE-L", 
 SUBSET_LABELS = {"neither": "neither", "only_f1": "only {a}", "only_f2": "only {b}", "both": "both"}
 
 
+PALETTE = matplotlib.colormaps["tab20"].colors
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", ":", "-.")
+
+
+def system_style(i: int) -> dict:
+    """Colour, marker and line style of the i-th system: distinct (colour, marker) pairs for
+    i < 20 * len(MARKERS)."""
+    group = i // len(PALETTE)
+    return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[group % len(MARKERS)],
+            "linestyle": LINESTYLES[group % len(LINESTYLES)]}
+
+
+def _legend_outside(fig, ax, n_entries, title=None):
+    ncols = 1 if n_entries <= 18 else 2 if n_entries <= 36 else 3
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small", ncols=ncols, title=title)
+
+
 def _num(v):
     return v if v is not None and isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
 
 
 def partitions_figure(data) -> Figure:
     """Figure 3: the metric of each system per agreement partition P1..Pn."""
-    fig = Figure(figsize=(8, 5), layout="constrained")
+    n = len(data["by_system"])
+    fig = Figure(figsize=(8 + 2.2 * (1 if n <= 18 else 2 if n <= 36 else 3), 5), layout="constrained")
     ax = fig.add_subplot()
     keys = data["keys"]
+    i = 0
     for system, values in data["by_system"].items():
-        style = {"linewidth": 3, "color": "black"} if system == "ROVER" else {"linewidth": 1.3, "alpha": 0.85}
-        ax.plot([f"P{k}" for k in keys], [_num(values.get(k)) for k in keys], marker="o", label=system, **style)
+        if system == "ROVER":
+            style = {"linewidth": 3, "color": "black", "marker": "o", "zorder": 3}
+        else:
+            style = {"linewidth": 1.3, "alpha": 0.9, "markersize": 5, **system_style(i)}
+            i += 1
+        ax.plot(range(len(keys)), [_num(values.get(k)) for k in keys], label=system, **style)
+    counts = data.get("counts") or {}
+    ax.set_xticks(range(len(keys)), [f"P{k}\n(n={counts[k]})" if k in counts else f"P{k}" for k in keys])
     ax.set_xlabel("agreement partition (number of systems agreeing with the ROVER answer)")
     ax.set_ylabel(LABELS.get(data["metric"], data["metric"]))
-    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} per ROVER agreement partition")
+    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} per ROVER agreement partition{_suffix(data)}")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small", ncols=2)
+    _legend_outside(fig, ax, n)
     return fig
+
+
+def _suffix(data):
+    aggregate = data.get("human_aggregate")
+    return f"\n(labels: {aggregate})" if aggregate and data.get("metric") in ("hscore", "hcorrect") else ""
 
 
 def per_frame_figure(data) -> Figure:
@@ -42,7 +77,8 @@ def per_frame_figure(data) -> Figure:
     values = [_num(r["by_system"].get("ROVER")) for r in rows][::-1]
     ax.barh(names, values, color="#3b6ea8")
     ax.set_xlabel(f"ROVER {LABELS.get(data['metric'], data['metric'])}")
-    ax.set_title("ROVER per frame")
+    ax.set_title(f"ROVER per frame, sorted (questions in brackets){_suffix(data)}")
+    ax.grid(axis="x", alpha=0.3)
     ax.tick_params(axis="y", labelsize=8)
     return fig
 
@@ -53,7 +89,7 @@ def combinations_figure(data) -> Figure:
     subsets = data["subsets"]
     labels = list(subsets)
     systems = list(next(iter(subsets.values()))["by_system"])
-    fig = Figure(figsize=(max(6, 0.9 * len(systems) + 2), 5), layout="constrained")
+    fig = Figure(figsize=(max(6, 0.45 * len(systems) + 2) + 2.5, 5), layout="constrained")
     ax = fig.add_subplot()
     width = 0.8 / len(labels)
     for i, label in enumerate(labels):
@@ -62,9 +98,14 @@ def combinations_figure(data) -> Figure:
         ax.bar(xs, [_num(subsets[label]["by_system"][s]) for s in systems], width, label=name)
     ax.set_xticks(range(len(systems)), systems, rotation=30, ha="right")
     ax.set_ylabel(LABELS.get(data["metric"], data["metric"]))
-    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} by combination of {a} and {b}")
-    ax.legend(fontsize="small")
+    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} by combination of {a} and {b}{_suffix(data)}")
+    ax.grid(axis="y", alpha=0.3)
+    _legend_outside(fig, ax, len(labels), title="questions")
     return fig
 
 
 FIGURES = {"partitions": partitions_figure, "per_frame": per_frame_figure, "combinations": combinations_figure}
+# file stems (SPEC 11)
+FIGURE_FILES = {"partitions": "figure3_partitions", "per_frame": "figure4_per_frame",
+                "combinations": "figure5_combinations"}
+FORMATS = ("png", "pdf", "svg")

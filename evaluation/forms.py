@@ -14,6 +14,18 @@ class ReportForm(forms.Form):
     n_boot = forms.IntegerField(initial=1000, min_value=0, max_value=20000, label="Bootstrap replicates")
     adjudicated = forms.BooleanField(required=False, label="Use adjudicated labels",
                                      help_text="items an admin adjudicated count with the final label")
+    human_aggregate = forms.ChoiceField(
+        choices=[("mean", "mean of the labels' values"), ("majority", "majority label (ties: mean of the tied labels)")],
+        initial="mean", required=False, label="Labels of one answer", help_text="printed with every table")
+    significance = forms.ChoiceField(
+        choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw", required=False,
+        label="Bold cells in the paper tables")
 
     def clean_systems(self):
         return [s.strip() for s in self.cleaned_data["systems"].split(",") if s.strip()]
+
+    def clean_human_aggregate(self):
+        return self.cleaned_data["human_aggregate"] or "mean"
+
+    def clean_significance(self):
+        return self.cleaned_data["significance"] or "raw"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.dedup import DEFAULT_POLICY, normalize_answer
-from annotation.labels import CORRECT, LABEL_SCORES, LABEL_VALUES
+from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 
 KEY_SEP = "\x1f"
 
@@ -50,18 +50,37 @@ def latest_labels(labels: pd.DataFrame) -> pd.DataFrame:
     return labels.drop_duplicates(["tkey", "annotator"], keep="last")
 
 
-def triplet_scores(labels: pd.DataFrame) -> pd.DataFrame:
-    """Per triplet key: ``score`` = mean label value, ``correct`` = share of `correct`, ``n_labels``."""
+AGGREGATES = ("mean", "majority")
+
+
+def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFrame:
+    """Per triplet key: ``score``, ``correct`` (correct-share) and ``n_labels`` (SPEC 3).
+
+    ``mean``: score = mean label value, correct = share of `correct` labels. ``majority``: the most
+    frequent label decides; on a tie, score = mean of the tied labels' values and correct = share of
+    `correct` among the tied labels. Both are one division of integer counts (equal ratios, equal
+    floats): with c / p / i the counts of correct / partial / incorrect, mean score = (2c + p) / 2n.
+    """
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"human_aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
     if labels is None or labels.empty:
         return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float),
                              "n_labels": pd.Series(dtype=int)})
     labels = latest_labels(labels)
-    values = labels["label"].map(LABEL_SCORES).astype(float)
-    correct = (labels["label"] == CORRECT).astype(float)
-    grouped = pd.DataFrame({"tkey": labels["tkey"].values, "score": values.values, "correct": correct.values})
-    out = grouped.groupby("tkey", sort=False).agg(score=("score", "mean"), correct=("correct", "mean"),
-                                                 n_labels=("score", "size"))
-    return out
+    tcode, tkeys = pd.factorize(labels["tkey"])
+    lcode = labels["label"].map({CORRECT: 0, PARTIAL: 1, INCORRECT: 2}).to_numpy(dtype=np.int64)
+    counts = np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
+    c, p, i = counts[:, 0], counts[:, 1], counts[:, 2]
+    n = c + p + i
+    if aggregate == "mean":
+        score, correct = (2 * c + p) / (2 * n), c / n
+    else:
+        top = np.maximum(np.maximum(c, p), i)
+        tc, tp, ti = (c == top), (p == top), (i == top)  # the tied labels (one when a label wins)
+        n_tied = tc.astype(np.int64) + tp + ti
+        score = (2 * tc + tp) / (2 * n_tied)  # values 1, 1/2, 0 of the tied labels, averaged
+        correct = tc / n_tied
+    return pd.DataFrame({"score": score, "correct": correct, "n_labels": n}, index=pd.Index(tkeys, name="tkey"))
 
 
 def prediction_human_scores(tkeys: pd.Series, scores: pd.DataFrame):

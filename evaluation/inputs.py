@@ -47,11 +47,28 @@ def labels_frame(records) -> pd.DataFrame:
     )
 
 
-def read_inputs(corpus_path, predictions_path, labels_path=None):
-    """Read and validate the three JSONL files of SPEC 9 into (questions, predictions, labels|None)."""
+REFERENCE = "reference"
+
+
+def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """``predictions`` with the system ``reference`` first: the first reference answer of each
+    question ("" when it has none), as the import of a corpus adds it (SPEC 1, 9). Unchanged when
+    the predictions already hold a system of that name."""
+    if (predictions["system"] == REFERENCE).any():
+        return predictions
+    refs = pd.DataFrame({"question_id": questions.index, "system": REFERENCE,
+                         "answer": [a[0] if len(a) else "" for a in questions["answers"]]})
+    return pd.concat([refs, predictions], ignore_index=True)
+
+
+def read_inputs(corpus_path, predictions_path, labels_path=None, reference_system=False):
+    """Read and validate the three JSONL files of SPEC 9 into (questions, predictions, labels|None);
+    with ``reference_system``, the corpus answers are added as the system ``reference``."""
     questions = questions_frame(record for _, record in read_corpus(corpus_path))
     known = set(questions.index)
     predictions = predictions_frame(record for _, record in read_predictions(predictions_path, known_questions=known))
+    if reference_system:
+        predictions = with_reference(questions, predictions)
     labels = None
     if labels_path:
         labels = labels_frame(record for _, record in read_labels(labels_path, known_questions=known))

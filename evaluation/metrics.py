@@ -9,7 +9,10 @@
 
 EM and F1 take the maximum over the reference answers; empty vs empty is 1 (SPEC 4, unlike the
 v1.1 script, whose F1 gives 0 there). ROUGE-L is the LCS F-measure of ``rouge-score`` with a
-Unicode-aware tokenizer (its default tokenizer keeps only ``[a-z0-9]``).
+Unicode-aware tokenizer (its default tokenizer keeps only ``[a-z0-9]``). Both F-measures are one
+division of integers, 2 * common / (|pred| + |ref|) (``f_measure``), so that equal ratios are the
+same float (SPEC 4: the Mann-Whitney ties depend on it); the tests check the values against
+``rouge-score`` and the official SQuAD script.
 
 The scoring loop runs once per unique (question, answer) pair, never per prediction: ten systems
 that give the same answer cost one evaluation.
@@ -25,7 +28,6 @@ from functools import lru_cache
 import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
-from rouge_score import rouge_scorer
 
 ARTICLES = {
     "en": ("a", "an", "the"),
@@ -92,10 +94,16 @@ def _f1_tokens(pred: list, ref: list) -> float:
     if not pred or not ref:
         return 0.0
     same = sum((Counter(pred) & Counter(ref)).values())
-    if same == 0:
+    return f_measure(same, len(pred), len(ref))
+
+
+def f_measure(common: int, n_pred: int, n_ref: int) -> float:
+    """The F-measure of ``common`` shared tokens between ``n_pred`` and ``n_ref`` tokens, as the
+    one division 2 * common / (n_pred + n_ref) of two integers (SPEC 4: equal ratios, equal
+    floats; 2PR / (P + R) from the float precision and recall gives 1/11 three different ways)."""
+    if common == 0 or n_pred + n_ref == 0:
         return 0.0
-    precision, recall = same / len(pred), same / len(ref)
-    return 2 * precision * recall / (precision + recall)
+    return (2 * common) / (n_pred + n_ref)
 
 
 def f1(prediction: str, references, language: str = "en") -> float:
@@ -124,7 +132,6 @@ class UnicodeTokenizer:
 
 
 _TOKENIZER = UnicodeTokenizer()
-_SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_TOKENIZER)
 
 
 def rouge_l(prediction: str, references) -> float:
@@ -138,7 +145,7 @@ def rouge_l(prediction: str, references) -> float:
         if ref_tokens == pred_tokens:
             return 1.0  # identical token sequences (both empty included): LCS F-measure 1
         if ref_tokens and pred_tokens:
-            best = max(best, _SCORER.score(ref, pred)["rougeL"].fmeasure)
+            best = max(best, f_measure(_lcs_length(pred_tokens, ref_tokens), len(pred_tokens), len(ref_tokens)))
     return best
 
 
@@ -209,23 +216,32 @@ def score_pairs(answers, references, languages):
     # token F1 (SQuAD): overlap / lengths; both empty 1, one empty or no overlap 0; EM: equal
     same = _lcs(f1_pred, f1_ref)
     lp, lr = _lengths(f1_pred), _lengths(f1_ref)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision, recall = same / lp, same / lr
-        f = 2 * precision * recall / (precision + recall)
-    f = np.where((lp == 0) & (lr == 0), 1.0, np.where((lp == 0) | (lr == 0) | (same == 0), 0.0, f))
+    f = np.where((lp == 0) & (lr == 0), 1.0, _f_measures(same, lp, lr))
     em = np.maximum.reduceat(np.array(f1_equal, dtype=float), f1_start)
     f1s = np.maximum.reduceat(f, f1_start)
 
     # ROUGE-L F-measure (rouge-score's _score_lcs): identical sequences 1, one side empty 0
     lcs = _lcs(rl_pred, rl_ref)
     lp, lr = _lengths(rl_pred), _lengths(rl_ref)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision, recall = lcs / lp, lcs / lr
-        f = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
+    f = _f_measures(lcs, lp, lr)
     equal = np.array([a == b for a, b in zip(rl_pred, rl_ref)], dtype=bool)
     f = np.where(equal, 1.0, np.where((lp > 0) & (lr > 0), f, 0.0))
     rl = np.maximum.reduceat(f, rl_start)
     return em, f1s, rl
+
+
+def _f_measures(common: np.ndarray, n_pred: np.ndarray, n_ref: np.ndarray) -> np.ndarray:
+    """``f_measure`` elementwise: one integer division each (0 where nothing is shared)."""
+    total = n_pred + n_ref
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((common > 0) & (total > 0), (2 * common) / np.maximum(total, 1), 0.0)
+
+
+def _lcs_length(a, b) -> int:
+    """Length of the longest common subsequence of two token sequences."""
+    codes: dict = {}
+    return int(LCSseq.similarity([codes.setdefault(t, len(codes)) for t in a],
+                                 [codes.setdefault(t, len(codes)) for t in b]))
 
 
 def _lcs(a: list, b: list) -> np.ndarray:

@@ -1,5 +1,6 @@
-"""Writing a computed report to a folder: report.json, each table as CSV and LaTeX, each figure as
-PNG and SVG, and the hard subset as corpus JSONL."""
+"""Writing a computed report to a folder: report.json, each data table as CSV and LaTeX, the paper
+tables of SPEC 11 (``evaluation.paper``) as CSV and standalone LaTeX, each figure as PNG, PDF and
+SVG, and the hard subset as corpus JSONL."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation import figures as figs
+from evaluation import paper
 from evaluation.inputs import corpus_records
 
 REPORT_JSON = "report.json"
@@ -31,7 +33,7 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
     if bold is not None:
         mask = bold.reindex(index=table.index, columns=table.columns).fillna(False).astype(bool)
         styler = styler.apply(lambda _: np.where(mask.to_numpy(), "font-weight: bold;", ""), axis=None)
-    return styler.to_latex(convert_css=True, hrules=True, caption=caption)
+    return paper.standalone(styler.to_latex(convert_css=True, hrules=True, caption=caption, environment="table"))
 
 
 def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
@@ -47,13 +49,20 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     put(REPORT_JSON, dumps_strict(report.data) + "\n")
     for name, table in report.tables.items():
         put(f"{name}.csv", table.to_csv())
-        put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=name.replace("_", " ")))
+        caption = name.replace("_", " ")
+        if report.data.get("has_labels"):
+            caption += f" (human metrics: labels aggregated by {report.data.get('human_aggregate', 'mean')})"
+        put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=caption))
+    for name, table in paper.paper_tables(report.data).items():
+        put(f"{name}.csv", table.frame.to_csv())
+        put(f"{name}.tex", table.latex)
     if render_figures:
         for name, data in report.figures.items():
-            fig = figs.FIGURES[name](data)
-            for ext in ("png", "svg"):
-                fig.savefig(out / f"{name}.{ext}", dpi=120)
-                written.append(f"{name}.{ext}")
+            fig = figs.FIGURES[name]({**data, "human_aggregate": report.data.get("human_aggregate")})
+            stem = figs.FIGURE_FILES[name]
+            for ext in figs.FORMATS:
+                fig.savefig(out / f"{stem}.{ext}", dpi=150)
+                written.append(f"{stem}.{ext}")
     if report.hard_subset is not None:
         extra = {qid: {"partition": int(k)} for qid, k in report.hard_subset["partition"].items()}
         lines = [json.dumps(r, ensure_ascii=False) for r in corpus_records(report.hard_subset.drop(columns="partition"), extra)]

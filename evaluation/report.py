@@ -31,6 +31,8 @@ PERCENT_METRICS = {"hcorrect"}
 ROVER_NAME = "ROVER"
 REFERENCE = "reference"
 DEFAULT_COMBINATION = ("nb_fes", "entropy")
+SIGNIFICANCE_MARKS = ("raw", "holm")
+MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then one summary line
 
 
 def canonical_metric(name: str) -> str:
@@ -57,6 +59,8 @@ class ReportConfig:
     hard_partitions: tuple = ()  # hard subset export: questions in these partitions ...
     hard_factors: tuple = ()  # ... or in E_f of these factors
     hard_require: str = "any"  # "any" criterion, or "all" of them
+    human_aggregate: str = "mean"  # SPEC 3: "mean" of the labels' values, or "majority"
+    table_significance: str = "raw"  # bold cells of the paper tables: raw p, or "holm"-corrected p
 
     def __post_init__(self):
         self.metric = canonical_metric(self.metric)
@@ -70,6 +74,11 @@ class ReportConfig:
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
         if self.n_boot < 0:
             raise ValueError("n_boot must be >= 0")
+        if self.human_aggregate not in human.AGGREGATES:
+            raise ValueError(f"human_aggregate must be one of {', '.join(human.AGGREGATES)}, got {self.human_aggregate!r}")
+        if self.table_significance not in SIGNIFICANCE_MARKS:
+            raise ValueError(f"table_significance must be one of {', '.join(SIGNIFICANCE_MARKS)}, "
+                             f"got {self.table_significance!r}")
 
     def as_dict(self):
         return {
@@ -78,6 +87,7 @@ class ReportConfig:
             "dedup_policy": self.dedup_policy, "combination": list(self.combination), "n_boot": self.n_boot,
             "seed": self.seed, "significance": self.significance, "hard_partitions": list(self.hard_partitions),
             "hard_factors": list(self.hard_factors), "hard_require": self.hard_require,
+            "human_aggregate": self.human_aggregate, "table_significance": self.table_significance,
         }
 
 
@@ -92,6 +102,7 @@ class ScoreTable:
     rover_systems: list
     n_unmatched_labels: int = 0
     labels: pd.DataFrame | None = None  # the labels with their triplet key (``tkey``)
+    label_matched: np.ndarray | None = None  # per label: its triplet is one of a prediction
 
     def column(self, name):
         return self.columns.index(name)
@@ -178,15 +189,16 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
         triplet, tq = pd.factorize(q.astype(np.int64) * n_norm + pred_norm)
         qids = questions.index.astype(str).to_numpy(dtype=object)
         triplet_keys = pd.Index(qids[tq // n_norm] + human.KEY_SEP + norm_texts[tq % n_norm])
-    n_unmatched, keyed = 0, None
+    n_unmatched, keyed, label_matched = 0, None, None
     if labels is not None and len(labels):
         keyed = with_triplet_keys(labels, config.dedup_policy, norm_cache)
-        scores = human.triplet_scores(keyed)
+        scores = human.triplet_scores(keyed, config.human_aggregate)
         matched = triplet >= 0
         for metric, column in (("hscore", "score"), ("hcorrect", "correct")):
             per_triplet = scores[column].reindex(triplet_keys).to_numpy(dtype=float)
             mats[metric][q[matched], s[matched]] = per_triplet[triplet[matched]]
-        n_unmatched = int((triplet_keys.get_indexer(keyed["tkey"]) < 0).sum())
+        label_matched = triplet_keys.get_indexer(keyed["tkey"]) >= 0
+        n_unmatched = int((~label_matched).sum())
 
     # ROVER: its answer is the prediction of one system, with that prediction's scores.
     rover_index = pd.Index(rover_systems)
@@ -207,7 +219,7 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     present[rows, rover_col] = True
     source = [systems[c] if c >= 0 else None for c in src_col]
     return ScoreTable(questions.index, columns, mats, present, result["k"].to_numpy(), source, rover_systems,
-                      n_unmatched, keyed)
+                      n_unmatched, keyed, label_matched)
 
 
 def with_triplet_keys(labels: pd.DataFrame, policy: str, normalized: dict | None = None) -> pd.DataFrame:
@@ -276,12 +288,52 @@ def _combination_code(sides, pair, active_names):
     return (fa, fb), masks, code
 
 
-# --- the report ------------------------------------------------------------------------------
+# --- the report, step by step ----------------------------------------------------------------
+#
+# ``compute_report`` runs named steps over one ``Context``; each step reads what the earlier ones
+# left there and adds its keys to ``ctx.data`` (the report.json content). A new section of the
+# report is one more step (a function of the context) added to ``STEPS``.
 
-def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None = None,
-                   config: ReportConfig | None = None, progress=_noop) -> Report:
-    config = config or ReportConfig()
-    progress(done=0, total=6, message="scoring predictions")
+@dataclass
+class Context:
+    questions: pd.DataFrame
+    predictions: pd.DataFrame
+    labels: pd.DataFrame | None
+    config: ReportConfig
+    table: ScoreTable
+    has_labels: bool
+    available: tuple
+    metric: str
+    notes: list
+    sides: pd.DataFrame
+    thresholds: dict
+    active: list
+    entropy: pd.Series
+    frame_codes: np.ndarray | None = None
+    frame_names: list = field(default_factory=list)
+    combo: tuple = (None, None, None)
+    boot: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
+    hard: pd.DataFrame | None = None
+
+    @property
+    def X(self):
+        return self.table.matrices
+
+    @property
+    def cols(self):
+        return self.table.columns
+
+    @property
+    def n_q(self):
+        return len(self.table.question_ids)
+
+    def boot_ci(self, name):
+        return {g: stats.percentile_ci(r) for g, r in self.boot.get(name, {}).items()}
+
+
+def prepare(questions, predictions, labels, config) -> Context:
+    """Score every prediction, resolve the metric and the factor sides."""
     table = score_table(questions, predictions, labels, config)
     has_labels = labels is not None and len(labels) > 0
     available = METRICS if has_labels else AUTO_METRICS
@@ -291,85 +343,125 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
         notes.append(f"no labels: human metrics are null; tables and figures use {FALLBACK_METRIC} "
                      f"instead of {config.metric}")
     if table.n_unmatched_labels:
-        notes.append(f"{table.n_unmatched_labels} label(s) match no prediction's answer and count for no system")
-    cols, n_q = table.columns, len(table.question_ids)
-    X = table.matrices
-    part = table.partition
+        notes.append(f"{table.n_unmatched_labels} label(s) match no prediction's answer and count for no system "
+                     "(nor for the agreement)")
     entropy = fx.frame_entropy(questions, config.entropy_source, config.lexicon)
     sides, thresholds = fx.factor_sides(questions, config.factors, entropy)
     active = [f for f in config.factors if (~np.isnan(sides[f.name].to_numpy())).any()]
-    active_names = [f.name for f in active]
-    frame_codes, frame_names = _frame_codes(questions)
-    combo = _combination_code(sides, config.combination, active_names)
+    ctx = Context(questions, predictions, labels, config, table, has_labels, available, metric, notes, sides,
+                  thresholds, active, entropy)
+    ctx.frame_codes, ctx.frame_names = _frame_codes(questions)
+    ctx.combo = _combination_code(sides, config.combination, [f.name for f in active])
+    return ctx
 
-    # One bootstrap (the same resamples of the questions) for every interval of the report.
-    stacked = np.hstack([X[m] for m in available])
-    boot = {}
-    if config.n_boot:
-        progress(done=1, message="bootstrap")
-        tasks = {"systems": (stacked, np.zeros(n_q, dtype=int)), "partitions": (X[metric], np.where(part > 0, part, -1))}
-        for f in active:
-            tasks[f"factor:{f.name}"] = (stacked, _side_codes(sides[f.name].to_numpy()))
-        if frame_codes is not None:
-            tasks["frames"] = (X[metric], frame_codes)
-        if combo[0] is not None:
-            tasks["combination"] = (X[metric], combo[2])
-        boot = stats.bootstrap_group_means(tasks, n_q, config.n_boot, config.seed)
 
-    def boot_ci(name):
-        return {g: stats.percentile_ci(r) for g, r in boot.get(name, {}).items()}
+def bootstrap_step(ctx: Context) -> None:
+    """One bootstrap (the same resamples of the questions) for every interval of the report."""
+    if not ctx.config.n_boot:
+        return
+    X, part = ctx.X, ctx.table.partition
+    stacked = np.hstack([X[m] for m in ctx.available])
+    tasks = {"systems": (stacked, np.zeros(ctx.n_q, dtype=int)),
+             "partitions": (X[ctx.metric], np.where(part > 0, part, -1))}
+    for f in ctx.active:
+        tasks[f"factor:{f.name}"] = (stacked, _side_codes(ctx.sides[f.name].to_numpy()))
+    if ctx.frame_codes is not None:
+        tasks["frames"] = (X[ctx.metric], ctx.frame_codes)
+    if ctx.combo[0] is not None:
+        tasks["combination"] = (X[ctx.metric], ctx.combo[2])
+    ctx.boot = stats.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, ctx.config.seed)
 
-    # Systems (Table 1).
-    progress(done=1, message="systems table")
+
+def systems_step(ctx: Context) -> None:
+    """Table 1: every metric per system and ROVER, coverage and its bounds (SPEC 3)."""
+    X, cols, n_q, available = ctx.X, ctx.cols, ctx.n_q, ctx.available
     sys_ci = {}
-    if config.n_boot:
-        everyone = boot_ci("systems").get(0)
-        if everyone is not None:
-            for i, m in enumerate(available):
-                sys_ci[m] = everyone[:, i * len(cols):(i + 1) * len(cols)]
-    systems_rows = []
+    everyone = ctx.boot_ci("systems").get(0)
+    if everyone is not None:
+        for i, m in enumerate(available):
+            sys_ci[m] = everyone[:, i * len(cols):(i + 1) * len(cols)]
+    rows = []
     for c, name in enumerate(cols):
-        present = table.present[:, c]
-        row = {"system": name, "n": int(present.sum()), "missing": int(n_q - present.sum())}
+        present = ctx.table.present[:, c]
+        n = int(present.sum())
+        row = {"system": name, "n": n, "missing": int(n_q - n)}
         labeled = ~np.isnan(X["hscore"][:, c]) & present
         row["n_labeled"] = int(labeled.sum())
-        row["coverage"] = float(labeled.sum() / present.sum()) if has_labels and present.sum() else None
+        row["coverage"] = float(labeled.sum() / n) if ctx.has_labels and n else None
         for m in METRICS:
             col = X[m][:, c]
             value = float(np.nanmean(col)) if m in available and (~np.isnan(col)).any() else None
             row[m] = _scale(m, value)
+        for m in HUMAN_METRICS:  # unlabeled predictions counted 0 (low) and 1 (high), over all of them
+            low = high = None
+            if ctx.has_labels and n:
+                known = np.nansum(X[m][:, c][labeled])
+                low, high = float(known / n), float((known + (n - labeled.sum())) / n)
+            row[f"{m}_low"], row[f"{m}_high"] = _scale(m, low), _scale(m, high)
         for m in available:
             if m in sys_ci:
                 row[f"{m}_ci"] = list(_scaled(m, sys_ci[m][:, c]))
-        systems_rows.append(row)
+        rows.append(row)
+    ctx.data["systems"] = rows
+    ctx.data["ranking_flips"] = ranking_flips(rows) if ctx.has_labels else []
+    flips = ctx.data["ranking_flips"]
+    for flip in flips[:MAX_FLIP_NOTES]:
+        ctx.notes.append(
+            f"partial coverage: {flip['higher']} ranks above {flip['lower']} by Hscore "
+            f"({flip['higher_hscore']:.3f} > {flip['lower_hscore']:.3f}), but the bounds with unlabeled predictions "
+            f"counted 0 / 1 ({flip['higher_low']:.3f}-{flip['higher_high']:.3f} and "
+            f"{flip['lower_low']:.3f}-{flip['lower_high']:.3f}) let the ranking flip")
+    if len(flips) > MAX_FLIP_NOTES:
+        ctx.notes.append(f"partial coverage: {len(flips) - MAX_FLIP_NOTES} more pairs of systems could flip "
+                         "(all in ranking_flips)")
 
-    # Partitions (Figure 3).
-    progress(done=2, message="ROVER partitions")
-    n_sys = len(table.rover_systems)
+
+def ranking_flips(rows) -> list:
+    """Pairs of rows whose ranking by Hscore could flip inside the coverage bounds (SPEC 3): one of
+    the two is below 100% coverage and the higher one's low bound is below the lower one's high."""
+    ranked = sorted((r for r in rows if r.get("hscore") is not None and r.get("hscore_low") is not None),
+                    key=lambda r: -r["hscore"])
+    flips = []
+    for i, a in enumerate(ranked):
+        for b in ranked[i + 1:]:
+            if (a["coverage"] < 1 or b["coverage"] < 1) and a["hscore"] > b["hscore"] and a["hscore_low"] < b["hscore_high"]:
+                flips.append({"higher": a["system"], "lower": b["system"], "higher_hscore": a["hscore"],
+                              "lower_hscore": b["hscore"], "higher_low": a["hscore_low"], "higher_high": a["hscore_high"],
+                              "lower_low": b["hscore_low"], "lower_high": b["hscore_high"]})
+    return flips
+
+
+def partitions_step(ctx: Context) -> None:
+    """ROVER agreement partitions (Figure 3)."""
+    X, part, cols, metric = ctx.X, ctx.table.partition, ctx.cols, ctx.metric
+    n_sys = len(ctx.table.rover_systems)
     keys = list(range(1, n_sys + 1))
-    counts = {k: int((part == k).sum()) for k in keys}
     pmeans = _group_means(X[metric], part, keys)
-    pci = boot_ci("partitions")
-    partitions = {
-        "n_systems": n_sys, "alpha": config.alpha, "systems": table.rover_systems, "metric": metric,
-        "counts": counts, "no_vote": int((part == 0).sum()),
+    pci = ctx.boot_ci("partitions")
+    ctx.data["partitions"] = {
+        "n_systems": n_sys, "alpha": ctx.config.alpha, "systems": ctx.table.rover_systems, "metric": metric,
+        "counts": {k: int((part == k).sum()) for k in keys}, "no_vote": int((part == 0).sum()),
         "by_system": {name: {k: _scale(metric, pmeans[k][c]) for k in keys} for c, name in enumerate(cols)},
         "by_system_ci": {name: {k: list(_scaled(metric, pci[k][:, c])) if k in pci else None for k in keys}
                          for c, name in enumerate(cols)},
     }
+    # P(f | P_k) (Table 3)
+    ctx.data["factor_by_partition"] = {f.name: fx.share_by_group(ctx.sides[f.name].to_numpy(), part, keys)
+                                       for f in ctx.active}
 
-    # Factors (Table 2), for every available metric.
-    progress(done=3, message="complexity factors")
-    skipped = [f.name for f in config.factors if f not in active]
-    factor_entries, holm_family = [], {}
-    ties = {m: fx.tie_groups(X[m]) for m in available} if active else {}  # ranked once per metric
-    for f in active:
-        side = sides[f.name].to_numpy()
+
+def factors_step(ctx: Context) -> None:
+    """Table 2 for every available metric: delta, Mann-Whitney U and p, Holm over each metric."""
+    X, cols, config = ctx.X, ctx.cols, ctx.config
+    entries, holm_family = [], {}
+    ties = {m: fx.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
+    for f in ctx.active:
+        side = ctx.sides[f.name].to_numpy()
         diff_ci = None
-        reps = boot.get(f"factor:{f.name}", {})
+        reps = ctx.boot.get(f"factor:{f.name}", {})
         if 0 in reps and 1 in reps:
             diff_ci = stats.percentile_ci(reps[1] - reps[0])
-        for i, m in enumerate(available):
+        for i, m in enumerate(ctx.available):
             eff = fx.factor_effect(X[m], side, ties[m])
             rows = []
             for c, name in enumerate(cols):
@@ -383,27 +475,29 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
                     "diff_ci": list(ci) if ci is not None else None,
                     "delta_ci": [stats.floor_delta(v) for v in ci] if ci is not None else None,
                 })
-            entry = {"factor": f.name, "metric": m, "attribute": f.attribute, "op": f.op,
-                     "threshold": thresholds[f.name], "threshold_spec": f.threshold,
-                     "size_pct": eff["size_pct"], "n_hard": eff["n_hard"], "n_easy": eff["n_easy"], "rows": rows}
-            factor_entries.append(entry)
+            entries.append({"factor": f.name, "metric": m, "attribute": f.attribute, "op": f.op,
+                            "threshold": ctx.thresholds[f.name], "threshold_spec": f.threshold,
+                            "size_pct": eff["size_pct"], "size_pct_corpus": eff["size_pct_corpus"],
+                            "n_hard": eff["n_hard"], "n_easy": eff["n_easy"], "rows": rows})
             holm_family.setdefault(m, []).extend(rows)
     for m, rows in holm_family.items():
         adjusted = stats.holm([r["p_value"] for r in rows])
         for r, p in zip(rows, adjusted):
             r["p_holm"] = p
             r["significant_holm"] = fx.is_significant(float(p), config.significance)
+    ctx.data["factors"] = entries
+    skipped = [f for f in config.factors if f not in ctx.active]
+    ctx.data["factors_skipped"] = [f.name for f in skipped]
+    ctx.data["factors_skipped_reasons"] = {f.name: fx.skip_reason(ctx.questions, f, ctx.entropy) for f in skipped}
 
-    # P(f | P_k) (Table 3).
-    factor_by_partition = {f.name: fx.share_by_group(sides[f.name].to_numpy(), part, keys) for f in active}
 
-    # Per frame (Figure 4).
-    progress(done=4, message="frames and combinations")
+def frames_step(ctx: Context) -> None:
+    """The metric per frame, ROVER first (Figure 4), sorted by ROVER's value."""
     per_frame = []
-    if frame_codes is not None:
-        codes, names = frame_codes, frame_names
-        fmeans = _group_means(X[metric], codes, range(len(names)))
-        fci = boot_ci("frames")
+    if ctx.frame_codes is not None:
+        codes, names, cols, metric = ctx.frame_codes, ctx.frame_names, ctx.cols, ctx.metric
+        fmeans = _group_means(ctx.X[metric], codes, range(len(names)))
+        fci = ctx.boot_ci("frames")
         rc = cols.index(ROVER_NAME)
         for i, name in enumerate(names):
             per_frame.append({
@@ -411,58 +505,96 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
                 "by_system": {sname: _scale(metric, fmeans[i][c]) for c, sname in enumerate(cols)},
                 "rover_ci": list(_scaled(metric, fci[i][:, rc])) if i in fci else None,
             })
+
         def rover_value(r):
             v = r["by_system"][ROVER_NAME]
             return v if v is not None and math.isfinite(v) else -math.inf
 
         per_frame.sort(key=lambda r: (-rover_value(r), r["frame"]))
+    ctx.data["per_frame"] = per_frame
 
-    # Two factors combined (Figure 5).
+
+def combinations_step(ctx: Context) -> None:
+    """The metric on the four subsets of two factors (Figure 5)."""
     combinations = None
-    if combo[0] is not None:
-        (fa, fb), masks, _ = combo
-        cci = boot_ci("combination")
+    if ctx.combo[0] is not None:
+        (fa, fb), masks, _ = ctx.combo
+        cols, metric = ctx.cols, ctx.metric
+        cci = ctx.boot_ci("combination")
         subsets = {}
         for j, (label, mask) in enumerate(masks.items()):
-            means = fx._nanmean_rows(X[metric], mask)
+            means = fx._nanmean_rows(ctx.X[metric], mask)
             subsets[label] = {"n": int(mask.sum()),
                               "by_system": {name: _scale(metric, means[c]) for c, name in enumerate(cols)},
                               "by_system_ci": {name: list(_scaled(metric, cci[j][:, c])) for c, name in enumerate(cols)}
                               if j in cci else None}
         combinations = {"pair": [fa, fb], "metric": metric, "subsets": subsets}
+    ctx.data["combinations"] = combinations
 
-    # Agreement (SPEC 7).
-    progress(done=5, message="agreement")
-    if has_labels:
-        lab = table.labels if table.labels is not None else with_triplet_keys(labels, config.dedup_policy)
+
+def agreement_step(ctx: Context) -> None:
+    """Krippendorff's alpha (SPEC 7) on the labels that match a triplet: the same label set in the
+    offline and the in-app report (the app's labels are on triplets by construction)."""
+    if ctx.has_labels:
+        lab = ctx.table.labels
+        if lab is None:
+            lab = with_triplet_keys(ctx.labels, ctx.config.dedup_policy)
+        if ctx.table.label_matched is not None:
+            lab = lab[ctx.table.label_matched]
         agree = agreement.krippendorff_alpha(
             pd.DataFrame({"item": lab["tkey"], "annotator": lab["annotator"], "value": lab["label"]}), LABEL_RANKS)
     else:
         agree = {"alpha_ordinal": None, "alpha_nominal": None, "n_items": 0, "n_labels": 0, "n_annotators": 0,
                  "pairs": []}
+    ctx.data["agreement"] = agree
 
-    # Hard subset export.
-    hard = None
-    if config.hard_partitions or config.hard_factors:
-        hard = hard_subset(questions, part, sides, config.hard_partitions, config.hard_factors, config.hard_require)
 
+def hard_subset_step(ctx: Context) -> None:
+    c = ctx.config
+    if c.hard_partitions or c.hard_factors:
+        ctx.hard = hard_subset(ctx.questions, ctx.table.partition, ctx.sides, c.hard_partitions, c.hard_factors,
+                               c.hard_require)
+    ctx.data["hard_subset"] = {"n": int(len(ctx.hard)), "partitions": list(c.hard_partitions),
+                               "factors": list(c.hard_factors), "require": c.hard_require} \
+        if ctx.hard is not None else None
+
+
+# (progress message, step); ``compute_report`` runs them in this order.
+STEPS = (
+    ("bootstrap", bootstrap_step),
+    ("systems table", systems_step),
+    ("ROVER partitions", partitions_step),
+    ("complexity factors", factors_step),
+    ("frames and combinations", frames_step),
+    ("frames and combinations", combinations_step),
+    ("agreement", agreement_step),
+    ("hard subset", hard_subset_step),
+)
+
+
+def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None = None,
+                   config: ReportConfig | None = None, progress=_noop) -> Report:
+    config = config or ReportConfig()
+    total = len(STEPS) + 1
+    progress(done=0, total=total, message="scoring predictions")
+    ctx = prepare(questions, predictions, labels, config)
+    for done, (message, step) in enumerate(STEPS, start=1):
+        progress(done=done, message=message)
+        step(ctx)
+    d = ctx.data
     data = {
-        "metric": metric, "metric_requested": config.metric, "available_metrics": list(available),
-        "has_labels": has_labels, "notes": notes, "config": config.as_dict(),
-        "n_questions": n_q, "n_predictions": int(len(predictions)),
-        "systems": systems_rows, "partitions": partitions, "factors": factor_entries,
-        "factors_skipped": skipped, "factor_by_partition": factor_by_partition,
-        "entropy": {"source": config.entropy_source, "n_frames": int(len(entropy)),
-                    "median": float(entropy.median()) if len(entropy) else None},
-        "per_frame": per_frame, "combinations": combinations, "agreement": agree,
-        "hard_subset": {"n": int(len(hard)), "partitions": list(config.hard_partitions),
-                        "factors": list(config.hard_factors), "require": config.hard_require}
-        if hard is not None else None,
+        "metric": ctx.metric, "metric_requested": config.metric, "available_metrics": list(ctx.available),
+        "has_labels": ctx.has_labels, "notes": ctx.notes, "config": config.as_dict(),
+        "human_aggregate": config.human_aggregate,
+        "n_questions": ctx.n_q, "n_predictions": int(len(predictions)),
+        "entropy": {"source": config.entropy_source, "n_frames": int(len(ctx.entropy)),
+                    "median": float(ctx.entropy.median()) if len(ctx.entropy) else None},
+        **d,
     }
     data = clean(data)
-    report = Report(data=data, scores=table, sides=sides, hard_subset=hard)
+    report = Report(data=data, scores=ctx.table, sides=ctx.sides, hard_subset=ctx.hard)
     build_tables(report)
-    progress(done=6, message="done")
+    progress(done=total, message="done")
     return report
 
 
@@ -503,7 +635,8 @@ def build_tables(report: Report) -> None:
     report.tables["partitions"] = part.rename_axis("system")
     report.tables["partition_counts"] = pd.DataFrame(
         {"partition": [f"P{k}" for k in keys], "n": [d["partitions"]["counts"][k] for k in keys]}).set_index("partition")
-    report.figures["partitions"] = {"metric": metric, "keys": keys[::-1], "by_system": d["partitions"]["by_system"]}
+    report.figures["partitions"] = {"metric": metric, "keys": keys[::-1], "by_system": d["partitions"]["by_system"],
+                                    "counts": d["partitions"]["counts"]}
 
     for m in {e["metric"] for e in d["factors"]}:
         entries = [e for e in d["factors"] if e["metric"] == m]

@@ -37,7 +37,9 @@ def report_body(job, progress):
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
         config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", 5), metric=p.get("metric", "hscore"),
-                              dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", 1000), seed=p.get("seed", 0))
+                              dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", 1000), seed=p.get("seed", 0),
+                              human_aggregate=p.get("human_aggregate", "mean"),
+                              table_significance=p.get("significance", "raw"))
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         report = compute_report(questions, predictions, labels, config, progress=progress)
     except ValueError as exc:
@@ -76,9 +78,9 @@ def build_report(job_id):
 
 
 def start_report(corpus, user=None, systems=None, alpha=5, metric="hscore", n_boot=1000, seed=0, figures=True,
-                 judge=None, adjudicated=False):
+                 judge=None, adjudicated=False, human_aggregate="mean", significance="raw"):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, "systems": list(systems or []), "alpha": alpha,
               "metric": metric, "n_boot": n_boot, "seed": seed, "figures": figures, "judge": judge,
-              "adjudicated": bool(adjudicated)}
+              "adjudicated": bool(adjudicated), "human_aggregate": human_aggregate, "significance": significance}
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotation.views.access import researcher_required
 from evaluation import files
 from evaluation.forms import ReportForm
+from evaluation.page import report_page
 from evaluation.tasks import start_report
 
 
@@ -17,7 +18,8 @@ def reports(request):
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"],
-                           adjudicated=d["adjudicated"])
+                           adjudicated=d["adjudicated"], human_aggregate=d["human_aggregate"],
+                           significance=d["significance"])
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]
     return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs},
@@ -33,8 +35,9 @@ def _job(pk):
 def report_detail(request, pk):
     job = _job(pk)
     names = files.file_names(job)
-    context = {"job": job, "files": names, "data": files.load_json(job), "tables": files.html_tables(job),
-               "figures": [n for n in names if n.endswith(".svg")]}
+    data = files.load_json(job)
+    context = {"job": job, "files": names, "data": data, "page": report_page(data) if data else None,
+               "tables": files.html_tables(job), "figures": [n for n in names if n.endswith(".svg")]}
     return render(request, "evaluation/report_detail.html", context)
 
 

@@ -67,3 +67,18 @@ def test_undefined_alpha_is_none_and_single_labels_ignored():
 def test_unknown_value_rejected():
     with pytest.raises(ValueError, match="no rank"):
         krippendorff_alpha(pd.DataFrame([{"item": 1, "annotator": "a", "value": "maybe"}]), LABEL_RANKS)
+
+
+def test_pair_sharing_one_item_is_undefined_with_its_n():
+    from annotation.labels import LABEL_RANKS
+    from evaluation.agreement import krippendorff_alpha
+
+    rows = pd.DataFrame([("i1", "a", "correct"), ("i1", "b", "incorrect"), ("i2", "a", "correct"), ("i2", "c", "correct"),
+                         ("i3", "a", "partial"), ("i3", "c", "incorrect")], columns=["item", "annotator", "value"])
+    out = krippendorff_alpha(rows, LABEL_RANKS)
+    pairs = {tuple(p["annotators"]): p for p in out["pairs"]}
+    ab = pairs[("a", "b")]
+    assert ab["n_items"] == 1 and ab["alpha_ordinal"] is None and ab["alpha_nominal"] is None
+    assert ab["undefined_reason"].startswith("1 shared item")
+    ac = pairs[("a", "c")]
+    assert ac["n_items"] == 2 and ac["alpha_nominal"] is not None and ac["undefined_reason"] is None

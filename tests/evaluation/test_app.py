@@ -51,7 +51,7 @@ def test_task_computes_report_from_database(world):
     assert rows["reference"]["hscore"] == pytest.approx(0.625)
     assert data["partitions"]["n_systems"] == 3  # reference does not vote
     assert data["agreement"]["n_items"] == 1
-    assert {"report.json", "systems.csv", "systems.tex", "partitions.png", "partitions.svg"} <= set(job.result["files"])
+    assert {"report.json", "systems.csv", "systems.tex", "figure3_partitions.png", "figure3_partitions.pdf", "figure3_partitions.svg", "table1_systems.csv", "table1_systems.tex"} <= set(job.result["files"])
 
 
 def test_database_inputs_match_offline_computation(world):
@@ -77,7 +77,7 @@ def test_pages_show_progress_tables_and_figures(world, client):
     client.force_login(world["users"]["researcher"])
     job = run_report(world["corpus"], world["users"]["researcher"])
     page = client.get(f"/research/reports/{job.pk}/").content.decode()
-    assert "partitions.svg" in page and "<table" in page and "sys-alpha" in page
+    assert "figure3_partitions.svg" in page and "<table" in page and "sys-alpha" in page
     assert 'hx-trigger="every 1s"' not in page  # finished: no more polling
     pending = start_report(world["corpus"], world["users"]["researcher"])
     page = client.get(f"/research/reports/{pending.pk}/").content.decode()
@@ -177,3 +177,29 @@ def test_frame_section_in_database_report(world, make_user):
     data = json.loads((report_dir(job.pk) / "report.json").read_text())
     assert data["frames"]["outcomes"]["no_trigger"] == 1
     assert "frame_checks.csv" in job.result["files"]
+
+
+def test_offline_and_in_app_reports_agree_on_the_same_data(world, tmp_path, settings):
+    """The files the app imported, plus its labels exported as a labels file (SPEC 9), give the
+    offline command the same report: the reference system, every metric and the agreement."""
+    from django.core.management import call_command
+
+    from tests.conftest import write_jsonl
+
+    rows = Label.objects.select_related("triplet__question", "annotator")
+    labels = write_jsonl(tmp_path / "labels.jsonl", [
+        {"question_id": r.triplet.question.external_id, "answer": r.triplet.answer, "annotator": r.annotator.username,
+         "label": r.value} for r in rows.order_by("updated_at", "id")])
+    # an extra label on an answer no system gave: it must not change the agreement
+    extra = tmp_path / "labels.jsonl"
+    with open(extra, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"question_id": "q2", "answer": "Krakow", "annotator": "ann2", "label": "correct"}) + "\n")
+    job = run_report(world["corpus"], world["users"]["researcher"], n_boot=0, figures=False)
+    app = json.loads((report_dir(job.pk) / "report.json").read_text())
+    call_command("report", corpus=str(tmp_path / "corpus.jsonl"), predictions=str(tmp_path / "predictions.jsonl"),
+                 labels=str(labels), out=str(tmp_path / "offline"), bootstrap=0, no_figures=True)
+    offline = json.loads((tmp_path / "offline" / "report.json").read_text())
+    assert [r["system"] for r in offline["systems"]] == [r["system"] for r in app["systems"]]
+    assert offline["systems"] == app["systems"]
+    assert offline["agreement"] == app["agreement"]
+    assert offline["factors"] == app["factors"] and offline["partitions"] == app["partitions"]

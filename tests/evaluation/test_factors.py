@@ -55,7 +55,7 @@ def test_predefined_factors():
         frame_elements=[["A"], ["A", "B"], ["A", "B", "C"], None, []],
     )
     sides, thresholds = fx.factor_sides(qs, [fx.FACTORS_BY_NAME[n] for n in ("bias", "coref", "trigger", "lu_in_q", "nb_fes")])
-    assert thresholds["bias"] == 2.5
+    assert thresholds["bias"] == 3.0  # balanced: the rare values below 3 are 2 of the 4 questions
     assert list(sides["bias"].fillna(-1)) == [1, 1, 0, 0, -1]
     assert list(sides["coref"].fillna(-1)) == [1, 0, -1, 1, 0]
     assert list(sides["trigger"].fillna(-1)) == [1, 0, 1, -1, 0]
@@ -145,3 +145,46 @@ def test_mann_whitney_many_distinct_values_large_sample():
         expected = mannwhitneyu(x[~np.isnan(x)], y[~np.isnan(y)], alternative="two-sided")
         assert u[c] == expected.statistic
         assert p[c] == pytest.approx(expected.pvalue, rel=1e-12)
+
+
+def test_bias_balanced_threshold_never_splits_a_frame_and_is_closest_to_half():
+    # frames with their frequency in the adaptation corpus; questions per frame: A 3, B 1, C 2, D 4
+    frames = ["A"] * 3 + ["B"] + ["C"] * 2 + ["D"] * 4
+    freq = {"A": 5, "B": 9, "C": 12, "D": 40}
+    qs = questions(frame=frames, frame_freq=[freq[f] for f in frames])
+    sides, thresholds = fx.factor_sides(qs, [fx.FACTORS_BY_NAME["bias"]])
+    # candidate thresholds and the share of questions below: 5 -> 0/10, 9 -> 3/10, 12 -> 4/10,
+    # 40 -> 6/10: 12 and 40 are both 1/10 from half, the smaller wins
+    assert thresholds["bias"] == 12.0
+    hard = sides["bias"].to_numpy() == 1.0
+    assert hard.sum() == 4
+    for frame in set(frames):  # every frame entirely on one side
+        assert len({h for h, f in zip(hard, frames) if f == frame}) == 1
+    # the old default, the median over the questions (5, 5, 5, 9, 9): < 5 puts nobody in E_f
+    qs = questions(frame=["A"] * 3 + ["B"] * 2, frame_freq=[5] * 3 + [9] * 2)
+    median = fx.Factor("bias_median", "frame_freq", "<", "median")
+    both, thr = fx.factor_sides(qs, [median, fx.FACTORS_BY_NAME["bias"]])
+    assert thr["bias_median"] == 5.0 and (both["bias_median"] == 1.0).sum() == 0
+    assert thr["bias"] == 9.0 and list(both["bias"]) == [1.0, 1.0, 1.0, 0.0, 0.0]  # 60%, the closest to half
+
+
+def test_balanced_threshold_from_integer_counts():
+    assert fx.balanced_threshold(pd.Series([1, 1, 2, 2]), "<") == 2.0  # exactly half below 2
+    assert fx.balanced_threshold(pd.Series([1, 1, 2, 2]), "<=") == 1.0  # the same split
+    assert fx.balanced_threshold(pd.Series([], dtype=float)) is None
+    with pytest.raises(ValueError, match="balanced"):
+        fx.balanced_threshold(pd.Series([1.0]), ">")
+
+
+def test_factor_size_against_corpus_and_against_questions_with_attribute():
+    qs = questions(coref=[True, False, None, None])
+    sides, _ = fx.factor_sides(qs, [fx.FACTORS_BY_NAME["coref"]])
+    eff = fx.factor_effect(np.ones((4, 1)), sides["coref"].to_numpy())
+    assert eff["size_pct"] == 50.0 and eff["size_pct_corpus"] == 25.0
+
+
+def test_skip_reason_names_the_attribute_and_the_remedy():
+    qs = questions(coref=[True, False])
+    assert "frame_elements" in fx.skip_reason(qs, fx.FACTORS_BY_NAME["nb_fes"])
+    assert "import frame annotation or predict frames" in fx.skip_reason(qs, fx.FACTORS_BY_NAME["nb_fes"])
+    assert fx.skip_reason(qs, fx.FACTORS_BY_NAME["dist"]).startswith("no question has `dist`")

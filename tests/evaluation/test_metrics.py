@@ -108,3 +108,47 @@ def test_score_pairs_bulk_equals_single_functions_on_random_text():
         assert f1[i] == metrics.f1(answers[i], refs[i], langs[i]), i
         assert rl[i] == metrics.rouge_l(answers[i], refs[i]), i
     assert 0 < em.mean() < 1 and 0 < f1.mean() < 1 and 0 < rl.mean() < 1
+
+
+def test_equal_ratios_are_equal_floats():
+    """SPEC 4: F1 = 2 * overlap / (|pred| + |ref|) is one integer division. 1/11 reached from
+    several (overlap, |pred|, |ref|) combinations must be one float (with the float precision and
+    recall of 2PR / (P + R), the SQuAD dev F1 values showed 1/11 three ways)."""
+    from fractions import Fraction
+
+    combos = [(1, 1, 21), (1, 21, 1), (1, 2, 20), (1, 20, 2), (1, 10, 12), (1, 12, 10), (2, 5, 39), (3, 33, 33)]
+    values = {metrics.f_measure(c, p, r) for c, p, r in combos}
+    assert len(values) == 1 and values == {float(Fraction(1, 11))}
+    # the old formula splits them: this is the bug the test guards against
+    old = {2 * (c / p) * (c / r) / ((c / p) + (c / r)) for c, p, r in combos}
+    assert len(old) > 1
+    # and every path of the module gives that float: single functions and the bulk scorer
+    answers, refs = [], []
+    for common, n_pred, n_ref in combos:
+        shared = [f"s{i}" for i in range(common)]
+        answers.append(" ".join(shared + [f"p{i}" for i in range(n_pred - common)]))
+        refs.append([" ".join(shared + [f"r{i}" for i in range(n_ref - common)])])
+    em, f1, rl = metrics.score_pairs(answers, refs, ["en"] * len(answers))
+    assert set(f1.tolist()) == set(rl.tolist()) == values
+    assert {metrics.f1(a, r) for a, r in zip(answers, refs)} == values
+    assert {metrics.rouge_l(a, r) for a, r in zip(answers, refs)} == values
+
+
+def test_f_measures_equal_exact_fractions_on_random_counts():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        n_pred, n_ref = int(rng.integers(1, 60)), int(rng.integers(1, 60))
+        common = int(rng.integers(0, min(n_pred, n_ref) + 1))
+        expected = float(Fraction(2 * common, n_pred + n_ref))
+        assert metrics.f_measure(common, n_pred, n_ref) == expected
+
+
+def test_rouge_l_equals_rouge_score_package():
+    # the LCS F-measure of rouge-score (with the Unicode tokenizer), as an exact integer ratio
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=metrics.UnicodeTokenizer())
+    pairs = [("a b c d", "a c"), ("La réponse élégante", "réponse élégante"), ("x y z w v", "v w x y"),
+             ("the cat sat on the mat", "a cat on a mat sat")]
+    for pred, ref in pairs:
+        assert metrics.rouge_l(pred, [ref]) == pytest.approx(scorer.score(ref, pred)["rougeL"].fmeasure, abs=1e-15)

@@ -110,3 +110,41 @@ def test_full_dev_matches_official_and_readme():
         assert round(got[system][0], 2) == em, system
         assert round(got[system][1], 2) == f1, system
     assert time.perf_counter() - started < 60
+
+
+def test_small_per_question_f1_is_the_exact_fraction_and_mann_whitney_equals_scipy(squad_small):
+    """Every per-question F1 of the report is the float of the exact fraction (so ties are ties),
+    and the Mann-Whitney rows of a factor on them equal scipy on those floats."""
+    import math
+    import random
+    from fractions import Fraction
+
+    from scipy.stats import mannwhitneyu
+
+    q, p, _ = read_inputs(squad_small / "corpus.jsonl", squad_small / "predictions.jsonl")
+    q["dist"] = [random.Random(qid).randint(0, 4) for qid in q.index]
+    report = compute_report(q, p, None, ReportConfig(n_boot=0, factors=("dist",)))
+    f1 = report.scores.matrices["f1"]
+    answers = p.set_index(["system", "question_id"])["answer"]
+
+    def exact(pred, gold):
+        a, b = normalize_answer(pred).split(), normalize_answer(gold).split()
+        if not a and not b:
+            return Fraction(1)
+        same = sum((Counter(a) & Counter(b)).values())
+        return Fraction(2 * same, len(a) + len(b)) if same else Fraction(0)
+
+    expected = {}
+    for c, system in enumerate(report.scores.columns[:-1]):
+        column = [float(max(exact(answers[(system, qid)], g) for g in q.at[qid, "answers"])) for qid in q.index]
+        assert f1[:, c].tolist() == column, system  # the same floats, bit for bit
+        expected[system] = column
+    assert len({v for col in expected.values() for v in col if v == float(Fraction(1, 11)) or
+                math.isclose(v, 1 / 11)}) <= 1
+    hard = [d >= 2 for d in q["dist"]]
+    entry = next(e for e in report.data["factors"] if e["metric"] == "f1")
+    for row in entry["rows"][:-1]:
+        col = expected[row["system"]]
+        res = mannwhitneyu([v for v, h in zip(col, hard) if h], [v for v, h in zip(col, hard) if not h],
+                           alternative="two-sided")
+        assert row["u"] == res.statistic and row["p_value"] == pytest.approx(res.pvalue, rel=1e-12, abs=1e-15)

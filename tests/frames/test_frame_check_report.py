@@ -48,7 +48,8 @@ def test_alpha_by_hand():
     assert result["alpha_ordinal"] > result["alpha_nominal"]  # the only disagreement is between neighbours
     assert (result["n_items"], result["n_labels"]) == (4, 8)
     assert result["pairs"] == [{"annotators": ["a", "b"], "n_items": 4, "n_labels": 8,
-                                "alpha_ordinal": result["alpha_ordinal"], "alpha_nominal": result["alpha_nominal"]}]
+                                "alpha_ordinal": result["alpha_ordinal"], "alpha_nominal": result["alpha_nominal"],
+                                "undefined_reason": None}]
     # FEs all "full": no variation, alpha undefined -> None, not NaN
     assert fc.alpha_for(rows, "fes")["alpha_nominal"] is None
 

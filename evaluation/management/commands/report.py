@@ -21,6 +21,8 @@ def _list(text):
 
 class Command(BaseCommand):
     help = "Compute the evaluation report from corpus, predictions and (optional) labels JSONL files."
+    # Files in, files out: no database, so no system checks (they would need the settings of a server).
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True)
@@ -43,6 +45,13 @@ class Command(BaseCommand):
         parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
         parser.add_argument("--hard-require", default="any", choices=["any", "all"])
         parser.add_argument("--no-figures", action="store_true")
+        parser.add_argument("--no-reference-system", action="store_true",
+                            help="do not add the corpus answers as the system `reference` (added by default, as an "
+                                 "import does)")
+        parser.add_argument("--human-aggregate", default="mean", choices=["mean", "majority"],
+                            help="labels of one triplet: mean of their values (default) or majority label (SPEC 3)")
+        parser.add_argument("--significance", default="raw", choices=["raw", "holm"],
+                            help="bold cells of the paper tables: raw p < 0.05 (default, as the paper) or Holm-corrected")
 
     def handle(self, *args, **o):
         import json
@@ -64,9 +73,11 @@ class Command(BaseCommand):
                 lexicon=lexicon, dedup_policy=o["dedup_policy"], n_boot=o["bootstrap"], seed=o["seed"],
                 hard_partitions=tuple(int(k) for k in _list(o["hard_partitions"])),
                 hard_factors=tuple(_list(o["hard_factors"])), hard_require=o["hard_require"],
+                human_aggregate=o["human_aggregate"], table_significance=o["significance"],
             )
             started = time.perf_counter()
-            questions, predictions, labels = read_inputs(o["corpus"], o["predictions"], o["labels"])
+            questions, predictions, labels = read_inputs(o["corpus"], o["predictions"], o["labels"],
+                                                         reference_system=not o["no_reference_system"])
             read_s = time.perf_counter() - started
             started = time.perf_counter()
             report = compute_report(questions, predictions, labels, config)

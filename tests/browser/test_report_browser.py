@@ -1,0 +1,114 @@
+"""A researcher reads a finished report in headless Chromium: significance marks (raw and Holm),
+alpha with its n, annotator pairs undefined below 2 shared items, skipped factors with their
+reasons, readable numbers, the coverage warning, and tables that sort on a click; at 1366 and
+390 px wide (screenshots under /tmp for a look)."""
+import os
+import random
+
+import pytest
+
+from annotation.importers import import_corpus, import_labels, import_predictions
+from annotation.models import Corpus
+from evaluation.tasks import build_report, start_report
+from tests.browser_fixtures import login
+from tests.conftest import write_jsonl
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SCREENSHOTS = os.environ.get("REPORT_SCREENSHOTS", "/tmp")
+
+
+def labelled_corpus(tmp_path):
+    """60 questions with frames and some SPEC 6 attributes (no `dist`: that factor is skipped),
+    3 systems; labels by 3 annotators, sys-c partly unlabeled, two annotators sharing one answer."""
+    rng = random.Random(0)
+    corpus, preds, labels = [], [], []
+    for i in range(60):
+        frame = f"Frame{i % 6}"
+        hard = i % 2 == 0
+        corpus.append({"id": f"q{i}", "context": f"Context {i}.", "question": f"Question {i}?", "answers": [f"gold {i}"],
+                       "frame": frame, "lu": f"w{i % 3}.v", "lu_pos": "noun" if hard else "verb",
+                       "frame_elements": ["A"] * (1 if hard else 3), "coref": hard, "trigger_in_question": not hard,
+                       "frame_freq": 10 + i % 6})
+        for system, good in (("sys-a", 0.95 if not hard else 0.35), ("sys-b", 0.8), ("sys-c", 0.7)):
+            right = rng.random() < good
+            answer = f"gold {i}" if right else f"{system} wrong {i}"
+            preds.append({"question_id": f"q{i}", "system": system, "answer": answer})
+    seen = set()
+    for p in preds:
+        key = (p["question_id"], p["answer"])
+        if key in seen or (p["system"] == "sys-c" and "wrong" in p["answer"] and int(p["question_id"][1:]) % 3 == 0):
+            continue
+        seen.add(key)
+        value = "correct" if p["answer"].startswith("gold") else "incorrect"
+        labels.append({**{k: p[k] for k in ("question_id", "answer")}, "annotator": "ann1", "label": value})
+        if int(p["question_id"][1:]) < 12:  # a second annotator on the first questions
+            labels.append({**{k: p[k] for k in ("question_id", "answer")}, "annotator": "ann2",
+                           "label": value if rng.random() < 0.8 else "partial"})
+    labels.append({"question_id": "q30", "answer": "gold 30", "annotator": "ann3", "label": "partial"})  # 1 shared
+    files = [write_jsonl(tmp_path / n, rows) for n, rows in
+             (("c.jsonl", corpus), ("p.jsonl", preds), ("l.jsonl", labels))]
+    import_corpus(files[0], "lab")
+    c = Corpus.objects.get(name="lab")
+    import_predictions(files[1], c)
+    import_labels(files[2], c)
+    return c
+
+
+def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, settings, monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.MEDIA_ROOT = tmp_path / "media"
+    corpus = labelled_corpus(tmp_path)
+    researcher = make_user("res", "researcher")
+    job = start_report(corpus, researcher, n_boot=0, figures=True)
+    build_report(job.pk)
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    login(page, live_server, "res")
+    page.goto(f"{live_server.url}/research/reports/{job.pk}/")
+    page.wait_for_load_state("load")
+
+    # choices printed, marks explained
+    choices = page.inner_text("#report-choices")
+    assert "labels of one answer mean: labels of an answer averaged" in choices and "raw p < 0.05" in choices and "Holm" in choices
+    # coverage warning: sys-c below 100 %, and a ranking that could flip
+    warning = page.inner_text("#coverage-warning")
+    assert "sys-c" in warning and "could flip" in warning
+    # readable numbers: Hscore with 3 decimals, Hcorrect in %, bounds under partial coverage
+    systems = page.inner_text("#systems-table")
+    assert "sys-c" in systems and " %" in systems and " – " in systems
+    # significance: sys-a's coref delta is large and significant, raw and after Holm
+    coref_col = page.locator("#factors-hscore thead th", has_text="coref")
+    assert coref_col.count() == 1
+    cell = page.locator("#factors-hscore tbody tr", has_text="sys-a").locator("td.sig-holm").first
+    assert cell.count() == 1 and "*†" in cell.inner_text()
+    assert int(cell.inner_text().rstrip("*†")) < 0
+    assert "p " in cell.get_attribute("title") and "U " in cell.get_attribute("title")
+    # skipped factor with its reason
+    assert "dist" in page.inner_text("#skipped-factors") and "no question has ‘dist’" in page.inner_text("#skipped-factors")
+    # agreement: overall alpha with n, a pair with one shared item undefined with its n
+    agreement = page.inner_text("#agreement")
+    assert "n = " in agreement and "items with two or more labels" in agreement
+    assert "undefined (n = 1 item)" in page.inner_text("#agreement-pairs")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.screenshot(path=f"{SCREENSHOTS}/report_1366.png", full_page=True)
+
+    # sorting: the systems table by Hscore, ascending then descending (static JS, no inline script)
+    assert page.locator("script:not([src])").count() == 0 or all(
+        "htmx" in (s or "") for s in page.locator("script:not([src])").all_inner_texts())
+    header = page.locator("#systems-table thead th", has_text="Hscore")
+    index = page.locator("#systems-table thead th").all_inner_texts().index(header.inner_text())
+
+    def column():
+        return [float(t) for t in page.locator(f"#systems-table tbody tr td:nth-child({index + 1})").all_inner_texts()
+                if t.split("\n")[0].strip() != "—" for t in [t.split("\n")[0]]]
+
+    header.click()
+    values = column()
+    assert values == sorted(values) and header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    assert column() == sorted(values, reverse=True)
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=f"{SCREENSHOTS}/report_390.png", full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 400  # wide tables scroll inside their card, the page does not
