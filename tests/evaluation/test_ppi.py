@@ -152,7 +152,7 @@ def test_offline_report_with_judge_labels(tmp_path):
     corpus, preds, labels, judge = _offline_files(tmp_path)
     out = tmp_path / "out"
     call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), judge_labels=str(judge),
-                 out=str(out), bootstrap=0, no_figures=True)
+                 out=str(out), bootstrap=0, no_figures=True, no_reference_system=True)
     data = json.loads((out / "report.json").read_text())
     rows = {(r["system"], r["metric"]): r for r in data["ppi"]}
     assert set(rows) == {(s, m) for s in ("good", "bad") for m in ("hscore", "hcorrect")}
