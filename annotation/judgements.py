@@ -23,24 +23,45 @@ def clean_seconds(seconds):
     return min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
 
 
-def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None):
+def state(row, values):
+    """``(judged, skipped)`` of a judgement row: judged when any of the fields ``values`` names is set."""
+    judged = any(getattr(row, name) is not None for name in values)
+    return judged, (not judged) and row.skipped
+
+
+def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None,
+         on_saved=None):
     """Upsert ``model`` at ``keys`` with ``values`` (or a skip) and log the event; returns ``(row, changed)``.
 
     ``values`` maps the judgement fields to their new values; with ``skip`` they are left as they
     are (a skip over an existing judgement only adds time and an event).
+
+    ``on_saved(before, row)`` runs inside the same transaction once the row is written (or found
+    unchanged for a repeated ``submission_id``): ``before`` is ``state(row, values)`` as it was, or
+    None when the row was created. Callers keep derived counters exact with it.
     """
     seconds = clean_seconds(seconds)
     submission_id = (submission_id or "")[:64] or None
     given = {name: None for name in values} if skip else dict(values)
-    for _attempt in range(3):
+    for attempt in range(3):
         try:
             with transaction.atomic():
-                if submission_id and event_model.objects.filter(submission_id=submission_id).exists():
-                    return model.objects.get(**keys), False
-                row, created = model.objects.select_for_update().get_or_create(
-                    **keys, defaults={"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
-                )
-                if not created:
+                # A repeated submission_id fails on the unique event below and rolls everything
+                # back; only then (attempt > 0) is it looked up, so a first submission saves a query.
+                if attempt and submission_id and event_model.objects.filter(submission_id=submission_id).exists():
+                    row = model.objects.get(**keys)
+                    if on_saved is not None:
+                        on_saved(state(row, values), row)
+                    return row, False
+                # Lock the row if it exists, else insert it; a concurrent insert raises
+                # IntegrityError here and the retry finds the row (no savepoint needed).
+                row = model.objects.select_for_update().filter(**keys).first()
+                before = None if row is None else state(row, values)
+                if row is None:
+                    row = model.objects.create(
+                        **keys, **{"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
+                    )
+                else:
                     if not skip:
                         for name, value in given.items():
                             setattr(row, name, value)
@@ -52,9 +73,12 @@ def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0,
                     row.save(update_fields=[*values, "skipped", "seconds_spent", "fold", "updated_at"])
                 event_model.objects.create(**{event_field: row}, **given, skipped=skip, seconds=seconds,
                                            submission_id=submission_id)
+                if on_saved is not None:
+                    on_saved(before, row)
                 return row, True
         except IntegrityError:
-            # A concurrent request created the row or used the submission id first: retrying finds
-            # it and turns this request into an update or a no-op.
+            # The submission id was used before, or a concurrent request created the row or used
+            # the submission id first: retrying finds it and turns this request into a no-op or
+            # an update.
             continue
     raise RuntimeError(f"could not save the {model._meta.verbose_name} after 3 attempts")
