@@ -16,13 +16,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q
+from django.db.models import Count, F, Q
 from django.http import Http404
 
-from annotation import judgements, roles
+from annotation import fold_sql, judgements, roles
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
 
@@ -41,43 +40,27 @@ def open_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
     403 when ``user`` is not an annotator (as ``annotator_required``), 404 when the fold is not
     theirs. Progress counters that were never counted are counted here.
     """
-    in_role = Group.objects.filter(name=roles.ANNOTATOR, user=OuterRef("annotator_id"))
-    assignment = (Assignment.objects.filter(fold_id=fold_id, fold__kind=kind, annotator=user)
-                  .select_related("fold__corpus").annotate(in_role=Exists(in_role)).first())
-    if assignment is None:
+    found = fold_sql.assignment(user.pk, fold_id, kind, roles.ANNOTATOR)
+    if found is None:
         if not roles.is_annotator(user):
             raise PermissionDenied
         raise Http404("no such fold among your assignments")
-    if not assignment.in_role:
+    assignment, in_role = found
+    if not in_role:
         raise PermissionDenied
     if assignment.done is None:
         refresh_progress(assignment)
     return assignment
 
 
-def _with_my_label(items, user):
-    """Items with the annotator's label (``my_label``: a Label or None) and ``has_previous`` (a judged
-    item before it in the fold), read in the same query as the item."""
-    judged_before = FoldItem.objects.filter(fold_id=OuterRef("fold_id"), position__lt=OuterRef("position"),
-                                            triplet__labels__annotator=user)
-    return (items.select_related("triplet__question")
-            .annotate(mine=FilteredRelation("triplet__labels", condition=Q(triplet__labels__annotator=user)),
-                      my_label_id=F("mine__id"), my_label_value=F("mine__value"), my_label_skipped=F("mine__skipped"),
-                      has_previous=Exists(judged_before)))
-
-
-def _first(items):
-    item = items.first()
-    if item is not None:
-        item.my_label = (Label(pk=item.my_label_id, value=item.my_label_value, skipped=item.my_label_skipped)
-                         if item.my_label_id is not None else None)
-    return item
+def _id(obj):
+    return getattr(obj, "pk", obj)
 
 
 def get_fold_item(fold, item_id, user=None):
-    """The item of ``fold``; with ``user``, also their label and whether a judged item precedes it."""
-    items = FoldItem.objects.filter(pk=item_id, fold=fold)
-    item = _first(_with_my_label(items, user)) if user is not None else items.select_related("triplet__question").first()
+    """The item of ``fold``; with ``user``, also their label (``my_label``) and whether they judged
+    an item before it (``has_previous``)."""
+    item = fold_sql.item("by_id", _id(fold), _id(user), item_id)
     if item is None:
         raise Http404("no such item in this fold")
     return item
@@ -124,8 +107,8 @@ def refresh_progress(assignment):
     with transaction.atomic():
         Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
         progress = fold_progress(assignment.fold, assignment.annotator_id)
-        todo = _todo(assignment.fold, assignment.annotator_id).values_list("position", flat=True).first()
-        cursor = todo if todo is not None else progress.total and _last_position(assignment.fold) + 1
+        todo = fold_sql.item("todo_from", assignment.fold_id, assignment.annotator_id, 0)
+        cursor = todo.position if todo is not None else progress.total and _last_position(assignment.fold_id) + 1
         Assignment.objects.filter(pk=assignment.pk).update(
             done=progress.done, skipped=progress.skipped, total=progress.total, cursor=cursor)
     assignment.done, assignment.skipped, assignment.total, assignment.cursor = (
@@ -133,20 +116,8 @@ def refresh_progress(assignment):
     return progress
 
 
-def _last_position(fold):
-    return FoldItem.objects.filter(fold=fold).order_by("-position").values_list("position", flat=True).first() or 0
-
-
-def _todo(fold, user, from_position=0):
-    """Items without a label of ``user``, in fold order, from ``from_position`` on (index range scan)."""
-    mine = Label.objects.filter(triplet_id=OuterRef("triplet_id"), annotator=user)
-    return (FoldItem.objects.filter(fold=fold, position__gte=from_position).filter(~Exists(mine))
-            .order_by("position"))
-
-
-def _first_skipped(fold, user):
-    return (FoldItem.objects.filter(fold=fold, triplet__labels__annotator=user, triplet__labels__value__isnull=True)
-            .order_by("position"))
+def _last_position(fold_id):
+    return FoldItem.objects.filter(fold_id=fold_id).order_by("-position").values_list("position", flat=True).first() or 0
 
 
 def next_item(fold, user):
@@ -155,22 +126,18 @@ def next_item(fold, user):
     Searches the whole fold (a page open, the API); the judge loop searches from the cursor.
     The item carries ``my_label`` and ``has_previous``.
     """
-    item = _first(_with_my_label(_todo(fold, user), user))
-    if item is not None:
-        return item
-    return _first(_with_my_label(_first_skipped(fold, user), user))
+    return (fold_sql.item("todo_from", _id(fold), _id(user), 0)
+            or fold_sql.item("first_skipped", _id(fold), _id(user)))
 
 
 def previous_item(fold, user, before_position=None):
     """The judged item just before ``before_position`` (or the last judged one): for going back."""
-    items = FoldItem.objects.filter(fold=fold, triplet__labels__annotator=user)
-    if before_position is not None:
-        items = items.filter(position__lt=before_position)
-    return _first(_with_my_label(items.order_by("-position"), user))
+    before = before_position if before_position is not None else 2 ** 31 - 1
+    return fold_sql.item("judged_before", _id(fold), _id(user), before)
 
 
 def item_after(fold, user, position):
-    return _first(_with_my_label(FoldItem.objects.filter(fold=fold, position__gt=position).order_by("position"), user))
+    return fold_sql.item("after", _id(fold), _id(user), position)
 
 
 def choose_next(item, skip, revisit, next_todo, after):
@@ -198,30 +165,23 @@ def judge(assignment, item, value=None, skip=False, seconds=0.0, submission_id=N
     ``my_label`` and ``has_previous``, and ``assignment`` holds the new progress. The next item to do
     is searched from ``assignment.cursor`` on, so the cost does not grow with the annotator's past.
     """
-    fold, user = assignment.fold, assignment.annotator_id
+    fold_id, user = assignment.fold_id, assignment.annotator_id
     outcome = {}
-
-    def next_todo():
-        return _first(_with_my_label(_todo(fold, user, assignment.cursor), user))
-
-    def after(position):
-        return item_after(fold, user, position)
 
     def on_saved(before, row):
         d_done, d_skipped = _progress_delta(before, judgements.state(row, ("value",)))
-        todo = next_todo()
-        first = todo if todo is not None else _first(_with_my_label(_first_skipped(fold, user), user))
-        nxt = choose_next(item, skip, revisit, lambda: first, after)
+        todo = fold_sql.item("todo_from", fold_id, user, assignment.cursor)
+        first = todo if todo is not None else fold_sql.item("first_skipped", fold_id, user)
+        nxt = choose_next(item, skip, revisit, lambda: first, lambda position: item_after(fold_id, user, position))
         cursor = todo.position if todo is not None else assignment.cursor
         if (d_done, d_skipped, cursor) != (0, 0, assignment.cursor):
-            Assignment.objects.filter(pk=assignment.pk).update(
-                done=F("done") + d_done, skipped=F("skipped") + d_skipped, cursor=cursor)
+            fold_sql.move(assignment.pk, d_done, d_skipped, cursor)
             assignment.done += d_done
             assignment.skipped += d_skipped
             assignment.cursor = cursor
         outcome["next"] = nxt
 
-    label, changed = save_judgement(user, fold, item, value=value, skip=skip, seconds=seconds,
+    label, changed = save_judgement(user, assignment.fold, item, value=value, skip=skip, seconds=seconds,
                                     submission_id=submission_id, source=source, on_saved=on_saved)
     return label, changed, outcome["next"]
 
