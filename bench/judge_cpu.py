@@ -45,7 +45,7 @@ from pathlib import Path
 import requests
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "squad-v1.1-dev"
+DEFAULT_DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data")) / "squad-v1.1-dev"
 PASSWORD = "bench-" + secrets.token_hex(6)
 LABELS = ("correct", "partial", "incorrect")
 CLK_TCK = os.sysconf("SC_CLK_TCK")

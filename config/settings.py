@@ -5,6 +5,8 @@ Everything that differs between a laptop and production comes from environment v
 - ``SECRET_KEY`` (required unless ``DEBUG=1``), ``DEBUG`` (off unless ``1``),
   ``ALLOWED_HOSTS`` (comma separated), ``CSRF_TRUSTED_ORIGINS``.
 - ``DATABASE_URL``: default SQLite in ``var/db.sqlite3``; ``postgres://...`` selects PostgreSQL.
+- ``DB_CONN_MAX_AGE``: seconds a server thread keeps its database connection (default 60; 0 opens
+  one per request).
 - ``CELERY_BROKER_URL``: default the embedded ``sqla+sqlite`` broker in ``var/``;
   ``redis://...`` or ``amqp://...`` for production.
 - ``SECURE`` = 1 turns on HTTPS-only cookies, HSTS and the SSL redirect (production behind TLS).
