@@ -20,11 +20,23 @@ from django.db import DEFAULT_DB_ALIAS, connections
 
 from annotation.models import Assignment, Fold, FoldItem, Label, Question, Triplet
 
-_ITEM_FIELDS = ("id", "fold_id", "position", "triplet_id", "is_overlap")
-_TRIPLET_FIELDS = ("id", "question_id", "answer")
-_QUESTION_FIELDS = ("id", "corpus_id", "question", "context", "language")
-_ASSIGNMENT_FIELDS = ("id", "fold_id", "annotator_id", "done", "skipped", "total", "cursor")
-_FOLD_FIELDS = ("id", "corpus_id", "kind", "index", "name")
+
+
+def _in_model_order(model, names):
+    """``names`` (attnames) in the order of the model's concrete fields: ``Model.from_db`` takes the
+    values of a partial row in that order."""
+    order = [f.attname for f in model._meta.concrete_fields]
+    unknown = set(names) - set(order)
+    if unknown:
+        raise ValueError(f"{model.__name__} has no field(s) {sorted(unknown)}")
+    return tuple(sorted(names, key=order.index))
+
+
+_ITEM_FIELDS = _in_model_order(FoldItem, {"id", "fold_id", "position", "triplet_id", "is_overlap"})
+_TRIPLET_FIELDS = _in_model_order(Triplet, {"id", "question_id", "answer"})
+_QUESTION_FIELDS = _in_model_order(Question, {"id", "corpus_id", "question", "context", "language"})
+_ASSIGNMENT_FIELDS = _in_model_order(Assignment, {"id", "fold_id", "annotator_id", "done", "skipped", "total", "cursor"})
+_FOLD_FIELDS = _in_model_order(Fold, {"id", "corpus_id", "kind", "index", "name"})
 
 
 def _q(name):
@@ -83,7 +95,8 @@ def _item(row):
         return None
     n_item, n_triplet, n_question = len(_ITEM_FIELDS), len(_TRIPLET_FIELDS), len(_QUESTION_FIELDS)
     values = list(row)
-    values[4] = bool(values[4])  # is_overlap (an integer on SQLite)
+    overlap = _ITEM_FIELDS.index("is_overlap")
+    values[overlap] = bool(values[overlap])  # an integer on SQLite
     item = FoldItem.from_db(DEFAULT_DB_ALIAS, _ITEM_FIELDS, values[:n_item])
     triplet = Triplet.from_db(DEFAULT_DB_ALIAS, _TRIPLET_FIELDS, values[n_item:n_item + n_triplet])
     start = n_item + n_triplet

@@ -45,6 +45,35 @@ def post(client, fold, item, sub, **data):
     return client.post(reverse("judge", args=[fold.pk]), data, HTTP_HX_REQUEST="true")
 
 
+def test_the_item_shown_is_the_item_with_its_own_question_context_and_answer(big_fold):
+    fold, ann, client = big_fold
+    question = FoldItem.objects.get(fold=fold, position=0).triplet.question
+    question.question, question.context = "What is asked here?", "The paragraph text."
+    question.save()
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    item, sub = fields(html)
+    html = post(client, fold, item, sub).content.decode()
+    shown = FoldItem.objects.get(pk=fields(html)[0])
+    assert shown.position == 1
+    assert '<h2 class="question">What is asked here?</h2>' in html
+    assert '<div class="context" lang="en">The paragraph text.</div>' in html
+    assert f'<div class="answer" id="answer">{shown.triplet.answer}</div>' in html
+    item = annotating.get_fold_item(fold, shown.pk, ann)
+    db = FoldItem.objects.select_related("triplet__question").get(pk=shown.pk)
+    for name in ("id", "fold_id", "position", "triplet_id", "is_overlap"):
+        assert getattr(item, name) == getattr(db, name), name
+    for name in ("id", "question_id", "answer"):
+        assert getattr(item.triplet, name) == getattr(db.triplet, name), name
+    for name in ("id", "corpus_id", "question", "context", "language"):
+        assert getattr(item.triplet.question, name) == getattr(db.triplet.question, name), name
+    assignment = annotating.open_fold(ann, fold.pk)
+    db = Assignment.objects.select_related("fold").get(pk=assignment.pk)
+    for name in ("id", "fold_id", "annotator_id", "done", "skipped", "total", "cursor"):
+        assert getattr(assignment, name) == getattr(db, name), name
+    for name in ("id", "corpus_id", "kind", "index", "name"):
+        assert getattr(assignment.fold, name) == getattr(db.fold, name), name
+
+
 def recount(fold, user):
     p = annotating.fold_progress(fold, user)
     return p.done, p.skipped
