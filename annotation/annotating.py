@@ -5,21 +5,25 @@ implementation. Guarantees:
 - one Label row per (triplet, annotator), whatever the number of tabs or repeated clicks: the
   upsert runs under the unique constraint, and a repeated ``submission_id`` is a no-op;
 - every change is kept as a LabelEvent (history), the Label holds the latest value;
-- an annotator works only on folds assigned to them (``get_assigned_fold``).
+- an annotator works only on folds assigned to them (``get_assigned_fold``, ``open_fold``).
+
+The judge round trip (``judge``) never counts or scans the annotator's past: progress and the
+position to search the next item from live on the ``Assignment`` row, recounted when the fold is
+opened (``refresh_progress``) and moved in the transaction that saves each label.
 """
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef
-from django.db.models import Count, Q
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count, F, Q
 from django.http import Http404
 
-from annotation import judgements
+from annotation import fold_sql, judgements, roles
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
-
 
 
 def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
@@ -30,8 +34,33 @@ def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
     return fold
 
 
-def get_fold_item(fold, item_id):
-    item = FoldItem.objects.filter(pk=item_id, fold=fold).select_related("triplet__question").first()
+def open_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
+    """``user``'s Assignment of the fold, with the fold and the annotator role checked in one query.
+
+    403 when ``user`` is not an annotator (as ``annotator_required``), 404 when the fold is not
+    theirs. Progress counters that were never counted are counted here.
+    """
+    found = fold_sql.assignment(user.pk, fold_id, kind, roles.ANNOTATOR)
+    if found is None:
+        if not roles.is_annotator(user):
+            raise PermissionDenied
+        raise Http404("no such fold among your assignments")
+    assignment, in_role = found
+    if not in_role:
+        raise PermissionDenied
+    if assignment.done is None:
+        refresh_progress(assignment)
+    return assignment
+
+
+def _id(obj):
+    return getattr(obj, "pk", obj)
+
+
+def get_fold_item(fold, item_id, user=None):
+    """The item of ``fold``; with ``user``, also their label (``my_label``) and whether they judged
+    an item before it (``has_previous``)."""
+    item = fold_sql.item("by_id", _id(fold), _id(user), item_id)
     if item is None:
         raise Http404("no such item in this fold")
     return item
@@ -63,26 +92,52 @@ def fold_progress(fold, user):
     return FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
 
 
+def assignment_progress(assignment):
+    """Progress from the counters of the Assignment (no query)."""
+    return FoldProgress(done=assignment.done or 0, skipped=assignment.skipped, total=assignment.total)
+
+
+def refresh_progress(assignment):
+    """Recount the Assignment's counters and cursor from the labels (when the annotator opens a fold).
+
+    Labels written outside the judge loop (imports, the admin) and items appended to the fold are
+    taken into account here. The Assignment row is locked while counting, so a judgement committed
+    meanwhile is either counted or adds itself to the new value, never lost.
+    """
+    with transaction.atomic():
+        Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
+        progress = fold_progress(assignment.fold, assignment.annotator_id)
+        todo = fold_sql.item("todo_from", assignment.fold_id, assignment.annotator_id, 0)
+        cursor = todo.position if todo is not None else progress.total and _last_position(assignment.fold_id) + 1
+        Assignment.objects.filter(pk=assignment.pk).update(
+            done=progress.done, skipped=progress.skipped, total=progress.total, cursor=cursor)
+    assignment.done, assignment.skipped, assignment.total, assignment.cursor = (
+        progress.done, progress.skipped, progress.total, cursor)
+    return progress
+
+
+def _last_position(fold_id):
+    return FoldItem.objects.filter(fold_id=fold_id).order_by("-position").values_list("position", flat=True).first() or 0
+
+
 def next_item(fold, user):
-    """First item without a judgement; when only skipped ones are left, the first skipped one."""
-    mine = Label.objects.filter(triplet_id=OuterRef("triplet_id"), annotator=user)
-    items = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
-    todo = items.filter(~Exists(mine)).first()
-    if todo is not None:
-        return todo
-    return items.filter(Exists(mine.filter(value__isnull=True))).first()
+    """First item without a judgement; when only skipped ones are left, the first skipped one.
+
+    Searches the whole fold (a page open, the API); the judge loop searches from the cursor.
+    The item carries ``my_label`` and ``has_previous``.
+    """
+    return (fold_sql.item("todo_from", _id(fold), _id(user), 0)
+            or fold_sql.item("first_skipped", _id(fold), _id(user)))
 
 
 def previous_item(fold, user, before_position=None):
     """The judged item just before ``before_position`` (or the last judged one): for going back."""
-    items = FoldItem.objects.filter(fold=fold, triplet__labels__annotator=user).select_related("triplet__question")
-    if before_position is not None:
-        items = items.filter(position__lt=before_position)
-    return items.order_by("-position").first()
+    before = before_position if before_position is not None else 2 ** 31 - 1
+    return fold_sql.item("judged_before", _id(fold), _id(user), before)
 
 
 def item_after(fold, user, position):
-    return FoldItem.objects.filter(fold=fold, position__gt=position).select_related("triplet__question").order_by("position").first()
+    return fold_sql.item("after", _id(fold), _id(user), position)
 
 
 def choose_next(item, skip, revisit, next_todo, after):
@@ -103,6 +158,45 @@ def choose_next(item, skip, revisit, next_todo, after):
     return nxt
 
 
+def judge(assignment, item, value=None, skip=False, seconds=0.0, submission_id=None, revisit=False, source="ui"):
+    """Save the judgement of ``item`` and choose the item to show next, in one transaction.
+
+    Returns ``(label, changed, next_item)``; ``next_item`` (or None when the fold is finished) carries
+    ``my_label`` and ``has_previous``, and ``assignment`` holds the new progress. The next item to do
+    is searched from ``assignment.cursor`` on, so the cost does not grow with the annotator's past.
+    """
+    fold_id, user = assignment.fold_id, assignment.annotator_id
+    outcome = {}
+
+    def on_saved(before, row):
+        d_done, d_skipped = _progress_delta(before, judgements.state(row, ("value",)))
+        todo = fold_sql.item("todo_from", fold_id, user, assignment.cursor)
+        if todo is None and assignment.cursor:
+            # Nothing left after the cursor: items added to the fold meanwhile (late predictions,
+            # gold items) may sit before it, so look once from the start before saying "finished".
+            todo = fold_sql.item("todo_from", fold_id, user, 0)
+        first = todo if todo is not None else fold_sql.item("first_skipped", fold_id, user)
+        nxt = choose_next(item, skip, revisit, lambda: first, lambda position: item_after(fold_id, user, position))
+        cursor = todo.position if todo is not None else assignment.cursor
+        if (d_done, d_skipped, cursor) != (0, 0, assignment.cursor):
+            fold_sql.move(assignment.pk, d_done, d_skipped, cursor)
+            assignment.done += d_done
+            assignment.skipped += d_skipped
+            assignment.cursor = cursor
+        outcome["next"] = nxt
+
+    label, changed = save_judgement(user, assignment.fold, item, value=value, skip=skip, seconds=seconds,
+                                    submission_id=submission_id, source=source, on_saved=on_saved)
+    return label, changed, outcome["next"]
+
+
+def _progress_delta(before, after):
+    """Change of (done, skipped) when a label goes from ``before`` (None: no label) to ``after``."""
+    judged_before, skipped_before = before if before is not None else (False, False)
+    judged_after, skipped_after = after
+    return int(judged_after) - int(judged_before), int(skipped_after) - int(skipped_before)
+
+
 def current_label(item, user):
     return Label.objects.filter(triplet_id=item.triplet_id, annotator=user).first()
 
@@ -111,16 +205,28 @@ def new_submission_id():
     return uuid.uuid4().hex
 
 
-def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submission_id=None, source="ui"):
+def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submission_id=None, source="ui",
+                   on_saved=None):
     """Record a label (or a skip) for ``item``; returns ``(label, changed)``.
 
     ``value`` is one of correct / partial / incorrect; ``skip`` keeps an existing value untouched.
+    Without ``on_saved`` (the REST API) the progress counters of the assignment are moved here, in
+    the same transaction; ``judge`` moves them itself together with the cursor.
     """
     if not skip and value not in LABEL_VALUES:
         raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
+    user_id = getattr(user, "pk", user)
+
+    def move_counters(before, row):
+        d_done, d_skipped = _progress_delta(before, judgements.state(row, ("value",)))
+        if d_done or d_skipped:
+            Assignment.objects.filter(fold=fold, annotator_id=user_id, done__isnull=False).update(
+                done=F("done") + d_done, skipped=F("skipped") + d_skipped)
+
     return judgements.save(
-        Label, LabelEvent, "label", {"triplet_id": item.triplet_id, "annotator": user}, {"value": value},
+        Label, LabelEvent, "label", {"triplet_id": item.triplet_id, "annotator_id": user_id}, {"value": value},
         skip=skip, fold=fold, seconds=seconds, submission_id=submission_id, defaults={"source": source},
+        on_saved=on_saved or move_counters,
     )
 
 

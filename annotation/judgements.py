@@ -27,11 +27,22 @@ def clean_seconds(seconds):
     return min(max(seconds, 0.0), MAX_SECONDS_PER_VISIT)
 
 
-def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None):
+def state(row, values):
+    """``(judged, skipped)`` of a judgement row: judged when any of the fields ``values`` names is set."""
+    judged = any(getattr(row, name) is not None for name in values)
+    return judged, (not judged) and row.skipped
+
+
+def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None,
+         on_saved=None):
     """Upsert ``model`` at ``keys`` with ``values`` (or a skip) and log the event; returns ``(row, changed)``.
 
     ``values`` maps the judgement fields to their new values; with ``skip`` they are left as they
     are (a skip over an existing judgement only adds time and an event).
+
+    ``on_saved(before, row)`` runs inside the same transaction once the row is written (or found
+    unchanged for a repeated ``submission_id``): ``before`` is ``state(row, values)`` as it was, or
+    None when the row was created. Callers keep derived counters exact with it.
     """
     seconds = clean_seconds(seconds)
     submission_id = (submission_id or "")[:64] or None
@@ -39,18 +50,24 @@ def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0,
     for _attempt in range(3):
         try:
             with transaction.atomic():
+                # Lock the row if it exists, else insert it; a concurrent insert raises
+                # IntegrityError here and the retry finds the row (no savepoint needed).
                 row = model.objects.select_for_update().filter(**keys).first()
                 if row is not None and submission_id:
                     earlier = event_model.objects.filter(**{event_field: row}, submission_id=submission_id).first()
                     if earlier is not None:
                         if earlier.skipped == skip and all(getattr(earlier, n) == v for n, v in given.items()):
+                            if on_saved is not None:
+                                on_saved(state(row, values), row)
                             return row, False  # a retry of a submission already saved
                         raise SubmissionConflict(
                             f"submission id {submission_id!r} was already used for another judgement of this item; "
                             "nothing was saved: send the change with a new submission id")
+                before = None if row is None else state(row, values)
                 if row is None:
-                    row = model.objects.create(**keys, fold=fold, **given, skipped=skip, seconds_spent=seconds,
-                                               **(defaults or {}))
+                    row = model.objects.create(
+                        **keys, **{"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
+                    )
                 else:
                     if not skip:
                         for name, value in given.items():
@@ -63,6 +80,8 @@ def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0,
                     row.save(update_fields=[*values, "skipped", "seconds_spent", "fold", "updated_at"])
                 event_model.objects.create(**{event_field: row}, **given, skipped=skip, seconds=seconds,
                                            submission_id=submission_id)
+                if on_saved is not None:
+                    on_saved(before, row)
                 return row, True
         except IntegrityError:
             # A concurrent request created the row or used the submission id on it first: retrying

@@ -39,9 +39,11 @@ def is_annotator(user):
 
 
 def roles_context(request):
+    """The user's roles for templates, evaluated only by a template that reads them (the annotator's
+    htmx fragment does not, and saves the groups query)."""
     user = request.user
     return {
-        "role_admin": is_admin(user),
-        "role_researcher": is_researcher(user),
-        "role_annotator": is_annotator(user),
+        "role_admin": lambda: is_admin(user),
+        "role_researcher": lambda: is_researcher(user),
+        "role_annotator": lambda: is_annotator(user),
     }

@@ -68,9 +68,22 @@ class FoldItem(models.Model):
 
 
 class Assignment(models.Model):
+    """A fold given to an annotator, with the annotator's progress through it.
+
+    ``done`` / ``skipped`` / ``total`` and ``cursor`` let a judgement find its progress and the next
+    item without counting or scanning the annotator's past: they are recounted from the labels when
+    the annotator opens the fold (``annotating.refresh_progress``) and then moved by each judgement in
+    the transaction that saves its label. ``cursor`` is a lower bound: no item before that position
+    is still to do. ``done`` is null until the first recount.
+    """
+
     fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     created_at = models.DateTimeField(auto_now_add=True)
+    done = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    skipped = models.PositiveIntegerField(default=0, editable=False)
+    total = models.PositiveIntegerField(default=0, editable=False)
+    cursor = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["fold", "annotator"], name="uniq_assignment")]

@@ -1,28 +1,36 @@
-"""The annotator page: one request saves the judgement and returns the next item (htmx)."""
-from django.http import HttpResponse, HttpResponseBadRequest
+"""The annotator page: one request saves the judgement and returns the next item (htmx).
+
+The judge request is the hot path (an annotator sends thousands): ``annotating.open_fold`` checks
+role and assignment and reads the progress counters in one query, ``annotating.judge`` saves the
+label and finds the next item (with its label and "has a previous item") from the annotator's
+cursor in one transaction; nothing here counts or scans the annotator's past. Review mode
+(``annotation/reviewing.py``) walks one's labelled items instead.
+"""
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
 
-from annotation import annotating, judgements, reviewing
+from annotation import annotating, judgements, reviewing, roles
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
-from annotation.views.access import annotator_required
+
+BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
+
 
 def conflict_response(conflict):
     """409 for a submission id reused with other values (a change is never dropped silently)."""
     return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
-BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
-
-
-def _item_context(request, fold, item, notice=None, review=False):
-    progress = annotating.fold_progress(fold, request.user)
+def _item_context(request, assignment, item, notice=None, review=False):
+    progress = annotating.assignment_progress(assignment)
     started = progress.done + progress.skipped > 0
-    label = annotating.current_label(item, request.user) if item is not None and started else None
-    has_previous = started and annotating.previous_item(
-        fold, request.user, item.position if item is not None else None) is not None
+    label = item.my_label if item is not None and started else None
+    fold = assignment.fold
     return {
         "fold": fold,
         "item": item,
@@ -30,7 +38,7 @@ def _item_context(request, fold, item, notice=None, review=False):
         "buttons": BUTTONS,
         "progress": progress,
         "submission_id": annotating.new_submission_id(),
-        "has_previous": has_previous,
+        "has_previous": started and (item.has_previous if item is not None else True),
         "notice": notice,
         "label_words": LABEL_TITLES.get(label.value) if label is not None and label.value else None,
         "flag_reasons": FLAG_REASONS,
@@ -39,68 +47,85 @@ def _item_context(request, fold, item, notice=None, review=False):
     }
 
 
-def _render_item(request, fold, item, notice=None, status=200, review=False):
+def _render_item(request, assignment, item, notice=None, status=200, review=False):
     template = "annotation/_item.html" if request.htmx else "annotation/annotate.html"
-    return render(request, template, _item_context(request, fold, item, notice, review), status=status)
+    return render(request, template, _item_context(request, assignment, item, notice, review), status=status)
 
 
-@annotator_required
-@require_GET
-def annotate(request, fold_id):
-    fold = annotating.get_assigned_fold(request.user, fold_id)
+def fold_view(*methods):
+    """``annotator_required`` + ``require_http_methods`` for a view of one of the user's folds, in one query.
+
+    The view gets the user's Assignment (``annotating.open_fold``: 403 without the annotator role,
+    404 for a fold that is not theirs). Same answers as the separate decorators: 403, then 405, then 404.
+    """
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, fold_id, *args, **kwargs):
+            if request.method not in methods:
+                if not roles.is_annotator(request.user):
+                    raise PermissionDenied
+                return HttpResponseNotAllowed(methods)
+            return view(request, annotating.open_fold(request.user, fold_id), *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+@fold_view("GET")
+def annotate(request, assignment):
+    # Opening the page recounts progress and cursor from the labels (imports, admin edits, items added).
+    annotating.refresh_progress(assignment)
+    fold = assignment.fold
     seen = f"guidelines-seen-{fold.corpus_id}"
     if request.GET.get("start") == "1":
         request.session[seen] = True
-    elif fold.corpus.guidelines and not request.session.get(seen) and not annotating.fold_progress(fold, request.user).done:
+    elif fold.corpus.guidelines and not request.session.get(seen) and not assignment.done:
         return render(request, "annotation/first_run.html", {"fold": fold})  # first run: the corpus's guidelines
-    return _render_item(request, fold, annotating.next_item(fold, request.user))
+    return _render_item(request, assignment, annotating.next_item(fold, request.user.pk))
 
 
-@annotator_required
-@require_GET
-def show_item(request, fold_id, item_id):
-    fold = annotating.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, annotating.get_fold_item(fold, item_id), review=request.GET.get("review") == "1")
+@fold_view("GET")
+def show_item(request, assignment, item_id):
+    item = annotating.get_fold_item(assignment.fold, item_id, request.user.pk)
+    return _render_item(request, assignment, item, review=request.GET.get("review") == "1")
 
 
-@annotator_required
-@require_GET
-def previous(request, fold_id):
-    fold = annotating.get_assigned_fold(request.user, fold_id)
+@fold_view("GET")
+def previous(request, assignment):
     before = request.GET.get("before")
-    item = annotating.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
+    item = annotating.previous_item(assignment.fold, request.user.pk, int(before) if before and before.isdigit() else None)
     if item is None:
-        item = annotating.next_item(fold, request.user)
-    return _render_item(request, fold, item)
+        item = annotating.next_item(assignment.fold, request.user.pk)
+    return _render_item(request, assignment, item)
 
 
-@annotator_required
-@require_POST
-def judge(request, fold_id):
-    fold = annotating.get_assigned_fold(request.user, fold_id)
+@fold_view("POST")
+def judge(request, assignment):
     item_id = request.POST.get("item", "")
     if not item_id.isdigit():
         return HttpResponseBadRequest("missing item")
-    item = annotating.get_fold_item(fold, int(item_id))
+    item = annotating.get_fold_item(assignment.fold, int(item_id))
     skip = request.POST.get("action") == "skip"
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:
         return HttpResponseBadRequest("label must be one of correct, partial, incorrect")
     try:
-        annotating.save_judgement(
-            request.user, fold, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
-            submission_id=request.POST.get("submission_id"),
+        _label, _changed, nxt = annotating.judge(
+            assignment, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
+            submission_id=request.POST.get("submission_id"), revisit=request.POST.get("revisit") == "1",
         )
     except judgements.SubmissionConflict as conflict:
         return conflict_response(conflict)
+    fold = assignment.fold
     if request.POST.get("review") == "1":  # review mode walks one's labelled items (annotation/reviewing.py)
-        nxt = reviewing.labelled_after(fold, request.user, item.position)
+        after = reviewing.labelled_after(fold, request.user, item.position)
         if not request.htmx:
-            return redirect(reverse("annotate-item", args=[fold.pk, nxt.pk]) + "?review=1" if nxt else reverse("annotate", args=[fold.pk]))
-        return _render_item(request, fold, nxt, review=True)
-    nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
-                                 lambda: annotating.next_item(fold, request.user),
-                                 lambda position: annotating.item_after(fold, request.user, position))
+            return redirect(reverse("annotate-item", args=[fold.pk, after.pk]) + "?review=1" if after
+                            else reverse("annotate", args=[fold.pk]))
+        nxt = annotating.get_fold_item(fold, after.pk, request.user.pk) if after else None
+        return _render_item(request, assignment, nxt, review=True)
     if not request.htmx:
         return redirect("annotate", fold_id=fold.pk)
-    return _render_item(request, fold, nxt)
+    return _render_item(request, assignment, nxt)

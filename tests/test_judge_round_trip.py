@@ -1,0 +1,135 @@
+"""The judge round trip stays cheap and flat: few queries, none growing with the annotator's past,
+and progress counters that always agree with a recount from the labels."""
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation import annotating
+from annotation.models import Assignment, Fold, FoldItem, Label, Question, Triplet
+from annotation.triplet_builder import assign_fold
+
+pytestmark = pytest.mark.django_db
+
+# A judgement (htmx POST: save the label, return the next item) may issue at most this many SQL
+# statements: session, user, assignment+fold+role, item, label lock, label write, history event,
+# next item (with its label and "has a previous item"), counters+cursor = 9, plus the SAVEPOINT /
+# RELEASE pair that stands in a test (which runs inside a transaction) for BEGIN / COMMIT.
+MAX_JUDGE_QUERIES = 11
+
+
+@pytest.fixture
+def big_fold(tiny_corpus, make_user, client):
+    """One fold of 60 items (the tiny corpus' questions with many answers each), assigned to ``ann``."""
+    fold = Fold.objects.create(corpus=tiny_corpus, index=0, name="big")
+    question = Question.objects.filter(corpus=tiny_corpus).first()
+    triplets = Triplet.objects.bulk_create(
+        [Triplet(question=question, answer=f"answer {i}", normalized_answer=f"answer {i}") for i in range(60)])
+    FoldItem.objects.bulk_create([FoldItem(fold=fold, position=i, triplet=t) for i, t in enumerate(triplets)])
+    ann = make_user("ann", "annotator")
+    assign_fold(fold, ann)
+    client.force_login(ann)
+    return fold, ann, client
+
+
+def fields(html):
+    item = re.search(r'name="item" value="(\d+)"', html)
+    sub = re.search(r'name="submission_id" value="(\w+)"', html)
+    return (int(item.group(1)) if item else None), (sub.group(1) if sub else None)
+
+
+def post(client, fold, item, sub, **data):
+    data = {"item": item, "submission_id": sub, "seconds": "1.5", "value": "correct", **data}
+    return client.post(reverse("judge", args=[fold.pk]), data, HTTP_HX_REQUEST="true")
+
+
+def test_the_item_shown_is_the_item_with_its_own_question_context_and_answer(big_fold):
+    fold, ann, client = big_fold
+    question = FoldItem.objects.get(fold=fold, position=0).triplet.question
+    question.question, question.context = "What is asked here?", "The paragraph text."
+    question.save()
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    item, sub = fields(html)
+    html = post(client, fold, item, sub).content.decode()
+    shown = FoldItem.objects.get(pk=fields(html)[0])
+    assert shown.position == 1
+    assert '<h2 class="question">What is asked here?</h2>' in html
+    assert '<div class="context" lang="en">The paragraph text.</div>' in html
+    assert f'<div class="answer" id="answer">{shown.triplet.answer}</div>' in html
+    item = annotating.get_fold_item(fold, shown.pk, ann)
+    db = FoldItem.objects.select_related("triplet__question").get(pk=shown.pk)
+    for name in ("id", "fold_id", "position", "triplet_id", "is_overlap"):
+        assert getattr(item, name) == getattr(db, name), name
+    for name in ("id", "question_id", "answer"):
+        assert getattr(item.triplet, name) == getattr(db.triplet, name), name
+    for name in ("id", "corpus_id", "question", "context", "language"):
+        assert getattr(item.triplet.question, name) == getattr(db.triplet.question, name), name
+    assignment = annotating.open_fold(ann, fold.pk)
+    db = Assignment.objects.select_related("fold").get(pk=assignment.pk)
+    for name in ("id", "fold_id", "annotator_id", "done", "skipped", "total", "cursor"):
+        assert getattr(assignment, name) == getattr(db, name), name
+    for name in ("id", "corpus_id", "kind", "index", "name"):
+        assert getattr(assignment.fold, name) == getattr(db.fold, name), name
+
+
+def recount(fold, user):
+    p = annotating.fold_progress(fold, user)
+    return p.done, p.skipped
+
+
+def test_a_judgement_is_at_most_n_queries_early_and_late_in_the_fold(big_fold):
+    fold, ann, client = big_fold
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    counts = []
+    for i in range(50):
+        item, sub = fields(html)
+        with CaptureQueriesContext(connection) as ctx:
+            response = post(client, fold, item, sub)
+        assert response.status_code == 200
+        html = response.content.decode()
+        counts.append(len(ctx.captured_queries))
+        assert f"{i + 1} / 60" in html
+    assert max(counts) <= MAX_JUDGE_QUERIES, counts
+    assert counts[0] == counts[-1], counts  # the 50th costs what the 1st did
+    # the 50th judgement (item at position 49) searches the next item from position 49 on, not
+    # from the start of the fold
+    searches = [q["sql"] for q in ctx.captured_queries if "l.id IS NULL" in q["sql"]]
+    assert len(searches) == 1 and "fi.position >= 49 AND" in searches[0], searches
+
+
+def test_counters_match_a_recount_through_skips_revisits_repeats_and_the_api(big_fold):
+    fold, ann, client = big_fold
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    items = list(FoldItem.objects.filter(fold=fold).order_by("position"))
+    item, sub = fields(html)
+    post(client, fold, item, sub, action="skip", value="")  # skip the first item
+    post(client, fold, item, sub, action="skip", value="")  # the same post again: a no-op
+    html = post(client, fold, items[1].pk, "s2", value="partial").content.decode()
+    assert fields(html)[0] == items[2].pk
+    post(client, fold, items[0].pk, "s3", value="incorrect", revisit="1")  # a skipped item judged later
+    post(client, fold, items[1].pk, "s4", action="skip", value="", revisit="1")  # skip over a judged one
+    api = client.post(reverse("api-judge", args=[fold.pk]), {"item": items[5].pk, "label": "correct"},
+                      content_type="application/json")
+    assert api.status_code == 200
+    assignment = Assignment.objects.get(fold=fold, annotator=ann)
+    assert (assignment.done, assignment.skipped) == recount(fold, ann) == (3, 0)
+    html = post(client, fold, items[2].pk, "s5", action="skip", value="").content.decode()
+    assignment.refresh_from_db()
+    assert (assignment.done, assignment.skipped) == recount(fold, ann) == (3, 1)
+    assert "3 / 60" in html and "1 skipped" in html
+
+
+def test_labels_written_elsewhere_are_counted_when_the_fold_is_opened(big_fold):
+    fold, ann, client = big_fold
+    client.get(reverse("annotate", args=[fold.pk]))
+    items = list(FoldItem.objects.filter(fold=fold).order_by("position"))
+    # an import (not the judge loop) labels the first three items
+    Label.objects.bulk_create([Label(triplet=it.triplet, annotator=ann, fold=fold, value="correct") for it in items[:3]])
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    assert "3 / 60" in html and fields(html)[0] == items[3].pk
+    # the imported labels are removed again: opening the fold finds the first item to do again
+    Label.objects.filter(annotator=ann).delete()
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    assert "0 / 60" in html and fields(html)[0] == items[0].pk
