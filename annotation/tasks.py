@@ -1,10 +1,10 @@
 """Celery tasks of the annotation app: thin shells over the importers, run as Job rows."""
 from celery import shared_task
-from celery.signals import worker_ready
 
 from annotation import importers
 from annotation.interchange import InterchangeError
-from annotation.jobs import reap_stale_jobs, run_job
+from annotation import worker  # noqa: F401  (the reaper thread of every worker)
+from annotation.jobs import run_job
 from annotation.models import Corpus
 
 
@@ -33,11 +33,3 @@ def import_file(job_id):
     job = run_job(job_id, _import_body)
     return job.status if job else None
 
-
-@worker_ready.connect
-def _reap_on_start(**kwargs):
-    """Jobs left running by a worker that died cannot finish: say so on their rows."""
-    try:
-        reap_stale_jobs()
-    except Exception:  # the database may not be migrated yet; the worker must still start
-        pass

@@ -196,6 +196,20 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Recovery does not wait for the broker: each worker's reaper (annotation.worker) re-sends or fails
+# jobs whose heartbeat went silent. Redis redelivers an unacknowledged task only after the
+# visibility timeout, so it is set above the longest job (a copy delivered while its job still
+# beats is skipped anyway); it is what recovers a task lost between delivery and start.
+if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport passes options to create_engine
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 6 * 3600))}
+
+# Jobs (annotation.jobs): a running job beats every JOB_HEARTBEAT_SECONDS; silent for
+# JOB_STALE_SECONDS it is taken for dead; each worker reaps every JOB_REAP_SECONDS. Worst case from a
+# kill to recovery: stale + reap (75 s by default), given a worker is running.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))
+JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
+JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
+JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
 
 LOGGING = {
     "version": 1,

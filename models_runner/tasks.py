@@ -6,9 +6,9 @@ the default queue (baseline, openai, and weights on an explicit cpu).
 """
 from celery import shared_task
 
-from annotation.jobs import STALE_SECONDS, run_job
+from annotation.jobs import STALE_SECONDS, register_resumer, run_job
 from annotation.models import Job
-from models_runner.inference import run_body
+from models_runner.inference import JOB_KIND, run_body
 
 # A copy of the task delivered while the job still beats (a broker redelivery, a duplicate) waits
 # and tries again: it takes over only if the first worker really stopped.
@@ -34,3 +34,13 @@ def run_inference(self, job_id):
 @shared_task(bind=True, name="models_runner.tasks.run_inference_gpu")
 def run_inference_gpu(self, job_id):
     return _run(self, job_id)
+
+
+def resume(job):
+    """Send the job's task again, to the queue it was started on (the reaper's resume function)."""
+    queue = job.params.get("queue") or "default"
+    task = run_inference_gpu if queue == "gpu" else run_inference
+    task.apply_async(args=[job.pk], queue=queue)
+
+
+register_resumer(JOB_KIND, resume)

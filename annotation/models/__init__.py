@@ -9,7 +9,7 @@ from .frames import (
     FrameLexicon,
     LexicalUnitDef,
 )
-from .jobs import Job
+from .jobs import Job, WorkerBeat
 from .labels import Label, LabelEvent
 from .triplets import Assignment, Fold, FoldItem, Triplet
 
@@ -32,4 +32,5 @@ __all__ = [
     "Question",
     "System",
     "Triplet",
+    "WorkerBeat",
 ]
