@@ -19,7 +19,7 @@ from annotation.dedup import normalize_answer
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.roles import ANNOTATOR
-from annotation.triplet_builder import extend_folds_if_any, triplets_for
+from annotation.triplet_builder import extend_folds_if_any, lock_corpus, triplets_for
 
 BATCH = 5000
 REFERENCE = "reference"
@@ -117,13 +117,19 @@ def import_predictions(path, corpus, progress=_noop):
         if count % 20000 == 0:
             progress(done=count, message=f"validated {count} predictions")
     with transaction.atomic():
+        lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
         for name in sorted(systems):
             by_name[name] = System.objects.get_or_create(name=name, defaults={"kind": System.KIND_IMPORTED})[0]
         rows, meta = [], []
-        for i, (_, record) in enumerate(interchange.read_predictions(path)):
+        taken = _taken_meanwhile(corpus, by_name.values())
+        for i, (line, record) in enumerate(interchange.read_predictions(path)):
             rows.append((i, known[record["question_id"]], record["answer"]))
             meta.append((by_name[record["system"]], record["meta"]))
+            if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:
+                raise InterchangeError(
+                    f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
+                    "(written by another job while this file was checked)", path, line, "question_id")
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)
         now = timezone.now()
@@ -137,6 +143,12 @@ def import_predictions(path, corpus, progress=_noop):
         triplets = {"new_triplets": n_new, "linked_predictions": written,
                     "added_to_folds": extend_folds_if_any(corpus)}
     return {"predictions": written, "systems": sorted(systems), **triplets}
+
+
+def _taken_meanwhile(corpus, systems):
+    """(system id, question id) pairs already stored, read under the corpus lock."""
+    return set(Prediction.objects.filter(question__corpus=corpus, system__in=list(systems))
+               .values_list("system_id", "question_id"))
 
 
 def import_labels(path, corpus, progress=_noop, source="import"):

@@ -62,7 +62,7 @@ class Site:
         return out.stdout
 
     def shell(self, code):
-        return self.manage("shell", "-c", code).strip()
+        return self.manage("shell", "-v", "0", "-c", code).strip().splitlines()[-1]
 
     def job(self, pk):
         status, attempts, error = self._query(f"SELECT status, attempts, error FROM annotation_job WHERE id = {int(pk)}")[0]
