@@ -6,6 +6,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation import models
+from annotation.api import max_upload_size
 from annotation.jobs import request_cancel
 
 
@@ -13,7 +14,7 @@ class ImportForm(forms.Form):
     kind = forms.ChoiceField(choices=[("corpus", "corpus (JSONL or SQuAD JSON)"), ("predictions", "predictions JSONL"),
                                       ("labels", "labels JSONL")])
     corpus = forms.SlugField(max_length=100, help_text="corpus name (a new one is created for a corpus import)")
-    file = forms.FileField()
+    file = forms.FileField(validators=[max_upload_size])
     format = forms.ChoiceField(choices=[("", "from the file extension"), ("jsonl", "JSONL"), ("squad", "SQuAD JSON")],
                                required=False)
 

@@ -1,5 +1,8 @@
 """Celery tasks of the annotation app: thin shells over the importers, run as Job rows."""
+from pathlib import Path
+
 from celery import shared_task
+from django.conf import settings
 
 from annotation import importers
 from annotation.interchange import InterchangeError
@@ -14,6 +17,14 @@ def _import_body(job, progress):
     except InterchangeError as exc:
         # Name the file as the user uploaded it, not as it was stored on disk.
         raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, exc.field) from None
+    finally:
+        remove_upload(job.params.get("path"))
+
+
+def remove_upload(path):
+    """A stored web upload is read by its job only: removed once the job ends, whatever the outcome."""
+    if path and Path(path).resolve().parent == Path(settings.UPLOAD_DIR).resolve():
+        Path(path).unlink(missing_ok=True)
 
 
 def _run_import(p, progress):

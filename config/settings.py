@@ -60,6 +60,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "annotation.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -69,6 +70,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    "annotation.middleware.HostileInputMiddleware",
+    "annotation.middleware.BrokerDownMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -151,6 +154,9 @@ MEDIA_URL = "media/"
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 UPLOAD_DIR = MEDIA_ROOT / "uploads"
+# Largest import file accepted from the web (admin form, POST /api/imports/); stored uploads are
+# removed once their import job ends. The management commands read local files of any size.
+MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
 
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")
@@ -166,6 +172,14 @@ SECURE_HSTS_SECONDS = 31536000 if SECURE else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
 SECURE_HSTS_PRELOAD = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
+# Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
+SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", 8 * 3600 if SECURE else 14 * 24 * 3600))
+SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
+# No inline script anywhere (annotation.middleware adds the header); inline style attributes stay
+# allowed for progress bars.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                           "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+                           "frame-ancestors 'none'")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -174,7 +188,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

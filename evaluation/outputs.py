@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from annotation.export_safety import safe_frame
 from evaluation import figures as figs
 from evaluation.inputs import corpus_records
 
@@ -46,7 +47,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
 
     put(REPORT_JSON, dumps_strict(report.data) + "\n")
     for name, table in report.tables.items():
-        put(f"{name}.csv", table.to_csv())
+        put(f"{name}.csv", safe_frame(table).to_csv())
         put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=name.replace("_", " ")))
     if render_figures:
         for name, data in report.figures.items():

@@ -1,4 +1,6 @@
 """One row for every background job (import, triplets, inference, report, frames)."""
+import re
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -59,6 +61,13 @@ class Job(models.Model):
         if self.status == self.CREATED:
             return "waiting for a worker"
         return ""
+
+    @property
+    def public_error(self):
+        """The error as researchers see it: its first line, server paths reduced to file names, no
+        traceback (admins see ``error`` in full)."""
+        first = (self.error or "").strip().split("\n", 1)[0]
+        return re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)", r"\1", first)[:1000]
 
     @property
     def duration_seconds(self):
