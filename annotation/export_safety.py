@@ -29,7 +29,7 @@ def safe_frame(frame):
     """A copy of ``frame`` whose text cells, index labels and column labels are ``csv_cell``-safe."""
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object:
+        if out[column].dtype.kind not in "biufcmM":  # text (object or string dtype), not numbers or dates
             out[column] = out[column].map(csv_cell)
     out.index = out.index.map(csv_cell)
     out.columns = out.columns.map(csv_cell)
