@@ -7,7 +7,7 @@ from django.utils.html import format_html
 
 from annotation import models
 from annotation.api import max_upload_size
-from annotation.jobs import request_cancel
+from annotation.jobs import health, request_cancel
 
 
 class ImportForm(forms.Form):
@@ -163,7 +163,7 @@ def progress_bar(job):
 
 @admin.register(models.Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "progress", "message", "created_by", "created_at", "finished_at"]
+    list_display = ["id", "kind", "status", "state", "progress", "message", "created_by", "created_at", "finished_at"]
     list_filter = ["kind", "status"]
     readonly_fields = ["kind", "status", "progress", "params", "result", "message", "error", "celery_task_id",
                        "worker", "attempts", "created_by", "created_at", "started_at", "heartbeat_at", "finished_at"]
@@ -173,6 +173,17 @@ class JobAdmin(admin.ModelAdmin):
     @admin.display(description="progress")
     def progress(self, obj):
         return progress_bar(obj)
+
+    @admin.display(description="now")
+    def state(self, obj):
+        return obj.state_note
+
+    def changelist_view(self, request, extra_context=None):
+        """The jobs page says when jobs cannot run: broker unreachable, or no worker seen."""
+        state = health()
+        if state["message"] and request.method == "GET":
+            messages.warning(request, state["message"] + (f" ({state['broker_error']})" if state["broker_error"] else ""))
+        return super().changelist_view(request, extra_context)
 
     @admin.action(description="Cancel the selected jobs")
     def cancel(self, request, queryset):

@@ -226,3 +226,13 @@ def test_session_lifetime_is_shorter_with_secure():
     assert secure.stdout.split() == ["28800", "True"], secure.stderr
     assert plain.stdout.split() == ["1209600", "False"], plain.stderr
     assert Path(REPO / "README.md").read_text().count("SESSION_COOKIE_AGE") >= 1
+
+
+def test_admin_jobs_page_shows_the_health_state(private_redis, client, make_user):
+    boss = make_user("boss", "admin")
+    boss.is_superuser = True
+    boss.save()
+    client.force_login(boss)
+    assert "No worker has been seen" in client.get("/admin/annotation/job/").content.decode()
+    private_redis.stop()
+    assert "task queue (Celery broker) is unreachable" in client.get("/admin/annotation/job/").content.decode()
