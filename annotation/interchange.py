@@ -338,6 +338,11 @@ TEXT_COLUMNS = {"id": 200, "question_id": 200, "language": 16, "frame": 200, "lu
                 "system": 200, "annotator": 150}
 
 
+def unstorable(value):
+    """``(key, reason)`` of the first string no database can store in ``value``, else None."""
+    return _unstorable(value)
+
+
 class HostileValue(ValueError):
     """A JSON value that parses but cannot be stored as it is."""
 

@@ -5,6 +5,7 @@
   or database sees it (PostgreSQL cannot store NUL; ``int('²')`` raises).
 - ``BrokerDownMiddleware``: ``BrokerUnavailable`` raised by a page (starting a report, an import, a
   run) becomes a 503 page saying so; the API answers 503 through DRF.
+- ``StrictJSONParser`` (DRF): API bodies follow the import rules for numbers, nesting and NUL.
 - ``SecurityHeadersMiddleware``: a Content-Security-Policy (scripts only from this site, no inline
   script), and ``Cache-Control: no-store`` on the API and the downloads.
 """
@@ -16,6 +17,10 @@ from django.conf import settings
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from annotation.interchange import loads_checked, unstorable
 from annotation.jobs import BrokerUnavailable
 
 _NUMBERISH = re.compile(r"[\s+\-.,eE]*")
@@ -76,3 +81,19 @@ class SecurityHeadersMiddleware:
         if request.path.startswith(NO_STORE_PREFIXES):
             response["Cache-Control"] = "no-store"
         return response
+
+
+class StrictJSONParser(JSONParser):
+    """DRF's JSON parser with the import rules: no NaN/Infinity, numbers that fit 64 bits, nesting
+    of at most ``MAX_DEPTH``, no NUL or lone surrogate in any string -> 400, never a 500 later."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            data = loads_checked(stream.read().decode(encoding))
+        except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError and HostileValue are ValueErrors
+            raise ParseError(f"JSON parse error - {exc}") from None
+        found = unstorable(data)
+        if found:
+            raise ParseError(f"JSON parse error - {found[0] or 'a string'}: {found[1]}")
+        return data

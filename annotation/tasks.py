@@ -4,9 +4,8 @@ from pathlib import Path
 from celery import shared_task
 from django.conf import settings
 
-from annotation import importers
+from annotation import importers, worker  # noqa: F401  (worker: the reaper thread of every worker)
 from annotation.interchange import InterchangeError
-from annotation import worker  # noqa: F401  (the reaper thread of every worker)
 from annotation.jobs import run_job
 from annotation.models import Corpus
 

@@ -189,6 +189,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StrictLimitOffsetPagination",
+    "DEFAULT_PARSER_CLASSES": ["annotation.middleware.StrictJSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

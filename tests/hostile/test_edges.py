@@ -236,3 +236,15 @@ def test_admin_jobs_page_shows_the_health_state(private_redis, client, make_user
     assert "No worker has been seen" in client.get("/admin/annotation/job/").content.decode()
     private_redis.stop()
     assert "task queue (Celery broker) is unreachable" in client.get("/admin/annotation/job/").content.decode()
+
+
+@pytest.mark.parametrize("body", ['{"corpus": "tiny", "alpha": NaN}', '{"corpus": "tiny", "n_boot": 1e999}',
+                                  '{"corpus": "tiny", "systems": ["a\\u0000b"]}',
+                                  '{"corpus": "tiny", "seed": 100000000000000000000000000}',
+                                  '{"corpus": "tiny", "x": ' + "[" * 200 + "]" * 200 + "}"])
+def test_hostile_json_bodies_are_400(client, make_user, tiny_corpus, body):
+    admin_client(client, make_user, "researcher")
+    before = Job.objects.count()
+    response = client.post("/research/api/reports/", body, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert Job.objects.count() == before
