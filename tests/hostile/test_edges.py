@@ -28,7 +28,7 @@ def free_port():
 
 
 @pytest.fixture
-def private_redis(settings):
+def private_redis(settings, monkeypatch):
     """A redis-server of this test; the Celery app uses it. ``.stop()`` takes it down."""
     if not shutil.which("redis-server"):
         pytest.skip("redis-server not installed")
@@ -45,6 +45,7 @@ def private_redis(settings):
         except OSError:
             time.sleep(0.05)
     old = app.conf.broker_url
+    monkeypatch.setenv("CELERY_BROKER_URL", url)  # Celery reads this variable before its settings
     app.conf.broker_url = url
     app.pool.force_close_all()
     settings.CELERY_TASK_ALWAYS_EAGER = False
