@@ -73,8 +73,9 @@ def broker_problem(timeout=2.0):
 
 
 def _unavailable(problem):
-    return BrokerUnavailable(f"The task queue (Celery broker) is unreachable, so nothing was started; "
-                             f"try again when it is back ({problem}).")
+    log.warning("broker unreachable, job not started: %s", problem)  # the address stays in the server log
+    return BrokerUnavailable("The task queue (Celery broker) is unreachable, so nothing was started; "
+                             "try again when it is back.")
 
 
 def enqueue(job, task, **options):
