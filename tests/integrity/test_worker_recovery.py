@@ -95,7 +95,7 @@ class Site:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
-                self.proc.wait(20)
+                self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 self.kill_worker()
 
