@@ -6,14 +6,15 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation import models
-from annotation.jobs import request_cancel
+from annotation.api import max_upload_size
+from annotation.jobs import health, request_cancel
 
 
 class ImportForm(forms.Form):
     kind = forms.ChoiceField(choices=[("corpus", "corpus (JSONL or SQuAD JSON)"), ("predictions", "predictions JSONL"),
                                       ("labels", "labels JSONL")])
     corpus = forms.SlugField(max_length=100, help_text="corpus name (a new one is created for a corpus import)")
-    file = forms.FileField()
+    file = forms.FileField(validators=[max_upload_size])
     format = forms.ChoiceField(choices=[("", "from the file extension"), ("jsonl", "JSONL"), ("squad", "SQuAD JSON")],
                                required=False)
     # labels only (SPEC 9): see annotation.importers.import_labels
@@ -174,7 +175,8 @@ def progress_bar(job):
 
 @admin.register(models.Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "progress", "message", "error_in_list", "created_by", "created_at", "finished_at"]
+    list_display = ["id", "kind", "status", "state", "progress", "message", "error_in_list", "created_by", "created_at",
+                    "finished_at"]
     list_filter = ["kind", "status"]
     readonly_fields = ["kind", "status", "progress", "params", "result", "message", "error", "celery_task_id",
                        "worker", "attempts", "created_by", "created_at", "started_at", "heartbeat_at", "finished_at"]
@@ -185,6 +187,10 @@ class JobAdmin(admin.ModelAdmin):
     def progress(self, obj):
         return progress_bar(obj)
 
+    @admin.display(description="now")
+    def state(self, obj):
+        return obj.state_note
+
     @admin.display(description="error")
     def error_in_list(self, obj):
         return obj.error_summary
@@ -193,7 +199,11 @@ class JobAdmin(admin.ModelAdmin):
         return False  # jobs are written by workers only: rows are read-only, cancel is an action
 
     def changelist_view(self, request, extra_context=None):
-        # The list reloads itself (meta refresh, no script) while a job is queued or running.
+        """The jobs page says when jobs cannot run (broker unreachable, or no worker seen), and
+        reloads itself (meta refresh, no script) while a job is queued or running."""
+        state = health()
+        if state["message"] and request.method == "GET":
+            messages.warning(request, state["message"] + (f" ({state['broker_error']})" if state["broker_error"] else ""))
         active = models.Job.objects.filter(status__in=[models.Job.CREATED, models.Job.RUNNING]).exists()
         return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
 

@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
@@ -14,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import annotating, frame_checking, judgements, roles
-from annotation.jobs import create_job, enqueue, request_cancel
+from annotation.jobs import BrokerUnavailable, create_job, enqueue, health, request_cancel
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Job, Label, System
@@ -58,11 +59,41 @@ class SystemSerializer(serializers.ModelSerializer):
 
 class JobSerializer(serializers.ModelSerializer):
     percent = serializers.IntegerField(read_only=True)
+    stalled = serializers.BooleanField(read_only=True, help_text="running, but its worker stopped beating")
+    state_note = serializers.CharField(read_only=True)
+    error = serializers.SerializerMethodField()
 
     class Meta:
         model = Job
-        fields = ["id", "kind", "status", "params", "result", "progress_done", "progress_total", "percent",
-                  "message", "error", "created_at", "started_at", "finished_at"]
+        fields = ["id", "kind", "status", "stalled", "state_note", "params", "result", "progress_done",
+                  "progress_total", "percent", "message", "error", "attempts", "created_at", "started_at",
+                  "finished_at"]
+
+    def get_error(self, job) -> str:
+        """Admins read the whole error (traceback included); others its first line, without paths."""
+        request = self.context.get("request")
+        return job.error if request is not None and roles.is_admin(request.user) else job.public_error
+
+
+class HealthSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    broker_ok = serializers.BooleanField()
+    broker_error = serializers.CharField()
+    workers = serializers.ListField(child=serializers.DictField())
+    message = serializers.CharField()
+
+
+class JobHealth(APIView):
+    """Can jobs run now: the broker answers, and workers were seen recently."""
+
+    permission_classes = [IsAuthenticated, IsResearcherRole]
+
+    @extend_schema(responses=HealthSerializer)
+    def get(self, request):
+        data = health()
+        if not roles.is_admin(request.user):
+            data["broker_error"] = "unreachable" if data["broker_error"] else ""
+        return Response(HealthSerializer(data).data)
 
 
 class LabelSerializer(serializers.ModelSerializer):
@@ -123,13 +154,19 @@ class JobCancel(APIView):
     @extend_schema(request=None, responses=JobSerializer)
     def post(self, request, pk):
         job = request_cancel(get_object_or_404(Job, pk=pk))
-        return Response(JobSerializer(job).data)
+        return Response(JobSerializer(job, context={"request": request}).data)
+
+
+def max_upload_size(upload):
+    """Validator of import uploads (API and admin form): at most ``MAX_UPLOAD_BYTES``."""
+    if upload.size > settings.MAX_UPLOAD_BYTES:
+        raise DjangoValidationError(f"file too large: {upload.size} bytes, at most {settings.MAX_UPLOAD_BYTES}")
 
 
 class ImportRequest(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["corpus", "predictions", "labels"])
     corpus = serializers.SlugField(max_length=100)
-    file = serializers.FileField()
+    file = serializers.FileField(validators=[max_upload_size])
     format = serializers.ChoiceField(choices=["jsonl", "squad"], required=False)
     # labels only (SPEC 9): see ``annotation.importers.import_labels``
     match = serializers.ChoiceField(choices=MATCH_MODES, default="dedup")
@@ -164,7 +201,11 @@ def start_import(kind, corpus, path, fmt=None, user=None, original_name=None, op
     if kind == "labels" and options:
         params["options"] = {k: options[k] for k in LABEL_OPTIONS if k in options}
     job = create_job(f"import_{kind}", params, user=user)
-    enqueue(job, import_file)
+    try:
+        enqueue(job, import_file)
+    except BrokerUnavailable:
+        Path(path).unlink(missing_ok=True)  # nothing will read it
+        raise
     return job
 
 
@@ -179,7 +220,7 @@ class ImportStart(APIView):
         path = save_upload(data["file"])
         job = start_import(data["kind"], data["corpus"], path, data.get("format"), request.user, data["file"].name,
                            options=data)
-        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class Quality(APIView):

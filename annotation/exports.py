@@ -5,6 +5,7 @@ import csv
 import io
 import json
 
+from annotation.export_safety import csv_row
 from annotation.models import Flag, Label, Prediction, Triplet
 
 LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "triplet_id", "seconds_spent", "updated_at"]
@@ -71,7 +72,7 @@ def csv_lines(rows, columns):
     for row in rows:
         buffer.seek(0)
         buffer.truncate()
-        writer.writerow(row)
+        writer.writerow(csv_row(row))
         yield buffer.getvalue()
 
 

@@ -6,13 +6,16 @@ only imports ``<app>.tasks``).
 from celery import shared_task
 
 from annotation import frame_jobs
-from annotation.jobs import create_job, enqueue, run_job
+from annotation.jobs import create_job, enqueue, register_resumer, run_job
 
 
 @shared_task(name="annotation.frame_tasks.predict_frames")
 def predict_frames(job_id):
     job = run_job(job_id, frame_jobs.frame_job_body)
     return job.status if job else None
+
+
+register_resumer(frame_jobs.JOB_KIND, lambda job: predict_frames.apply_async(args=[job.pk]))
 
 
 def start_frame_job(corpus, lexicon=frame_jobs.SHIPPED_NAME, model=None, base_url=None, force=False, limit=None,

@@ -23,7 +23,7 @@ from annotation.interchange import InterchangeError
 from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.roles import ANNOTATOR, IMPORTED
-from annotation.triplet_builder import extend_folds_if_any, triplets_for
+from annotation.triplet_builder import extend_folds_if_any, lock_corpus, triplets_for
 
 BATCH = 5000
 REFERENCE = "reference"
@@ -186,13 +186,19 @@ def import_predictions(path, corpus, progress=_noop, name=None):
 
     count = _validate(interchange.each_line(path, interchange.prediction_record, name), check, name, progress, 20000)
     with transaction.atomic():
+        lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
-        for name in sorted(systems):
-            by_name[name] = System.objects.get_or_create(name=name, defaults={"kind": System.KIND_IMPORTED})[0]
+        for system_name in sorted(systems):
+            by_name[system_name] = System.objects.get_or_create(name=system_name, defaults={"kind": System.KIND_IMPORTED})[0]
         rows, meta = [], []
-        for i, (_, record) in enumerate(interchange.read_predictions(path)):
+        taken = _taken_meanwhile(corpus, by_name.values())
+        for i, (line, record) in enumerate(interchange.read_predictions(path)):
             rows.append((i, known[record["question_id"]], record["answer"]))
             meta.append((by_name[record["system"]], record["meta"]))
+            if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:
+                raise InterchangeError(
+                    f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
+                    "(written by another job while this file was checked)", name, line, "question_id")
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)
         now = timezone.now()
@@ -206,6 +212,12 @@ def import_predictions(path, corpus, progress=_noop, name=None):
         triplets = {"new_triplets": n_new, "linked_predictions": written,
                     "added_to_folds": extend_folds_if_any(corpus)}
     return {"predictions": written, "systems": sorted(systems), **triplets}
+
+
+def _taken_meanwhile(corpus, systems):
+    """(system id, question id) pairs already stored, read under the corpus lock."""
+    return set(Prediction.objects.filter(question__corpus=corpus, system__in=list(systems))
+               .values_list("system_id", "question_id"))
 
 
 def match_label_rows(path, corpus, match="dedup"):

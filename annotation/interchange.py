@@ -92,9 +92,11 @@ def iter_json_lines(source, file=None):
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = loads_checked(text)
         except json.JSONDecodeError as exc:
             raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
+        except HostileValue as exc:
+            raise InterchangeError(str(exc), name, line_no) from None
         if not isinstance(obj, dict):
             raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
         if "\\u" in text:  # NUL and lone surrogates can only come in as \u escapes
@@ -196,6 +198,7 @@ def corpus_record(obj, name=None, line=None):
     record["language"] = language.strip().lower()
     record.update(parse_semantic(obj, name, line))
     record["meta"] = _split_meta(obj, CORPUS_FIELDS)
+    check_columns(record, name, line)
     return record
 
 
@@ -217,9 +220,11 @@ def read_squad(source, file=None):
     stream, _ = _open_text(source)
     try:
         try:
-            doc = json.load(stream)
+            doc = loads_checked(stream.read())
         except json.JSONDecodeError as exc:
             raise InterchangeError(f"malformed JSON ({exc.msg})", name, exc.lineno) from None
+        except HostileValue as exc:
+            raise InterchangeError(str(exc), name) from None
     finally:
         if isinstance(source, (str, os.PathLike)):
             stream.close()
@@ -288,8 +293,7 @@ def prediction_record(obj, name=None, line=None):
         "answer": _text(obj, "answer", name, line, allow_empty=True),
         "meta": _split_meta(obj, PREDICTION_FIELDS),
     }
-    if len(record["system"]) > 200:
-        raise InterchangeError("system name longer than 200 characters", name, line, "system")
+    check_columns(record, name, line)
     return record
 
 
@@ -313,6 +317,7 @@ def label_record(obj, name=None, line=None):
         "label": _text(obj, "label", name, line).strip().lower(),
         "meta": _split_meta(obj, LABEL_FIELDS),
     }
+    check_columns(record, name, line)
     if record["label"] not in LABEL_VALUES:
         raise InterchangeError(f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label")
     return record
@@ -397,3 +402,77 @@ class BadLines(InterchangeError):
         else:
             listing = "\n".join(problem_lines(rejects, file))
             super().__init__(f"{len(rejects)} bad lines:\n{listing}", file, first["line"])
+
+
+# --- Hostile values: what no column (or JSON column) can hold is refused with file:line ----------
+# Kept apart from the format rules above: JSON numbers must be finite and fit 64 bits, nesting is
+# bounded (deeper structures break the admin pages that render them), and each field fits its column.
+
+MAX_DEPTH = 20
+MAX_JSON_INT = 2 ** 63 - 1
+INT_COLUMNS = {"dist": 2 ** 31 - 1}  # IntegerField on both databases
+TEXT_COLUMNS = {"id": 200, "question_id": 200, "language": 16, "frame": 200, "lu": 200, "lu_pos": 40,
+                "system": 200, "annotator": 150}
+
+
+def unstorable(value):
+    """``(key, reason)`` of the first string no database can store in ``value``, else None."""
+    return _unstorable(value)
+
+
+class HostileValue(ValueError):
+    """A JSON value that parses but cannot be stored as it is."""
+
+
+def _finite(text):
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise HostileValue(f"number {text[:40]} is out of range (finite numbers only)")
+    return value
+
+
+def _bounded_int(text):
+    if len(text) > 20 or abs(int(text)) > MAX_JSON_INT:
+        raise HostileValue(f"integer {text[:40]} is out of range (64-bit integers only)")
+    return int(text)
+
+
+def _no_constant(text):
+    raise HostileValue(f"{text} is not a number JSON allows (no NaN or Infinity)")
+
+
+def _too_deep(value, limit):
+    """Whether lists/objects nest deeper than ``limit`` levels (iterative: no recursion limit)."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if level > limit:
+            return True
+        stack.extend((child, level + 1) for child in children)
+    return False
+
+
+def loads_checked(text):
+    """``json.loads`` refusing NaN/Infinity, out-of-range numbers and nesting deeper than ``MAX_DEPTH``."""
+    try:
+        obj = json.loads(text, parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError:
+        raise HostileValue(f"nested deeper than {MAX_DEPTH} levels") from None
+    if _too_deep(obj, MAX_DEPTH + 1):  # the line's own object is level 1
+        raise HostileValue(f"nested deeper than {MAX_DEPTH} levels")
+    return obj
+
+
+def check_columns(record, name=None, line=None):
+    """Each text field fits its column, each integer its column's range."""
+    for field, limit in TEXT_COLUMNS.items():
+        value = record.get(field)
+        if isinstance(value, str) and len(value) > limit:
+            raise InterchangeError(f"longer than {limit} characters ({len(value)})", name, line, field)
+    for field, limit in INT_COLUMNS.items():
+        value = record.get(field)
+        if isinstance(value, int) and not -limit - 1 <= value <= limit:
+            raise InterchangeError(f"integer {value} is out of range (at most {limit} in absolute value)", name, line, field)

@@ -7,27 +7,36 @@ returns a JSON-able result dict. Guarantees:
   twice runs once. A *resumable* job (inference) may also be re-claimed when its worker stopped
   beating for ``STALE_SECONDS``: the body then continues where the saved work stops.
 - An exception marks the job ``failed`` with the error text; ``JobCancelled`` marks it ``cancelled``.
-- A non-resumable job whose worker died is marked ``failed`` by ``reap_stale_jobs`` (run at worker
-  start and by ``manage.py reap_jobs``): its body ran inside a transaction, so nothing was applied.
+- While a body runs, a thread beats ``heartbeat_at`` every ``JOB_HEARTBEAT_SECONDS``: a silent
+  heartbeat means the process died (SIGKILL, OOM, machine lost), not that the job is slow.
+- ``reap_stale_jobs`` (every ``JOB_REAP_SECONDS`` on each worker, see ``annotation.worker``, and
+  ``manage.py reap_jobs``) takes the running jobs silent for ``JOB_STALE_SECONDS``: a job whose kind
+  registered a resume function (``register_resumer``) goes back to ``created`` and its task is sent
+  again (it continues where the saved work stops); any other job is marked ``failed`` -- its body ran
+  inside a transaction, so nothing was applied.
 """
 from __future__ import annotations
 
 import logging
 import os
 import socket
+import threading
 import time
 import traceback
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotation.models import Job
+from rest_framework.exceptions import APIException
+
+from annotation.models import Job, WorkerBeat
 
 log = logging.getLogger(__name__)
-STALE_SECONDS = 120
+STALE_SECONDS = settings.JOB_STALE_SECONDS
+LOST = "worker lost while running"
 
 
 class JobCancelled(Exception):
@@ -41,11 +50,53 @@ def create_job(kind, params=None, user=None, total=0, resumable=False):
     )
 
 
+class BrokerUnavailable(APIException):
+    """The task queue cannot be reached: nothing was started (503 in the API, a message on pages)."""
+
+    status_code = 503
+    default_code = "broker_unavailable"
+    user_facing = True
+
+
+def broker_problem(timeout=2.0):
+    """None if the Celery broker accepts a connection now, else the reason in words."""
+    from config.celery import app
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return None
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
+    except Exception as exc:  # kombu wraps the transport's own errors; any of them means "not now"
+        return f"{type(exc).__name__}: {exc}"[:300]
+    return None
+
+
+def _unavailable(problem):
+    log.warning("broker unreachable, job not started: %s", problem)  # the address stays in the server log
+    return BrokerUnavailable("The task queue (Celery broker) is unreachable, so nothing was started; "
+                             "try again when it is back.")
+
+
 def enqueue(job, task, **options):
-    """Send ``task(job.id)`` once the surrounding transaction commits."""
+    """Send ``task(job.id)`` once the surrounding transaction commits.
+
+    The broker is checked first: when it is down the job row is removed and ``BrokerUnavailable``
+    raised, so no job waits "created" for a task that was never sent. If the broker fails between
+    the check and the send, the row is marked failed with the reason.
+    """
+    problem = broker_problem()
+    if problem:
+        Job.objects.filter(pk=job.pk).delete()
+        raise _unavailable(problem)
 
     def send():
-        result = task.apply_async(args=[job.id], **options)
+        try:
+            result = task.apply_async(args=[job.id], **options)
+        except Exception as exc:
+            Job.objects.filter(pk=job.pk, status=Job.CREATED).update(
+                status=Job.FAILED, finished_at=timezone.now(), error="not started: the task queue was unreachable")
+            raise _unavailable(f"{type(exc).__name__}: {exc}"[:300]) from exc
         Job.objects.filter(pk=job.pk, celery_task_id="").update(celery_task_id=result.id or "")
 
     transaction.on_commit(send)
@@ -110,12 +161,13 @@ def run_job(job_id, body):
     if job is None:
         current = Job.objects.filter(pk=job_id).first()
         if current and current.status == Job.RUNNING and not current.resumable and _is_stale(current):
-            _finish(current, Job.FAILED, error="worker lost while running; nothing was applied")
+            _finish(current, Job.FAILED, error=f"{LOST}; nothing was applied: start the job again")
         log.info("job %s not claimable (status %s): skipped", job_id, getattr(current, "status", "missing"))
         return None
     progress = Progress(job)
     try:
-        result = body(job, progress)
+        with Heartbeat(job.pk):
+            result = body(job, progress)
     except JobCancelled as exc:
         _finish(job, Job.CANCELLED, error=str(exc))
     except Exception as exc:  # the job row is the user's only window on the failure
@@ -155,9 +207,106 @@ def request_cancel(job):
     return job
 
 
-def reap_stale_jobs(seconds=STALE_SECONDS):
-    """Mark running, non-resumable jobs whose worker stopped beating as failed. Returns the count."""
+class Heartbeat:
+    """Keeps ``Job.heartbeat_at`` fresh from a thread of the process running the body, on its own
+    connection, so that a live job (however long one step takes) is never taken for a dead one."""
+
+    def __init__(self, job_id, every=None):
+        self.job_id = job_id
+        self.every = settings.JOB_HEARTBEAT_SECONDS if every is None else every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, daemon=True, name=f"job-{job_id}-heartbeat")
+
+    def _beat(self):
+        try:
+            while not self._stop.wait(self.every):
+                try:
+                    Job.objects.filter(pk=self.job_id, status=Job.RUNNING).update(heartbeat_at=timezone.now())
+                except Exception:  # a missed beat (SQLite busy under a long write) must not kill the job
+                    log.warning("heartbeat of job %s missed", self.job_id, exc_info=True)
+        finally:
+            connections.close_all()  # this thread's connections only
+
+    def __enter__(self):
+        if self.every > 0:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+
+# Kinds of job that can continue after their worker died: kind -> function(job) that sends the task again.
+RESUMERS = {}
+
+
+def register_resumer(kind, resume):
+    """Declare ``kind`` resumable by the reaper: ``resume(job)`` re-sends its task (to the right queue)."""
+    RESUMERS[kind] = resume
+
+
+def stale_jobs(seconds=None):
+    seconds = settings.JOB_STALE_SECONDS if seconds is None else seconds
     stale = timezone.now() - timedelta(seconds=seconds)
-    return Job.objects.filter(status=Job.RUNNING, resumable=False).filter(
-        Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True)
-    ).update(status=Job.FAILED, finished_at=timezone.now(), error="worker lost while running; nothing was applied")
+    return Job.objects.filter(status=Job.RUNNING).filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True))
+
+
+def reap_stale_jobs(seconds=None):
+    """Recover running jobs whose heartbeat went silent: resume the resumable ones, fail the others.
+
+    Safe with several reapers at once: each change is conditional on the heartbeat it saw.
+    Returns ``{"resumed": [ids], "failed": [ids], "cancelled": [ids]}``.
+    """
+    out = {"resumed": [], "failed": [], "cancelled": []}
+    for job in stale_jobs(seconds).order_by("pk"):
+        same = Job.objects.filter(pk=job.pk, status=Job.RUNNING, heartbeat_at=job.heartbeat_at)
+        now = timezone.now()
+        resume = RESUMERS.get(job.kind) if job.resumable else None
+        if job.cancel_requested:
+            if same.update(status=Job.CANCELLED, finished_at=now, error=f"{LOST}; cancelled on request"):
+                out["cancelled"].append(job.pk)
+        elif resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
+            if same.update(status=Job.CREATED, worker="", message=f"{LOST}; queued again to resume (attempt {job.attempts + 1})"):
+                try:
+                    resume(job)
+                except Exception:  # broker unreachable: leave it running and stale, the next round retries
+                    log.exception("could not re-send job %s", job.pk)
+                    Job.objects.filter(pk=job.pk, status=Job.CREATED).update(status=Job.RUNNING)
+                else:
+                    log.warning("job %s (%s): worker lost, sent again to resume", job.pk, job.kind)
+                    out["resumed"].append(job.pk)
+        else:
+            if resume is not None:
+                error = f"{LOST} {job.attempts} times; the saved work is kept: start the job again to continue"
+            elif job.resumable:
+                error = f"{LOST}; the saved work is kept: start the job again to continue"
+            else:
+                error = f"{LOST}; nothing was applied: start the job again"
+            if same.update(status=Job.FAILED, finished_at=now, error=error):
+                log.warning("job %s (%s): worker lost, marked failed", job.pk, job.kind)
+                out["failed"].append(job.pk)
+    return out
+
+
+def worker_seen(name, queues=""):
+    """Called by each worker's reaper every round: the worker is alive (for ``health``)."""
+    WorkerBeat.objects.update_or_create(name=name[:200], defaults={"seen_at": timezone.now(), "queues": queues[:500]})
+    WorkerBeat.objects.filter(seen_at__lt=timezone.now() - timedelta(days=1)).delete()
+
+
+def health():
+    """Can jobs run now? The broker answers, and which workers beat recently."""
+    window = max(3 * settings.JOB_REAP_SECONDS, 30)
+    recent = WorkerBeat.objects.filter(seen_at__gte=timezone.now() - timedelta(seconds=window)).order_by("name")
+    workers = [{"name": w.name, "queues": w.queues, "seen_at": w.seen_at} for w in recent]
+    problem = broker_problem()
+    if problem:
+        message = "The task queue (Celery broker) is unreachable: new jobs cannot start."
+    elif not workers:
+        message = f"No worker has been seen in the last {window:.0f} s: jobs will wait until one starts."
+    else:
+        message = ""
+    return {"ok": not problem and bool(workers), "broker_ok": problem is None, "broker_error": problem or "",
+            "workers": workers, "message": message}

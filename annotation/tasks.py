@@ -1,10 +1,12 @@
 """Celery tasks of the annotation app: thin shells over the importers, run as Job rows."""
-from celery import shared_task
-from celery.signals import worker_ready
+from pathlib import Path
 
-from annotation import importers
+from celery import shared_task
+from django.conf import settings
+
+from annotation import importers, worker  # noqa: F401  (worker: the reaper thread of every worker)
 from annotation.interchange import InterchangeError
-from annotation.jobs import reap_stale_jobs, run_job
+from annotation.jobs import run_job
 from annotation.models import Corpus
 
 
@@ -14,6 +16,14 @@ def _import_body(job, progress):
     except InterchangeError as exc:
         # Name the file as the user uploaded it, not as it was stored on disk.
         raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, exc.field) from None
+    finally:
+        remove_upload(job.params.get("path"))
+
+
+def remove_upload(path):
+    """A stored web upload is read by its job only: removed once the job ends, whatever the outcome."""
+    if path and Path(path).resolve().parent == Path(settings.UPLOAD_DIR).resolve():
+        Path(path).unlink(missing_ok=True)
 
 
 def _run_import(p, progress):
@@ -44,11 +54,3 @@ def import_file(job_id):
     job = run_job(job_id, _import_body)
     return job.status if job else None
 
-
-@worker_ready.connect
-def _reap_on_start(**kwargs):
-    """Jobs left running by a worker that died cannot finish: say so on their rows."""
-    try:
-        reap_stale_jobs()
-    except Exception:  # the database may not be migrated yet; the worker must still start
-        pass

@@ -5,7 +5,7 @@ import random
 from collections import defaultdict
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
@@ -25,6 +25,22 @@ def _noop(*args, **kwargs):
     pass
 
 
+CORPUS_LOCK = 7301  # advisory lock namespace: (CORPUS_LOCK, corpus id)
+
+
+def lock_corpus(corpus_id):
+    """Serialise the writers of one corpus's predictions and triplets until the transaction ends.
+
+    PostgreSQL: a transaction-level advisory lock, so two jobs (model runs, imports) never create the
+    same triplet or prediction at once; the second sees the first's rows once it gets the lock. SQLite
+    already serialises writers (one write transaction at a time, ``BEGIN IMMEDIATE``).
+    """
+    assert connection.in_atomic_block, "lock_corpus must run inside a transaction"
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CORPUS_LOCK, int(corpus_id)])
+
+
 @transaction.atomic
 def triplets_for(corpus, rows):
     """Map ``(key, question_id, answer)`` rows to triplet ids, creating the triplets that are missing.
@@ -32,6 +48,7 @@ def triplets_for(corpus, rows):
     Returns ``({key: triplet_id}, number_of_new_triplets)``. Rows should come reference first, so
     that the reference gives the displayed spelling when a group mixes variants.
     """
+    lock_corpus(corpus.pk)
     question_ids = sorted({r[1] for r in rows})
     existing = {}
     for chunk in _chunks(question_ids, BATCH):
@@ -60,6 +77,7 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
     Incremental: existing triplets are reused, so predictions imported or generated later join the
     triplets (and labels) already there. Returns ``{"new_triplets", "linked_predictions"}``.
     """
+    lock_corpus(corpus.pk)
     pending = list(
         Prediction.objects.filter(question__corpus=corpus, triplet__isnull=True)
         .order_by("question__position", "id")

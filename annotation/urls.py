@@ -33,6 +33,7 @@ urlpatterns = [
     path("api/systems/", api.SystemList.as_view(), name="api-systems"),
     path("api/labels/", api.LabelList.as_view(), name="api-labels"),
     path("api/jobs/", api.JobList.as_view(), name="api-jobs"),
+    path("api/jobs/health/", api.JobHealth.as_view(), name="api-jobs-health"),
     path("api/jobs/<int:pk>/", api.JobDetail.as_view(), name="api-job"),
     path("api/jobs/<int:pk>/cancel/", api.JobCancel.as_view(), name="api-job-cancel"),
     path("api/imports/", api.ImportStart.as_view(), name="api-imports"),

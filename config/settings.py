@@ -70,6 +70,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "annotation.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -79,6 +80,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    "annotation.middleware.HostileInputMiddleware",
+    "annotation.middleware.BrokerDownMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -166,6 +169,9 @@ MEDIA_URL = "media/"
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 UPLOAD_DIR = MEDIA_ROOT / "uploads"
+# Largest import file accepted from the web (admin form, POST /api/imports/); stored uploads are
+# removed once their import job ends. The management commands read local files of any size.
+MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
 
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")
@@ -181,6 +187,14 @@ SECURE_HSTS_SECONDS = 31536000 if SECURE else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
 SECURE_HSTS_PRELOAD = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
+# Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
+SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", 8 * 3600 if SECURE else 14 * 24 * 3600))
+SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
+# No inline script anywhere (annotation.middleware adds the header); inline style attributes stay
+# allowed for progress bars.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                           "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+                           "frame-ancestors 'none'")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -190,7 +204,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StrictLimitOffsetPagination",
+    "DEFAULT_PARSER_CLASSES": ["annotation.middleware.StrictJSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -215,6 +231,20 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Recovery does not wait for the broker: each worker's reaper (annotation.worker) re-sends or fails
+# jobs whose heartbeat went silent. Redis redelivers an unacknowledged task only after the
+# visibility timeout, so it is set above the longest job (a copy delivered while its job still
+# beats is skipped anyway); it is what recovers a task lost between delivery and start.
+if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport passes options to create_engine
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 6 * 3600))}
+
+# Jobs (annotation.jobs): a running job beats every JOB_HEARTBEAT_SECONDS; silent for
+# JOB_STALE_SECONDS it is taken for dead; each worker reaps every JOB_REAP_SECONDS. Worst case from a
+# kill to recovery: stale + reap (75 s by default), given a worker is running.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))
+JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
+JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
+JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
 
 LOGGING = {
     "version": 1,

@@ -14,3 +14,5 @@ AXES_ENABLED = os.environ.get("AXES_ENABLED", "0") == "1"
 # processes started by the integrity tests set QAEVAL_JOBS_CONNECTION=1 to keep the second one.
 if os.environ.get("QAEVAL_JOBS_CONNECTION") != "1":
     DATABASES.pop("jobs", None)  # noqa: F405
+    # ... and no heartbeat thread: its own connection would fight the test's transaction on SQLite.
+    JOB_HEARTBEAT_SECONDS = 0

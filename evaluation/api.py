@@ -49,7 +49,7 @@ class ReportJobs(generics.ListAPIView):
         d = form.validated_data
         job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"],
                            human_aggregate=d["human_aggregate"], significance=d["significance"])
-        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class ReportJob(generics.RetrieveAPIView):
@@ -68,8 +68,9 @@ class ReportJSON(APIView):
         job = get_object_or_404(files.report_jobs(), pk=pk)
         data = files.load_json(job)
         if data is None:
-            return Response({"detail": f"report not available (job {job.status})", "status": job.status},
-                            status=status.HTTP_409_CONFLICT)
+            note = f"; {job.state_note}" if job.state_note else ""
+            return Response({"detail": f"report not available (job {job.status}{note})", "status": job.status,
+                             "stalled": job.stalled}, status=status.HTTP_409_CONFLICT)
         return Response(data)
 
 

@@ -4,6 +4,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from annotation.jobs import health
 from annotation.views.access import researcher_required
 from evaluation import files
 from evaluation.forms import ReportForm
@@ -22,8 +23,13 @@ def reports(request):
                            significance=d["significance"])
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]
-    return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs},
+    return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs, "health": health()},
                   status=400 if request.method == "POST" else 200)
+
+
+def _waiting_health(job):
+    """Why a job still waits (broker down, no worker): checked only while it has not started."""
+    return health() if job.status == job.CREATED else None
 
 
 def _job(pk):
@@ -36,8 +42,9 @@ def report_detail(request, pk):
     job = _job(pk)
     names = files.file_names(job)
     data = files.load_json(job)
-    context = {"job": job, "files": names, "data": data, "page": report_page(data) if data else None,
-               "tables": files.html_tables(job), "figures": [n for n in names if n.endswith(".svg")]}
+    context = {"job": job, "health": _waiting_health(job), "files": names, "data": data,
+               "page": report_page(data) if data else None, "tables": files.html_tables(job),
+               "figures": [n for n in names if n.endswith(".svg")]}
     return render(request, "evaluation/report_detail.html", context)
 
 
@@ -45,7 +52,7 @@ def report_detail(request, pk):
 @require_GET
 def report_progress(request, pk):
     job = _job(pk)
-    response = render(request, "evaluation/_progress.html", {"job": job})
+    response = render(request, "evaluation/_progress.html", {"job": job, "health": _waiting_health(job)})
     if job.status in job.FINISHED and request.headers.get("HX-Request"):
         response["HX-Refresh"] = "true"  # reload the page once: tables and figures appear
     return response

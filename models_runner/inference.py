@@ -2,8 +2,8 @@
 
 Resuming: the body answers only the questions of the corpus that have no prediction for the run's
 system yet, and writes each batch with one bulk insert that ignores conflicts on the unique
-(system, question). A worker killed mid-run leaves its saved batches; the re-delivered task
-re-claims the job once its heartbeat is stale (``annotation.jobs.STALE_SECONDS``) and continues;
+(system, question). A worker killed mid-run leaves its saved batches; once its heartbeat is silent
+the reaper of any worker sends the task again (``annotation.jobs.reap_stale_jobs``) and it continues;
 no question ever gets two predictions. At the end the new predictions are linked to triplets
 (``annotation.triplet_builder.assign_triplets``) exactly like imported ones.
 """
@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import time
 from datetime import timedelta
 
-from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -27,7 +25,6 @@ from models_runner.models import InferenceRun
 
 log = logging.getLogger(__name__)
 JOB_KIND = "inference"
-HEARTBEAT_SECONDS = 30
 RESERVED = ("reference",)
 
 
@@ -101,33 +98,6 @@ def pending_questions(run):
             .order_by("position", "id"))
 
 
-class Heartbeat:
-    """Keeps ``Job.heartbeat_at`` fresh from a thread while a long batch runs, so that a live job
-    is never taken for a dead one."""
-
-    def __init__(self, job_id, every=HEARTBEAT_SECONDS):
-        self.job_id, self.every = job_id, every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, daemon=True)
-
-    def _beat(self):
-        try:
-            while not self._stop.wait(self.every):
-                Job.objects.filter(pk=self.job_id, status=Job.RUNNING).update(heartbeat_at=timezone.now())
-        except Exception:  # a missed beat must not kill the run
-            log.exception("heartbeat of job %s failed", self.job_id)
-        finally:
-            connection.close()
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-
 def run_body(job, progress, backend_factory=create_backend):
     """The job body (``annotation.jobs.run_job(job_id, run_body)``)."""
     run = InferenceRun.objects.select_related("corpus", "system").get(job=job)
@@ -151,26 +121,25 @@ def run_body(job, progress, backend_factory=create_backend):
     done, spent = 0, 0.0
     check_cancel = getattr(progress, "check_cancel", None)
     size = run.batch_size
-    with Heartbeat(job.pk):
-        for start in range(0, len(pending), size):
-            rows = pending[start:start + size]
-            t0 = time.perf_counter()
-            answers = backend.answer([QAItem(qid, q, c, lang) for qid, q, c, lang in rows])
-            dt = time.perf_counter() - t0
-            if len(answers) != len(rows):
-                raise RuntimeError(f"backend {run.backend} gave {len(answers)} answers for {len(rows)} questions")
-            Prediction.objects.bulk_create(
-                [Prediction(system_id=run.system_id, question_id=qid, answer=answer or "", meta={"run": run.pk})
-                 for (qid, *_), answer in zip(rows, answers)],
-                ignore_conflicts=True,
-            )
-            done += len(rows)
-            spent += dt
-            InferenceRun.objects.filter(pk=run.pk).update(duration_s=F("duration_s") + dt,
-                                                          questions_done=F("questions_done") + len(rows))
-            progress(done=already + done, message=f"answered {already + done} of {total} ({done / spent if spent else 0:.1f} q/s)")
-            if check_cancel:  # every batch, not only when progress is written
-                check_cancel()
+    for start in range(0, len(pending), size):
+        rows = pending[start:start + size]
+        t0 = time.perf_counter()
+        answers = backend.answer([QAItem(qid, q, c, lang) for qid, q, c, lang in rows])
+        dt = time.perf_counter() - t0
+        if len(answers) != len(rows):
+            raise RuntimeError(f"backend {run.backend} gave {len(answers)} answers for {len(rows)} questions")
+        Prediction.objects.bulk_create(
+            [Prediction(system_id=run.system_id, question_id=qid, answer=answer or "", meta={"run": run.pk})
+             for (qid, *_), answer in zip(rows, answers)],
+            ignore_conflicts=True,
+        )
+        done += len(rows)
+        spent += dt
+        InferenceRun.objects.filter(pk=run.pk).update(duration_s=F("duration_s") + dt,
+                                                      questions_done=F("questions_done") + len(rows))
+        progress(done=already + done, message=f"answered {already + done} of {total} ({done / spent if spent else 0:.1f} q/s)")
+        if check_cancel:  # every batch, not only when progress is written
+            check_cancel()
     run.refresh_from_db()
     run.throughput_qps = run.questions_done / run.duration_s if run.duration_s else None
     run.save(update_fields=["throughput_qps"])

@@ -26,7 +26,6 @@ from annotation.jobs import create_job, enqueue
 from annotation.labels import CORRECT, INCORRECT, PARTIAL
 from annotation.models import Corpus, Triplet
 from models_runner.chat import ChatClient, ChatError, store_exchange
-from models_runner.inference import Heartbeat
 from models_runner.models import Judge, JudgeLabel, JudgeRun
 
 JOB_KIND = "judge"
@@ -197,37 +196,37 @@ def judge_body(job, progress, sleep=None):
     done = unparsed = failed = 0
     spent = 0.0
     check_cancel = getattr(progress, "check_cancel", None)
-    with Heartbeat(job.pk):
-        for start in range(0, len(pending), run.batch_size):
-            batch = pending[start:start + run.batch_size]
-            t0 = time.perf_counter()
-            rows = []
-            for tid, qid, context, question, answer in batch:
-                recorder.last = None
-                try:
-                    reply = client.send(judge_messages(run.prompt, context, question, answer), purpose=PURPOSE,
-                                        question=qid)
-                except ChatError:
-                    if on_error == "fail":
-                        raise
-                    failed += 1
-                    continue
-                value = parse_reply(reply)
-                unparsed += value is None
-                rows.append(JudgeLabel(judge_id=run.judge_id, triplet_id=tid, value=value, run_id=run.pk,
-                                       exchange=recorder.last, source="llm"))
-            dt = time.perf_counter() - t0
-            with transaction.atomic():
-                JudgeLabel.objects.bulk_create(rows, ignore_conflicts=True)
-                JudgeRun.objects.filter(pk=run.pk).update(
-                    triplets_done=F("triplets_done") + len(rows), duration_s=F("duration_s") + dt,
-                    unparsed=F("unparsed") + sum(r.value is None for r in rows))
-            done += len(batch)
-            spent += dt
-            progress(done=already + done, message=f"judged {already + done} of {total} "
-                     f"({done / spent if spent else 0:.1f} triplets/s)")
-            if check_cancel:
-                check_cancel()
+    # annotation.jobs.run_job keeps the heartbeat fresh while this runs.
+    for start in range(0, len(pending), run.batch_size):
+        batch = pending[start:start + run.batch_size]
+        t0 = time.perf_counter()
+        rows = []
+        for tid, qid, context, question, answer in batch:
+            recorder.last = None
+            try:
+                reply = client.send(judge_messages(run.prompt, context, question, answer), purpose=PURPOSE,
+                                    question=qid)
+            except ChatError:
+                if on_error == "fail":
+                    raise
+                failed += 1
+                continue
+            value = parse_reply(reply)
+            unparsed += value is None
+            rows.append(JudgeLabel(judge_id=run.judge_id, triplet_id=tid, value=value, run_id=run.pk,
+                                   exchange=recorder.last, source="llm"))
+        dt = time.perf_counter() - t0
+        with transaction.atomic():
+            JudgeLabel.objects.bulk_create(rows, ignore_conflicts=True)
+            JudgeRun.objects.filter(pk=run.pk).update(
+                triplets_done=F("triplets_done") + len(rows), duration_s=F("duration_s") + dt,
+                unparsed=F("unparsed") + sum(r.value is None for r in rows))
+        done += len(batch)
+        spent += dt
+        progress(done=already + done, message=f"judged {already + done} of {total} "
+                 f"({done / spent if spent else 0:.1f} triplets/s)")
+        if check_cancel:
+            check_cancel()
     return {"judge": run.judge.name, "corpus": run.corpus.name, "triplets": total, "judged_now": done - failed,
             "skipped_existing": already, "unparsed": unparsed, "failed": failed}
 

@@ -7,9 +7,10 @@ the default queue (baseline, openai, and weights on an explicit cpu).
 """
 from celery import shared_task
 
-from annotation.jobs import STALE_SECONDS, run_job
+from annotation.jobs import STALE_SECONDS, register_resumer, run_job
 from annotation.models import Job
-from models_runner.inference import run_body
+from models_runner.inference import JOB_KIND, run_body
+from models_runner.judging import JOB_KIND as JUDGE_KIND
 from models_runner.judging import judge_body
 
 # A copy of the task delivered while the job still beats (a broker redelivery, a duplicate) waits
@@ -42,3 +43,19 @@ def run_inference_gpu(self, job_id):
 def run_judge(self, job_id):
     """An LLM judge over a corpus's triplets (resumable: a redelivery continues from the saved labels)."""
     return _run(self, job_id, judge_body)
+
+
+def resume(job):
+    """Send the job's task again, to the queue it was started on (the reaper's resume function)."""
+    queue = job.params.get("queue") or "default"
+    task = run_inference_gpu if queue == "gpu" else run_inference
+    task.apply_async(args=[job.pk], queue=queue)
+
+
+def resume_judge(job):
+    """The reaper's resume function for judge runs: continue from the labels already saved."""
+    run_judge.apply_async(args=[job.pk], queue=job.params.get("queue") or "default")
+
+
+register_resumer(JOB_KIND, resume)
+register_resumer(JUDGE_KIND, resume_judge)

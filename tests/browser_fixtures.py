@@ -23,7 +23,9 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # The tests instrument pages with page.evaluate / wait_for_function (string eval), which the
+    # site's CSP forbids; tests/browser/test_csp_browser.py drives the pages under the CSP itself.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page = context.new_page()
     yield page
     context.close()

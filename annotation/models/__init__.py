@@ -10,7 +10,7 @@ from .frames import (
     FrameLexicon,
     LexicalUnitDef,
 )
-from .jobs import Job
+from .jobs import Job, WorkerBeat
 from .labels import Label, LabelEvent
 from .quality import Adjudication, GoldItem
 from .triplets import Assignment, Fold, FoldItem, Triplet
@@ -37,4 +37,5 @@ __all__ = [
     "Question",
     "System",
     "Triplet",
+    "WorkerBeat",
 ]

@@ -1,4 +1,6 @@
 """One row for every background job (import, triplets, inference, report, frames)."""
+import re
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -56,7 +58,43 @@ class Job(models.Model):
         return lines[-1][:200] if lines else ""
 
     @property
+    def stalled(self):
+        """Running, but its worker has been silent for ``JOB_STALE_SECONDS``: the reaper will act."""
+        if self.status != self.RUNNING:
+            return False
+        limit = timezone.now() - timezone.timedelta(seconds=settings.JOB_STALE_SECONDS)
+        return self.heartbeat_at is None or self.heartbeat_at < limit
+
+    @property
+    def state_note(self):
+        """What the status means right now, in words (shown on the pages and in the API)."""
+        if self.stalled:
+            what = "sent again to resume" if self.resumable else "marked failed"
+            return f"its worker stopped answering; it will be {what} automatically within a minute or two"
+        if self.status == self.CREATED:
+            return "waiting for a worker"
+        return ""
+
+    @property
+    def public_error(self):
+        """The error as researchers see it: its first line, server paths reduced to file names, no
+        traceback (admins see ``error`` in full)."""
+        first = (self.error or "").strip().split("\n", 1)[0]
+        return re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)", r"\1", first)[:1000]
+
+    @property
     def duration_seconds(self):
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()
         return None
+
+
+class WorkerBeat(models.Model):
+    """A Celery worker that is alive: its reaper thread refreshes ``seen_at`` every round (health check)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    queues = models.CharField(max_length=500, blank=True)
+    seen_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.name} (seen {self.seen_at:%Y-%m-%d %H:%M:%S})"

@@ -3,6 +3,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from annotation import exports
+from annotation.export_safety import attachment
 from annotation.models import Corpus
 from annotation.views.access import researcher_required
 
@@ -14,7 +15,8 @@ def _corpus(request):
 
 def _stream(lines, filename, content_type):
     response = StreamingHttpResponse(lines, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = attachment(filename)
+    response["Cache-Control"] = "no-store"
     return response
 
 

@@ -1,13 +1,20 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from annotation.jobs import STALE_SECONDS, reap_stale_jobs
+from annotation.jobs import reap_stale_jobs
 
 
 class Command(BaseCommand):
-    help = "Mark running jobs whose worker died (no heartbeat) as failed."
+    help = ("Recover running jobs whose worker died (heartbeat silent): resumable ones are sent again, "
+            "the others marked failed. Every worker already does this on its own every JOB_REAP_SECONDS.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--seconds", type=int, default=STALE_SECONDS)
+        parser.add_argument("--seconds", type=float, default=settings.JOB_STALE_SECONDS)
 
     def handle(self, seconds, **options):
-        self.stdout.write(f"{reap_stale_jobs(seconds)} stale jobs marked failed")
+        import models_runner.tasks  # noqa: F401  (registers the resumable kinds)
+        import annotation.frame_tasks  # noqa: F401
+
+        out = reap_stale_jobs(seconds)
+        self.stdout.write(f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, "
+                          f"{len(out['cancelled'])} cancelled")

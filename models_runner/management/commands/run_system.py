@@ -79,8 +79,7 @@ class Command(BaseCommand):
         if not o["sync"]:
             from models_runner import tasks
 
-            task = tasks.run_inference_gpu if job.params.get("queue") == "gpu" else tasks.run_inference
-            task.apply_async(args=[job.pk], queue=job.params.get("queue") or "default")
+            tasks.resume(job)
             self.stdout.write(f"job {job.pk} re-queued")
             return
         self.finish(job.pk)

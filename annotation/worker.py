@@ -1,0 +1,57 @@
+"""The worker's own reaper: a thread in every Celery worker that recovers jobs whose worker died.
+
+Started when the worker is ready, stopped when it shuts down; nothing to add to the worker's command
+line (``bin/run-demo`` and production start workers as before). Every ``JOB_REAP_SECONDS`` it calls
+``annotation.jobs.reap_stale_jobs``: resumable jobs are sent again, the others marked failed. Several
+workers reaping at once is safe (each change is conditional on the heartbeat the reaper saw).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+
+from celery.signals import worker_ready, worker_shutdown
+from django.conf import settings
+from django.db import close_old_connections, connections
+
+log = logging.getLogger(__name__)
+_stop = threading.Event()
+
+
+def reap_forever(interval, name="", queues="", stop=_stop):
+    from annotation.jobs import reap_stale_jobs, worker_seen
+
+    try:
+        while True:
+            try:
+                close_old_connections()
+                worker_seen(name, queues)
+                reap_stale_jobs()
+            except Exception:  # database not migrated yet, or briefly unreachable: try again next round
+                log.warning("job reaper round failed", exc_info=True)
+            if stop.wait(interval):
+                return
+    finally:
+        connections.close_all()
+
+
+@worker_ready.connect
+def start_reaper(sender=None, **kwargs):
+    if settings.JOB_REAP_SECONDS <= 0:
+        return
+    name = f"{getattr(sender, 'hostname', '') or socket.gethostname()}:{os.getpid()}"
+    try:
+        queues = ",".join(sorted(sender.app.amqp.queues.consume_from))
+    except Exception:
+        queues = ""
+    _stop.clear()
+    threading.Thread(target=reap_forever, args=(settings.JOB_REAP_SECONDS, name, queues), daemon=True,
+                     name="job-reaper").start()
+    log.info("job reaper: every %s s, jobs silent for %s s", settings.JOB_REAP_SECONDS, settings.JOB_STALE_SECONDS)
+
+
+@worker_shutdown.connect
+def stop_reaper(**kwargs):
+    _stop.set()
