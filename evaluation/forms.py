@@ -34,7 +34,9 @@ class ReportForm(forms.Form):
         data = super().clean()
         corpus, name = data.get("corpus"), data.get("judge")
         if corpus is not None and name and judge_inputs.pick_judge(corpus, name) is None:
-            self.add_error("judge", f"judge {name} has no labels in corpus {corpus.name}")
+            others = [j.name for j in judge_inputs.corpus_judges(corpus)]
+            self.add_error("judge", f"judge {name} has no labels in corpus {corpus.name}; choose "
+                           + (f"one of {', '.join(others)} or none" if others else "none"))
         return data
 
     def clean_systems(self):

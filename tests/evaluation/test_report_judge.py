@@ -98,7 +98,7 @@ def test_form_rejects_a_judge_without_labels_in_the_chosen_corpus(study, client,
                   "other")
     client.force_login(study["researcher"])
     resp = client.post("/research/", {"corpus": "other", "alpha": 5, "metric": "hscore", "n_boot": 0, "judge": "j1"})
-    assert resp.status_code == 400 and "judge j1 has no labels in corpus other" in resp.content.decode()
+    assert resp.status_code == 400 and "judge j1 has no labels in corpus other; choose none" in resp.content.decode()
 
 
 def test_api_takes_the_judge_and_adjudicated(study, client):
