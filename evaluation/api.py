@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from annotation.api import IsResearcherRole, JobSerializer
 from annotation.models import Corpus
-from evaluation import files
+from evaluation import files, judge_inputs
 from evaluation.human import AGGREGATES
 from evaluation.report import METRICS, SIGNIFICANCE_MARKS
 from evaluation.tasks import start_report
@@ -27,12 +27,22 @@ class ReportRequest(serializers.Serializer):
     seed = serializers.IntegerField(required=False, default=0)
     human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
     significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
+    adjudicated = serializers.BooleanField(required=False, default=False)
+    judge = serializers.CharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None,
+                                  help_text="automatic judge of the prediction-powered estimates: absent or null, "
+                                            "the one with the most labels in the corpus; \"\", none")
 
     def validate_corpus(self, value):
         corpus = Corpus.objects.filter(name=value).first()
         if corpus is None:
             raise serializers.ValidationError(f"no corpus named {value!r}")
         return corpus
+
+    def validate(self, data):
+        name = data.get("judge")
+        if name and judge_inputs.pick_judge(data["corpus"], name) is None:
+            raise serializers.ValidationError({"judge": f"judge {name!r} has no labels in corpus {data['corpus'].name}"})
+        return data
 
 
 class ReportJobs(generics.ListAPIView):
@@ -48,7 +58,8 @@ class ReportJobs(generics.ListAPIView):
         form.is_valid(raise_exception=True)
         d = form.validated_data
         job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"],
-                           human_aggregate=d["human_aggregate"], significance=d["significance"])
+                           human_aggregate=d["human_aggregate"], significance=d["significance"],
+                           adjudicated=d["adjudicated"], judge=d["judge"])
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

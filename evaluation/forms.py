@@ -2,6 +2,7 @@
 from django import forms
 
 from annotation.models import Corpus
+from evaluation import judge_inputs
 from evaluation.report import METRICS
 
 
@@ -17,9 +18,26 @@ class ReportForm(forms.Form):
     human_aggregate = forms.ChoiceField(
         choices=[("mean", "mean of the labels' values"), ("majority", "majority label (ties: mean of the tied labels)")],
         initial="mean", required=False, label="Labels of one answer", help_text="printed with every table")
+    judge = forms.ChoiceField(required=False, label="Automatic judge",
+                              help_text="prediction-powered estimates with this judge's labels (SPEC 10); none: human only")
     significance = forms.ChoiceField(
         choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw", required=False,
         label="Bold cells in the paper tables")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = judge_inputs.judge_names()  # the most labels first: the default
+        self.fields["judge"].choices = [("", "none"), *((n, n) for n in names)]
+        self.fields["judge"].initial = names[0] if names else ""
+
+    def clean(self):
+        data = super().clean()
+        corpus, name = data.get("corpus"), data.get("judge")
+        if corpus is not None and name and judge_inputs.pick_judge(corpus, name) is None:
+            others = [j.name for j in judge_inputs.corpus_judges(corpus)]
+            self.add_error("judge", f"judge {name} has no labels in corpus {corpus.name}; choose "
+                           + (f"one of {', '.join(others)} or none" if others else "none"))
+        return data
 
     def clean_systems(self):
         return [s.strip() for s in self.cleaned_data["systems"].split(",") if s.strip()]

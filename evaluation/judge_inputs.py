@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 from django.db.models import Count
 
-from annotation.models import Fold, Label, Prediction
+from annotation.models import Fold, GoldItem, Label, Prediction
 from models_runner.models import Judge, JudgeLabel
 
 
@@ -22,6 +22,13 @@ def corpus_judges(corpus):
     """Judges with labels in ``corpus``, the most labels first."""
     return list(Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
                 .annotate(n=Count("labels")).order_by("-n", "name"))
+
+
+def judge_names():
+    """Names of every judge with labels, the most labels (over all corpora) first: the report form's
+    choices, its default the first."""
+    return list(Judge.objects.filter(labels__value__isnull=False).annotate(n=Count("labels"))
+                .order_by("-n", "name").values_list("name", flat=True))
 
 
 def pick_judge(corpus, name=None):
@@ -43,9 +50,16 @@ def judge_labels(corpus, judge) -> pd.DataFrame | None:
     return pd.DataFrame({"tkey": frame["triplet"].map(_tkey), "annotator": judge.name, "label": frame["label"]})
 
 
+def gold_keys(corpus) -> list[str]:
+    """Triplet keys of the corpus's gold items (annotation/gold.py)."""
+    return [_tkey(t) for t in GoldItem.objects.filter(triplet__question__corpus=corpus)
+            .order_by("triplet_id").values_list("triplet_id", flat=True)]
+
+
 def sample_facts(corpus) -> dict:
     """Counts behind the validity guard: triplet folds no annotator started, triplets skipped and
-    never labeled, labels imported from files."""
+    never labeled, labels imported from files, gold triplets with a human label; and ``gold_keys``,
+    the gold triplets' keys, whose human labels the prediction-powered rows leave out (docs/report.md)."""
     labels = Label.objects.filter(triplet__question__corpus=corpus)
     started = set(labels.filter(fold__isnull=False).values_list("fold_id", flat=True).distinct())
     folds = set(Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).values_list("id", flat=True))
@@ -53,12 +67,17 @@ def sample_facts(corpus) -> dict:
     skipped = labels.filter(skipped=True, value__isnull=True).exclude(triplet_id__in=labeled)
     return {"folds_not_started": len(folds - started) if started else 0,
             "skipped": skipped.values("triplet_id").distinct().count(),
-            "imported": labels.filter(source="import", value__isnull=False).count()}
+            "imported": labels.filter(source="import", value__isnull=False).count(),
+            "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False).values("triplet_id").distinct().count(),
+            "gold_keys": gold_keys(corpus)}
 
 
 def judge_inputs(corpus, name=None):
-    """(judge labels or None, facts) for the report of ``corpus``; ``name``: which judge (default:
-    the one with the most labels; a name without labels in the corpus is a ValueError)."""
+    """(judge labels or None, facts) for the report of ``corpus``; ``name``: which judge (None: the
+    one with the most labels in the corpus; ``""``: no judge; a name without labels in the corpus is a
+    ValueError)."""
+    if name == "":
+        return None, sample_facts(corpus)
     judge = pick_judge(corpus, name)
     if name and judge is None:
         raise ValueError(f"no judge named {name!r} has labels in corpus {corpus.name}")

@@ -3,7 +3,7 @@ database, no templates), so that the page's choices are tested here and the temp
 them out.
 
 Formats: Hscore, ROUGE-L, F1, EM in [0, 1] with 3 decimals; Hcorrect and coverage in % with 1
-decimal; deltas as integers; p-values with 2 significant digits (``< 0.001`` below); a missing
+decimal; deltas as integers; lambda with 2 decimals, gain as ``2.50×``; p-values with 2 significant digits (``< 0.001`` below); a missing
 value as an em dash. Significance marks: ``*`` raw p < 0.05, ``†`` Holm-corrected p < 0.05.
 """
 from __future__ import annotations
@@ -124,6 +124,33 @@ def factor_by_partition(data):
                      for f, v in fbp.items()]}
 
 
+def gain(v):
+    return f"{v:.2f}×" if _ok(v) else DASH
+
+
+def interval_text(metric, low, high):
+    return f"{metric_value(metric, low)} – {metric_value(metric, high)}" if _ok(low) and _ok(high) else DASH
+
+
+def ppi_tables(data):
+    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric (Hscore 0-1,
+    Hcorrect %), a row per system; empty without a judge."""
+    tables = []
+    for metric in ("hscore", "hcorrect"):
+        rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
+        if not rows:
+            continue
+        tables.append({"metric": metric, "title": METRIC_TITLES[metric], "rows": [{
+            "system": r["system"], "n": f"{r['n_human']} / {r['n_total']}", "n_sort": r["n_human"],
+            "estimate": metric_value(metric, r.get("estimate")), "estimate_sort": sort_key(r.get("estimate")),
+            "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
+            "classical": metric_value(metric, r.get("classical")), "classical_sort": sort_key(r.get("classical")),
+            "classical_interval": interval_text(metric, r.get("classical_ci_low"), r.get("classical_ci_high")),
+            "lambda": score(r.get("lambda"), 2), "gain": gain(r.get("gain")), "gain_sort": sort_key(r.get("gain")),
+        } for r in rows]})
+    return tables
+
+
 def _quoted(text: str) -> str:
     """`name` (report.json's Markdown-like quoting) as ‘name’ for the page."""
     parts = text.split("`")
@@ -154,6 +181,7 @@ def report_page(data) -> dict:
             name, "no question has the attribute"))} for name in data.get("factors_skipped", [])],
         "factor_by_partition": factor_by_partition(data),
         "agreement": agreement(data),
+        "ppi_tables": ppi_tables(data),
         "notes": [n for n in data.get("notes", []) if not n.startswith("partial coverage:")],
         "marks": {"raw": RAW_MARK, "holm": HOLM_MARK},
     }

@@ -52,11 +52,18 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
 
 
 def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
-                      judge_labels: pd.DataFrame | None) -> pd.DataFrame:
+                      judge_labels: pd.DataFrame | None, gold=None, aggregate: str = "mean") -> pd.DataFrame:
     """One row per prediction: ``system``, ``tkey``, ``h_hscore``, ``h_hcorrect``, ``f_hscore``,
-    ``f_hcorrect`` (NaN = no human / no judge score). Every frame carries a ``tkey`` column."""
+    ``f_hcorrect`` (NaN = no human / no judge score). Every frame carries a ``tkey`` column.
+
+    ``gold``: triplet keys of gold items. An admin chose them and every annotator labels them, so their
+    human labels are not a random draw: their predictions get no human score here (judge score only,
+    like any unlabeled prediction) and the human sample stays a uniform one (docs/report.md).
+    ``aggregate``: how one triplet's human labels make its score (SPEC 3, the report's choice)."""
     tkeys = predictions["tkey"]
-    h = human.triplet_scores(labels if labels is not None and len(labels) else None)
+    if gold is not None and labels is not None and len(labels):
+        labels = labels[~labels["tkey"].isin(set(gold))]
+    h = human.triplet_scores(labels if labels is not None and len(labels) else None, aggregate)
     f = judge_triplet_scores(judge_labels)
     out = pd.DataFrame({"system": predictions["system"].to_numpy(), "tkey": tkeys.to_numpy()})
     for prefix, scores in (("h", h), ("f", f)):
@@ -203,7 +210,8 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
     each as ``{reason, count, handling}``. From the data: human-labeled predictions the judge did
     not score; judge scores that differ between labeled and unlabeled predictions (Mann-Whitney,
     p < 0.01: the labeled ones are not a random sample). ``facts`` (from the platform): counts of
-    ``folds_not_started``, ``skipped`` items, ``gold`` items, ``imported`` labels."""
+    ``folds_not_started``, ``skipped`` items, ``gold`` items with human labels, ``imported`` labels
+    (other keys, such as ``gold_keys``, are ignored here)."""
     reasons = []
     h, f = scores["h_hscore"].to_numpy(), scores["f_hscore"].to_numpy()
     unjudged = int((~np.isnan(h) & np.isnan(f)).sum())
@@ -225,8 +233,9 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
                               "estimates given over all judged predictions; the human sample covers only started folds"),
         "skipped": ("triplets skipped by annotators (hard items are skipped more often)",
                     "counted as unlabeled (judge score only)"),
-        "gold": ("gold / control items in the human sample (not drawn at random)",
-                 "estimates given as computed; gold items count as human-labeled"),
+        "gold": ("gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at random)",
+                 "their human labels are left out of the prediction-powered rows (judge score only); "
+                 "they count in the systems table"),
         "imported": ("labels imported from files (not served in the platform's random order)",
                      "estimates given as computed; check that the file's triplets were drawn at random"),
     }
@@ -247,11 +256,12 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
 
 
 def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame,
-                systems=None, facts: dict | None = None):
+                systems=None, facts: dict | None = None, aggregate: str = "mean"):
     """(``ppi`` rows, ``judge`` dict, ``table_ppi`` DataFrame) for one report. All frames carry a
-    ``tkey`` column; ``judge_labels`` holds one judge (``annotator`` = its name, SPEC 10)."""
+    ``tkey`` column; ``judge_labels`` holds one judge (``annotator`` = its name, SPEC 10); human
+    scores aggregate a triplet's labels as the report does (``aggregate``, SPEC 3)."""
     name = judge_name(judge_labels)
-    scores = prediction_scores(predictions, labels, judge_labels)
+    scores = prediction_scores(predictions, labels, judge_labels, (facts or {}).get("gold_keys"), aggregate)
     rows = ppi_rows(scores, systems)
     judge = {"name": name, "n_labels": int(judge_labels["label"].notna().sum()),
              "agreement": judge_agreement(labels, judge_labels), "validity": validity_reasons(scores, facts)}
@@ -277,7 +287,8 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
         return
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    rows, judge, table = ppi_section(predictions, labels, judge_labels, order or None, facts)
+    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    rows, judge, table = ppi_section(predictions, labels, judge_labels, order or None, facts, aggregate)
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
     report.tables["table_ppi"] = table
     for reason in judge["validity"]:
@@ -293,10 +304,11 @@ def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
     judge) the validity guard's reasons."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}")
-    scores = prediction_scores(predictions, labels, judge_labels)
+    has_judge = judge_labels is not None and not judge_labels.empty
+    # gold triplets' labels stay out of the prediction-powered estimate only (with a judge)
+    scores = prediction_scores(predictions, labels, judge_labels, (facts or {}).get("gold_keys") if has_judge else None)
     if judge_labels is None or judge_labels.empty:
         scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
-    has_judge = judge_labels is not None and not judge_labels.empty
     reasons = validity_reasons(scores, facts) if has_judge else []
     rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
     for r in rows:

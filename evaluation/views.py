@@ -20,7 +20,7 @@ def reports(request):
         d = form.cleaned_data
         job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"],
                            adjudicated=d["adjudicated"], human_aggregate=d["human_aggregate"],
-                           significance=d["significance"])
+                           significance=d["significance"], judge=d["judge"])
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]
     return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs, "health": health()},

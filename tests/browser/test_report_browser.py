@@ -112,3 +112,39 @@ def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, set
     page.screenshot(path=f"{SCREENSHOTS}/report_390.png", full_page=True)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 400  # wide tables scroll inside their card, the page does not
+
+
+def test_report_page_with_a_judge(page, live_server, make_user, tmp_path, settings, monkeypatch):
+    """The prediction-powered estimates in a card of their own, one table per metric, readable at
+    1366 and 390 px (screenshots report_judge_1366.png, report_judge_390.png)."""
+    from annotation.models import Prediction
+    from models_runner.judging import import_judge_labels
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.MEDIA_ROOT = tmp_path / "media"
+    corpus = labelled_corpus(tmp_path)
+    rng = random.Random(1)
+    rows = {(p.question.external_id, p.answer) for p in Prediction.objects.filter(question__corpus=corpus)
+            .select_related("question")}
+    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", [
+        {"question_id": q, "answer": a, "annotator": "judge-a",
+         "label": ("correct" if a.startswith("gold") else "incorrect") if rng.random() < 0.9 else "partial"}
+        for q, a in sorted(rows)]), corpus)
+    job = start_report(corpus, make_user("res", "researcher"), n_boot=0, figures=False)
+    build_report(job.pk)
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    login(page, live_server, "res")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/research/reports/{job.pk}/")
+    page.wait_for_load_state("load")
+    card = page.locator("#ppi-estimates")
+    assert "judge-a" in card.locator("h2").inner_text()
+    hscore = page.inner_text("#ppi-hscore")
+    assert "sys-c" in hscore and "λ" in hscore and "×" in hscore and " – 0." in hscore
+    assert " %" in page.inner_text("#ppi-hcorrect")
+    card.screenshot(path=f"{SCREENSHOTS}/report_judge_card_1366.png")
+    page.screenshot(path=f"{SCREENSHOTS}/report_judge_1366.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    card.screenshot(path=f"{SCREENSHOTS}/report_judge_card_390.png")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400

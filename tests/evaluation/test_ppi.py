@@ -227,12 +227,13 @@ def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
     from evaluation.judge_inputs import sample_facts
 
     folds = create_folds(tiny_corpus, k=3, seed=0, overlap=0)
-    assert sample_facts(tiny_corpus) == {"folds_not_started": 0, "skipped": 0, "imported": 0}  # nothing started
+    assert sample_facts(tiny_corpus) == {"folds_not_started": 0, "skipped": 0, "imported": 0, "gold": 0,
+                                         "gold_keys": []}  # nothing started
     ann = make_user("ann", "annotator")
     first, second = (f.items.order_by("position").first().triplet for f in folds[:2])
     Label.objects.create(triplet=first, annotator=ann, fold=folds[0], value="correct", source="ui")
     Label.objects.create(triplet=second, annotator=ann, fold=folds[1], value=None, skipped=True, source="ui")
-    assert sample_facts(tiny_corpus) == {"folds_not_started": 1, "skipped": 1, "imported": 0}
+    assert sample_facts(tiny_corpus) == {"folds_not_started": 1, "skipped": 1, "imported": 0, "gold": 0, "gold_keys": []}
 
 
 def test_conclusions_without_a_judge_are_classical():
