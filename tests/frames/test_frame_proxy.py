@@ -66,7 +66,9 @@ def test_index_is_fast_on_thousands_of_lus_and_questions():
     index = fp.TriggerIndex(entries)
     found = [index.candidates(q) for q in questions]
     elapsed = time.perf_counter() - start
-    assert elapsed < 5, elapsed
+    # A guard against a pathological (per-LU scan) index only, loose enough for a loaded CI machine;
+    # the speed itself is measured by bench scripts, not here (about 1.8 s on a quiet machine).
+    assert elapsed < 30, elapsed
     # every question is made of LU words only: each of its distinct words is a candidate
     q = questions[0]
     assert {c.word for c in found[0]} >= set(q.rstrip("?").split())

@@ -147,11 +147,16 @@ def test_report_tables_neutralised(tmp_path):
     from evaluation.outputs import write_report
 
     table = pd.DataFrame({"score": [-0.5, 0.25], "note": ["=1+1", "fine"]}, index=pd.Index(["@sys", "-sys"], name="system"))
-    report = SimpleNamespace(data={"n": 1}, tables={"scores": table}, bold={}, figures={}, hard_subset=None)
+    systems = [{"system": "=cmd|' /C calc'!A0", "n": 1, "coverage": 1.0, "hscore": 0.5, "hcorrect": 0.5,
+                "rouge_l": 0.5, "f1": 0.5, "em": 0.0}]
+    report = SimpleNamespace(data={"n": 1, "systems": systems}, tables={"scores": table}, bold={}, figures={},
+                             hard_subset=None)
     write_report(report, tmp_path, render_figures=False)
     back = pd.read_csv(tmp_path / "scores.csv", index_col=0)
     assert list(back.index) == ["'@sys", "'-sys"] and list(back["note"]) == ["'=1+1", "fine"]
     assert list(back["score"]) == [-0.5, 0.25]
+    paper = (tmp_path / "table1_systems.csv").read_text()  # the paper tables go through the same guard
+    assert "'=cmd" in paper and "\n=cmd" not in paper and not paper.startswith("=")
     from annotation.export_safety import csv_cell
 
     assert [csv_cell(v) for v in ("\tx", "\rx", "-x", "x-", -1, None)] == ["'\tx", "'\rx", "'-x", "x-", -1, None]
