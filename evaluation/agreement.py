@@ -46,9 +46,14 @@ def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
     unknown = set(rows["value"].unique()) - set(ranks)
     if unknown:
         raise ValueError(f"values {sorted(map(str, unknown))} have no rank; known: {sorted(map(str, ranks))}")
-    rows = rows.drop_duplicates(["item", "annotator"], keep="last")
-    counts = rows.groupby("item")["annotator"].transform("size")
-    rows = rows[counts >= min_values]
+    # the same as drop_duplicates(["item", "annotator"], keep="last") then the items' sizes, on
+    # integer codes of the two columns (the pivot below then only sees the kept rows)
+    item, _ = pd.factorize(rows["item"], use_na_sentinel=False)
+    annotator, annotators = pd.factorize(rows["annotator"], use_na_sentinel=False)
+    last = ~pd.Series(item.astype(np.int64) * max(len(annotators), 1) + annotator).duplicated(keep="last").to_numpy()
+    rows, item = rows[last], item[last]
+    if len(item):  # (groupby leaves an item of NaN out)
+        rows = rows[(np.bincount(item)[item] >= min_values) & rows["item"].notna().to_numpy()]
     table = rows.assign(rank=rows["value"].map(ranks).astype(float)).pivot(index="annotator", columns="item", values="rank")
     return table.to_numpy(dtype=float), list(table.index), list(table.columns)
 

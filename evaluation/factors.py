@@ -252,6 +252,16 @@ class TieGroups:
     # (a group may be empty: with few distinct values every (column, value) pair is a group)
     n_groups: int
     n_columns: int
+    filled: np.ndarray | None = None  # the matrix with NaN as 0: the sums of any split of its rows
+    _all_counts: np.ndarray | None = None
+
+    def counts(self, rows: np.ndarray) -> np.ndarray:
+        """Values of each tie group on ``rows`` (a boolean mask); all rows counted once, cached."""
+        if rows.all():
+            if self._all_counts is None:
+                self._all_counts = _group_counts(self, rows)
+            return self._all_counts
+        return _group_counts(self, rows)
 
 
 def tie_groups(X: np.ndarray) -> TieGroups:
@@ -282,14 +292,23 @@ def tie_groups(X: np.ndarray) -> TieGroups:
         starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
         first[column[starts]] = starts
     codes.ravel()[missing] = n_groups
-    return TieGroups(codes, column, first, n_groups, n_cols)
+    return TieGroups(codes, column, first, n_groups, n_cols, np.where(np.isnan(X), 0.0, X))
 
 
 def _group_counts(ties: TieGroups, rows: np.ndarray) -> np.ndarray:
     return np.bincount(ties.codes[rows].ravel(), minlength=ties.n_groups + 1)[:ties.n_groups]
 
 
-def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, ties: TieGroups | None = None):
+def _split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
+    """Per tie group, the values on the hard rows and on the easy rows (two disjoint masks); when
+    they cover every row, the easy counts are all rows' counts minus the hard ones (integers)."""
+    h = ties.counts(hard)
+    everyone = hard | easy
+    return h, (ties.counts(everyone) - h if everyone.all() else ties.counts(easy))
+
+
+def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, ties: TieGroups | None = None,
+                 counts: tuple | None = None):
     """Two-sided Mann-Whitney U of each column of ``X``, hard rows against easy rows, NaN values
     left out: the numbers of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")`` (U of the
     hard sample, p-value), computed from per-tie-group counts instead of ranking each sample.
@@ -299,7 +318,8 @@ def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, ties: TieGro
     the p-value is scipy's asymptotic one: z = (max(U1, n1 n2 - U1) - n1 n2 / 2 - 1/2) / s with
     s^2 = n1 n2 / 12 ((n + 1) - sum_g (t_g^3 - t_g) / (n (n - 1))), p = 2 Phi(-z) clipped to 1.
     Where scipy's default is its exact test (a side with at most 8 values and no ties) scipy
-    itself is called. ``ties``: ``tie_groups(X)``, computed once per matrix by the caller.
+    itself is called. ``ties``: ``tie_groups(X)``, computed once per matrix by the caller;
+    ``counts``: its ``_split_counts`` for this split, when the caller has them.
     """
     X = np.asarray(X, dtype=float)
     hard, easy = np.asarray(hard, dtype=bool), np.asarray(easy, dtype=bool)
@@ -308,7 +328,7 @@ def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, ties: TieGro
     u, p = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
     if not hard.any() or not easy.any():
         return u, p
-    h, e = _group_counts(ties, hard), _group_counts(ties, easy)
+    h, e = counts if counts is not None else _split_counts(ties, hard, easy)
     col = ties.column
     n1 = np.bincount(col, weights=h, minlength=n_cols).astype(np.int64)
     n2 = np.bincount(col, weights=e, minlength=n_cols).astype(np.int64)
@@ -347,8 +367,11 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
     difference, delta = floor(100 x diff), the Mann-Whitney U and its p-value. ``ties``:
     ``tie_groups(X)`` when the caller tests several splits of one matrix."""
     hard, easy = side == 1.0, side == 0.0
-    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = _nanmean_counts(X, hard), _nanmean_counts(X, easy)
-    u, p = mann_whitney(X, hard, easy, ties)
+    h = e = None
+    if ties is not None:  # the tie groups' counts on each side, shared by the means and the test
+        h, e = _split_counts(ties, hard, easy)
+    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = _nanmean_counts(X, hard, ties, h), _nanmean_counts(X, easy, ties, e)
+    u, p = mann_whitney(X, hard, easy, ties, (h, e) if ties is not None else None)
     n_known = int(hard.sum() + easy.sum())
     return {
         "s_hard": s_hard, "s_easy": s_easy, "diff": s_hard - s_easy, "u": u, "p_value": p,
@@ -359,11 +382,18 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
     }
 
 
-def _nanmean_counts(X: np.ndarray, rows: np.ndarray):
-    """``_nanmean_rows`` and the number of defined values per column, from one copy of the rows."""
-    sub = X[rows]
-    counts = (~np.isnan(sub)).sum(axis=0)
-    sums = np.nansum(sub, axis=0)
+def _nanmean_counts(X: np.ndarray, rows: np.ndarray, ties: TieGroups | None = None, group_counts=None):
+    """``_nanmean_rows`` and the number of defined values per column, from one copy of the rows;
+    with ``ties`` (of ``X``), from its NaN-as-0 matrix and its group counts (the same sums: a sum
+    of the same values in the same order as ``np.nansum``'s)."""
+    if ties is not None and ties.filled is not None:
+        group_counts = ties.counts(rows) if group_counts is None else group_counts
+        counts = np.bincount(ties.column, weights=group_counts, minlength=ties.n_columns).astype(np.int64)
+        sums = ties.filled[rows].sum(axis=0)
+    else:
+        sub = X[rows]
+        counts = (~np.isnan(sub)).sum(axis=0)
+        sums = np.nansum(sub, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan), counts
 

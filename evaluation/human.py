@@ -28,6 +28,7 @@ def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY, known: 
     already normalized under ``policy``, answer -> normalized)."""
     answers = answers.fillna("").astype(str)
     codes, uniques = pd.factorize(answers)
+    uniques = np.asarray(uniques, dtype=object)  # iterated in Python: plain objects, not an extension array
     known = known or {}
     todo = [a for a in uniques if a not in known]
     mapping = dict(zip(todo, normalize_all(todo, policy)))

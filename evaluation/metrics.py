@@ -160,52 +160,66 @@ def score_pairs(answers, references, languages):
     overlap (the size of the multiset intersection) as the LCS of the sorted sequences.
     """
     n = len(answers)
-    norm_cache: dict = {}
+    norm_caches: dict = {}  # language -> {text: normalized tokens}
     rouge_cache: dict = {}
-    ref_cache: dict = {}
+    ref_cache: dict = {}  # (id of a reference list, language) -> its codes; the list is kept alive in it
+    tokenize = _TOKENIZER._tokenize
 
-    def normed(text, language):
-        key = (text, language)
-        out = norm_cache.get(key)
+    def normed_for(language):
+        cache = norm_caches.get(language)
+        if cache is None:
+            cache = norm_caches[language] = ({}, normalizer_for(language))
+        return cache
+
+    def normed(text, cache):
+        out = cache[0].get(text)
         if out is None:
-            out = norm_cache[key] = tuple(normalizer_for(language)(text).split())
+            out = cache[0][text] = tuple(cache[1](text).split())
         return out
 
     def rouge_tokens(text):
         out = rouge_cache.get(text)
         if out is None:
-            out = rouge_cache[text] = _TOKENIZER._tokenize(text)
+            out = rouge_cache[text] = tokenize(text)
         return out
 
     def question_refs(refs, language):
-        key = (tuple(refs), language)
-        entry = ref_cache.get(key)
-        if entry is None:
-            refs = [r or "" for r in refs] or [""]
-            codes: dict = {}
+        # The references of one question come as one list object for all its pairs: keyed by its
+        # identity (the entry holds the list, so no other object can take its id meanwhile).
+        refs_given = refs
+        cache = normed_for(language)
+        refs = [r or "" for r in refs] or [""]
+        codes: dict = {}
 
-            def encode(tokens):
-                return "".join([codes.setdefault(t, chr(len(codes) + 1)) for t in tokens])
+        def encode(tokens):
+            return "".join([codes.setdefault(t, chr(len(codes) + 1)) for t in tokens])
 
-            norm = []
-            for tokens in dict.fromkeys(normed(r, language) for r in refs):  # duplicates cannot change a max
-                code = encode(tokens)
-                norm.append((code, "".join(sorted(code))))
-            rouge = [encode(tokens) for tokens in dict.fromkeys(rouge_tokens(r) for r in refs)]
-            entry = ref_cache[key] = (codes, norm, rouge)
-        return entry
+        norm = []
+        for tokens in dict.fromkeys(normed(r, cache) for r in refs):  # duplicates cannot change a max
+            code = encode(tokens)
+            norm.append((code, "".join(sorted(code))))
+        rouge = [encode(tokens) for tokens in dict.fromkeys(rouge_tokens(r) for r in refs)]
+        return codes, norm, rouge, cache, refs_given
 
     f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
     rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
     for i, (answer, refs, language) in enumerate(zip(answers, references, languages)):
         answer = answer or ""
-        codes, norm_refs, rouge_refs = question_refs(refs, language)
+        key = (id(refs), language)
+        entry = ref_cache.get(key)
+        if entry is None:
+            entry = ref_cache[key] = question_refs(refs, language)
+        codes, norm_refs, rouge_refs, cache = entry[:4]
         get = codes.get
-        pred = "".join([get(t, "\0") for t in normed(answer, language)])
-        pred_sorted = "".join(sorted(pred))
+        pred = "".join([get(t, "\0") for t in normed(answer, cache)])
         f1_start[i] = len(f1_ref)
-        for code, code_sorted in norm_refs:
-            f1_pred.append(pred_sorted), f1_ref.append(code_sorted), f1_equal.append(pred == code)
+        if len(norm_refs) == 1:
+            code, code_sorted = norm_refs[0]
+            f1_pred.append("".join(sorted(pred))), f1_ref.append(code_sorted), f1_equal.append(pred == code)
+        else:
+            pred_sorted = "".join(sorted(pred))
+            for code, code_sorted in norm_refs:
+                f1_pred.append(pred_sorted), f1_ref.append(code_sorted), f1_equal.append(pred == code)
         pred = "".join([get(t, "\0") for t in rouge_tokens(answer)])
         rl_start[i] = len(rl_ref)
         for code in rouge_refs:

@@ -135,7 +135,11 @@ def _check_predictions(questions, predictions):
     if (q < 0).any():
         raise ValueError(f"prediction for unknown question id {predictions['question_id'].iloc[np.argmax(q < 0)]!r}")
     s, systems = pd.factorize(predictions["system"])
-    dup = pd.Series(s.astype(np.int64) * max(len(questions), 1) + q).duplicated().to_numpy()
+    key = s.astype(np.int64) * max(len(questions), 1) + q
+    # counting the (system, question) keys is cheaper than hashing them when they are dense; the
+    # first duplicate row is searched only when there is one
+    dense = len(key) and int(key.max()) < 4 * len(key) + (1 << 16)
+    dup = pd.Series(key).duplicated().to_numpy() if not dense or np.bincount(key).max() > 1 else np.zeros(0, bool)
     if dup.any():
         row = predictions.iloc[np.argmax(dup)]
         raise ValueError(f"two predictions of system {row['system']!r} for question {row['question_id']!r}")

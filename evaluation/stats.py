@@ -22,11 +22,13 @@ DEFAULT_BOOT = 1000
 CI_LEVEL = 0.95
 
 
-def _block_weights(rng, n_rows: int, n_reps: int) -> np.ndarray:
+def _block_weights(rng, n_rows: int, n_reps: int, weights: np.ndarray | None = None) -> np.ndarray:
     """(n_reps, n_rows) draw counts of a bootstrap resample of n_rows rows, each row of it (int32
-    draws are the same stream as int64 ones; counting per replicate keeps the counts in cache)."""
+    draws are the same stream as int64 ones; counting per replicate keeps the counts in cache),
+    written into ``weights`` when given (a slice of the batch: no copy)."""
     draws = rng.integers(0, n_rows, size=(n_reps, n_rows), dtype=np.int32)
-    weights = np.empty((n_reps, n_rows), dtype=np.float32)
+    if weights is None:
+        weights = np.empty((n_reps, n_rows), dtype=np.float32)
     for r in range(n_reps):
         weights[r] = np.bincount(draws[r], minlength=n_rows)
     return weights
@@ -107,7 +109,10 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
 
     def draw(start):  # in order, from the one generator
         n = min(per_batch, n_boot - start)
-        return np.vstack([_block_weights(rng, n_rows, min(block, n - i)) for i in range(0, n, block)])
+        W = np.empty((n, n_rows), dtype=np.float32)
+        for i in range(0, n, block):
+            _block_weights(rng, n_rows, min(block, n - i), W[i:i + block])
+        return W
 
     def run(start, W):
         totals = {}
