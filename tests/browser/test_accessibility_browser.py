@@ -173,6 +173,10 @@ def test_annotate_page_is_usable_at_390_px(page, live_server, site):
     login(page, live_server, "ann")
     page.goto(f"{live_server.url}/annotate/{site['fold'].pk}/")
     page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the first-run guidelines screen
+    page.click("text=I have read them: start")
+    page.wait_for_selector("#answer")
+    page.wait_for_load_state("load")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no horizontal overflow
     for name in ["Correct", "Partially correct", "Incorrect", "Skip"]:
         box = page.get_by_role("button", name=name, exact=False).first.bounding_box()
