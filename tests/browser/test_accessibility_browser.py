@@ -1,6 +1,8 @@
 """Every page usable by everyone (issue 12, point 6): axe-core (npm, tests/browser/package.json, installed
-by bin/test) injected by Playwright on every page as each role, no serious or critical violation
-(this includes colour contrast AA and accessible names); styled 403/404/lockout pages with a way back;
+by bin/test) injected by Playwright on every page as each role (the annotator's first-run guidelines,
+shortcut overlay, flag dialog, item list with filters and review mode; adjudication, conclusions, a
+finished report, unassign confirmation, API docs, admin lists and change forms), no serious or critical
+violation (this includes colour contrast AA and accessible names); styled 403/404/lockout pages with a way back;
 the annotate page usable at 390 px wide."""
 from pathlib import Path
 
