@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from annotation.frame_folds import create_frame_folds
-from annotation.models import Assignment, Job, Label
+from annotation.models import Assignment, Job, Label, Prediction
 from annotation.triplet_builder import assign_fold, create_folds
 from evaluation.tasks import build_report, start_report
+from models_runner.judging import import_judge_labels
 from models_runner.models import Judge
 from tests.browser.test_report_browser import labelled_corpus
 from tests.browser_fixtures import login
+from tests.conftest import write_jsonl
 from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -61,8 +63,15 @@ def site(live_server, tiny_corpus, framed_corpus, make_user, monkeypatch):  # no
 
 
 def finished_report(tmp_path, researcher):
-    """A succeeded report with tables and figures (the report page with data)."""
-    job = start_report(labelled_corpus(tmp_path), researcher, n_boot=0, figures=True)
+    """A succeeded report with tables, figures and a judge's PPI card (the report page with data)."""
+    corpus = labelled_corpus(tmp_path)
+    rows = sorted({(p.question.external_id, p.answer)
+                   for p in Prediction.objects.filter(question__corpus=corpus).select_related("question")})
+    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", [
+        {"question_id": q, "answer": a, "annotator": "judge-a",
+         "label": "correct" if a.startswith("gold") or i % 7 == 0 else "incorrect"} for i, (q, a) in enumerate(rows)]),
+        corpus)
+    job = start_report(corpus, researcher, n_boot=0, figures=True)
     build_report(job.pk)
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
@@ -141,6 +150,8 @@ def test_no_serious_axe_violation_on_any_page(page, live_server, site, role, mak
         page.goto(live_server.url + url)
         page.wait_for_load_state("networkidle")
         check(page, found, url)
+        if site["done"] and url == f"/research/reports/{site['done'].pk}/":
+            assert page.locator("#ppi-estimates").count() == 1  # the judge's card was checked too
     assert not found, "\n".join(f"{where}: {problem}" for where, problems in found.items() for problem in problems)
 
 
