@@ -10,7 +10,8 @@ What it does, all on 127.0.0.1:
    like a browser (CSRF token from the form), open ``/annotate/<fold>/`` and then run the htmx loop:
    POST ``/annotate/<fold>/judge/`` with the fragment's item and submission_id, parse the next
    fragment, repeat (``--requests-per-user`` judgements, at most ``--max-seconds``). A share of the
-   posts (``--double-submit``) is sent twice with the same submission_id, as a double click would;
+   posts (``--double-submit``) is sent twice with the same submission_id, as a double click would
+   (same label: 200 and nothing added; another label under that id: 409 and nothing stored);
 4. prints p50/p95/p99 latency and throughput of the judge requests, and the errors;
 5. checks in the database that every acknowledged judgement is stored exactly once, with the
    value sent, and that the repeated submissions added nothing.
@@ -204,13 +205,17 @@ def run_annotator(a, args, start_gate, clock, rng):
                 return
             a.sent[item] = value
             if rng.random() < args.double_submit:
-                # The same form posted again (double click, retried request): must change nothing.
+                # The same form posted again (double click, retried request) must change nothing:
+                # with the same label it is a no-op (200); with another label under the used
+                # submission id it is refused loudly (409), never stored nor silently dropped.
+                again_value = rng.choice(LABELS)
                 t0 = time.perf_counter()
-                again = session.post(f"{url}judge/", data={**data, "value": rng.choice(LABELS)},
+                again = session.post(f"{url}judge/", data={**data, "value": again_value},
                                      headers=headers, timeout=timeout)
                 a.judge_ms.append((time.perf_counter() - t0) * 1000)
-                if again.status_code != 200:
-                    a.error(f"repeated POST item {item}: HTTP {again.status_code}")
+                expected = 200 if again_value == value else 409
+                if again.status_code != expected:
+                    a.error(f"repeated POST item {item}: HTTP {again.status_code}, expected {expected}")
                     return
                 a.repeats += 1
             item, sub, csrf = parse_fragment(r.text)
