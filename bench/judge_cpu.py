@@ -30,11 +30,9 @@ import argparse
 import json
 import os
 import random
-import re
 import secrets
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,21 +42,13 @@ from pathlib import Path
 
 import requests
 
+# The login, form parsing and port helpers of the load benchmark (same folder).
+from annotate_load import CSRF_RE, ITEM_RE, LABELS, SUBMISSION_RE, free_port  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data")) / "squad-v1.1-dev"
 PASSWORD = "bench-" + secrets.token_hex(6)
-LABELS = ("correct", "partial", "incorrect")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-ITEM_RE = re.compile(r'name="item" value="(\d+)"')
-SUBMISSION_RE = re.compile(r'name="submission_id" value="([0-9a-f]+)"')
-CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Tree:
