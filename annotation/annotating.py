@@ -5,7 +5,8 @@ implementation. Guarantees:
 - one Label row per (triplet, annotator), whatever the number of tabs or repeated clicks: the
   upsert runs under the unique constraint, and a repeated ``submission_id`` is a no-op;
 - every change is kept as a LabelEvent (history), the Label holds the latest value;
-- an annotator works only on folds assigned to them (``get_assigned_fold``, ``open_fold``).
+- an annotator works only on folds assigned to them (``get_assigned_fold``, ``open_fold``); any
+  other fold or item raises ``NotFound``, which the pages and the API answer with 404.
 
 The judge round trip (``judge``) never counts or scans the annotator's past: progress and the
 position to search the next item from live on the ``Assignment`` row, recounted when the fold is
@@ -19,32 +20,39 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, F, Q
-from django.http import Http404
 
 from annotation import fold_sql, judgements, roles
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
 
 
+class NotFound(LookupError):
+    """No such fold among the user's assignments, or no such item in the fold.
+
+    The pages answer 404 (``annotation.middleware.NotFoundMiddleware``), the API 404 with the
+    message as ``detail``; neither hints whether the fold exists for someone else.
+    """
+
+
 def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
-    """The fold if it is assigned to ``user``; 404 otherwise (no hint that it exists)."""
+    """The fold if it is assigned to ``user``; ``NotFound`` otherwise (no hint that it exists)."""
     fold = Fold.objects.filter(pk=fold_id, kind=kind, assignments__annotator=user).select_related("corpus").first()
     if fold is None:
-        raise Http404("no such fold among your assignments")
+        raise NotFound("no such fold among your assignments")
     return fold
 
 
 def open_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
     """``user``'s Assignment of the fold, with the fold and the annotator role checked in one query.
 
-    403 when ``user`` is not an annotator (as ``annotator_required``), 404 when the fold is not
-    theirs. Progress counters that were never counted are counted here.
+    ``PermissionDenied`` (403) when ``user`` is not an annotator (as ``annotator_required``),
+    ``NotFound`` (404) when the fold is not theirs. Progress counters that were never counted are counted here.
     """
     found = fold_sql.assignment(user.pk, fold_id, kind, roles.ANNOTATOR)
     if found is None:
         if not roles.is_annotator(user):
             raise PermissionDenied
-        raise Http404("no such fold among your assignments")
+        raise NotFound("no such fold among your assignments")
     assignment, in_role = found
     if not in_role:
         raise PermissionDenied
@@ -62,7 +70,7 @@ def get_fold_item(fold, item_id, user=None):
     an item before it (``has_previous``)."""
     item = fold_sql.item("by_id", _id(fold), _id(user), item_id)
     if item is None:
-        raise Http404("no such item in this fold")
+        raise NotFound("no such item in this fold")
     return item
 
 
@@ -236,6 +244,3 @@ def assigned_folds(user, kind=None):
         qs = qs.filter(kind=kind)
     return qs
 
-
-def is_assigned(user, fold):
-    return Assignment.objects.filter(fold=fold, annotator=user).exists()
