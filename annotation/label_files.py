@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from annotation.dedup import normalize_answer
+from annotation.dedup import normalize_answer, normalize_squad
 from annotation.interchange import InterchangeError, problem_lines, rejected
-from evaluation.metrics import normalize_squad
 
 MATCH_MODES = ("dedup", "squad")
 USERNAME_MAX = 150  # django.contrib.auth's username length
