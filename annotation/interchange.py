@@ -20,6 +20,10 @@ from pathlib import Path
 
 from annotation.labels import LABEL_VALUES
 
+# The system of the reference answers: its name in the predictions files, the database and the report
+# (the first reference answer of each question, judged blind like any other), and its System kind.
+REFERENCE = "reference"
+
 SEMANTIC_FIELDS = {
     "frame": str,
     "lu": str,

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.fold_store import FoldError, create_folds, extend_folds
 from annotation.folds import FOLD_POLICIES
-from annotation.triplet_builder import FoldError, create_folds, extend_folds
 
 from ._common import get_corpus
 
