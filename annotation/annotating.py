@@ -48,7 +48,7 @@ def open_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
     ``PermissionDenied`` (403) when ``user`` is not an annotator (as ``annotator_required``),
     ``NotFound`` (404) when the fold is not theirs. Progress counters that were never counted are counted here.
     """
-    found = fold_sql.assignment(user.pk, fold_id, kind, roles.ANNOTATOR)
+    found = fold_sql.assignment(user.pk, fold_id, kind=kind, role=roles.ANNOTATOR)
     if found is None:
         if not roles.is_annotator(user):
             raise PermissionDenied
@@ -148,7 +148,7 @@ def item_after(fold, user, position):
     return fold_sql.item("after", _id(fold), _id(user), position)
 
 
-def choose_next(item, skip, revisit, next_todo, after):
+def choose_next(item, *, skip, revisit, next_todo, after):
     """The item to show once ``item`` has been judged (same rule for every task type).
 
     ``next_todo()`` gives the first item still to do, ``after(position)`` the item following a
@@ -166,7 +166,7 @@ def choose_next(item, skip, revisit, next_todo, after):
     return nxt
 
 
-def judge(assignment, item, value=None, skip=False, seconds=0.0, submission_id=None, revisit=False, source="ui"):
+def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_id=None, revisit=False, source="ui"):
     """Save the judgement of ``item`` and choose the item to show next, in one transaction.
 
     Returns ``(label, changed, next_item)``; ``next_item`` (or None when the fold is finished) carries
@@ -184,10 +184,11 @@ def judge(assignment, item, value=None, skip=False, seconds=0.0, submission_id=N
             # gold items) may sit before it, so look once from the start before saying "finished".
             todo = fold_sql.item("todo_from", fold_id, user, 0)
         first = todo if todo is not None else fold_sql.item("first_skipped", fold_id, user)
-        nxt = choose_next(item, skip, revisit, lambda: first, lambda position: item_after(fold_id, user, position))
+        nxt = choose_next(item, skip=skip, revisit=revisit, next_todo=lambda: first,
+                          after=lambda position: item_after(fold_id, user, position))
         cursor = todo.position if todo is not None else assignment.cursor
         if (d_done, d_skipped, cursor) != (0, 0, assignment.cursor):
-            fold_sql.move(assignment.pk, d_done, d_skipped, cursor)
+            fold_sql.move(assignment.pk, d_done=d_done, d_skipped=d_skipped, cursor=cursor)
             assignment.done += d_done
             assignment.skipped += d_skipped
             assignment.cursor = cursor
@@ -213,7 +214,7 @@ def new_submission_id():
     return uuid.uuid4().hex
 
 
-def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submission_id=None, source="ui",
+def save_judgement(user, fold, item, *, value=None, skip=False, seconds=0.0, submission_id=None, source="ui",
                    on_saved=None):
     """Record a label (or a skip) for ``item``; returns ``(label, changed)``.
 
@@ -232,7 +233,7 @@ def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submis
                 done=F("done") + d_done, skipped=F("skipped") + d_skipped)
 
     return judgements.save(
-        Label, LabelEvent, "label", {"triplet_id": item.triplet_id, "annotator_id": user_id}, {"value": value},
+        Label, LabelEvent, "label", keys={"triplet_id": item.triplet_id, "annotator_id": user_id}, values={"value": value},
         skip=skip, fold=fold, seconds=seconds, submission_id=submission_id, defaults={"source": source},
         on_saved=on_saved or move_counters,
     )

@@ -12,7 +12,7 @@ IMPORT_BATCH = 5000  # rows per statement on the import path: executemany, label
 ORM_BATCH = 2000  # rows per ORM bulk_create / bulk_update, and ids per ``IN (...)`` list, for triplets and fold items
 
 
-def insert_rows(model, fields, rows, batch=IMPORT_BATCH):
+def insert_rows(model, fields, rows, *, batch=IMPORT_BATCH):
     """Insert ``rows`` (tuples in the order of ``fields``, model field names) into ``model``'s table."""
     opts = model._meta
     columns = [opts.get_field(name).column for name in fields]

@@ -40,7 +40,7 @@ def _reader_for_corpus(path, fmt):
     return interchange.read_squad if fmt == "squad" else interchange.read_corpus
 
 
-def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
+def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
     """Import a corpus file (JSONL or SQuAD JSON) into corpus ``corpus_name`` (created if new).
 
     With ``reference_system`` the first reference answer of each question becomes a prediction of
@@ -130,7 +130,7 @@ def _flush_questions(batch, reference, corpus):
     return n
 
 
-def import_helm(path, corpus_name, reference_system=True, progress=_noop):
+def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
     """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
     ``corpus_name`` (those already there are kept), each run's completions as predictions of a
     system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
@@ -158,7 +158,7 @@ def import_helm(path, corpus_name, reference_system=True, progress=_noop):
             "failed_requests": sum(r["failed"] for r in data["runs"]), **imported}
 
 
-def import_predictions(path, corpus, progress=_noop, name=None):
+def import_predictions(path, corpus, *, progress=_noop, name=None):
     """Import predictions JSONL for questions of ``corpus``; systems are created as needed."""
     name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
@@ -229,7 +229,7 @@ def match_label_rows(path, corpus, match="dedup"):
         corpus.dedup_policy,
     )
     name = interchange._name_of(path)
-    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, mode=match)
     if plan.rejects:
         raise interchange.BadLines(name, plan.rejects)
     return [(row["triplet"], row["annotator"], row["label"]) for row in plan.rows]
@@ -238,7 +238,7 @@ def match_label_rows(path, corpus, match="dedup"):
 LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
 
 
-def import_labels(path, corpus, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
+def import_labels(path, corpus, *, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
                   attach_existing=False, annotator_prefix="", name=None):
     """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
     ``dedup`` or ``squad``, see ``annotation.label_files``).
@@ -261,8 +261,8 @@ def import_labels(path, corpus, progress=_noop, source="import", match="dedup", 
     browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
     progress(message="validating labels file")
     name = name or interchange._name_of(path)
-    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match, annotator_prefix or "",
-                       browser, attach_existing)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, mode=match, prefix=annotator_prefix or "",
+                       browser_accounts=browser, attach_existing=attach_existing)
     summary = {"lines": len(plan.rows) + len(plan.rejects), "rejected": len(plan.rejects), "match": match}
     if dry_run:
         User = get_user_model()

@@ -378,7 +378,7 @@ def each_label_line(source, file=None):
     return each_line(source, label_record, file)
 
 
-def rejected(line, raw, error, field=None):
+def rejected(line, raw, error, *, field=None):
     """A rejected line as written to a rejects file: ``{"line", "field", "reason", "input"}``
     (``error``: an ``InterchangeError`` or a reason)."""
     if isinstance(error, InterchangeError):

@@ -62,7 +62,7 @@ class LabelPlan:
         return problem_lines(self.rejects, file, *([limit] if limit is not None else []))
 
 
-def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_accounts=(), attach_existing=False):
+def plan_labels(entries, questions, index, *, mode="dedup", prefix="", browser_accounts=(), attach_existing=False):
     """Sort the lines of a labels file into rows to import and rejects.
 
     ``entries``: ``(line, raw_text, record or InterchangeError)`` for every line (see
@@ -76,7 +76,7 @@ def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_acco
 
     def reject(line, raw, field, reason=None):
         """``field`` and ``reason``, or an ``InterchangeError`` alone."""
-        plan.rejects.append(rejected(line, raw, field) if reason is None else rejected(line, raw, reason, field))
+        plan.rejects.append(rejected(line, raw, field) if reason is None else rejected(line, raw, reason, field=field))
 
     for line, raw, record in entries:
         if isinstance(record, InterchangeError):

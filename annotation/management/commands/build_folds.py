@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="rebuild folds that have no labels yet")
         parser.add_argument("--extend", action="store_true", help="add triplets that are in no fold yet")
 
-    def handle(self, corpus, k, seed, policy, overlap, replace, extend, **options):
+    def handle(self, *, corpus, k, seed, policy, overlap, replace, extend, **options):
         corpus = get_corpus(corpus)
         try:
             if extend:

@@ -29,7 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--password", default=os.environ.get("DEMO_PASSWORD"),
                             help="one password for every demo user (default: a random one each, printed)")
 
-    def handle(self, data, corpus, annotators, k, password, **options):
+    def handle(self, *, data, corpus, annotators, k, password, **options):
         data = Path(data)
         if not (data / "corpus.jsonl").exists():
             raise CommandError(f"demo data not found: {data / 'corpus.jsonl'} (use --data)")
