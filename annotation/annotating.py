@@ -5,7 +5,8 @@ implementation. Guarantees:
 - one Label row per (triplet, annotator), whatever the number of tabs or repeated clicks: the
   upsert runs under the unique constraint, and a repeated ``submission_id`` is a no-op;
 - every change is kept as a LabelEvent (history), the Label holds the latest value;
-- an annotator works only on folds assigned to them (``get_assigned_fold``, ``open_fold``).
+- an annotator works only on folds assigned to them (``get_assigned_fold``, ``open_fold``); any
+  other fold or item raises ``NotFound``, which the pages and the API answer with 404.
 
 The judge round trip (``judge``) never counts or scans the annotator's past: progress and the
 position to search the next item from live on the ``Assignment`` row, recounted when the fold is
@@ -19,32 +20,39 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, F, Q
-from django.http import Http404
 
 from annotation import fold_sql, judgements, roles
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
 
 
+class NotFound(LookupError):
+    """No such fold among the user's assignments, or no such item in the fold.
+
+    The pages answer 404 (``annotation.middleware.NotFoundMiddleware``), the API 404 with the
+    message as ``detail``; neither hints whether the fold exists for someone else.
+    """
+
+
 def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
-    """The fold if it is assigned to ``user``; 404 otherwise (no hint that it exists)."""
+    """The fold if it is assigned to ``user``; ``NotFound`` otherwise (no hint that it exists)."""
     fold = Fold.objects.filter(pk=fold_id, kind=kind, assignments__annotator=user).select_related("corpus").first()
     if fold is None:
-        raise Http404("no such fold among your assignments")
+        raise NotFound("no such fold among your assignments")
     return fold
 
 
 def open_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
     """``user``'s Assignment of the fold, with the fold and the annotator role checked in one query.
 
-    403 when ``user`` is not an annotator (as ``annotator_required``), 404 when the fold is not
-    theirs. Progress counters that were never counted are counted here.
+    ``PermissionDenied`` (403) when ``user`` is not an annotator (as ``annotator_required``),
+    ``NotFound`` (404) when the fold is not theirs. Progress counters that were never counted are counted here.
     """
-    found = fold_sql.assignment(user.pk, fold_id, kind, roles.ANNOTATOR)
+    found = fold_sql.assignment(user.pk, fold_id, kind=kind, role=roles.ANNOTATOR)
     if found is None:
         if not roles.is_annotator(user):
             raise PermissionDenied
-        raise Http404("no such fold among your assignments")
+        raise NotFound("no such fold among your assignments")
     assignment, in_role = found
     if not in_role:
         raise PermissionDenied
@@ -62,7 +70,7 @@ def get_fold_item(fold, item_id, user=None):
     an item before it (``has_previous``)."""
     item = fold_sql.item("by_id", _id(fold), _id(user), item_id)
     if item is None:
-        raise Http404("no such item in this fold")
+        raise NotFound("no such item in this fold")
     return item
 
 
@@ -140,7 +148,7 @@ def item_after(fold, user, position):
     return fold_sql.item("after", _id(fold), _id(user), position)
 
 
-def choose_next(item, skip, revisit, next_todo, after):
+def choose_next(item, *, skip, revisit, next_todo, after):
     """The item to show once ``item`` has been judged (same rule for every task type).
 
     ``next_todo()`` gives the first item still to do, ``after(position)`` the item following a
@@ -158,7 +166,7 @@ def choose_next(item, skip, revisit, next_todo, after):
     return nxt
 
 
-def judge(assignment, item, value=None, skip=False, seconds=0.0, submission_id=None, revisit=False, source="ui"):
+def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_id=None, revisit=False, source="ui"):
     """Save the judgement of ``item`` and choose the item to show next, in one transaction.
 
     Returns ``(label, changed, next_item)``; ``next_item`` (or None when the fold is finished) carries
@@ -176,10 +184,11 @@ def judge(assignment, item, value=None, skip=False, seconds=0.0, submission_id=N
             # gold items) may sit before it, so look once from the start before saying "finished".
             todo = fold_sql.item("todo_from", fold_id, user, 0)
         first = todo if todo is not None else fold_sql.item("first_skipped", fold_id, user)
-        nxt = choose_next(item, skip, revisit, lambda: first, lambda position: item_after(fold_id, user, position))
+        nxt = choose_next(item, skip=skip, revisit=revisit, next_todo=lambda: first,
+                          after=lambda position: item_after(fold_id, user, position))
         cursor = todo.position if todo is not None else assignment.cursor
         if (d_done, d_skipped, cursor) != (0, 0, assignment.cursor):
-            fold_sql.move(assignment.pk, d_done, d_skipped, cursor)
+            fold_sql.move(assignment.pk, d_done=d_done, d_skipped=d_skipped, cursor=cursor)
             assignment.done += d_done
             assignment.skipped += d_skipped
             assignment.cursor = cursor
@@ -205,7 +214,7 @@ def new_submission_id():
     return uuid.uuid4().hex
 
 
-def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submission_id=None, source="ui",
+def save_judgement(user, fold, item, *, value=None, skip=False, seconds=0.0, submission_id=None, source="ui",
                    on_saved=None):
     """Record a label (or a skip) for ``item``; returns ``(label, changed)``.
 
@@ -224,7 +233,7 @@ def save_judgement(user, fold, item, value=None, skip=False, seconds=0.0, submis
                 done=F("done") + d_done, skipped=F("skipped") + d_skipped)
 
     return judgements.save(
-        Label, LabelEvent, "label", {"triplet_id": item.triplet_id, "annotator_id": user_id}, {"value": value},
+        Label, LabelEvent, "label", keys={"triplet_id": item.triplet_id, "annotator_id": user_id}, values={"value": value},
         skip=skip, fold=fold, seconds=seconds, submission_id=submission_id, defaults={"source": source},
         on_saved=on_saved or move_counters,
     )
@@ -236,6 +245,3 @@ def assigned_folds(user, kind=None):
         qs = qs.filter(kind=kind)
     return qs
 
-
-def is_assigned(user, fold):
-    return Assignment.objects.filter(fold=fold, annotator=user).exists()

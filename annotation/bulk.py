@@ -7,10 +7,12 @@ PostgreSQL it streams the rows with ``COPY``.
 """
 from django.db import connection
 
-BATCH = 5000
+# The one home of the batch sizes of the database shells (annotation's imports, triplets, folds).
+IMPORT_BATCH = 5000  # rows per statement on the import path: executemany, label bulk_create, question flushes
+ORM_BATCH = 2000  # rows per ORM bulk_create / bulk_update, and ids per ``IN (...)`` list, for triplets and fold items
 
 
-def insert_rows(model, fields, rows, batch=BATCH):
+def insert_rows(model, fields, rows, *, batch=IMPORT_BATCH):
     """Insert ``rows`` (tuples in the order of ``fields``, model field names) into ``model``'s table."""
     opts = model._meta
     columns = [opts.get_field(name).column for name in fields]

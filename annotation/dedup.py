@@ -5,10 +5,14 @@ Policies, from weakest to strongest merge:
 - ``whitespace`` (default): Unicode NFC, strip, collapse runs of whitespace to one space.
 - ``casefold``: ``whitespace`` then Unicode case folding.
 Never stronger by default: two answers a human could judge differently must not merge.
+
+``normalize_squad`` is not a dedup policy but the official SQuAD answer normalization (much
+stronger); label files use it to match answers (``label_files``), the metrics to score them.
 """
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -16,6 +20,8 @@ from typing import Iterable
 POLICIES = ("whitespace", "casefold", "exact")
 DEFAULT_POLICY = "whitespace"
 _WS = re.compile(r"\s+")
+_ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+_EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
 def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
@@ -27,6 +33,18 @@ def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
     if policy == "casefold":
         text = text.casefold()
     return text
+
+
+def normalize_squad(text: str) -> str:
+    """The official SQuAD v1.1 ``normalize_answer``, verbatim in behaviour: lower case, ASCII
+    punctuation and the articles a/an/the dropped, whitespace collapsed.
+
+    >>> normalize_squad("The  Denver Broncos!")
+    'denver broncos'
+    """
+    text = text.lower().translate(_ASCII_PUNCT_TABLE)  # drops the characters of string.punctuation
+    text = _EN_ARTICLES.sub(" ", text)
+    return " ".join(text.split())
 
 
 @dataclass

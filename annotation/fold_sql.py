@@ -114,7 +114,7 @@ def item(kind, fold_id, user_id, *params):
     return _item(_fetchone(_statements()[kind], [user_id, user_id, fold_id, *params]))
 
 
-def assignment(user_id, fold_id, kind, role):
+def assignment(user_id, fold_id, *, kind, role):
     """``(Assignment with its fold, user has ``role``)`` or None when the fold is not assigned to them."""
     row = _fetchone(_statements()["assignment"], [role, fold_id, user_id, kind])
     if row is None:
@@ -125,7 +125,7 @@ def assignment(user_id, fold_id, kind, role):
     return found, bool(row[-1])
 
 
-def move(assignment_id, d_done, d_skipped, cursor):
+def move(assignment_id, *, d_done, d_skipped, cursor):
     """Add to the counters and set the cursor of an Assignment (inside the caller's transaction)."""
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor_:
         cursor_.execute(_statements()["move"], [d_done, d_skipped, cursor, assignment_id])

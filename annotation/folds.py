@@ -37,7 +37,7 @@ class FoldPlan:
         return [t for t, _, _ in self.items]
 
 
-def build_folds(pairs, k=10, seed=0, policy="by_question", overlap=0.1):
+def build_folds(pairs, *, k=10, seed=0, policy="by_question", overlap=0.1):
     if k < 1:
         raise ValueError("the number of folds must be at least 1")
     if policy not in FOLD_POLICIES:
@@ -167,7 +167,7 @@ def interleave(tail, new, rng):
     return out
 
 
-def assign_round_robin(fold_triplets, annotators, per_fold=1, existing=None, max_steps=200_000):
+def assign_round_robin(fold_triplets, annotators, *, per_fold=1, existing=None, max_steps=200_000):
     """Assign each fold to ``per_fold`` annotators, never giving an annotator a triplet twice.
 
     ``fold_triplets``: {fold_key: set(triplet_keys)}; ``annotators``: ordered list of keys;

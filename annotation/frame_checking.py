@@ -79,8 +79,8 @@ def save_frame_check(user, fold, item, frame_rating=None, fe_rating=None, skip=F
         raise ValueError(f"frame and FE ratings must each be one of {', '.join(FRAME_CHECK_VALUES)}")
     return judgements.save(
         FrameCheck, FrameCheckEvent, "frame_check",
-        {"frame_annotation_id": item.frame_annotation_id, "annotator": user},
-        {"frame_rating": frame_rating, "fe_rating": fe_rating},
+        keys={"frame_annotation_id": item.frame_annotation_id, "annotator": user},
+        values={"frame_rating": frame_rating, "fe_rating": fe_rating},
         skip=skip, fold=fold, seconds=seconds, submission_id=submission_id,
     )
 

@@ -11,9 +11,9 @@ import random
 
 from django.db import transaction
 
+from annotation.fold_store import clear_folds, store_fold_plans
 from annotation.folds import build_folds
 from annotation.models import FrameAnnotation, FrameCheck, Fold
-from annotation.triplet_builder import clear_folds, store_fold_plans
 
 
 class FrameFoldError(ValueError):
@@ -35,7 +35,7 @@ def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
 @transaction.atomic
 def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
     """Folds over the corpus's frame annotations with outcome ``done`` (the only ones with a frame)."""
-    clear_folds(corpus, Fold.KIND_FRAME, replace, FrameCheck.objects.all(), error=FrameFoldError, what="frame folds")
+    clear_folds(corpus, Fold.KIND_FRAME, replace=replace, judgements=FrameCheck.objects.all(), error=FrameFoldError, what="frame folds")
     annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=FrameAnnotation.DONE)
     if lexicon is not None:
         annotations = annotations.filter(lexicon=lexicon)
@@ -45,4 +45,4 @@ def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=No
     plans = plan_frame_folds(ids, k=k, seed=seed, overlap=overlap, sample=sample)
     params = {"k": k, "seed": seed, "overlap": overlap, "sample": sample,
               "lexicon": getattr(lexicon, "name", None)}
-    return store_fold_plans(corpus, Fold.KIND_FRAME, plans, "frames", seed, params, "frame_annotation")
+    return store_fold_plans(corpus, Fold.KIND_FRAME, plans, name="frames", seed=seed, params=params, target="frame_annotation")

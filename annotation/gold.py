@@ -8,6 +8,7 @@ import random
 from django.db import transaction
 from django.db.models import F
 
+from annotation.bulk import ORM_BATCH
 from annotation.models import Fold, FoldItem, GoldItem
 
 _SHIFT = 1_000_000  # positions are moved out of the way first, so the unique (fold, position) always holds
@@ -43,7 +44,7 @@ def interleave_gold(corpus):
         FoldItem.objects.filter(fold=fold).update(position=F("position") + _SHIFT)
         for position, item in enumerate(order):
             item.position = position
-        FoldItem.objects.bulk_update(items, ["position"], batch_size=500)
+        FoldItem.objects.bulk_update(items, ["position"], batch_size=ORM_BATCH)
         FoldItem.objects.bulk_create(missing)
         added += len(missing)
     return added

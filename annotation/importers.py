@@ -17,16 +17,15 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotation import interchange
-from annotation.bulk import insert_rows
+from annotation.bulk import IMPORT_BATCH, insert_rows
+from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
-from annotation.interchange import InterchangeError
+from annotation.interchange import REFERENCE, InterchangeError
 from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.roles import ANNOTATOR, IMPORTED
-from annotation.triplet_builder import extend_folds_if_any, lock_corpus, triplets_for
+from annotation.triplet_store import lock_corpus, triplets_for
 
-BATCH = 5000
-REFERENCE = "reference"
 PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "created_at")
 
 
@@ -41,7 +40,7 @@ def _reader_for_corpus(path, fmt):
     return interchange.read_squad if fmt == "squad" else interchange.read_corpus
 
 
-def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
+def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
     """Import a corpus file (JSONL or SQuAD JSON) into corpus ``corpus_name`` (created if new).
 
     With ``reference_system`` the first reference answer of each question becomes a prediction of
@@ -77,7 +76,7 @@ def import_corpus(path, corpus_name, fmt=None, reference_system=True, dedup_poli
         batch, written = [], 0
         for i, (_, record) in enumerate(reader(path)):
             batch.append(_question(corpus, start + i, record))
-            if len(batch) >= BATCH:
+            if len(batch) >= IMPORT_BATCH:
                 written += _flush_questions(batch, reference, corpus)
                 progress(done=written, total=count, message=f"wrote {written} of {count} questions")
         written += _flush_questions(batch, reference, corpus)
@@ -131,7 +130,7 @@ def _flush_questions(batch, reference, corpus):
     return n
 
 
-def import_helm(path, corpus_name, reference_system=True, progress=_noop):
+def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
     """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
     ``corpus_name`` (those already there are kept), each run's completions as predictions of a
     system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
@@ -159,7 +158,7 @@ def import_helm(path, corpus_name, reference_system=True, progress=_noop):
             "failed_requests": sum(r["failed"] for r in data["runs"]), **imported}
 
 
-def import_predictions(path, corpus, progress=_noop, name=None):
+def import_predictions(path, corpus, *, progress=_noop, name=None):
     """Import predictions JSONL for questions of ``corpus``; systems are created as needed."""
     name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
@@ -203,10 +202,10 @@ def import_predictions(path, corpus, progress=_noop, name=None):
         mapping, n_new = triplets_for(corpus, rows)
         now = timezone.now()
         written = 0
-        for start in range(0, len(rows), BATCH):
+        for start in range(0, len(rows), IMPORT_BATCH):
             written += insert_rows(Prediction, PREDICTION_COLUMNS, [
                 (meta[i][0].pk, qid, answer, mapping[i], json.dumps(meta[i][1]), now)
-                for i, qid, answer in rows[start:start + BATCH]
+                for i, qid, answer in rows[start:start + IMPORT_BATCH]
             ])
             progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
         triplets = {"new_triplets": n_new, "linked_predictions": written,
@@ -230,7 +229,7 @@ def match_label_rows(path, corpus, match="dedup"):
         corpus.dedup_policy,
     )
     name = interchange._name_of(path)
-    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, mode=match)
     if plan.rejects:
         raise interchange.BadLines(name, plan.rejects)
     return [(row["triplet"], row["annotator"], row["label"]) for row in plan.rows]
@@ -239,7 +238,7 @@ def match_label_rows(path, corpus, match="dedup"):
 LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
 
 
-def import_labels(path, corpus, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
+def import_labels(path, corpus, *, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
                   attach_existing=False, annotator_prefix="", name=None):
     """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
     ``dedup`` or ``squad``, see ``annotation.label_files``).
@@ -262,8 +261,8 @@ def import_labels(path, corpus, progress=_noop, source="import", match="dedup", 
     browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
     progress(message="validating labels file")
     name = name or interchange._name_of(path)
-    plan = plan_labels(interchange.each_label_line(path, name), questions, index, match, annotator_prefix or "",
-                       browser, attach_existing)
+    plan = plan_labels(interchange.each_label_line(path, name), questions, index, mode=match, prefix=annotator_prefix or "",
+                       browser_accounts=browser, attach_existing=attach_existing)
     summary = {"lines": len(plan.rows) + len(plan.rejects), "rejected": len(plan.rejects), "match": match}
     if dry_run:
         User = get_user_model()
@@ -316,8 +315,8 @@ def _write_labels(plan, corpus, source):
         elif label.value != row["label"] or label.skipped:
             label.value, label.skipped, label.source = row["label"], False, source
             changed.append(label)
-    created = Label.objects.bulk_create(new, batch_size=BATCH)
-    Label.objects.bulk_update(changed, ["value", "skipped", "source"], batch_size=BATCH)
+    created = Label.objects.bulk_create(new, batch_size=IMPORT_BATCH)
+    Label.objects.bulk_update(changed, ["value", "skipped", "source"], batch_size=IMPORT_BATCH)
     events, times = [], []
     for label, history in zip(created, histories):
         for event in history or [{"label": label.value, "skipped": False, "seconds": 0.0, "at": None}]:
@@ -325,13 +324,13 @@ def _write_labels(plan, corpus, source):
             times.append(event["at"])
     events.extend(LabelEvent(label=l, value=l.value) for l in changed)
     times.extend([None] * len(changed))
-    events = LabelEvent.objects.bulk_create(events, batch_size=BATCH)
+    events = LabelEvent.objects.bulk_create(events, batch_size=IMPORT_BATCH)
     dated = []
     for event, at in zip(events, times):
         when = parse_datetime(at) if at else None
         if when is not None:
             event.created_at = when
             dated.append(event)
-    LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=BATCH)  # keeps exported history times
+    LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=IMPORT_BATCH)  # keeps exported history times
     return {"labels": len(plan.rows), "created": len(created), "changed": len(changed), "annotators": names,
             "new_annotators": created_names}

@@ -20,6 +20,10 @@ from pathlib import Path
 
 from annotation.labels import LABEL_VALUES
 
+# The system of the reference answers: its name in the predictions files, the database and the report
+# (the first reference answer of each question, judged blind like any other), and its System kind.
+REFERENCE = "reference"
+
 SEMANTIC_FIELDS = {
     "frame": str,
     "lu": str,
@@ -374,7 +378,7 @@ def each_label_line(source, file=None):
     return each_line(source, label_record, file)
 
 
-def rejected(line, raw, error, field=None):
+def rejected(line, raw, error, *, field=None):
     """A rejected line as written to a rejects file: ``{"line", "field", "reason", "input"}``
     (``error``: an ``InterchangeError`` or a reason)."""
     if isinstance(error, InterchangeError):

@@ -33,7 +33,7 @@ def state(row, values):
     return judged, (not judged) and row.skipped
 
 
-def save(model, event_model, event_field, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None,
+def save(model, event_model, event_field, *, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None,
          on_saved=None):
     """Upsert ``model`` at ``keys`` with ``values`` (or a skip) and log the event; returns ``(row, changed)``.
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from annotation.dedup import normalize_answer
+from annotation.dedup import normalize_answer, normalize_squad
 from annotation.interchange import InterchangeError, problem_lines, rejected
-from evaluation.metrics import normalize_squad
 
 MATCH_MODES = ("dedup", "squad")
 USERNAME_MAX = 150  # django.contrib.auth's username length
@@ -63,7 +62,7 @@ class LabelPlan:
         return problem_lines(self.rejects, file, *([limit] if limit is not None else []))
 
 
-def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_accounts=(), attach_existing=False):
+def plan_labels(entries, questions, index, *, mode="dedup", prefix="", browser_accounts=(), attach_existing=False):
     """Sort the lines of a labels file into rows to import and rejects.
 
     ``entries``: ``(line, raw_text, record or InterchangeError)`` for every line (see
@@ -77,7 +76,7 @@ def plan_labels(entries, questions, index, mode="dedup", prefix="", browser_acco
 
     def reject(line, raw, field, reason=None):
         """``field`` and ``reason``, or an ``InterchangeError`` alone."""
-        plan.rejects.append(rejected(line, raw, field) if reason is None else rejected(line, raw, reason, field))
+        plan.rejects.append(rejected(line, raw, field) if reason is None else rejected(line, raw, reason, field=field))
 
     for line, raw, record in entries:
         if isinstance(record, InterchangeError):

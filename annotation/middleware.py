@@ -5,6 +5,8 @@
   or database sees it (PostgreSQL cannot store NUL; ``int('²')`` raises).
 - ``BrokerDownMiddleware``: ``BrokerUnavailable`` raised by a page (starting a report, an import, a
   run) becomes a 503 page saying so; the API answers 503 through DRF.
+- ``NotFoundMiddleware``: ``annotating.NotFound`` raised by a page (a fold not assigned to the user,
+  an item not in the fold) becomes the 404 page, as ``Http404`` would; the API answers 404 itself.
 - ``StrictJSONParser`` (DRF): API bodies follow the import rules for numbers, nesting and NUL.
 - ``SecurityHeadersMiddleware``: a Content-Security-Policy (scripts only from this site, no inline
   script), and ``Cache-Control: no-store`` on the API and the downloads.
@@ -14,12 +16,13 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.http import HttpResponseBadRequest
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import render
 
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from annotation.annotating import NotFound
 from annotation.interchange import loads_checked, unstorable
 from annotation.jobs import BrokerUnavailable
 
@@ -65,6 +68,21 @@ class BrokerDownMiddleware:
     def process_exception(self, request, exception):
         if isinstance(exception, BrokerUnavailable):
             return render(request, "broker_down.html", {"message": str(exception.detail)}, status=503)
+        return None
+
+
+class NotFoundMiddleware:
+    """The service layer says ``NotFound``; the web answers 404 (the same page as ``Http404``)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, NotFound):
+            raise Http404(str(exception)) from exception
         return None
 
 

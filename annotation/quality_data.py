@@ -32,7 +32,7 @@ def open_disagreements(corpus):
     return [(triplets[t], labels) for t, labels in pending.items()]
 
 
-def adjudicate(corpus, triplet_id, value, user):
+def adjudicate(corpus, triplet_id, *, value, user):
     if value not in LABEL_VALUES:
         raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
     triplet = Triplet.objects.get(pk=triplet_id, question__corpus=corpus)

@@ -33,9 +33,9 @@ def main():
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from annotation.fold_store import create_folds
     from annotation.importers import import_corpus, import_predictions
     from annotation.models import Corpus, Triplet
-    from annotation.triplet_builder import create_folds
 
     data = Path(args.data)
     timings = {}

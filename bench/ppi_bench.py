@@ -38,6 +38,7 @@ django.setup()
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from annotation.interchange import REFERENCE  # noqa: E402
 from evaluation import human, metrics, ppi  # noqa: E402
 from evaluation.inputs import read_inputs  # noqa: E402
 
@@ -54,7 +55,7 @@ Z = ppi.Z95
 def load(path):
     t0 = time.perf_counter()
     questions, predictions, _ = read_inputs(path / "corpus.jsonl", path / "predictions.jsonl")
-    refs = pd.DataFrame({"question_id": questions.index, "system": "reference",
+    refs = pd.DataFrame({"question_id": questions.index, "system": REFERENCE,
                          "answer": questions["answers"].map(lambda a: a[0] if a else "")})
     predictions = pd.concat([predictions, refs], ignore_index=True)
     predictions["tkey"] = human.triplet_keys(predictions["question_id"], predictions["answer"])

@@ -82,6 +82,7 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
     "annotation.middleware.HostileInputMiddleware",
     "annotation.middleware.BrokerDownMiddleware",
+    "annotation.middleware.NotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation.interchange import SEMANTIC_FIELDS, read_corpus, read_labels, read_predictions
+from annotation.interchange import REFERENCE, SEMANTIC_FIELDS, read_corpus, read_labels, read_predictions
 
 QUESTION_COLUMNS = ("context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta")
 
@@ -45,9 +45,6 @@ def labels_frame(records) -> pd.DataFrame:
         [(r["question_id"], r.get("answer") or "", r["annotator"], r["label"]) for r in records],
         columns=["question_id", "answer", "annotator", "label"],
     )
-
-
-REFERENCE = "reference"
 
 
 def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:

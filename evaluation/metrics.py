@@ -29,27 +29,20 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
+from annotation.dedup import normalize_squad
+
 ARTICLES = {
     "en": ("a", "an", "the"),
     # l' and d' become the tokens "l" and "d" once elisions are split.
     "fr": ("le", "la", "les", "l", "un", "une", "des", "du", "de", "d"),
 }
 _ASCII_PUNCT = set(string.punctuation)
-_ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
-_EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ELISION = re.compile(r"\b(qu|jusqu|lorsqu|puisqu|[cdjlmnst])['’]", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
 
 
 def _drop_unicode_punct(text: str) -> str:
     return "".join(ch for ch in text if not unicodedata.category(ch).startswith("P"))
-
-
-def normalize_squad(text: str) -> str:
-    """The official SQuAD v1.1 ``normalize_answer``, verbatim in behaviour."""
-    text = text.lower().translate(_ASCII_PUNCT_TABLE)  # drops the characters of string.punctuation
-    text = _EN_ARTICLES.sub(" ", text)
-    return " ".join(text.split())
 
 
 def normalize_french(text: str) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.dedup import DEFAULT_POLICY
+from annotation.interchange import REFERENCE
 from annotation.labels import LABEL_RANKS
 from evaluation import agreement, factors as fx, human, metrics, rover, stats
 
@@ -29,7 +30,6 @@ FALLBACK_METRIC = "f1"
 # Means reported in percent (SPEC 3: Hcorrect as %); every other metric is reported in [0, 1].
 PERCENT_METRICS = {"hcorrect"}
 ROVER_NAME = "ROVER"
-REFERENCE = "reference"
 DEFAULT_COMBINATION = ("nb_fes", "entropy")
 SIGNIFICANCE_MARKS = ("raw", "holm")
 MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then one summary line

@@ -28,7 +28,7 @@ class ChatError(RuntimeError):
         self.exchange = exchange
 
 
-def backoff_delay(attempt: int, base: float = 1.0, cap: float = 30.0, retry_after: float | None = None) -> float:
+def backoff_delay(attempt: int, *, base: float = 1.0, cap: float = 30.0, retry_after: float | None = None) -> float:
     """Seconds to wait before retry number ``attempt + 1`` (attempt counts from 0)."""
     delay = min(cap, base * (2 ** attempt))
     if retry_after is not None:
@@ -113,7 +113,7 @@ class ChatClient:
         # The client's own retries are off: ours are counted and recorded.
         self.client = openai.OpenAI(base_url=base_url or None, api_key=key, max_retries=0, timeout=timeout)
 
-    def send(self, messages, purpose="", question=None, run=None, **params):
+    def send(self, messages, *, purpose="", question=None, run=None, **params):
         """Send ``messages``; return the reply text. Raises ``ChatError`` once retries are spent."""
         params = {**self.params, **params}
         errors, status, attempt = [], None, 0
@@ -130,7 +130,7 @@ class ChatClient:
                                             attempt + 1, started, errors)
                     raise ChatError(f"chat request failed after {attempt + 1} attempt(s): {errors[-1]}",
                                     status, exchange) from exc
-                self.sleep(backoff_delay(attempt, self.backoff_base, self.backoff_max, _retry_after(exc)))
+                self.sleep(backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_max, retry_after=_retry_after(exc)))
                 attempt += 1
                 continue
             reply = (response.choices[0].message.content or "") if response.choices else ""

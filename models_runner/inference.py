@@ -17,15 +17,16 @@ from datetime import timedelta
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.interchange import REFERENCE
 from annotation.jobs import STALE_SECONDS, create_job, enqueue
 from annotation.models import Corpus, Job, Prediction, Question, System
-from annotation.triplet_builder import assign_triplets
+from annotation.triplet_store import assign_triplets
 from models_runner.backends import NEEDS_WEIGHTS, BackendError, QAItem, create_backend
 from models_runner.models import InferenceRun
 
 log = logging.getLogger(__name__)
 JOB_KIND = "inference"
-RESERVED = ("reference",)
+RESERVED = (REFERENCE,)
 
 
 class RunError(ValueError):

@@ -74,7 +74,7 @@ def _is_salient(token: Token) -> bool:
     return token.text[:1].isupper() or any(ch.isdigit() for ch in token.text)
 
 
-def extract_answer(question: str, context: str, window: int = 10, max_answer_words: int = 4) -> str:
+def extract_answer(question: str, context: str, *, window: int = 10, max_answer_words: int = 4) -> str:
     if window < 1 or max_answer_words < 1:
         raise ValueError("window and max_answer_words must be at least 1")
     tokens = tokenize(context)

@@ -88,7 +88,7 @@ def _block(context: str, question: str) -> str:
     return f"### Paragraph:\n{context.strip()}\n### Question:\n{question.strip()}\n### Answer:\n"
 
 
-def few_shot_prompt(question: str, context: str, examples=FEW_SHOT_EXAMPLES,
+def few_shot_prompt(question: str, context: str, examples=FEW_SHOT_EXAMPLES, *,
                     instruction: str = EXTRACTION_INSTRUCTION) -> str:
     """The causal-LM extraction prompt of appendix A.3.
 
@@ -127,7 +127,7 @@ CHAT_SYSTEM = (
 )
 
 
-def chat_messages(question: str, context: str, shots: int = 1, examples=FEW_SHOT_EXAMPLES,
+def chat_messages(question: str, context: str, *, shots: int = 1, examples=FEW_SHOT_EXAMPLES,
                   system: str = CHAT_SYSTEM) -> list[dict]:
     """One- or two-shot chat prompt (paper section 4: GPT-3.5 one-shot, Mixtral two-shot).
 

@@ -20,7 +20,7 @@ class Span:
     end_char: int
 
 
-def best_span_in_feature(start_logits, end_logits, offsets, context_mask, max_answer_len=30, n_best=20):
+def best_span_in_feature(start_logits, end_logits, offsets, *, context_mask, max_answer_len=30, n_best=20):
     """The best span of one feature, or None when the feature has no context token.
 
     ``offsets``: (n_tokens, 2) character offsets into the context; ``context_mask``: booleans, True
@@ -53,12 +53,12 @@ def best_span_in_feature(start_logits, end_logits, offsets, context_mask, max_an
     return Span(score, int(offsets[s][0]), int(offsets[e][1]))
 
 
-def best_answer(features, context, max_answer_len=30, n_best=20):
+def best_answer(features, context, *, max_answer_len=30, n_best=20):
     """Best span text over the features of one question. ``features``: iterable of dicts with
     ``start_logits``, ``end_logits``, ``offsets``, ``context_mask``. Empty string when none."""
     best = None
     for f in features:
-        span = best_span_in_feature(f["start_logits"], f["end_logits"], f["offsets"], f["context_mask"],
+        span = best_span_in_feature(f["start_logits"], f["end_logits"], f["offsets"], context_mask=f["context_mask"],
                                     max_answer_len=max_answer_len, n_best=n_best)
         if span is not None and (best is None or span.score > best.score):
             best = span

@@ -2,8 +2,9 @@
 import pytest
 from django.urls import reverse
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Assignment, Fold, Job
-from annotation.triplet_builder import assign_fold, create_folds
 from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db

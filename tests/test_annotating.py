@@ -3,8 +3,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import FoldError, create_folds
 from annotation.models import Assignment, FoldItem, Label, LabelEvent
-from annotation.triplet_builder import FoldError, assign_fold, create_folds
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,9 @@ import pytest
 from django.urls import reverse
 
 from annotation import guidelines
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Flag, FoldItem
-from annotation.triplet_builder import assign_fold, create_folds
 from tests.test_annotating import judge
 
 pytestmark = pytest.mark.django_db

@@ -136,7 +136,7 @@ def test_commands_report_errors_with_file_line_field(tiny_corpus, tmp_path):
 
 @pytest.mark.slow
 def test_full_squad_dev_import_gives_the_whitespace_triplet_count(squad_small):
-    from annotation.triplet_builder import create_folds
+    from annotation.fold_store import create_folds
 
     full = squad_small.parent
     import_corpus(full / "corpus.jsonl", "dev")
@@ -152,8 +152,8 @@ def test_full_squad_dev_import_gives_the_whitespace_triplet_count(squad_small):
 
 
 def test_predictions_imported_after_folds_join_them_beside_their_question(tiny_corpus, tmp_path):
+    from annotation.fold_store import create_folds
     from annotation.models import FoldItem
-    from annotation.triplet_builder import create_folds
 
     folds = create_folds(tiny_corpus, k=2, seed=0, overlap=0)
     home = {fi.triplet.question.external_id: fi.fold_id for fi in FoldItem.objects.select_related("triplet__question")}

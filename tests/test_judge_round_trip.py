@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation import annotating
+from annotation.assignments import assign_fold
 from annotation.models import Assignment, Fold, FoldItem, Label, Question, Triplet
-from annotation.triplet_builder import assign_fold
 
 pytestmark = pytest.mark.django_db
 

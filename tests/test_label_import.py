@@ -9,12 +9,12 @@ from django.core.management import CommandError, call_command
 
 from annotation import annotating
 from annotation.exports import jsonl_lines, label_rows
+from annotation.fold_store import create_folds
 from annotation.importers import import_labels
 from annotation.interchange import InterchangeError, each_label_line
 from annotation.label_files import TripletIndex, plan_labels
 from annotation.models import FoldItem, Job, Label, LabelEvent
 from annotation.roles import IMPORTED
-from annotation.triplet_builder import create_folds
 from tests.conftest import write_jsonl
 
 L = lambda q, a, who, v: {"question_id": q, "answer": a, "annotator": who, "label": v}  # noqa: E731
@@ -56,7 +56,7 @@ def test_plan_sorts_every_line(tmp_path):
     rows = [L("q1", "carolina panthers", "ann", "correct"), "{broken", L("q1", "denver broncos", "ann", "partial"),
             L("q9", "x", "ann", "correct"), L("q1", "Carolina Panthers", "ann", "incorrect"),
             L("q1", "Denver Broncos", "admin", "correct"), L("q1", "Denver Broncos", "ann", "maybe")]
-    plan = plan_labels(_entries(tmp_path, rows), {"q1": "q1", "q2": "q2"}, INDEX, "squad", browser_accounts={"admin"})
+    plan = plan_labels(_entries(tmp_path, rows), {"q1": "q1", "q2": "q2"}, INDEX, mode="squad", browser_accounts={"admin"})
     assert [(r["line"], r["triplet"]) for r in plan.rows] == [(1, 3)]
     reasons = {r["line"]: f"{r['field']}: {r['reason']}" for r in plan.rejects}
     assert sorted(reasons) == [2, 3, 4, 5, 6, 7]
@@ -139,7 +139,7 @@ def test_outside_names_never_merge_silently_into_accounts(tiny_corpus, tmp_path,
     fold = folds[0]
     fold.assignments.create(annotator=person)
     item = annotating.next_item(fold, person)
-    annotating.save_judgement(person, fold, item, "correct")
+    annotating.save_judgement(person, fold, item, value="correct")
     path = write_jsonl(tmp_path / "l.jsonl", [L("q2", "Poland", "ann-a", "partial")])
     with pytest.raises(InterchangeError, match="'ann-a' is an existing account with labels made in the browser"):
         import_labels(path, tiny_corpus)
@@ -190,9 +190,9 @@ def test_labels_export_reimports_losslessly(tiny_corpus, tmp_path, make_user):
     fold.assignments.create(annotator=person)
     for value in ("correct", "incorrect", "partial", "correct"):
         item = annotating.next_item(fold, person)
-        annotating.save_judgement(person, fold, item, value, seconds=2.5)
+        annotating.save_judgement(person, fold, item, value=value, seconds=2.5)
     first = FoldItem.objects.filter(fold=fold).order_by("position").first()
-    annotating.save_judgement(person, fold, first, "partial", seconds=1.25)  # a change: history of 2
+    annotating.save_judgement(person, fold, first, value="partial", seconds=1.25)  # a change: history of 2
 
     def snapshot():
         return sorted(

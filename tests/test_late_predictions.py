@@ -5,9 +5,10 @@ import json
 import pytest
 
 from annotation import annotating
+from annotation.assignments import assign_all
+from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, Fold, FoldItem, Label, Prediction
-from annotation.triplet_builder import assign_all, create_folds
 from tests.conftest import write_jsonl
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

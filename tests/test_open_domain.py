@@ -6,10 +6,11 @@ import re
 import pytest
 from django.urls import reverse
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_labels, import_predictions
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Question
-from annotation.triplet_builder import assign_fold, create_folds
 from evaluation import database
 from evaluation.report import ReportConfig, compute_report
 from tests.conftest import write_jsonl

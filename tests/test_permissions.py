@@ -1,7 +1,8 @@
 """Role x endpoint x method matrix for the annotation app's pages and REST API."""
 import pytest
 
-from annotation.triplet_builder import assign_fold, create_folds
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 
 pytestmark = pytest.mark.django_db
 

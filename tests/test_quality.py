@@ -7,8 +7,9 @@ import pytest
 from django.urls import reverse
 
 from annotation import quality
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Adjudication, FoldItem, GoldItem
-from annotation.triplet_builder import assign_fold, create_folds
 from evaluation import database
 from tests.test_annotating import judge
 

@@ -6,8 +6,9 @@ through the annotator page (htmx POST) and through the REST API.
 import pytest
 from django.urls import reverse
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import FoldItem, Label, LabelEvent
-from annotation.triplet_builder import assign_fold, create_folds
 
 pytestmark = pytest.mark.django_db
 

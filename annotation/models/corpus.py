@@ -1,13 +1,14 @@
 """Corpus, questions, systems and their predictions (SPEC section 1 and 9)."""
 from django.db import models
 
-from annotation.dedup import POLICIES
+from annotation.dedup import DEFAULT_POLICY, POLICIES
+from annotation.interchange import REFERENCE
 
 
 class Corpus(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
-    dedup_policy = models.CharField(max_length=20, choices=[(p, p) for p in POLICIES], default="whitespace")
+    dedup_policy = models.CharField(max_length=20, choices=[(p, p) for p in POLICIES], default=DEFAULT_POLICY)
     guidelines = models.TextField(
         blank=True, help_text="Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
                               "Empty: the built-in guidelines.")
@@ -58,7 +59,7 @@ class Question(models.Model):
 class System(models.Model):
     """Something that answers questions. Its name is never shown to annotators."""
 
-    KIND_REFERENCE = "reference"
+    KIND_REFERENCE = REFERENCE
     KIND_IMPORTED = "imported"
     KIND_MODEL = "model"
     KINDS = [(KIND_REFERENCE, "reference answers"), (KIND_IMPORTED, "imported answers"), (KIND_MODEL, "model run")]

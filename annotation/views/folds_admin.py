@@ -10,10 +10,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import gold, quality_data
+from annotation.assignments import annotators, assign_all, assign_fold
+from annotation.fold_store import FoldError, create_folds
 from annotation.folds import FOLD_POLICIES
 from annotation.frame_folds import FrameFoldError, create_frame_folds
 from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
-from annotation.triplet_builder import FoldError, annotators, assign_all, assign_fold, create_folds
 from annotation.views.access import admin_required
 
 

@@ -97,9 +97,9 @@ def rate(request, fold_id):
         )
     except judgements.SubmissionConflict as conflict:
         return conflict_response(conflict)
-    nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
-                                 lambda: frame_checking.next_item(fold, request.user),
-                                 lambda position: frame_checking.item_after(fold, position))
+    nxt = annotating.choose_next(item, skip=skip, revisit=request.POST.get("revisit") == "1",
+                                 next_todo=lambda: frame_checking.next_item(fold, request.user),
+                                 after=lambda position: frame_checking.item_after(fold, position))
     if not request.htmx:
         return redirect("frame-check", fold_id=fold.pk)
     return _render_item(request, fold, nxt)

@@ -20,7 +20,7 @@ def adjudicate(request, corpus_id):
         try:
             if not (triplet.isascii() and triplet.isdigit() and len(triplet) <= 18):
                 raise ValueError("missing triplet")
-            decision = quality_data.adjudicate(corpus, int(triplet), request.POST.get("value"), request.user)
+            decision = quality_data.adjudicate(corpus, int(triplet), value=request.POST.get("value"), user=request.user)
             messages.success(request, f"final label of triplet {decision.triplet_id}: {LABEL_TITLES[decision.value]}")
         except (ValueError, ObjectDoesNotExist) as exc:
             messages.error(request, f"not saved: {exc}")

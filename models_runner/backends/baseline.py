@@ -34,6 +34,6 @@ class BaselineBackend(Backend):
         if self.options["delay_s"]:
             time.sleep(self.options["delay_s"])
         return [
-            lexical.extract_answer(it.question, it.context, self.options["window"], self.options["max_answer_words"])
+            lexical.extract_answer(it.question, it.context, window=self.options["window"], max_answer_words=self.options["max_answer_words"])
             for it in items
         ]

@@ -66,6 +66,6 @@ class ExtractiveBackend(HFBackend):
             feature_rows[sample].append({"start_logits": starts[i], "end_logits": ends[i],
                                          "offsets": offsets[i], "context_mask": masks[i]})
         return [
-            spans.best_answer(feature_rows[j], contexts[j], self.options["max_answer_len"], self.options["n_best"])
+            spans.best_answer(feature_rows[j], contexts[j], max_answer_len=self.options["max_answer_len"], n_best=self.options["n_best"])
             for j in range(len(items))
         ]

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.frame_folds import create_frame_folds
 from annotation.models import Assignment, Job, Label, Prediction
-from annotation.triplet_builder import assign_fold, create_folds
 from evaluation.tasks import build_report, start_report
 from models_runner.judging import import_judge_labels
 from models_runner.models import Judge

@@ -1,8 +1,9 @@
 """An annotator logs in, labels with the keyboard and sees progress move; labels reach the database."""
 import pytest
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Label, LabelEvent
-from annotation.triplet_builder import assign_fold, create_folds
 from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

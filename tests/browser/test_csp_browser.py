@@ -4,7 +4,8 @@ CSP violation."""
 import pytest
 from playwright.sync_api import expect
 
-from annotation.triplet_builder import assign_fold, create_folds
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

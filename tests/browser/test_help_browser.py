@@ -1,8 +1,9 @@
 """Guidelines, answer highlight and flags in Chromium (issue 12, point 3)."""
 import pytest
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Flag, Label
-from annotation.triplet_builder import assign_fold, create_folds
 from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

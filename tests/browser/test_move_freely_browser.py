@@ -2,8 +2,9 @@
 at 1366 and 390 px wide (/tmp/h12_*.png) to look at."""
 import pytest
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Label
-from annotation.triplet_builder import assign_fold, create_folds
 from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -2,9 +2,10 @@
 Chromium, then reported."""
 import pytest
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, Label
-from annotation.triplet_builder import assign_fold, create_folds
 from evaluation import database
 from evaluation.report import ReportConfig, compute_report
 from tests.browser_fixtures import login

@@ -9,8 +9,9 @@ import re
 import pytest
 from django.contrib.sessions.models import Session
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.models import Label, LabelEvent
-from annotation.triplet_builder import assign_fold, create_folds
 from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

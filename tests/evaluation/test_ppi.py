@@ -222,8 +222,8 @@ def test_conclusions_api_and_page_roles(tiny_corpus, client, make_user, tmp_path
 
 
 def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
+    from annotation.fold_store import create_folds
     from annotation.models import Label
-    from annotation.triplet_builder import create_folds
     from evaluation.judge_inputs import sample_facts
 
     folds = create_folds(tiny_corpus, k=3, seed=0, overlap=0)

@@ -3,9 +3,10 @@ import pytest
 from django.urls import reverse
 
 from annotation import frame_checking
+from annotation.assignments import assign_fold
+from annotation.fold_store import FoldError
 from annotation.frame_folds import FrameFoldError, create_frame_folds, plan_frame_folds
 from annotation.models import FrameAnnotation, FrameCheck, FrameCheckEvent, Fold
-from annotation.triplet_builder import FoldError, assign_fold
 
 pytestmark = pytest.mark.django_db
 

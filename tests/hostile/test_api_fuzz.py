@@ -14,7 +14,8 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import not_a_server_error
 
-from annotation.triplet_builder import assign_fold, create_folds
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

@@ -4,7 +4,8 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.triplet_builder import assign_fold, create_folds
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 
 pytestmark = pytest.mark.django_db
 

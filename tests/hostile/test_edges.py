@@ -127,7 +127,8 @@ def test_hostile_query_strings_are_400(client, make_user, tiny_corpus, path, que
 
 
 def test_hostile_form_fields_are_400(client, make_user, tiny_corpus):
-    from annotation.triplet_builder import assign_fold, create_folds
+    from annotation.assignments import assign_fold
+    from annotation.fold_store import create_folds
 
     ann = make_user("ann", "annotator")
     fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]

@@ -3,10 +3,10 @@ import json
 
 import pytest
 
+from annotation.assignments import assign_fold
+from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus
-from annotation.triplet_builder import assign_fold, create_folds
-
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -16,10 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
+from annotation.assignments import assign_all
+from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, FoldItem, Label, LabelEvent
 from annotation.roles import ANNOTATOR, ensure_groups
-from annotation.triplet_builder import assign_all, create_folds
 
 from .conftest import write_corpus
 

@@ -7,9 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from annotation.fold_store import create_folds
 from annotation.jobs import request_cancel, run_job
 from annotation.models import FoldItem, Job, Prediction, System, Triplet
-from annotation.triplet_builder import create_folds
 from models_runner import inference
 from models_runner.backends import create_backend
 from models_runner.models import InferenceRun

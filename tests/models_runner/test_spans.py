@@ -29,7 +29,7 @@ def test_max_answer_len_limits_the_span():
     start = [0, 0, 0, 5, 0, 0, 0, 0]
     end = [0, 0, 0, 0, 0, 0, 5, 0]
     assert best_answer([feature(start, end)], CONTEXT, max_answer_len=4) == "Denver Broncos beat Carolina"
-    span = best_span_in_feature(start, end, OFFSETS, MASK, max_answer_len=2)
+    span = best_span_in_feature(start, end, OFFSETS, context_mask=MASK, max_answer_len=2)
     assert CONTEXT[span.start_char:span.end_char] in {"Denver Broncos", "Denver", "Carolina", "beat Carolina"}
     assert span.end_char - span.start_char <= len("beat Carolina")
 
@@ -45,4 +45,4 @@ def test_no_context_token_gives_empty_answer():
     f = feature([1] * 8, [1] * 8, mask=[False] * 8)
     assert best_answer([f], CONTEXT) == ""
     with pytest.raises(ValueError):
-        best_span_in_feature([1], [1], [(0, 1)], [True], max_answer_len=0)
+        best_span_in_feature([1], [1], [(0, 1)], context_mask=[True], max_answer_len=0)

@@ -1,7 +1,8 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.triplet_builder import FoldError, annotators, assign_all
+from annotation.assignments import annotators, assign_all
+from annotation.fold_store import FoldError
 
 from ._common import get_corpus
 

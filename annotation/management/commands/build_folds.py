@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.fold_store import FoldError, create_folds, extend_folds
 from annotation.folds import FOLD_POLICIES
-from annotation.triplet_builder import FoldError, create_folds, extend_folds
 
 from ._common import get_corpus
 
@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="rebuild folds that have no labels yet")
         parser.add_argument("--extend", action="store_true", help="add triplets that are in no fold yet")
 
-    def handle(self, corpus, k, seed, policy, overlap, replace, extend, **options):
+    def handle(self, *, corpus, k, seed, policy, overlap, replace, extend, **options):
         corpus = get_corpus(corpus)
         try:
             if extend:

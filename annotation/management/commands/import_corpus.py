@@ -17,7 +17,7 @@ class Command(BaseCommand):
                             help="do not add the reference answers as the system 'reference'")
         parser.add_argument("--dedup", choices=POLICIES, help="dedup policy of a new corpus (default whitespace)")
 
-    def handle(self, path, corpus, format, no_reference_system, dedup, **options):
+    def handle(self, *, path, corpus, format, no_reference_system, dedup, **options):
         result = run_import(self, import_corpus, path, corpus, fmt=format,
                             reference_system=not no_reference_system, dedup_policy=dedup)
         self.stdout.write(f"corpus {result['corpus']}: {result['questions']} questions, "

@@ -23,7 +23,7 @@ class Command(BaseCommand):
                             help="labels of a name that is an account with browser labels go to that account")
         parser.add_argument("--annotator-prefix", default="", help="put before every annotator name of the file")
 
-    def handle(self, path, corpus, match, dry_run, rejects, attach_existing, annotator_prefix, **options):
+    def handle(self, *, path, corpus, match, dry_run, rejects, attach_existing, annotator_prefix, **options):
         result = run_import(self, import_labels, path, get_corpus(corpus), match=match, dry_run=dry_run,
                             rejects=rejects, attach_existing=attach_existing, annotator_prefix=annotator_prefix)
         if dry_run:

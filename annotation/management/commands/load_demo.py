@@ -7,11 +7,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.crypto import get_random_string
 
+from annotation.assignments import assign_all
+from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Fold
 from annotation.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
-from annotation.triplet_builder import assign_all, create_folds
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "squad-v1.1-dev" / "small"
 
@@ -28,7 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--password", default=os.environ.get("DEMO_PASSWORD"),
                             help="one password for every demo user (default: a random one each, printed)")
 
-    def handle(self, data, corpus, annotators, k, password, **options):
+    def handle(self, *, data, corpus, annotators, k, password, **options):
         data = Path(data)
         if not (data / "corpus.jsonl").exists():
             raise CommandError(f"demo data not found: {data / 'corpus.jsonl'} (use --data)")

@@ -1,0 +1,116 @@
+"""Database shell over ``annotation.folds`` (pure fold planning): storing, replacing and growing folds."""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+from django.db import transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from annotation.bulk import ORM_BATCH, insert_rows
+from annotation.folds import build_folds, interleave
+from annotation.models import Fold, FoldItem, Label, Triplet
+
+
+class FoldError(ValueError):
+    pass
+
+
+def clear_folds(corpus, kind, *, replace, judgements, error=None, what="folds"):
+    """Make room for new folds of ``kind``: refused if some exist and ``replace`` is off, or if
+    ``judgements`` (a queryset of Label / FrameCheck) has any row in them."""
+    error = error or FoldError
+    existing = Fold.objects.filter(corpus=corpus, kind=kind)
+    if existing.exists():
+        if not replace:
+            raise error(f"corpus {corpus.name} already has {existing.count()} {what} (use replace to rebuild)")
+        if judgements.filter(fold__in=existing).exists():
+            raise error(f"the existing {what} already have {judgements.model._meta.verbose_name_plural}: "
+                        "they cannot be replaced")
+        existing.delete()
+
+
+def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
+    """Insert ``FoldPlan``s as Fold rows named ``{corpus} {name} {n}`` and their items (``target``:
+    the FoldItem field the plan's keys go to, ``triplet`` or ``frame_annotation``)."""
+    folds = Fold.objects.bulk_create(
+        [Fold(corpus=corpus, kind=kind, index=p.index, name=f"{corpus.name} {name} {p.index + 1}",
+              seed=seed, params=params) for p in plans]
+    )
+    insert_rows(FoldItem, ("fold", "position", target, "is_overlap"),
+                [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)])
+    return folds
+
+
+@transaction.atomic
+def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, replace=False):
+    """Split the corpus's triplets into K folds (pure ``build_folds``), then bulk insert them."""
+    clear_folds(corpus, Fold.KIND_TRIPLET, replace=replace, judgements=Label.objects.all())
+    pairs = list(
+        Triplet.objects.filter(question__corpus=corpus).order_by("question__position", "id").values_list("id", "question_id")
+    )
+    if not pairs:
+        raise FoldError(f"corpus {corpus.name} has no triplets yet: import predictions first")
+    plans = build_folds(pairs, k=k, seed=seed, policy=policy, overlap=overlap)
+    params = {"k": k, "seed": seed, "policy": policy, "overlap": overlap}
+    return store_fold_plans(corpus, Fold.KIND_TRIPLET, plans, name="fold", seed=seed, params=params, target="triplet")
+
+
+def extend_folds_if_any(corpus, source="import"):
+    """New triplets join the corpus's folds (beside their question) once folds exist; else 0."""
+    if not Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).exists():
+        return 0
+    return extend_folds(corpus, source)
+
+
+@transaction.atomic
+def extend_folds(corpus, source="extend"):
+    """Give triplets that are in no fold yet a place: their question's fold if it has one, else the
+    lightest fold. They are interleaved (``folds.interleave``, seeded by the fold's seed and how
+    many times it grew) over the fold's unjudged part, the items after the last one any of its
+    annotators has labelled or skipped; the judged head keeps its order. Each fold that grows
+    records ``{"n", "at", "source"}`` in ``params["added"]``. Returns the number of items added."""
+    folds = {f.pk: f for f in Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).annotate(n=Count("items"))}
+    if not folds:
+        raise FoldError(f"corpus {corpus.name} has no folds yet")
+    loads = {pk: f.n for pk, f in folds.items()}
+    home = dict(
+        FoldItem.objects.filter(fold__in=folds, is_overlap=False).values_list("triplet__question_id", "fold_id")
+    )
+    loose = Triplet.objects.filter(question__corpus=corpus).exclude(fold_items__fold__in=folds).order_by("question__position", "id")
+    new = defaultdict(list)
+    for tid, qid in loose.values_list("id", "question_id"):
+        fold_id = home.get(qid) or min(loads, key=lambda f: (loads[f], f))
+        home.setdefault(qid, fold_id)
+        new[fold_id].append((tid, qid, False))
+        loads[fold_id] += 1
+    now = timezone.now()
+    for fold_id, items in new.items():
+        _interleave_into(folds[fold_id], items, source, now)
+    return sum(len(items) for items in new.values())
+
+
+def _interleave_into(fold, new_items, source, now):
+    items = list(FoldItem.objects.filter(fold=fold).order_by("position").values_list("id", "position", "triplet_id", "triplet__question_id"))
+    judged = set(Label.objects.filter(triplet__fold_items__fold=fold, annotator__assignments__fold=fold)
+                 .values_list("triplet_id", flat=True))
+    last_judged = max((position for _, position, tid, _ in items if tid in judged), default=-1)
+    head = [i for i in items if i[1] <= last_judged]
+    tail = [(("old", pk), qid, False) for pk, position, _, qid in items if position > last_judged]
+    added = fold.params.get("added", []) if isinstance(fold.params, dict) else []
+    order = interleave(tail, [(("new", t), q, o) for t, q, o in new_items], random.Random(f"{fold.seed}:{fold.index}:{len(added)}"))
+    start = (head[-1][1] + 1) if head else 0
+    top = (items[-1][1] + 1) if items else 0
+    # Two steps keep (fold, position) unique: move the tail out of the way, then into its places.
+    FoldItem.objects.filter(fold=fold, position__gt=last_judged).update(position=F("position") + top + len(order))
+    moved, created = [], []
+    for offset, ((kind, key), _, is_overlap) in enumerate(order):
+        if kind == "old":
+            moved.append(FoldItem(id=key, position=start + offset))
+        else:
+            created.append(FoldItem(fold=fold, position=start + offset, triplet_id=key, is_overlap=is_overlap))
+    FoldItem.objects.bulk_update(moved, ["position"], batch_size=ORM_BATCH)
+    FoldItem.objects.bulk_create(created, batch_size=ORM_BATCH)
+    fold.params = {**(fold.params or {}), "added": [*added, {"n": len(created), "at": now.isoformat(), "source": source}]}
+    fold.save(update_fields=["params"])

@@ -1,0 +1,86 @@
+"""Database shell over ``annotation.dedup``: the triplets of a corpus and the predictions linked to them."""
+from __future__ import annotations
+
+from django.db import connection, transaction
+
+from annotation.bulk import ORM_BATCH
+from annotation.dedup import build_triplets
+from annotation.fold_store import extend_folds_if_any
+from annotation.models import Prediction, System, Triplet
+
+
+def _noop(*args, **kwargs):
+    pass
+
+
+CORPUS_LOCK = 7301  # advisory lock namespace: (CORPUS_LOCK, corpus id)
+
+
+def lock_corpus(corpus_id):
+    """Serialise the writers of one corpus's predictions and triplets until the transaction ends.
+
+    PostgreSQL: a transaction-level advisory lock, so two jobs (model runs, imports) never create the
+    same triplet or prediction at once; the second sees the first's rows once it gets the lock. SQLite
+    already serialises writers (one write transaction at a time, ``BEGIN IMMEDIATE``).
+    """
+    assert connection.in_atomic_block, "lock_corpus must run inside a transaction"
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CORPUS_LOCK, int(corpus_id)])
+
+
+@transaction.atomic
+def triplets_for(corpus, rows):
+    """Map ``(key, question_id, answer)`` rows to triplet ids, creating the triplets that are missing.
+
+    Returns ``({key: triplet_id}, number_of_new_triplets)``. Rows should come reference first, so
+    that the reference gives the displayed spelling when a group mixes variants.
+    """
+    lock_corpus(corpus.pk)
+    question_ids = sorted({r[1] for r in rows})
+    existing = {}
+    for chunk in _chunks(question_ids, ORM_BATCH):
+        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list("id", "question_id", "normalized_answer"):
+            existing[(qid, norm)] = tid
+    groups = build_triplets(rows, corpus.dedup_policy)
+    new = [g for g in groups if (g.question_key, g.normalized) not in existing]
+    created = Triplet.objects.bulk_create(
+        [Triplet(question_id=g.question_key, answer=g.answer, normalized_answer=g.normalized) for g in new],
+        batch_size=ORM_BATCH,
+    )
+    for group, triplet in zip(new, created):
+        existing[(group.question_key, group.normalized)] = triplet.pk
+    mapping = {}
+    for group in groups:
+        tid = existing[(group.question_key, group.normalized)]
+        for key in group.prediction_keys:
+            mapping[key] = tid
+    return mapping, len(created)
+
+
+@transaction.atomic
+def assign_triplets(corpus, progress=_noop, source="model run"):
+    """Give every prediction of the corpus without a triplet its triplet, creating new ones.
+
+    Incremental: existing triplets are reused, so predictions imported or generated later join the
+    triplets (and labels) already there. Returns ``{"new_triplets", "linked_predictions"}``.
+    """
+    lock_corpus(corpus.pk)
+    pending = list(
+        Prediction.objects.filter(question__corpus=corpus, triplet__isnull=True)
+        .order_by("question__position", "id")
+        .values_list("id", "question_id", "answer", "system__kind")
+    )
+    if not pending:
+        return {"new_triplets": 0, "linked_predictions": 0}
+    pending.sort(key=lambda p: p[3] != System.KIND_REFERENCE)
+    mapping, n_new = triplets_for(corpus, [(pid, qid, answer) for pid, qid, answer, _ in pending])
+    progress(message=f"linking {len(pending)} predictions to triplets")
+    updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
+    Prediction.objects.bulk_update(updates, ["triplet"], batch_size=ORM_BATCH)
+    return {"new_triplets": n_new, "linked_predictions": len(updates), "added_to_folds": extend_folds_if_any(corpus, source)}
+
+
+def _chunks(seq, n):
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]
