@@ -8,6 +8,8 @@ PostgreSQL it streams the rows with ``COPY``.
 from django.db import connection
 
 BATCH = 5000
+#: Rows per ``bulk_create`` / ``bulk_update`` call of the ORM (model instances: smaller than ``BATCH``).
+ORM_BATCH = 2000
 
 
 def insert_rows(model, fields, rows, batch=BATCH):

@@ -49,7 +49,7 @@ class FoldItem(models.Model):
     position = models.PositiveIntegerField()
     triplet = models.ForeignKey(Triplet, null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items")
     frame_annotation = models.ForeignKey(
-        "annotation.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
+        "frames.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
     )
     is_overlap = models.BooleanField(default=False, help_text="Copy made for inter-annotator agreement.")
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation.frame_folds import create_frame_folds
 from annotation.models import Assignment, Job, Label, Prediction
 from annotation.triplet_builder import assign_fold, create_folds
 from evaluation.tasks import build_report, start_report
+from frames.folds import create_frame_folds
 from models_runner.judging import import_judge_labels
 from models_runner.models import Judge
 from tests.browser.test_report_browser import labelled_corpus

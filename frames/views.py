@@ -3,21 +3,39 @@
 Same shape as the triplet page (``annotation.views.annotate``): one POST saves the ratings and returns
 the next item as an htmx fragment; folds of kind ``frame`` assigned to the user only.
 Keys: 1/2/3 rate the frame, 4/5/6 rate the FEs; once both are chosen the pair is saved; Enter saves
-the choice shown, S skips, B goes back.
+the choice shown, S skips, B goes back. A fold or item out of reach is a 404.
 """
-from django.http import HttpResponseBadRequest
+from functools import wraps
+
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import annotating, frame_checking, judgements
+from annotation import annotating, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
 from annotation.views.access import annotator_required
-from annotation.views.annotate import conflict_response
+from frames import checking as frame_checking
 
 FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
 FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
 FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FRAME_KEYS.items()]
 FE_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FE_KEYS.items()]
+
+
+def _not_found_is_404(view):
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except frame_checking.FrameCheckNotFound as exc:
+            raise Http404(str(exc)) from None
+
+    return wrapped
+
+
+def _conflict_response(conflict):
+    """409 for a submission id reused with other values, as on the triplet page (never dropped silently)."""
+    return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
 def _elements(annotation):
@@ -57,6 +75,7 @@ def _render_item(request, fold, item, status=200):
 
 @annotator_required
 @require_GET
+@_not_found_is_404
 def check(request, fold_id):
     fold = frame_checking.get_assigned_fold(request.user, fold_id)
     return _render_item(request, fold, frame_checking.next_item(fold, request.user))
@@ -64,6 +83,7 @@ def check(request, fold_id):
 
 @annotator_required
 @require_GET
+@_not_found_is_404
 def show_item(request, fold_id, item_id):
     fold = frame_checking.get_assigned_fold(request.user, fold_id)
     return _render_item(request, fold, frame_checking.get_fold_item(fold, item_id))
@@ -71,6 +91,7 @@ def show_item(request, fold_id, item_id):
 
 @annotator_required
 @require_GET
+@_not_found_is_404
 def previous(request, fold_id):
     fold = frame_checking.get_assigned_fold(request.user, fold_id)
     before = request.GET.get("before")
@@ -80,6 +101,7 @@ def previous(request, fold_id):
 
 @annotator_required
 @require_POST
+@_not_found_is_404
 def rate(request, fold_id):
     fold = frame_checking.get_assigned_fold(request.user, fold_id)
     item_id = request.POST.get("item", "")
@@ -96,7 +118,7 @@ def rate(request, fold_id):
             seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
         )
     except judgements.SubmissionConflict as conflict:
-        return conflict_response(conflict)
+        return _conflict_response(conflict)
     nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
                                  lambda: frame_checking.next_item(fold, request.user),
                                  lambda position: frame_checking.item_after(fold, position))

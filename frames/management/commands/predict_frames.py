@@ -2,10 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import frame_jobs
+from annotation.management.commands._common import get_corpus
+from frames import jobs as frame_jobs
 from models_runner.chat import ChatError
-
-from ._common import get_corpus
 
 
 class Command(BaseCommand):
@@ -36,11 +35,9 @@ class Command(BaseCommand):
         except frame_jobs.FrameJobError as exc:
             raise CommandError(str(exc)) from None
         if queue:
-            from annotation.frame_tasks import start_frame_job
-
-            job = start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url, force=force,
-                                  limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
-                                  requests_per_minute=requests_per_minute)
+            job = frame_jobs.start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url,
+                                             force=force, limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
+                                             requests_per_minute=requests_per_minute)
             self.stdout.write(f"queued job {job.pk}")
             return
         verbose = options.get("verbosity", 1) > 1

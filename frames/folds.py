@@ -12,15 +12,17 @@ import random
 from django.db import transaction
 
 from annotation.folds import build_folds
-from annotation.models import FrameAnnotation, FrameCheck, Fold
+from annotation.models import Fold
 from annotation.triplet_builder import clear_folds, store_fold_plans
+from frames.models import FrameAnnotation, FrameCheck
+from frames.outcomes import DONE
 
 
 class FrameFoldError(ValueError):
     pass
 
 
-def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
+def plan_frame_folds(annotation_ids, *, k=1, seed=0, overlap=0.0, sample=None):
     """FoldPlans over frame annotation ids; ``sample``: check only that many, drawn with the seed."""
     ids = list(annotation_ids)
     if sample is not None:
@@ -33,10 +35,10 @@ def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
 
 
 @transaction.atomic
-def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
+def create_frame_folds(corpus, *, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
     """Folds over the corpus's frame annotations with outcome ``done`` (the only ones with a frame)."""
     clear_folds(corpus, Fold.KIND_FRAME, replace, FrameCheck.objects.all(), error=FrameFoldError, what="frame folds")
-    annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=FrameAnnotation.DONE)
+    annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=DONE)
     if lexicon is not None:
         annotations = annotations.filter(lexicon=lexicon)
     ids = list(annotations.order_by("question__position", "id").values_list("id", flat=True))
