@@ -18,7 +18,7 @@ from django.db import transaction
 from annotation.bulk import ORM_BATCH as BATCH
 from annotation.jobs import create_job, enqueue
 from annotation.models import Corpus, Question
-from frames import proxy as frame_proxy
+from frames import proxy
 from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
 from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 from frames.outcomes import ALL_OUTCOMES, DONE, ERROR
@@ -140,7 +140,7 @@ class FrameChat:
 
     def __call__(self, messages, question=None):
         prompt = messages[-1]["content"] if messages else ""
-        purpose = "frame_selection" if prompt.startswith(frame_proxy.FRAME_PROMPT[:20]) else "frame_elements"
+        purpose = "frame_selection" if prompt.startswith(proxy.FRAME_PROMPT[:20]) else "frame_elements"
         return self.client.send(messages, purpose=purpose, question=question)
 
 
@@ -170,7 +170,7 @@ def _write_question(question, annotation, result, lexicon_name):
         question.lu_pos = result.lu_pos or None
         question.frame_elements = list(result.frame_elements)
         question.trigger_in_question = bool(
-            result.trigger and frame_proxy.word_pattern(result.trigger).search(frame_proxy.normalize_text(question.question))
+            result.trigger and proxy.word_pattern(result.trigger).search(proxy.normalize_text(question.question))
         )
         meta["frame_source"] = {"lexicon": lexicon_name, "frame_annotation": annotation.pk, "model": annotation.model}
     elif "frame_source" in meta:
@@ -226,7 +226,7 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     lexicon = lexicon_from_db(lexicon_row)
     if not lexicon.frames:
         raise FrameJobError(f"lexicon {lexicon_row.name} has no frames")
-    index = frame_proxy.TriggerIndex.from_lexicon(lexicon)
+    index = proxy.TriggerIndex.from_lexicon(lexicon)
     frame_ids = dict(FrameDef.objects.filter(lexicon=lexicon_row).values_list("name", "id"))
     done_before = dict(
         FrameAnnotation.objects.filter(question__corpus=corpus, lexicon=lexicon_row).values_list("question_id", "outcome")
@@ -248,12 +248,12 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     for i, question in enumerate(todo, 1):
         ask = partial(chat, question=question.pk) if isinstance(chat, FrameChat) else chat
         try:
-            result = frame_proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
+            result = proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
             errors_in_row = 0
         except Exception as exc:  # the LLM call failed: record it, continue, give up if it keeps failing
             errors_in_row += 1
             log.warning("frame proxy failed on question %s: %s", question.pk, exc)
-            result = frame_proxy.ProxyResult(
+            result = proxy.ProxyResult(
                 outcome=ERROR, candidates=[c.pair() for c in index.candidates(question.question)],
                 flags={"error": f"{type(exc).__name__}: {exc}"[:1000]},
             )

@@ -133,7 +133,7 @@ def frame_prompt(question, candidates, template=FRAME_PROMPT):
     return template.format(list=format_list(candidates), question=question)
 
 
-def fe_prompt(question, frame, word, template=FE_PROMPT, elements=None):
+def fe_prompt(question, frame, word, *, template=FE_PROMPT, elements=None):
     text = template.format(pair=format_pair(frame, word), question=question)
     if elements:
         text += FE_HINT.format(elements=", ".join(elements))

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation import annotating, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
 from annotation.views.access import annotator_required
-from frames import checking as frame_checking
+from frames import checking
 
 FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
 FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
@@ -27,7 +27,7 @@ def _not_found_is_404(view):
     def wrapped(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)
-        except frame_checking.FrameCheckNotFound as exc:
+        except checking.FrameCheckNotFound as exc:
             raise Http404(str(exc)) from None
 
     return wrapped
@@ -49,22 +49,22 @@ def _elements(annotation):
 
 def _item_context(request, fold, item):
     annotation = item.frame_annotation if item else None
-    check = frame_checking.current_check(item, request.user) if item else None
+    check = checking.current_check(item, request.user) if item else None
     before = item.position if item else None
     return {
         "fold": fold,
         "item": item,
         "fa": annotation,
         "question": annotation.question if annotation else None,
-        "segments": frame_checking.question_segments(annotation.question.question, annotation.trigger,
+        "segments": checking.question_segments(annotation.question.question, annotation.trigger,
                                                      annotation.frame_elements) if annotation else [],
         "elements": _elements(annotation) if annotation else [],
         "check": check,
         "frame_buttons": FRAME_BUTTONS,
         "fe_buttons": FE_BUTTONS,
-        "progress": frame_checking.fold_progress(fold, request.user),
+        "progress": checking.fold_progress(fold, request.user),
         "submission_id": annotating.new_submission_id(),
-        "has_previous": frame_checking.previous_item(fold, request.user, before) is not None,
+        "has_previous": checking.previous_item(fold, request.user, before) is not None,
     }
 
 
@@ -77,51 +77,51 @@ def _render_item(request, fold, item, status=200):
 @require_GET
 @_not_found_is_404
 def check(request, fold_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, frame_checking.next_item(fold, request.user))
+    fold = checking.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, checking.next_item(fold, request.user))
 
 
 @annotator_required
 @require_GET
 @_not_found_is_404
 def show_item(request, fold_id, item_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, frame_checking.get_fold_item(fold, item_id))
+    fold = checking.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, checking.get_fold_item(fold, item_id))
 
 
 @annotator_required
 @require_GET
 @_not_found_is_404
 def previous(request, fold_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    fold = checking.get_assigned_fold(request.user, fold_id)
     before = request.GET.get("before")
-    item = frame_checking.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
-    return _render_item(request, fold, item or frame_checking.next_item(fold, request.user))
+    item = checking.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
+    return _render_item(request, fold, item or checking.next_item(fold, request.user))
 
 
 @annotator_required
 @require_POST
 @_not_found_is_404
 def rate(request, fold_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    fold = checking.get_assigned_fold(request.user, fold_id)
     item_id = request.POST.get("item", "")
     if not item_id.isdigit():
         return HttpResponseBadRequest("missing item")
-    item = frame_checking.get_fold_item(fold, int(item_id))
+    item = checking.get_fold_item(fold, int(item_id))
     skip = request.POST.get("action") == "skip"
     frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
         return HttpResponseBadRequest("rate both the frame and the frame elements: full, partial or erroneous")
     try:
-        frame_checking.save_frame_check(
+        checking.save_frame_check(
             request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
             seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
         )
     except judgements.SubmissionConflict as conflict:
         return _conflict_response(conflict)
     nxt = annotating.choose_next(item, skip, request.POST.get("revisit") == "1",
-                                 lambda: frame_checking.next_item(fold, request.user),
-                                 lambda position: frame_checking.item_after(fold, position))
+                                 lambda: checking.next_item(fold, request.user),
+                                 lambda position: checking.item_after(fold, position))
     if not request.htmx:
         return redirect("frame-check", fold_id=fold.pk)
     return _render_item(request, fold, nxt)
