@@ -36,19 +36,9 @@ class ImportForm(forms.Form):
         return data
 
 
-class PredictFramesForm(forms.Form):
-    lexicon = forms.ModelChoiceField(queryset=models.FrameLexicon.objects.order_by("name"), to_field_name="name",
-                                     help_text="import one with manage.py import_framenet [PATH]")
-    model = forms.CharField(max_length=200, initial="gpt-3.5-turbo")
-    base_url = forms.URLField(required=False, assume_scheme="https", help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)")
-    api_key_env = forms.CharField(initial="OPENAI_API_KEY", help_text="environment variable of the worker holding the key")
-    limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many questions")
-    force = forms.BooleanField(required=False, help_text="annotate again questions already done")
-
-
 @admin.register(models.Corpus)
 class CorpusAdmin(admin.ModelAdmin):
-    list_display = ["name", "dedup_policy", "question_count", "created_at", "frames_link"]
+    list_display = ["name", "dedup_policy", "question_count", "created_at"]
     change_list_template = "admin/annotation/corpus/change_list.html"
 
     @admin.display(description="questions")
@@ -58,32 +48,7 @@ class CorpusAdmin(admin.ModelAdmin):
     def get_urls(self):
         return [
             path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import"),
-            path("<int:pk>/predict-frames/", self.admin_site.admin_view(self.predict_frames_view),
-                 name="annotation_predict_frames"),
         ] + super().get_urls()
-
-    @admin.display(description="frames")
-    def frames_link(self, obj):
-        return format_html('<a href="{}">predict frames…</a>', reverse("admin:annotation_predict_frames", args=[obj.pk]))
-
-    def predict_frames_view(self, request, pk):
-        """Start the frame proxy (SPEC 8) over this corpus as a background job."""
-        from annotation.frame_tasks import start_frame_job
-
-        corpus = self.get_object(request, pk)
-        form = PredictFramesForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            d = form.cleaned_data
-            job = start_frame_job(corpus.name, lexicon=d["lexicon"].name, model=d["model"], base_url=d["base_url"] or None,
-                                  force=d["force"], limit=d["limit"], api_key_env=d["api_key_env"], user=request.user)
-            messages.success(request, f"frame prediction started as job {job.pk}")
-            return redirect(reverse("admin:annotation_job_change", args=[job.pk]))
-        context = {**self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
-                   "title": f"Predict frames for {corpus.name}",
-                   "intro": "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
-                            "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
-                            "recorded as such. Every prompt and reply is stored."}
-        return TemplateResponse(request, "admin/annotation/form.html", context)
 
     def import_view(self, request):
         from annotation.api import save_upload, start_import
@@ -215,11 +180,6 @@ class JobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
-
-
-admin.site.register(models.FrameLexicon)
-admin.site.register(models.FrameAnnotation)
-admin.site.register(models.FrameCheck)
 
 
 @admin.register(models.Flag)

@@ -14,7 +14,7 @@ from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, frame_checking, judgements, roles
+from annotation import annotating, fold_kinds, judgements, roles
 from annotation.jobs import BrokerUnavailable, create_job, enqueue, health, request_cancel
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
@@ -276,7 +276,7 @@ class JudgementRequest(serializers.Serializer):
 
 
 def _progress(fold, user):
-    p = frame_checking.progress_of(fold, user)
+    p = fold_kinds.progress_of(fold, user)
     return {"done": p.done, "skipped": p.skipped, "total": p.total}
 
 

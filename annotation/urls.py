@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from annotation import api
-from annotation.views import annotate, downloads, flags, folds_admin, frame_checks, home, item_list, quality
+from annotation.views import annotate, downloads, flags, folds_admin, home, item_list, quality
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -15,10 +15,6 @@ urlpatterns = [
     path("annotate/<int:fold_id>/items/", item_list.item_list, name="item-list"),
     path("annotate/<int:fold_id>/review/", item_list.review, name="review"),
     path("annotate/<int:fold_id>/flag/", flags.flag_item, name="flag-item"),
-    path("frames/check/<int:fold_id>/", frame_checks.check, name="frame-check"),
-    path("frames/check/<int:fold_id>/item/<int:item_id>/", frame_checks.show_item, name="frame-check-item"),
-    path("frames/check/<int:fold_id>/previous/", frame_checks.previous, name="frame-check-previous"),
-    path("frames/check/<int:fold_id>/rate/", frame_checks.rate, name="frame-check-rate"),
     path("folds/", folds_admin.fold_assignments, name="fold-assignments"),
     path("folds/<int:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
     path("folds/<int:corpus_id>/adjudicate/", quality.adjudicate, name="adjudicate"),

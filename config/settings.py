@@ -64,8 +64,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "axes",
     "annotation",
-    "evaluation",
     "models_runner",
+    "frames",
+    "evaluation",
 ]
 
 MIDDLEWARE = [

@@ -10,5 +10,6 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("research/", include("evaluation.urls")),
     path("runs/", include("models_runner.urls")),
+    path("", include("frames.urls")),
     path("", include("annotation.urls")),
 ]

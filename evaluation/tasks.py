@@ -56,9 +56,9 @@ def add_frame_section(report, corpus):
     """SPEC 7 and 8: frame-proxy outcome counts, Table 4 and the agreement on frame checks."""
     import pandas as pd
 
-    from annotation.frame_checking import frame_check_rows
-    from annotation.frame_jobs import outcome_rows
-    from evaluation import frame_checks
+    from evaluation import frame_check_stats as frame_checks
+    from frames.checking import frame_check_rows
+    from frames.jobs import outcome_rows
 
     outcomes, checks = outcome_rows(corpus), frame_check_rows(corpus)
     if not outcomes and not checks:

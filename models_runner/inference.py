@@ -5,7 +5,7 @@ system yet, and writes each batch with one bulk insert that ignores conflicts on
 (system, question). A worker killed mid-run leaves its saved batches; once its heartbeat is silent
 the reaper of any worker sends the task again (``annotation.jobs.reap_stale_jobs``) and it continues;
 no question ever gets two predictions. At the end the new predictions are linked to triplets
-(``annotation.triplet_builder.assign_triplets``) exactly like imported ones.
+(``annotation.triplet_store.assign_triplets``) exactly like imported ones.
 """
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import FrameLexicon, Job
+from annotation.models import Job
+from frames.models import FrameLexicon
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +41,7 @@ def test_admin_upload_starts_an_import_job(admin_client, django_capture_on_commi
 
 
 def test_admin_frame_prediction_form_creates_a_resumable_job(admin_client, tiny_corpus, django_capture_on_commit_callbacks):
-    from annotation import frame_jobs
+    from frames import jobs as frame_jobs
 
     frame_jobs.ensure_shipped_lexicon()
     assert FrameLexicon.objects.exists()

@@ -88,13 +88,13 @@ def test_the_api_and_the_page_say_stalled(client, make_user, settings):
 
 def test_the_platform_registers_its_resumable_kinds_with_their_real_tasks(monkeypatch):
     """Inference (to its own queue), frame prediction and LLM judge runs are re-sent by the reaper."""
-    import annotation.frame_tasks  # noqa: F401  (registers on import, as the worker does)
     import models_runner.tasks as runner_tasks
+    from frames.tasks import predict_frames
 
     assert {"inference", "frames", "judge"} <= set(jobs.RESUMERS)
     sent = []
     for task in (runner_tasks.run_inference, runner_tasks.run_inference_gpu, runner_tasks.run_judge,
-                 annotation.frame_tasks.predict_frames):
+                 predict_frames):
         monkeypatch.setattr(task, "apply_async", lambda args, queue=None, _name=task.name: sent.append((_name, args[0], queue)))
     gpu = running("inference", resumable=True, params={"queue": "gpu"})
     judge = running("judge", resumable=True, params={"queue": "default"})

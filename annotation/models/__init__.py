@@ -1,15 +1,6 @@
 """Database models of the annotation app, one module per concept."""
 from .corpus import Corpus, Prediction, Question, System
 from .flags import Flag
-from .frames import (
-    FrameAnnotation,
-    FrameCheck,
-    FrameCheckEvent,
-    FrameDef,
-    FrameElementDef,
-    FrameLexicon,
-    LexicalUnitDef,
-)
 from .jobs import Job, WorkerBeat
 from .labels import Label, LabelEvent
 from .quality import Adjudication, GoldItem
@@ -23,16 +14,9 @@ __all__ = [
     "Flag",
     "Fold",
     "FoldItem",
-    "FrameAnnotation",
-    "FrameCheck",
-    "FrameCheckEvent",
-    "FrameDef",
-    "FrameElementDef",
-    "FrameLexicon",
     "Job",
     "Label",
     "LabelEvent",
-    "LexicalUnitDef",
     "Prediction",
     "Question",
     "System",

@@ -48,8 +48,10 @@ class FoldItem(models.Model):
     fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
     triplet = models.ForeignKey(Triplet, null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items")
+    # The one reference from annotation to the frames app: a lazy model reference (no import), as
+    # frame-check folds are annotation folds whose items are frame annotations (same column as ever).
     frame_annotation = models.ForeignKey(
-        "annotation.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
+        "frames.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
     )
     is_overlap = models.BooleanField(default=False, help_text="Copy made for inter-annotator agreement.")
 

@@ -9,12 +9,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import gold, quality_data
+from annotation import fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
 from annotation.fold_store import FoldError, create_folds
 from annotation.folds import FOLD_POLICIES
-from annotation.frame_folds import FrameFoldError, create_frame_folds
-from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
+from annotation.models import Assignment, Corpus, Fold, Triplet
 from annotation.views.access import admin_required
 
 
@@ -24,24 +23,6 @@ class BuildFoldsForm(forms.Form):
     policy = forms.ChoiceField(choices=[(p, p) for p in FOLD_POLICIES], initial="by_question")
     overlap = forms.FloatField(min_value=0, max_value=1, initial=0.1, help_text="share of questions labeled twice")
     replace = forms.BooleanField(required=False, help_text="rebuild folds that have no labels yet")
-
-
-class BuildFrameFoldsForm(forms.Form):
-    """Frame-check folds (paper Table 4): a sample of questions with a predicted frame, checked by K people."""
-
-    frame_k = forms.IntegerField(min_value=1, max_value=1000, initial=2, label="Frame-check folds (K)")
-    frame_seed = forms.IntegerField(initial=0, label="Seed")
-    frame_overlap = forms.FloatField(min_value=0, max_value=1, initial=1.0, label="Overlap",
-                                     help_text="share of sampled questions checked by every fold (1: all)")
-    frame_sample = forms.IntegerField(min_value=1, required=False, label="Sample",
-                                      help_text="check only this many questions (empty: all with a frame)")
-    frame_replace = forms.BooleanField(required=False, label="Replace",
-                                       help_text="rebuild frame folds that have no checks yet")
-
-    def options(self):
-        data = self.cleaned_data
-        return {"k": data["frame_k"], "seed": data["frame_seed"], "overlap": data["frame_overlap"],
-                "sample": data["frame_sample"], "replace": data["frame_replace"]}
 
 
 class AssignForm(forms.Form):
@@ -60,11 +41,7 @@ def fold_table(corpus):
     per_fold = defaultdict(list)
     per_annotator = defaultdict(lambda: [0, 0])
     for a in Assignment.objects.filter(fold__in=folds).select_related("annotator", "fold").order_by("annotator__username"):
-        if a.fold.kind == Fold.KIND_FRAME:
-            done = FrameCheck.objects.filter(annotator=a.annotator, frame_rating__isnull=False,
-                                             frame_annotation__fold_items__fold=a.fold).count()
-        else:
-            done = Label.objects.filter(annotator=a.annotator, value__isnull=False, triplet__fold_items__fold=a.fold).count()
+        done = fold_kinds.get(a.fold.kind).judged(a.fold, a.annotator)
         per_fold[a.fold_id].append((a, done))
     table = []
     for fold in folds:
@@ -87,9 +64,10 @@ def fold_assignments(request):
     context = {"corpora": corpora, "corpus": corpus}
     if corpus:
         table, per_annotator = fold_table(corpus)
+        frame_kind = fold_kinds.get(Fold.KIND_FRAME)
         context.update(
             table=table, per_annotator=per_annotator, build_form=BuildFoldsForm(), assign_form=AssignForm(corpus),
-            frame_form=BuildFrameFoldsForm(), quality=quality_data.corpus_quality(corpus),
+            frame_form=frame_kind.build_form() if frame_kind else None, quality=quality_data.corpus_quality(corpus),
             disagreements=len(quality_data.open_disagreements(corpus)), has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
             unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True).count(),
         )
@@ -108,12 +86,8 @@ def fold_action(request, corpus_id):
                 raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
             folds = create_folds(corpus, **form.cleaned_data)
             messages.success(request, f"built {len(folds)} folds")
-        elif action == "build_frames":
-            form = BuildFrameFoldsForm(request.POST)
-            if not form.is_valid():
-                raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
-            folds = create_frame_folds(corpus, **form.options())
-            messages.success(request, f"built {len(folds)} frame-check folds")
+        elif fold_kinds.by_action(action):
+            _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":
             added = gold.interleave_gold(corpus)
             messages.success(request, f"added {added} gold items to the folds" if added else "every fold already has every gold item")
@@ -131,9 +105,18 @@ def fold_action(request, corpus_id):
             messages.success(request, "assignment removed (labels are kept)" if deleted else "nothing to remove")
         else:
             raise FoldError(f"unknown action {action!r}")
-    except (FoldError, FrameFoldError, ValueError) as exc:
+    except (FoldError, *fold_kinds.build_errors(), ValueError) as exc:
         messages.error(request, str(exc))
     return redirect(f"{reverse('fold-assignments')}?corpus={corpus.name}")
+
+
+def _build_other_kind(request, corpus, kind):
+    """Folds of a kind another app registered (frames: ``action=build_frames``)."""
+    form = kind.build_form(request.POST)
+    if not form.is_valid():
+        raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
+    folds = kind.build(corpus, **form.options())
+    messages.success(request, f"built {len(folds)} {kind.label}")
 
 
 @admin_required

@@ -2,7 +2,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotation import frame_checking, roles
+from annotation import fold_kinds, roles
 from annotation.annotating import assigned_folds
 
 
@@ -11,5 +11,5 @@ from annotation.annotating import assigned_folds
 def home(request):
     folds = []
     if roles.is_annotator(request.user):
-        folds = [(fold, frame_checking.progress_of(fold, request.user)) for fold in assigned_folds(request.user)]
+        folds = [(fold, fold_kinds.progress_of(fold, request.user)) for fold in assigned_folds(request.user)]
     return render(request, "annotation/home.html", {"folds": folds})

@@ -10,9 +10,9 @@ import pytest
 
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
-from annotation.frame_folds import create_frame_folds
 from annotation.models import Assignment, Job, Label, Prediction
 from evaluation.tasks import build_report, start_report
+from frames.folds import create_frame_folds
 from models_runner.judging import import_judge_labels
 from models_runner.models import Judge
 from tests.browser.test_report_browser import labelled_corpus

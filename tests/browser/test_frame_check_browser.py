@@ -4,8 +4,8 @@ import os
 import pytest
 
 from annotation.assignments import assign_fold
-from annotation.frame_folds import create_frame_folds
-from annotation.models import FrameCheck
+from frames.folds import create_frame_folds
+from frames.models import FrameCheck
 from tests.browser_fixtures import login
 from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
 

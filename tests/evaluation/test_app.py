@@ -160,7 +160,8 @@ def test_role_endpoint_method_matrix(world, client, role, method):
 
 
 def test_frame_section_in_database_report(world, make_user):
-    from annotation.models import FrameAnnotation, FrameCheck, FrameLexicon, Question
+    from annotation.models import Question
+    from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
 
     lexicon = FrameLexicon.objects.create(name="mini")
     checker_a, checker_b = make_user("fa", "annotator"), make_user("fb", "annotator")

@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from annotation import frame_jobs
 from annotation.models import Corpus, Question
+from frames import jobs as frame_jobs
 
 # question -> (frame reply, FE reply) of a scripted LLM
 REPLIES = {

@@ -2,11 +2,12 @@
 import pytest
 from django.urls import reverse
 
-from annotation import frame_checking
 from annotation.assignments import assign_fold
 from annotation.fold_store import FoldError
-from annotation.frame_folds import FrameFoldError, create_frame_folds, plan_frame_folds
-from annotation.models import FrameAnnotation, FrameCheck, FrameCheckEvent, Fold
+from annotation.models import Fold
+from frames import checking as frame_checking
+from frames.folds import FrameFoldError, create_frame_folds, plan_frame_folds
+from frames.models import FrameAnnotation, FrameCheck, FrameCheckEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -130,8 +131,8 @@ def test_overlap_fold_never_goes_twice_to_one_annotator(framed_corpus, make_user
 
 
 def test_report_from_database_rows(framed_corpus, make_user):
-    from annotation.frame_jobs import outcome_rows
-    from evaluation.frame_checks import frame_report
+    from frames.jobs import outcome_rows
+    from evaluation.frame_check_stats import frame_report
 
     first, second = create_frame_folds(framed_corpus, k=2, overlap=1.0)
     a, b = make_user("a", "annotator"), make_user("b", "annotator")

@@ -6,12 +6,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation import frame_jobs
-from annotation.framenet import SHIPPED_LEXICON, LexiconError
 from annotation.jobs import create_job, run_job
-from annotation.models import (
-    Corpus, FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, Job, LexicalUnitDef, Question,
-)
+from annotation.models import Corpus, Job, Question
+from frames import jobs as frame_jobs
+from frames.framenet import SHIPPED_LEXICON, LexiconError
+from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 from models_runner.models import LLMExchange
 from tests.openai_stub import OpenAIStub
 
@@ -166,7 +165,7 @@ def test_server_errors_are_recorded_then_retried(corpus):
 
 def test_celery_task_runs_the_job(corpus, stub, django_capture_on_commit_callbacks, settings):
     from config.celery import app
-    from annotation.frame_tasks import start_frame_job
+    from frames.jobs import start_frame_job
 
     app.conf.task_always_eager = True
     try:

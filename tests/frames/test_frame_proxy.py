@@ -3,8 +3,8 @@ import time
 
 import pytest
 
-from annotation import frame_proxy as fp
-from annotation.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
+from frames import proxy as fp
+from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
 
 
 @pytest.fixture(scope="module")

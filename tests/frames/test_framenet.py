@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from annotation.framenet import (
+from frames.framenet import (
     SHIPPED_LEXICON, LexiconError, load_lexicon, lu_pos_code, lu_word, plain_text, pos_name,
 )
 

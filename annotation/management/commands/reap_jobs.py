@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.utils.module_loading import autodiscover_modules
 
 from annotation.jobs import reap_stale_jobs
 
@@ -12,8 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=settings.JOB_STALE_SECONDS)
 
     def handle(self, seconds, **options):
-        import models_runner.tasks  # noqa: F401  (registers the resumable kinds)
-        import annotation.frame_tasks  # noqa: F401
+        autodiscover_modules("tasks")  # every app's tasks module registers its resumable kinds, as in the worker
 
         out = reap_stale_jobs(seconds)
         self.stdout.write(f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, "

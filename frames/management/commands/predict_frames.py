@@ -2,10 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import frame_jobs
+from annotation.management.commands._common import get_corpus
+from frames import jobs
 from models_runner.chat import ChatError
-
-from ._common import get_corpus
 
 
 class Command(BaseCommand):
@@ -17,8 +16,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True)
-        parser.add_argument("--lexicon", default=frame_jobs.SHIPPED_NAME)
-        parser.add_argument("--model", default=frame_jobs.DEFAULT_MODEL)
+        parser.add_argument("--lexicon", default=jobs.SHIPPED_NAME)
+        parser.add_argument("--model", default=jobs.DEFAULT_MODEL)
         parser.add_argument("--base-url", default=None)
         parser.add_argument("--force", action="store_true", help="annotate again questions already annotated")
         parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
@@ -32,15 +31,13 @@ class Command(BaseCommand):
                **options):
         corpus = get_corpus(corpus)
         try:
-            lexicon_row = frame_jobs.get_lexicon(lexicon)
-        except frame_jobs.FrameJobError as exc:
+            lexicon_row = jobs.get_lexicon(lexicon)
+        except jobs.FrameJobError as exc:
             raise CommandError(str(exc)) from None
         if queue:
-            from annotation.frame_tasks import start_frame_job
-
-            job = start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url, force=force,
-                                  limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
-                                  requests_per_minute=requests_per_minute)
+            job = jobs.start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url,
+                                             force=force, limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
+                                             requests_per_minute=requests_per_minute)
             self.stdout.write(f"queued job {job.pk}")
             return
         verbose = options.get("verbosity", 1) > 1
@@ -50,10 +47,10 @@ class Command(BaseCommand):
                 self.stderr.write(message)
 
         try:
-            chat = frame_jobs.make_chat(model=model, base_url=base_url, api_key_env=api_key_env,
+            chat = jobs.make_chat(model=model, base_url=base_url, api_key_env=api_key_env,
                                         requests_per_minute=requests_per_minute)
-            result = frame_jobs.predict_frames(corpus, lexicon_row, chat, force=force, limit=limit, model=model,
+            result = jobs.predict_frames(corpus, lexicon_row, chat, force=force, limit=limit, model=model,
                                                fe_hint=fe_hint, progress=progress)
-        except (frame_jobs.FrameJobError, ChatError) as exc:
+        except (jobs.FrameJobError, ChatError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2))

@@ -1,9 +1,10 @@
 """Database shell of the frame proxy (SPEC 8): store a lexicon, run the proxy over a corpus, write
 the chosen frame, LU and FEs to the questions' semantic attributes (SPEC 6).
 
-The work itself is pure (``annotation.framenet``, ``annotation.frame_proxy``); here it is only read
-from and written to the database. The LLM is a ``chat(messages) -> str`` callable: :func:`make_chat`
-builds it on the project's OpenAI backend.
+The work itself is pure (``frames.framenet``, ``frames.proxy``); here it is only read from and
+written to the database. The LLM is a ``chat(messages) -> str`` callable: :func:`make_chat` builds
+it on the project's OpenAI backend (``models_runner.chat``). :func:`start_frame_job` queues the
+whole run as a background Job; ``frames.tasks`` holds only its Celery shell.
 """
 from __future__ import annotations
 
@@ -14,18 +15,20 @@ from functools import partial
 
 from django.db import transaction
 
-from annotation import frame_proxy
-from annotation.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
-from annotation.models import (
-    Corpus, FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef, Question,
-)
+from annotation.bulk import ORM_BATCH as BATCH
+from annotation.jobs import create_job, enqueue
+from annotation.models import Corpus, Question
+from frames import proxy
+from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
+from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
+from frames.outcomes import ALL_OUTCOMES, DONE, ERROR
+from models_runner.chat import ChatClient
 
 log = logging.getLogger(__name__)
 
 SHIPPED_NAME = "framenet-mini"
 DEFAULT_MODEL = os.environ.get("QAEVAL_FRAME_MODEL", "gpt-3.5-turbo")
 JOB_KIND = "frames"
-BATCH = 2000
 SEMANTIC_FIELDS = ["frame", "lu", "lu_pos", "frame_elements", "trigger_in_question", "meta"]
 
 
@@ -137,15 +140,13 @@ class FrameChat:
 
     def __call__(self, messages, question=None):
         prompt = messages[-1]["content"] if messages else ""
-        purpose = "frame_selection" if prompt.startswith(frame_proxy.FRAME_PROMPT[:20]) else "frame_elements"
+        purpose = "frame_selection" if prompt.startswith(proxy.FRAME_PROMPT[:20]) else "frame_elements"
         return self.client.send(messages, purpose=purpose, question=question)
 
 
-def make_chat(model=DEFAULT_MODEL, base_url=None, api_key=None, api_key_env="OPENAI_API_KEY", max_retries=5,
+def make_chat(model=DEFAULT_MODEL, *, base_url=None, api_key=None, api_key_env="OPENAI_API_KEY", max_retries=5,
               requests_per_minute=None, temperature=0.0, max_tokens=300, timeout=60.0, **options):
     """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``)."""
-    from models_runner.chat import ChatClient
-
     client = ChatClient(
         model=model, base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None, api_key=api_key,
         api_key_env=api_key_env, max_retries=max_retries, requests_per_minute=requests_per_minute,
@@ -163,13 +164,13 @@ def _is_manual(question):
 
 def _write_question(question, annotation, result, lexicon_name):
     meta = dict(question.meta or {})
-    if result.outcome == frame_proxy.DONE:
+    if result.outcome == DONE:
         question.frame = result.frame
         question.lu = result.lu or None
         question.lu_pos = result.lu_pos or None
         question.frame_elements = list(result.frame_elements)
         question.trigger_in_question = bool(
-            result.trigger and frame_proxy.word_pattern(result.trigger).search(frame_proxy.normalize_text(question.question))
+            result.trigger and proxy.word_pattern(result.trigger).search(proxy.normalize_text(question.question))
         )
         meta["frame_source"] = {"lexicon": lexicon_name, "frame_annotation": annotation.pk, "model": annotation.model}
     elif "frame_source" in meta:
@@ -197,7 +198,7 @@ def _save(question, lexicon_row, frame_ids, result, job, model):
 
 
 def outcome_rows(corpus, lexicon_row=None):
-    """Rows ``{question_id, outcome, frame}`` for ``evaluation.frame_checks.outcome_counts``."""
+    """Rows ``{question_id, outcome, frame}`` for ``evaluation.frame_check_stats.outcome_counts``."""
     annotations = FrameAnnotation.objects.filter(question__corpus=corpus)
     if lexicon_row is not None:
         annotations = annotations.filter(lexicon=lexicon_row)
@@ -209,7 +210,7 @@ def outcome_counts(corpus, lexicon_row):
     counts = Counter(
         FrameAnnotation.objects.filter(question__corpus=corpus, lexicon=lexicon_row).values_list("outcome", flat=True)
     )
-    return {o: counts.get(o, 0) for o in (*frame_proxy.OUTCOMES, frame_proxy.ERROR)}
+    return {o: counts.get(o, 0) for o in ALL_OUTCOMES}
 
 
 def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=None, fe_hint=False,
@@ -225,7 +226,7 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     lexicon = lexicon_from_db(lexicon_row)
     if not lexicon.frames:
         raise FrameJobError(f"lexicon {lexicon_row.name} has no frames")
-    index = frame_proxy.TriggerIndex.from_lexicon(lexicon)
+    index = proxy.TriggerIndex.from_lexicon(lexicon)
     frame_ids = dict(FrameDef.objects.filter(lexicon=lexicon_row).values_list("name", "id"))
     done_before = dict(
         FrameAnnotation.objects.filter(question__corpus=corpus, lexicon=lexicon_row).values_list("question_id", "outcome")
@@ -235,7 +236,7 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     for q in questions:
         if _is_manual(q):
             skipped_manual += 1
-        elif not force and done_before.get(q.pk) not in (None, frame_proxy.ERROR):
+        elif not force and done_before.get(q.pk) not in (None, ERROR):
             skipped_done += 1
         else:
             todo.append(q)
@@ -247,13 +248,13 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     for i, question in enumerate(todo, 1):
         ask = partial(chat, question=question.pk) if isinstance(chat, FrameChat) else chat
         try:
-            result = frame_proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
+            result = proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
             errors_in_row = 0
         except Exception as exc:  # the LLM call failed: record it, continue, give up if it keeps failing
             errors_in_row += 1
             log.warning("frame proxy failed on question %s: %s", question.pk, exc)
-            result = frame_proxy.ProxyResult(
-                outcome=frame_proxy.ERROR, candidates=[c.pair() for c in index.candidates(question.question)],
+            result = proxy.ProxyResult(
+                outcome=ERROR, candidates=[c.pair() for c in index.candidates(question.question)],
                 flags={"error": f"{type(exc).__name__}: {exc}"[:1000]},
             )
         _save(question, lexicon_row, frame_ids, result, job, model)
@@ -264,12 +265,12 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     return {
         "corpus": corpus.name, "lexicon": lexicon_row.name, "model": model,
         "processed": len(todo), "skipped_done": skipped_done, "skipped_manual": skipped_manual,
-        "run": {o: run.get(o, 0) for o in (*frame_proxy.OUTCOMES, frame_proxy.ERROR)},
+        "run": {o: run.get(o, 0) for o in ALL_OUTCOMES},
         "outcomes": outcome_counts(corpus, lexicon_row),
     }
 
 
-def job_params(corpus, lexicon=SHIPPED_NAME, model=None, base_url=None, force=False, limit=None, fe_hint=False,
+def job_params(corpus, *, lexicon=SHIPPED_NAME, model=None, base_url=None, force=False, limit=None, fe_hint=False,
                api_key_env=None, requests_per_minute=None):
     """Job parameters (never the API key itself: only the name of the variable that holds it)."""
     return {"corpus": corpus, "lexicon": lexicon, "model": model or DEFAULT_MODEL, "base_url": base_url,
@@ -278,7 +279,7 @@ def job_params(corpus, lexicon=SHIPPED_NAME, model=None, base_url=None, force=Fa
 
 
 def frame_job_body(job, progress, chat=None):
-    """``annotation.jobs.run_job`` body: params as :func:`job_params` makes them."""
+    """``run_job`` body (``frames.tasks.predict_frames``): params as :func:`job_params` makes them."""
     params = job.params or {}
     corpus = Corpus.objects.filter(name=params.get("corpus")).first()
     if corpus is None:
@@ -291,3 +292,17 @@ def frame_job_body(job, progress, chat=None):
         corpus, lexicon_row, chat, force=params.get("force", False), limit=params.get("limit"), model=model,
         fe_hint=params.get("fe_hint", False), progress=progress, job=job,
     )
+
+
+def start_frame_job(corpus, *, lexicon=SHIPPED_NAME, model=None, base_url=None, force=False, limit=None,
+                    fe_hint=False, api_key_env=None, requests_per_minute=None, user=None):
+    """Create the Job row and queue ``frames.tasks.predict_frames`` once the current transaction commits.
+
+    Resumable: each question is committed on its own, so a redelivered task continues the work.
+    """
+    from frames.tasks import predict_frames as predict_frames_task
+
+    params = job_params(corpus, lexicon=lexicon, model=model, base_url=base_url, force=force, limit=limit,
+                        fe_hint=fe_hint, api_key_env=api_key_env, requests_per_minute=requests_per_minute)
+    job = create_job(JOB_KIND, params=params, user=user, resumable=True)
+    return enqueue(job, predict_frames_task)

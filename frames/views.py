@@ -3,21 +3,39 @@
 Same shape as the triplet page (``annotation.views.annotate``): one POST saves the ratings and returns
 the next item as an htmx fragment; folds of kind ``frame`` assigned to the user only.
 Keys: 1/2/3 rate the frame, 4/5/6 rate the FEs; once both are chosen the pair is saved; Enter saves
-the choice shown, S skips, B goes back.
+the choice shown, S skips, B goes back. A fold or item out of reach is a 404.
 """
-from django.http import HttpResponseBadRequest
+from functools import wraps
+
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import annotating, frame_checking, judgements
+from annotation import annotating, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
 from annotation.views.access import annotator_required
-from annotation.views.annotate import conflict_response
+from frames import checking
 
 FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
 FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
 FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FRAME_KEYS.items()]
 FE_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FE_KEYS.items()]
+
+
+def _not_found_is_404(view):
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except checking.FrameCheckNotFound as exc:
+            raise Http404(str(exc)) from None
+
+    return wrapped
+
+
+def _conflict_response(conflict):
+    """409 for a submission id reused with other values, as on the triplet page (never dropped silently)."""
+    return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
 def _elements(annotation):
@@ -31,22 +49,22 @@ def _elements(annotation):
 
 def _item_context(request, fold, item):
     annotation = item.frame_annotation if item else None
-    check = frame_checking.current_check(item, request.user) if item else None
+    check = checking.current_check(item, request.user) if item else None
     before = item.position if item else None
     return {
         "fold": fold,
         "item": item,
         "fa": annotation,
         "question": annotation.question if annotation else None,
-        "segments": frame_checking.question_segments(annotation.question.question, annotation.trigger,
+        "segments": checking.question_segments(annotation.question.question, annotation.trigger,
                                                      annotation.frame_elements) if annotation else [],
         "elements": _elements(annotation) if annotation else [],
         "check": check,
         "frame_buttons": FRAME_BUTTONS,
         "fe_buttons": FE_BUTTONS,
-        "progress": frame_checking.fold_progress(fold, request.user),
+        "progress": checking.fold_progress(fold, request.user),
         "submission_id": annotating.new_submission_id(),
-        "has_previous": frame_checking.previous_item(fold, request.user, before) is not None,
+        "has_previous": checking.previous_item(fold, request.user, before) is not None,
     }
 
 
@@ -57,49 +75,53 @@ def _render_item(request, fold, item, status=200):
 
 @annotator_required
 @require_GET
+@_not_found_is_404
 def check(request, fold_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, frame_checking.next_item(fold, request.user))
+    fold = checking.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, checking.next_item(fold, request.user))
 
 
 @annotator_required
 @require_GET
+@_not_found_is_404
 def show_item(request, fold_id, item_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, frame_checking.get_fold_item(fold, item_id))
+    fold = checking.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, fold, checking.get_fold_item(fold, item_id))
 
 
 @annotator_required
 @require_GET
+@_not_found_is_404
 def previous(request, fold_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    fold = checking.get_assigned_fold(request.user, fold_id)
     before = request.GET.get("before")
-    item = frame_checking.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
-    return _render_item(request, fold, item or frame_checking.next_item(fold, request.user))
+    item = checking.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
+    return _render_item(request, fold, item or checking.next_item(fold, request.user))
 
 
 @annotator_required
 @require_POST
+@_not_found_is_404
 def rate(request, fold_id):
-    fold = frame_checking.get_assigned_fold(request.user, fold_id)
+    fold = checking.get_assigned_fold(request.user, fold_id)
     item_id = request.POST.get("item", "")
     if not item_id.isdigit():
         return HttpResponseBadRequest("missing item")
-    item = frame_checking.get_fold_item(fold, int(item_id))
+    item = checking.get_fold_item(fold, int(item_id))
     skip = request.POST.get("action") == "skip"
     frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
         return HttpResponseBadRequest("rate both the frame and the frame elements: full, partial or erroneous")
     try:
-        frame_checking.save_frame_check(
+        checking.save_frame_check(
             request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
             seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
         )
     except judgements.SubmissionConflict as conflict:
-        return conflict_response(conflict)
+        return _conflict_response(conflict)
     nxt = annotating.choose_next(item, skip=skip, revisit=request.POST.get("revisit") == "1",
-                                 next_todo=lambda: frame_checking.next_item(fold, request.user),
-                                 after=lambda position: frame_checking.item_after(fold, position))
+                                 next_todo=lambda: checking.next_item(fold, request.user),
+                                 after=lambda position: checking.item_after(fold, position))
     if not request.htmx:
         return redirect("frame-check", fold_id=fold.pk)
     return _render_item(request, fold, nxt)

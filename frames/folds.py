@@ -3,7 +3,7 @@
 ``plan_frame_folds`` is pure: it reuses ``annotation.folds.build_folds`` with the frame annotation id
 as both the item key and the question key (one annotation per question), after an optional seeded
 sample. ``create_frame_folds`` stores the plan as ``Fold(kind="frame")`` rows; assignment is the
-same as for triplet folds (``triplet_builder.assign_fold`` / ``assign_all(kind="frame")``).
+same as for triplet folds (``annotation.assignments.assign_fold`` / ``assign_all(kind="frame")``).
 """
 from __future__ import annotations
 
@@ -13,14 +13,16 @@ from django.db import transaction
 
 from annotation.fold_store import clear_folds, store_fold_plans
 from annotation.folds import build_folds
-from annotation.models import FrameAnnotation, FrameCheck, Fold
+from annotation.models import Fold
+from frames.models import FrameAnnotation, FrameCheck
+from frames.outcomes import DONE
 
 
 class FrameFoldError(ValueError):
     pass
 
 
-def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
+def plan_frame_folds(annotation_ids, *, k=1, seed=0, overlap=0.0, sample=None):
     """FoldPlans over frame annotation ids; ``sample``: check only that many, drawn with the seed."""
     ids = list(annotation_ids)
     if sample is not None:
@@ -33,10 +35,10 @@ def plan_frame_folds(annotation_ids, k=1, seed=0, overlap=0.0, sample=None):
 
 
 @transaction.atomic
-def create_frame_folds(corpus, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
+def create_frame_folds(corpus, *, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
     """Folds over the corpus's frame annotations with outcome ``done`` (the only ones with a frame)."""
     clear_folds(corpus, Fold.KIND_FRAME, replace=replace, judgements=FrameCheck.objects.all(), error=FrameFoldError, what="frame folds")
-    annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=FrameAnnotation.DONE)
+    annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=DONE)
     if lexicon is not None:
         annotations = annotations.filter(lexicon=lexicon)
     ids = list(annotations.order_by("question__position", "id").values_list("id", flat=True))

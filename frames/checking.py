@@ -1,32 +1,43 @@
-"""The annotator's loop over a frame fold: next item, progress, saving a frame check (SPEC 1, Table 4).
+"""Checking frames, the annotator's side: the loop over a frame fold (next item, progress, saving a
+frame check; SPEC 1, paper Table 4) and the rows of all checks for the report.
 
 Mirrors ``annotation.annotating`` (triplet labels): one FrameCheck per (frame annotation, annotator)
 under a unique constraint, every change kept as a FrameCheckEvent, a repeated ``submission_id`` is a
-no-op, and an annotator only reaches folds of kind ``frame`` assigned to them.
+no-op, and an annotator only reaches folds of kind ``frame`` assigned to them. A fold or item out of
+reach raises :class:`FrameCheckNotFound` (the views answer 404). The statistics over the checks
+(Table 4, agreement) are ``evaluation.frame_check_stats``.
 """
 from __future__ import annotations
 
 import re
 
 from django.db.models import Count, Q
-from django.http import Http404
 
-from annotation import annotating, judgements
-from annotation.frame_proxy import normalize_text, word_pattern
+from annotation import annotating, fold_kinds, judgements
 from annotation.labels import FRAME_CHECK_VALUES
-from annotation.models import Fold, FoldItem, FrameCheck, FrameCheckEvent
+from annotation.models import Fold, FoldItem
+from frames.models import FrameCheck, FrameCheckEvent
+from frames.proxy import normalize_text, word_pattern
 
 _RELATED = ("frame_annotation__question", "frame_annotation__frame")
 
 
+class FrameCheckNotFound(LookupError):
+    """No such frame fold among the user's assignments, or no such item in the fold."""
+
+
 def get_assigned_fold(user, fold_id):
-    return annotating.get_assigned_fold(user, fold_id, kind=Fold.KIND_FRAME)
+    """The frame fold if it is assigned to ``user``; :class:`FrameCheckNotFound` otherwise."""
+    fold = annotating.assigned_folds(user, kind=Fold.KIND_FRAME).filter(pk=fold_id).first()
+    if fold is None:
+        raise FrameCheckNotFound("no such fold among your assignments")
+    return fold
 
 
 def get_fold_item(fold, item_id):
     item = FoldItem.objects.filter(pk=item_id, fold=fold).select_related(*_RELATED).first()
     if item is None:
-        raise Http404("no such item in this fold")
+        raise FrameCheckNotFound("no such item in this fold")
     return item
 
 
@@ -41,9 +52,21 @@ def fold_progress(fold, user):
     return annotating.FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
 
 
-def progress_of(fold, user):
-    """Progress of ``user`` on a fold of either kind: what the home page and ``/api/my/folds/`` show."""
-    return (fold_progress if fold.kind == Fold.KIND_FRAME else annotating.fold_progress)(fold, user)
+def judged(fold, annotator):
+    """Items of ``fold`` whose frame ``annotator`` has rated (the admin's fold page)."""
+    return FrameCheck.objects.filter(annotator=annotator, frame_rating__isnull=False,
+                                     frame_annotation__fold_items__fold=fold).count()
+
+
+def register_fold_kind():
+    """Tell annotation's fold pages about frame folds (``FramesConfig.ready``)."""
+    from frames.folds import FrameFoldError, create_frame_folds
+    from frames.forms import BuildFrameFoldsForm
+
+    fold_kinds.register(Fold.KIND_FRAME, fold_kinds.FoldKind(
+        progress=fold_progress, judged=judged, build_action="build_frames", build_form=BuildFrameFoldsForm,
+        build=create_frame_folds, errors=(FrameFoldError,), label="frame-check folds",
+    ))
 
 
 def next_item(fold, user):
@@ -70,7 +93,7 @@ def current_check(item, user):
     return FrameCheck.objects.filter(frame_annotation_id=item.frame_annotation_id, annotator=user).first()
 
 
-def save_frame_check(user, fold, item, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None):
+def save_frame_check(user, fold, item, *, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None):
     """Record a rating pair (or a skip) for ``item``; returns ``(check, changed)``.
 
     Both ratings are one of full / partial / erroneous; ``skip`` keeps existing ratings untouched.
@@ -119,7 +142,7 @@ def question_segments(question, trigger="", frame_elements=None):
 
 
 def frame_check_rows(corpus, lexicon=None):
-    """Rows for ``evaluation.frame_checks``: ``{item, question_id, annotator, frame_rating, fe_rating}``."""
+    """Rows for ``evaluation.frame_check_stats``: ``{item, question_id, annotator, frame_rating, fe_rating}``."""
     checks = FrameCheck.objects.filter(frame_annotation__question__corpus=corpus)
     if lexicon is not None:
         checks = checks.filter(frame_annotation__lexicon=lexicon)

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.frame_jobs import SHIPPED_NAME, import_lexicon
-from annotation.framenet import SHIPPED_LEXICON, LexiconError
+from frames.framenet import SHIPPED_LEXICON, LexiconError
+from frames.jobs import SHIPPED_NAME, import_lexicon
 
 
 class Command(BaseCommand):

@@ -1,8 +1,13 @@
-"""FrameNet lexicons, LLM frame predictions for questions, and annotators' checks of them (SPEC 8)."""
+"""FrameNet lexicons, LLM frame predictions for questions, and annotators' checks of them (SPEC 8).
+
+The tables keep the names they had when these models lived in ``annotation`` (``annotation_*``):
+``frames.0001_initial`` moved the models without moving data.
+"""
 from django.conf import settings
 from django.db import models
 
 from annotation.labels import FRAME_CHECK_VALUES
+from frames import outcomes
 
 
 class FrameLexicon(models.Model):
@@ -10,6 +15,10 @@ class FrameLexicon(models.Model):
     source_path = models.CharField(max_length=500, blank=True)
     meta = models.JSONField(default=dict, blank=True)
     imported_at = models.DateTimeField(auto_now_add=True)
+
+
+    class Meta:
+        db_table = "annotation_framelexicon"
 
     def __str__(self):
         return self.name
@@ -22,6 +31,7 @@ class FrameDef(models.Model):
     definition = models.TextField(blank=True)
 
     class Meta:
+        db_table = "annotation_framedef"
         constraints = [models.UniqueConstraint(fields=["lexicon", "name"], name="uniq_frame_per_lexicon")]
         ordering = ["lexicon", "name"]
 
@@ -36,6 +46,7 @@ class FrameElementDef(models.Model):
     definition = models.TextField(blank=True)
 
     class Meta:
+        db_table = "annotation_frameelementdef"
         constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_fe_per_frame")]
 
 
@@ -46,14 +57,15 @@ class LexicalUnitDef(models.Model):
     fn_id = models.IntegerField(null=True, blank=True)
 
     class Meta:
+        db_table = "annotation_lexicalunitdef"
         constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_lu_per_frame")]
 
 
 class FrameAnnotation(models.Model):
     """The outcome of the frame proxy for one question (trigger candidates, LLM frame, LLM FEs)."""
 
-    NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR = "no_trigger", "unknown_frame", "bad_output", "done", "error"
-    OUTCOMES = [(o, o) for o in (NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR)]
+    NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR = outcomes.ALL_OUTCOMES
+    OUTCOMES = [(o, o) for o in outcomes.ALL_OUTCOMES]
 
     question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="frame_annotations")
     lexicon = models.ForeignKey(FrameLexicon, on_delete=models.CASCADE, related_name="annotations")
@@ -77,6 +89,7 @@ class FrameAnnotation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "annotation_frameannotation"
         constraints = [
             models.UniqueConstraint(fields=["question", "lexicon"], name="uniq_frame_annotation_per_question")
         ]
@@ -99,6 +112,7 @@ class FrameCheck(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "annotation_framecheck"
         constraints = [
             models.UniqueConstraint(fields=["frame_annotation", "annotator"], name="uniq_frame_check_per_annotator")
         ]
@@ -115,5 +129,6 @@ class FrameCheckEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotation_framecheckevent"
         ordering = ["frame_check", "created_at", "id"]
         constraints = [models.UniqueConstraint(fields=["frame_check", "submission_id"], name="uniq_frame_check_event_submission")]

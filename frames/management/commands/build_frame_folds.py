@@ -1,9 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.frame_folds import FrameFoldError, create_frame_folds
-from annotation.frame_jobs import FrameJobError, get_lexicon
-
-from ._common import get_corpus
+from annotation.management.commands._common import get_corpus
+from frames.folds import FrameFoldError, create_frame_folds
+from frames.jobs import FrameJobError, get_lexicon
 
 
 class Command(BaseCommand):

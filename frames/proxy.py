@@ -11,7 +11,7 @@
 
 Outcomes: ``no_trigger`` (no candidate), ``unknown_frame`` (the chosen frame is not in the lexicon),
 ``bad_output`` (a reply that cannot be read: no pair in the first, no JSON object in the second, or
-an object whose every FE is foreign to the frame), ``done``.
+an object whose every FE is foreign to the frame), ``done``; spelled once in ``frames.outcomes``.
 """
 from __future__ import annotations
 
@@ -21,10 +21,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from annotation.framenet import lu_pos_code, lu_word, pos_name
-
-NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR = "no_trigger", "unknown_frame", "bad_output", "done", "error"
-OUTCOMES = (NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE)
+from frames.framenet import lu_pos_code, lu_word, pos_name
+from frames.outcomes import BAD_OUTPUT, DONE, NO_TRIGGER, UNKNOWN_FRAME
 
 # Paper, appendix A.5 (line breaks of the two-column layout joined).
 FRAME_PROMPT = (
@@ -135,7 +133,7 @@ def frame_prompt(question, candidates, template=FRAME_PROMPT):
     return template.format(list=format_list(candidates), question=question)
 
 
-def fe_prompt(question, frame, word, template=FE_PROMPT, elements=None):
+def fe_prompt(question, frame, word, *, template=FE_PROMPT, elements=None):
     text = template.format(pair=format_pair(frame, word), question=question)
     if elements:
         text += FE_HINT.format(elements=", ".join(elements))
@@ -463,7 +461,7 @@ class ProxyResult:
     flags: dict = field(default_factory=dict)
 
 
-def annotate_question(question, index, lexicon, chat, fe_hint=False):
+def annotate_question(question, index, lexicon, chat, *, fe_hint=False):
     """Run the proxy on one question. ``chat(messages) -> str`` is the LLM; its errors propagate."""
     candidates = index.candidates(question)
     result = ProxyResult(outcome=NO_TRIGGER, candidates=[c.pair() for c in candidates])

@@ -1,5 +1,7 @@
-"""Report additions for the frame proxy (paper section 5, Table 4; SPEC 7 and 8). Pure: plain rows
-or DataFrames in, plain JSON-able dicts out (``None`` where a number is undefined, never NaN).
+"""Statistics on the frame proxy for the report: outcome counts, paper Table 4 over annotators' frame
+checks, and their agreement (paper section 5; SPEC 7 and 8). Pure: plain rows or DataFrames in, plain
+JSON-able dicts out (``None`` where a number is undefined, never NaN). The checks themselves are made
+and stored by ``frames.checking``.
 
 Inputs:
 - outcomes: an iterable of outcome strings, or rows / a DataFrame with an ``outcome`` column
@@ -19,8 +21,8 @@ import pandas as pd
 
 from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
 from evaluation.agreement import krippendorff_alpha
+from frames.outcomes import ERROR, OUTCOMES
 
-OUTCOMES = ("no_trigger", "unknown_frame", "bad_output", "done")
 RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
 TABLE4_ROWS = {"frame": "Frame Prediction", "fes": "Frame Elements"}
 
@@ -31,11 +33,11 @@ def outcome_counts(outcomes):
         values = outcomes["outcome"].tolist() if len(outcomes) else []
     else:
         values = [o["outcome"] if isinstance(o, dict) else o for o in outcomes]
-    unknown = sorted({v for v in values if v not in (*OUTCOMES, "error")})
+    unknown = sorted({v for v in values if v not in (*OUTCOMES, ERROR)})
     if unknown:
         raise ValueError(f"unknown frame outcome(s): {', '.join(map(str, unknown))}; expected one of {', '.join(OUTCOMES)}")
     counts = {o: values.count(o) for o in OUTCOMES}
-    counts["error"] = values.count("error")
+    counts[ERROR] = values.count(ERROR)
     counts["total"] = len(values)
     return counts
 

@@ -1,0 +1,74 @@
+"""What the fold pages need to know about each kind of fold, registered by the app that owns its items.
+
+annotation owns folds and their answer-triplet kind. Another app whose items live in folds (frames:
+frame checks) registers its kind from its ``AppConfig.ready()``, so the home page, the fold API and
+the admin's fold page show it without annotation importing that app.
+
+>>> kinds = {}
+>>> register("triplet", FoldKind(progress=len, judged=len), into=kinds)
+>>> sorted(kinds)
+['triplet']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class FoldKind:
+    """One kind of fold.
+
+    ``progress(fold, user) -> annotating.FoldProgress``; ``judged(fold, annotator) -> int`` items with a
+    value; optional building from the fold page: ``build_action`` (the POSTed ``action``), ``build_form``
+    (a Form class whose ``options()`` are the keyword arguments of ``build(corpus, **options) -> folds``),
+    and ``errors``, the exceptions of ``build`` shown to the admin as a message; ``label`` names the
+    built folds in that message.
+    """
+
+    progress: Callable
+    judged: Callable
+    build_action: str | None = None
+    build_form: type | None = None
+    build: Callable | None = None
+    errors: tuple = ()
+    label: str = "folds"
+
+
+_KINDS: dict[str, FoldKind] = {}
+
+
+def register(kind, fold_kind, *, into=None):
+    (_KINDS if into is None else into)[kind] = fold_kind
+
+
+def get(kind):
+    """The registered kind, or ``None`` (its app is not installed)."""
+    if kind not in _KINDS:
+        _register_own()
+    return _KINDS.get(kind)
+
+
+def by_action(action):
+    """The kind that builds folds for the fold page's ``action``, or ``None``."""
+    return next((k for k in _KINDS.values() if k.build_action and k.build_action == action), None)
+
+
+def build_errors():
+    return tuple(e for k in _KINDS.values() for e in k.errors)
+
+
+def progress_of(fold, user):
+    """Progress of ``user`` on a fold of any kind: what the home page and ``/api/my/folds/`` show."""
+    return get(fold.kind).progress(fold, user)
+
+
+def _register_own():
+    """annotation's own kind, registered on first use (``annotating`` needs the app registry ready)."""
+    from annotation import annotating
+    from annotation.models import Fold, Label
+
+    def judged(fold, annotator):
+        return Label.objects.filter(annotator=annotator, value__isnull=False, triplet__fold_items__fold=fold).count()
+
+    _KINDS.setdefault(Fold.KIND_TRIPLET, FoldKind(progress=annotating.fold_progress, judged=judged))

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class FramesConfig(AppConfig):
+    """The frame proxy (SPEC 8): FrameNet lexicons, frame predictions, frame-check folds and checks."""
+
+    name = "frames"
+    verbose_name = "Frames"
+
+    def ready(self):
+        from frames import checking
+
+        checking.register_fold_kind()

@@ -1,0 +1,51 @@
+"""Frame folds on annotation's pages through the fold-kind registry (annotation never imports frames):
+the admin's fold page builds them and counts checks; the check service raises a domain error, the
+views answer 404."""
+import pytest
+from django.urls import reverse
+
+from annotation import fold_kinds
+from annotation.models import Fold
+from annotation.assignments import assign_fold
+from frames import checking
+from frames.folds import create_frame_folds
+
+pytestmark = pytest.mark.django_db
+
+
+def test_frames_registers_the_frame_kind():
+    kind = fold_kinds.get(Fold.KIND_FRAME)
+    assert kind.progress is checking.fold_progress and kind.build_action == "build_frames"
+    assert fold_kinds.by_action("build_frames") is kind and fold_kinds.get(Fold.KIND_TRIPLET) is not None
+
+
+def test_fold_page_builds_frame_folds_and_counts_checks(client, framed_corpus, make_user):
+    client.force_login(make_user("boss", "admin"))
+    page = client.get(reverse("fold-assignments"), {"corpus": framed_corpus.name}).content.decode()
+    assert 'name="frame_k"' in page and "Build frame-check folds" in page
+    resp = client.post(reverse("fold-action", args=[framed_corpus.pk]),
+                       {"action": "build_frames", "frame_k": 2, "frame_seed": 0, "frame_overlap": 1.0}, follow=True)
+    assert "built 2 frame-check folds" in resp.content.decode()
+    fold = Fold.objects.filter(kind=Fold.KIND_FRAME).order_by("index").first()
+    checker = make_user("checker", "annotator")
+    assign_fold(fold, checker)
+    item = checking.next_item(fold, checker)
+    checking.save_frame_check(checker, fold, item, frame_rating="full", fe_rating="partial")
+    table = client.get(reverse("fold-assignments"), {"corpus": framed_corpus.name}).context["table"]
+    people = {row["fold"].pk: row["people"] for row in table}
+    assert [done for _, done in people[fold.pk]] == [1]
+    bad = client.post(reverse("fold-action", args=[framed_corpus.pk]), {"action": "build_frames", "frame_k": 0},
+                      follow=True)
+    assert "frame_k" in bad.content.decode() and Fold.objects.filter(kind=Fold.KIND_FRAME).count() == 2
+
+
+def test_out_of_reach_is_a_domain_error_and_a_404(client, framed_corpus, make_user):
+    fold = create_frame_folds(framed_corpus, k=1)[0]
+    stranger = make_user("stranger", "annotator")
+    with pytest.raises(checking.FrameCheckNotFound):
+        checking.get_assigned_fold(stranger, fold.pk)
+    assign_fold(fold, stranger)
+    with pytest.raises(checking.FrameCheckNotFound):
+        checking.get_fold_item(fold, 10**9)
+    client.force_login(stranger)
+    assert client.get(reverse("frame-check-item", args=[fold.pk, 10**9])).status_code == 404
