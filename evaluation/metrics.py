@@ -159,35 +159,49 @@ def score_pairs(answers, references, languages):
     longest common subsequence in one ``cpdist`` call: ROUGE-L's on the sequences, and F1's
     overlap (the size of the multiset intersection) as the LCS of the sorted sequences.
     """
-    n = len(answers)
-    norm_caches: dict = {}  # language -> {text: normalized tokens}
-    rouge_cache: dict = {}
-    ref_cache: dict = {}  # (id of a reference list, language) -> its codes; the list is kept alive in it
-    tokenize = _TOKENIZER._tokenize
+    f1_pairs, rouge_pairs = _PairEncoder().encode(answers, references, languages)
+    if len(answers) == 0:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    em, f1s = _em_f1_scores(f1_pairs)
+    return em, f1s, _rouge_l_scores(rouge_pairs)
 
-    def normed_for(language):
-        cache = norm_caches.get(language)
+
+class _PairEncoder:
+    """The (answer, references) pairs of ``score_pairs`` as strings of token codes, with the
+    normalized and tokenized texts cached (once per distinct text and language)."""
+
+    def __init__(self):
+        self.norm_caches: dict = {}  # language -> ({text: normalized tokens}, normalizer)
+        self.rouge_cache: dict = {}
+        self.ref_cache: dict = {}  # (id of a reference list, language) -> its codes; the list is kept alive in it
+        self.tokenize = _TOKENIZER._tokenize
+
+    def normed_for(self, language):
+        cache = self.norm_caches.get(language)
         if cache is None:
-            cache = norm_caches[language] = ({}, normalizer_for(language))
+            cache = self.norm_caches[language] = ({}, normalizer_for(language))
         return cache
 
+    @staticmethod
     def normed(text, cache):
         out = cache[0].get(text)
         if out is None:
             out = cache[0][text] = tuple(cache[1](text).split())
         return out
 
-    def rouge_tokens(text):
-        out = rouge_cache.get(text)
+    def rouge_tokens(self, text):
+        out = self.rouge_cache.get(text)
         if out is None:
-            out = rouge_cache[text] = tokenize(text)
+            out = self.rouge_cache[text] = self.tokenize(text)
         return out
 
-    def question_refs(refs, language):
+    def question_refs(self, refs, language):
+        """Codes of one question's reference tokens, its normalized references (coded, and coded
+        and sorted) and its ROUGE references (coded), each distinct one once."""
         # The references of one question come as one list object for all its pairs: keyed by its
         # identity (the entry holds the list, so no other object can take its id meanwhile).
         refs_given = refs
-        cache = normed_for(language)
+        cache = self.normed_for(language)
         refs = [r or "" for r in refs] or [""]
         codes: dict = {}
 
@@ -195,53 +209,65 @@ def score_pairs(answers, references, languages):
             return "".join([codes.setdefault(t, chr(len(codes) + 1)) for t in tokens])
 
         norm = []
-        for tokens in dict.fromkeys(normed(r, cache) for r in refs):  # duplicates cannot change a max
+        for tokens in dict.fromkeys(self.normed(r, cache) for r in refs):  # duplicates cannot change a max
             code = encode(tokens)
             norm.append((code, "".join(sorted(code))))
-        rouge = [encode(tokens) for tokens in dict.fromkeys(rouge_tokens(r) for r in refs)]
+        rouge = [encode(tokens) for tokens in dict.fromkeys(self.rouge_tokens(r) for r in refs)]
         return codes, norm, rouge, cache, refs_given
 
-    f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
-    rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
-    for i, (answer, refs, language) in enumerate(zip(answers, references, languages)):
-        answer = answer or ""
-        key = (id(refs), language)
-        entry = ref_cache.get(key)
-        if entry is None:
-            entry = ref_cache[key] = question_refs(refs, language)
-        codes, norm_refs, rouge_refs, cache = entry[:4]
-        get = codes.get
-        pred = "".join([get(t, "\0") for t in normed(answer, cache)])
-        f1_start[i] = len(f1_ref)
-        if len(norm_refs) == 1:
-            code, code_sorted = norm_refs[0]
-            f1_pred.append("".join(sorted(pred))), f1_ref.append(code_sorted), f1_equal.append(pred == code)
-        else:
-            pred_sorted = "".join(sorted(pred))
-            for code, code_sorted in norm_refs:
-                f1_pred.append(pred_sorted), f1_ref.append(code_sorted), f1_equal.append(pred == code)
-        pred = "".join([get(t, "\0") for t in rouge_tokens(answer)])
-        rl_start[i] = len(rl_ref)
-        for code in rouge_refs:
-            rl_pred.append(pred), rl_ref.append(code)
-    if n == 0:
-        return np.zeros(0), np.zeros(0), np.zeros(0)
+    def encode(self, answers, references, languages):
+        """((F1 starts, sorted predictions, sorted references, equal flags), (ROUGE starts,
+        predictions, references)): one entry per (answer, distinct reference), each answer's
+        entries from its start on."""
+        n = len(answers)
+        normed, rouge_tokens, ref_cache = self.normed, self.rouge_tokens, self.ref_cache
+        f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
+        rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
+        for i, (answer, refs, language) in enumerate(zip(answers, references, languages)):
+            answer = answer or ""
+            key = (id(refs), language)
+            entry = ref_cache.get(key)
+            if entry is None:
+                entry = ref_cache[key] = self.question_refs(refs, language)
+            codes, norm_refs, rouge_refs, cache = entry[:4]
+            get = codes.get
+            pred = "".join([get(t, "\0") for t in normed(answer, cache)])
+            f1_start[i] = len(f1_ref)
+            if len(norm_refs) == 1:
+                code, code_sorted = norm_refs[0]
+                f1_pred.append("".join(sorted(pred))), f1_ref.append(code_sorted), f1_equal.append(pred == code)
+            else:
+                pred_sorted = "".join(sorted(pred))
+                for code, code_sorted in norm_refs:
+                    f1_pred.append(pred_sorted), f1_ref.append(code_sorted), f1_equal.append(pred == code)
+            pred = "".join([get(t, "\0") for t in rouge_tokens(answer)])
+            rl_start[i] = len(rl_ref)
+            for code in rouge_refs:
+                rl_pred.append(pred), rl_ref.append(code)
+        return (f1_start, f1_pred, f1_ref, f1_equal), (rl_start, rl_pred, rl_ref)
 
-    # token F1 (SQuAD): overlap / lengths; both empty 1, one empty or no overlap 0; EM: equal
-    same = _lcs(f1_pred, f1_ref)
-    lp, lr = _lengths(f1_pred), _lengths(f1_ref)
+
+def _em_f1_scores(pairs):
+    """Token F1 (SQuAD) and EM of each answer, the maximum over its references: overlap / lengths;
+    both empty 1, one empty or no overlap 0; EM: equal normalized sequences."""
+    start, pred, ref, equal = pairs
+    same = _lcs(pred, ref)
+    lp, lr = _lengths(pred), _lengths(ref)
     f = np.where((lp == 0) & (lr == 0), 1.0, _f_measures(same, lp, lr))
-    em = np.maximum.reduceat(np.array(f1_equal, dtype=float), f1_start)
-    f1s = np.maximum.reduceat(f, f1_start)
+    em = np.maximum.reduceat(np.array(equal, dtype=float), start)
+    return em, np.maximum.reduceat(f, start)
 
-    # ROUGE-L F-measure (rouge-score's _score_lcs): identical sequences 1, one side empty 0
-    lcs = _lcs(rl_pred, rl_ref)
-    lp, lr = _lengths(rl_pred), _lengths(rl_ref)
+
+def _rouge_l_scores(pairs):
+    """ROUGE-L F-measure of each answer (rouge-score's _score_lcs), the maximum over its
+    references: identical sequences 1, one side empty 0."""
+    start, pred, ref = pairs
+    lcs = _lcs(pred, ref)
+    lp, lr = _lengths(pred), _lengths(ref)
     f = _f_measures(lcs, lp, lr)
-    equal = np.array([a == b for a, b in zip(rl_pred, rl_ref)], dtype=bool)
+    equal = np.array([a == b for a, b in zip(pred, ref)], dtype=bool)
     f = np.where(equal, 1.0, np.where((lp > 0) & (lr > 0), f, 0.0))
-    rl = np.maximum.reduceat(f, rl_start)
-    return em, f1s, rl
+    return np.maximum.reduceat(f, start)
 
 
 def _f_measures(common: np.ndarray, n_pred: np.ndarray, n_ref: np.ndarray) -> np.ndarray:
