@@ -61,7 +61,7 @@ def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.Dat
     return pd.concat([refs, predictions], ignore_index=True)
 
 
-def read_inputs(corpus_path, predictions_path, labels_path=None, reference_system=False):
+def read_inputs(corpus_path, predictions_path, labels_path=None, *, reference_system=False):
     """Read and validate the three JSONL files of SPEC 9 into (questions, predictions, labels|None);
     with ``reference_system``, the corpus answers are added as the system ``reference``."""
     questions = questions_frame(record for _, record in read_corpus(corpus_path))

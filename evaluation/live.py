@@ -47,7 +47,8 @@ def _context(request):
         judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
-        result = ppi.conclusions(predictions, labels, jl, metric, width, judge_inputs.sample_facts(d["corpus"]))
+        result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width,
+                                 facts=judge_inputs.sample_facts(d["corpus"]))
         for r in result["rows"]:
             r["bar"] = _bar(r, ppi.SCALE[metric])
         context.update(corpus=d["corpus"], judge=judge, judges=judge_inputs.corpus_judges(d["corpus"]),

@@ -61,7 +61,7 @@ def _cell(v, decimals=None, bold=False, percent_sign=False):
     return r"\textbf{" + text + "}" if bold else text
 
 
-def booktabs(header, rows, caption, label, align=None, rule_before_last=False) -> str:
+def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False) -> str:
     """A standalone LaTeX document holding one booktabs table. ``rows``: lists of LaTeX cells."""
     align = align or "l" + "r" * (len(header) - 1)
     lines = [" & ".join(header) + r" \\", r"\midrule"]
@@ -123,7 +123,7 @@ def table1_systems(data) -> PaperTable:
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
         frame["aggregation"] = data.get("human_aggregate", "mean")
-    return PaperTable(frame, booktabs(header, latex_rows, caption, "tab:systems", rule_before_last=True))
+    return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:systems", rule_before_last=True))
 
 
 def table2_factors(data, metric) -> PaperTable | None:
@@ -161,7 +161,7 @@ def table2_factors(data, metric) -> PaperTable | None:
                f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
                + _choices_text(data, metric))
     header = ["models/factors"] + [escape(f) for f in factors]
-    return PaperTable(frame, booktabs(header, latex_rows, caption.strip(), f"tab:factors-{metric}",
+    return PaperTable(frame, booktabs(header, latex_rows, caption.strip(), label=f"tab:factors-{metric}",
                                       rule_before_last=True))
 
 
@@ -180,7 +180,7 @@ def table3_factor_by_partition(data) -> PaperTable | None:
     caption = (f"Probability of each factor by agreement partition, of increasing complexity $P_{{{n}}}$ to $P_1$ "
                f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g}).")
     return PaperTable(pd.DataFrame(records).set_index("factor"), booktabs(header, latex_rows, caption,
-                                                                         "tab:factor-by-partition"))
+                                                                         label="tab:factor-by-partition"))
 
 
 def table4_frame_checks(data) -> PaperTable | None:
@@ -198,7 +198,7 @@ def table4_frame_checks(data) -> PaperTable | None:
     caption = f"Manual evaluation (in \\%) of the predicted frames ({n} ratings)."
     frame = pd.DataFrame(records).set_index("evaluation").astype("Int64")
     return PaperTable(frame,
-                      booktabs(["Evaluation", "Full", "Partial", "Erroneous"], latex_rows, caption, "tab:frame-checks"))
+                      booktabs(["Evaluation", "Full", "Partial", "Erroneous"], latex_rows, caption, label="tab:frame-checks"))
 
 
 def paper_tables(data) -> dict:

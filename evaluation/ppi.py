@@ -52,7 +52,7 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
 
 
 def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
-                      judge_labels: pd.DataFrame | None, gold=None, aggregate: str = "mean") -> pd.DataFrame:
+                      judge_labels: pd.DataFrame | None, *, gold=None, aggregate: str = "mean") -> pd.DataFrame:
     """One row per prediction: ``system``, ``tkey``, ``h_hscore``, ``h_hcorrect``, ``f_hscore``,
     ``f_hcorrect`` (NaN = no human / no judge score). Every frame carries a ``tkey`` column.
 
@@ -255,13 +255,14 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
     return str(names[0]) if names else "judge"
 
 
-def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame,
+def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame, *,
                 systems=None, facts: dict | None = None, aggregate: str = "mean"):
     """(``ppi`` rows, ``judge`` dict, ``table_ppi`` DataFrame) for one report. All frames carry a
     ``tkey`` column; ``judge_labels`` holds one judge (``annotator`` = its name, SPEC 10); human
     scores aggregate a triplet's labels as the report does (``aggregate``, SPEC 3)."""
     name = judge_name(judge_labels)
-    scores = prediction_scores(predictions, labels, judge_labels, (facts or {}).get("gold_keys"), aggregate)
+    scores = prediction_scores(predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"),
+                               aggregate=aggregate)
     rows = ppi_rows(scores, systems)
     judge = {"name": name, "n_labels": int(judge_labels["label"].notna().sum()),
              "agreement": judge_agreement(labels, judge_labels), "validity": validity_reasons(scores, facts)}
@@ -276,7 +277,7 @@ def with_tkeys(frame: pd.DataFrame | None, policy: str) -> pd.DataFrame | None:
     return frame.assign(tkey=human.triplet_keys(frame["question_id"], frame["answer"], policy))
 
 
-def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None,
+def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None, *,
                   judge_labels: pd.DataFrame | None, policy: str, facts: dict | None = None) -> None:
     """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables (the one hook
     of the report). Without judge labels: ``ppi`` is an empty list and ``judge`` null."""
@@ -288,7 +289,8 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
     aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
-    rows, judge, table = ppi_section(predictions, labels, judge_labels, order or None, facts, aggregate)
+    rows, judge, table = ppi_section(predictions, labels, judge_labels, systems=order or None, facts=facts,
+                                     aggregate=aggregate)
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
     report.tables["table_ppi"] = table
     for reason in judge["validity"]:
@@ -296,7 +298,7 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
                                                    f"({reason['count']}); {reason['handling']}")
 
 
-def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None,
+def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None, *,
                 metric: str = "hscore", half_width: float = 0.02, facts: dict | None = None) -> dict:
     """What the live page shows, recomputed from the per-prediction inputs only: per system the
     current estimate and interval (prediction-powered when a judge exists, else classical), the human
@@ -306,7 +308,8 @@ def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
         raise ValueError(f"metric must be one of {', '.join(METRICS)}")
     has_judge = judge_labels is not None and not judge_labels.empty
     # gold triplets' labels stay out of the prediction-powered estimate only (with a judge)
-    scores = prediction_scores(predictions, labels, judge_labels, (facts or {}).get("gold_keys") if has_judge else None)
+    scores = prediction_scores(predictions, labels, judge_labels,
+                               gold=(facts or {}).get("gold_keys") if has_judge else None)
     if judge_labels is None or judge_labels.empty:
         scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
     reasons = validity_reasons(scores, facts) if has_judge else []

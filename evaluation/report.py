@@ -208,8 +208,8 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     rover_index = pd.Index(rover_systems)
     rank = rover_index.get_indexer(np.asarray(systems, dtype=object))[s]
     voting = rank >= 0
-    result = rover.rover_codes(q[voting], rank[voting], pred_norm[voting], norm_texts, n_q, config.alpha,
-                               checked=True)
+    result = rover.rover_codes(q[voting], rank[voting], pred_norm[voting], texts=norm_texts, n_questions=n_q,
+                               alpha=config.alpha, checked=True)
     src_rank = result["system"].to_numpy()
     has = src_rank >= 0
     src_col = np.full(n_q, -1)

@@ -21,7 +21,7 @@ from rapidfuzz.process import cpdist
 DEFAULT_ALPHA = 5
 
 
-def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, n_questions: int,
+def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, *, n_questions: int,
           alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     """ROVER over the predictions of the chosen systems.
 
@@ -32,10 +32,11 @@ def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, n_qu
     ``n_voters`` and ``sum_dist`` (the chosen answer's sum of distances to the others).
     """
     code, texts = pd.factorize(pd.Series(normalized, dtype=object).fillna("").to_numpy())
-    return rover_codes(question, system, code, np.asarray(texts, dtype=object), n_questions, alpha)
+    return rover_codes(question, system, code, texts=np.asarray(texts, dtype=object), n_questions=n_questions,
+                       alpha=alpha)
 
 
-def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, texts: np.ndarray, n_questions: int,
+def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, *, texts: np.ndarray, n_questions: int,
                 alpha: float = DEFAULT_ALPHA, checked: bool = False) -> pd.DataFrame:
     """``rover`` with the normalized answers given as codes: ``answer[i]`` indexes ``texts``, the
     distinct normalized answers (equal codes for equal texts). ``checked``: the caller already

@@ -82,8 +82,9 @@ class Command(BaseCommand):
             started = time.perf_counter()
             report = compute_report(questions, predictions, labels, config)
             if o["judge_labels"]:
-                ppi.add_to_report(report, predictions, labels, read_judge_labels(o["judge_labels"], questions),
-                                  config.dedup_policy)
+                ppi.add_to_report(report, predictions, labels,
+                                  judge_labels=read_judge_labels(o["judge_labels"], questions),
+                                  policy=config.dedup_policy)
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None
