@@ -13,6 +13,8 @@ from evaluation import ppi
 from evaluation.inputs import read_inputs, read_judge_labels
 from evaluation.outputs import write_report
 from evaluation.report import ReportConfig, compute_report
+from evaluation.rover import DEFAULT_ALPHA
+from evaluation.stats import DEFAULT_BOOT
 
 
 def _list(text):
@@ -31,7 +33,8 @@ class Command(BaseCommand):
         parser.add_argument("--judge-labels", help="labels JSONL of one automatic judge (SPEC 10): adds the `ppi` rows")
         parser.add_argument("--out", required=True)
         parser.add_argument("--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)")
-        parser.add_argument("--alpha", type=float, default=5, help="Levenshtein agreement threshold (default 5)")
+        parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
+                            help=f"Levenshtein agreement threshold (default {DEFAULT_ALPHA})")
         parser.add_argument("--metric", default="hscore", help="hscore (default), hcorrect, rouge_l, f1 or em")
         parser.add_argument("--factor", action="append", default=[],
                             help="extra factor name:attribute:op:threshold[:frames] (repeatable)")
@@ -39,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument("--entropy-source", default="corpus", choices=["corpus", "lexicon"])
         parser.add_argument("--lexicon", help="JSON file {frame: [LU names]} for --entropy-source lexicon")
         parser.add_argument("--dedup-policy", default="whitespace", choices=["whitespace", "casefold", "exact"])
-        parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates (0 = none)")
+        parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOT, help="bootstrap replicates (0 = none)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--hard-partitions", help="export questions of these partitions, e.g. 1,2")
         parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
