@@ -34,7 +34,6 @@ ARTICLES = {
     # l' and d' become the tokens "l" and "d" once elisions are split.
     "fr": ("le", "la", "les", "l", "un", "une", "des", "du", "de", "d"),
 }
-_ASCII_PUNCT = set(string.punctuation)
 _ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
 _EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ELISION = re.compile(r"\b(qu|jusqu|lorsqu|puisqu|[cdjlmnst])['’]", re.IGNORECASE)
