@@ -45,14 +45,54 @@ def _drop_unicode_punct(text: str) -> str:
 
 
 def normalize_squad(text: str) -> str:
-    """The official SQuAD v1.1 ``normalize_answer``, verbatim in behaviour."""
+    """The official SQuAD v1.1 ``normalize_answer``, verbatim in behaviour.
+
+    Lowercase, drop the ASCII punctuation of ``string.punctuation``, drop the articles a/an/the,
+    collapse whitespace.
+
+    Parameters
+    ----------
+    text : str
+        An answer or a reference.
+
+    Returns
+    -------
+    str
+        The normalized text.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import normalize_squad
+    >>> normalize_squad("The Denver Broncos!")
+    'denver broncos'
+    """
     text = text.lower().translate(_ASCII_PUNCT_TABLE)  # drops the characters of string.punctuation
     text = _EN_ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
 
 def normalize_french(text: str) -> str:
-    """French: elisions split (``l'homme`` -> ``l homme``), accents kept, French articles removed."""
+    """French normalization: elisions split, accents kept, French articles removed.
+
+    Lowercase after NFC, ``l'homme`` -> ``l homme``, Unicode punctuation dropped, then the
+    articles of ``ARTICLES["fr"]`` (the elided ``l`` and ``d`` included) are removed.
+
+    Parameters
+    ----------
+    text : str
+        An answer or a reference.
+
+    Returns
+    -------
+    str
+        The normalized text, tokens separated by one space.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import normalize_french
+    >>> normalize_french("L'homme et la femme, d'accord.")
+    'homme et femme accord'
+    """
     text = unicodedata.normalize("NFC", text).lower()
     text = _ELISION.sub(r"\1 ", text)
     text = _drop_unicode_punct(text)
@@ -61,6 +101,26 @@ def normalize_french(text: str) -> str:
 
 
 def normalize_generic(text: str, articles=()) -> str:
+    """Normalization of any other language: lowercase (after NFC), Unicode punctuation dropped.
+
+    Parameters
+    ----------
+    text : str
+        An answer or a reference.
+    articles : iterable of str, optional
+        Tokens to drop (none by default: no article list is known for the language).
+
+    Returns
+    -------
+    str
+        The normalized text, tokens separated by one space.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import normalize_generic
+    >>> normalize_generic("Der Hund, bellt!", articles=("der",))
+    'hund bellt'
+    """
     text = _drop_unicode_punct(unicodedata.normalize("NFC", text).lower())
     drop = set(articles)
     return " ".join(tok for tok in text.split() if tok not in drop)
@@ -71,16 +131,77 @@ LANGUAGE_NORMALIZER = {"en": "squad", "fr": "french"}
 
 
 def normalizer_for(language: str):
-    """The normalization of a language: ``en`` -> squad, ``fr`` -> french, else generic."""
+    """The normalization of a language: ``en`` -> squad, ``fr`` -> french, any other -> generic.
+
+    Parameters
+    ----------
+    language : str
+        A language tag; only its primary subtag counts (``fr-CA`` is ``fr``). Empty means ``en``.
+
+    Returns
+    -------
+    callable
+        One of ``NORMALIZERS``: text -> normalized text.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import normalizer_for
+    >>> normalizer_for("fr-CA").__name__, normalizer_for("de").__name__
+    ('normalize_french', 'normalize_generic')
+    """
     base = (language or "en").split("-")[0].lower()
     return NORMALIZERS[LANGUAGE_NORMALIZER.get(base, "generic")]
 
 
 def normalize(text: str, language: str = "en") -> str:
+    """Normalize ``text`` as the metrics of ``language`` do (``normalizer_for``).
+
+    Parameters
+    ----------
+    text : str or None
+        An answer or a reference; None is the empty answer.
+    language : str, default "en"
+        The question's language.
+
+    Returns
+    -------
+    str
+        The normalized text.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import normalize
+    >>> normalize("An apple.", "en")
+    'apple'
+    """
     return normalizer_for(language)(text or "")
 
 
 def exact_match(prediction: str, references, language: str = "en") -> float:
+    """Exact match (SPEC 4): 1.0 when the normalized prediction equals a normalized reference.
+
+    Parameters
+    ----------
+    prediction : str or None
+        The system's answer.
+    references : iterable of str
+        The reference answers; none counts as one empty reference.
+    language : str, default "en"
+        Chooses the normalization (``normalizer_for``).
+
+    Returns
+    -------
+    float
+        1.0 or 0.0, the maximum over the references (empty vs empty is 1.0).
+
+    Examples
+    --------
+    >>> from evaluation.metrics import exact_match
+    >>> exact_match("the Broncos", ["Carolina", "Broncos"])
+    1.0
+    >>> exact_match("Broncos", ["Denver Broncos"])
+    0.0
+    """
     norm = normalizer_for(language)
     pred = norm(prediction or "")
     refs = list(references) or [""]
@@ -97,15 +218,62 @@ def _f1_tokens(pred: list, ref: list) -> float:
 
 
 def f_measure(common: int, n_pred: int, n_ref: int) -> float:
-    """The F-measure of ``common`` shared tokens between ``n_pred`` and ``n_ref`` tokens, as the
-    one division 2 * common / (n_pred + n_ref) of two integers (SPEC 4: equal ratios, equal
-    floats; 2PR / (P + R) from the float precision and recall gives 1/11 three different ways)."""
+    """The F-measure of ``common`` shared tokens between ``n_pred`` and ``n_ref`` tokens.
+
+    Computed as the one division 2 * common / (n_pred + n_ref) of two integers (SPEC 4: equal
+    ratios, equal floats; 2PR / (P + R) from the float precision and recall gives 1/11 three
+    different ways).
+
+    Parameters
+    ----------
+    common : int
+        Tokens shared by the prediction and the reference (or the LCS length for ROUGE-L).
+    n_pred, n_ref : int
+        Tokens of the prediction and of the reference.
+
+    Returns
+    -------
+    float
+        The F-measure; 0.0 when nothing is shared.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import f_measure
+    >>> f_measure(1, 10, 1)
+    0.18181818181818182
+    >>> f_measure(0, 3, 3)
+    0.0
+    """
     if common == 0 or n_pred + n_ref == 0:
         return 0.0
     return (2 * common) / (n_pred + n_ref)
 
 
 def f1(prediction: str, references, language: str = "en") -> float:
+    """Token F1 (SQuAD) of the normalized prediction, the maximum over the references.
+
+    Parameters
+    ----------
+    prediction : str or None
+        The system's answer.
+    references : iterable of str
+        The reference answers; none counts as one empty reference.
+    language : str, default "en"
+        Chooses the normalization (``normalizer_for``).
+
+    Returns
+    -------
+    float
+        In [0, 1]; empty vs empty is 1.0 (SPEC 4, unlike the v1.1 script).
+
+    Examples
+    --------
+    >>> from evaluation.metrics import f1
+    >>> f1("the cat sat", ["cat sat down"])
+    0.8
+    >>> f1("cat", ["dog", "a cat"])
+    1.0
+    """
     norm = normalizer_for(language)
     pred = norm(prediction or "").split()
     refs = list(references) or [""]
@@ -127,6 +295,24 @@ class UnicodeTokenizer:
         return tuple(_WORD.findall(unicodedata.normalize("NFC", text).lower()))
 
     def tokenize(self, text):
+        """The tokens of ``text``: lowercase runs of Unicode letters and digits.
+
+        Parameters
+        ----------
+        text : str or None
+            Any text; None has no token.
+
+        Returns
+        -------
+        list of str
+            The tokens, in order.
+
+        Examples
+        --------
+        >>> from evaluation.metrics import UnicodeTokenizer
+        >>> UnicodeTokenizer().tokenize("Café au lait, 2 €!")
+        ['café', 'au', 'lait', '2']
+        """
         return list(self._tokenize(text or ""))
 
 
@@ -134,7 +320,30 @@ _TOKENIZER = UnicodeTokenizer()
 
 
 def rouge_l(prediction: str, references) -> float:
-    """ROUGE-L F-measure, maximum over references; both sides without tokens counts as 1."""
+    """ROUGE-L F-measure (the LCS one of ``rouge-score``), the maximum over the references.
+
+    Tokens come from ``UnicodeTokenizer``; both sides without tokens counts as 1.
+
+    Parameters
+    ----------
+    prediction : str or None
+        The system's answer.
+    references : iterable of str
+        The reference answers; none counts as one empty reference.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Examples
+    --------
+    >>> from evaluation.metrics import rouge_l
+    >>> round(rouge_l("the cat sat", ["the cat sat down"]), 4)
+    0.8571
+    >>> rouge_l("", [""])
+    1.0
+    """
     pred = prediction or ""
     pred_tokens = _TOKENIZER.tokenize(pred)
     best = 0.0
@@ -151,12 +360,34 @@ def rouge_l(prediction: str, references) -> float:
 def score_pairs(answers, references, languages):
     """EM, F1 and ROUGE-L for aligned sequences (answer, reference list, language).
 
-    Returns three float arrays, equal to ``exact_match``, ``f1`` and ``rouge_l`` of each triple.
     Python only normalizes and tokenizes (once per distinct text); the comparisons run in bulk:
     the tokens of a question's references get one character each (a token no reference has gets
     a character none has), so token sequences become strings and ``rapidfuzz`` computes every
     longest common subsequence in one ``cpdist`` call: ROUGE-L's on the sequences, and F1's
     overlap (the size of the multiset intersection) as the LCS of the sorted sequences.
+
+    Parameters
+    ----------
+    answers : sequence of str or None
+        The answers to score.
+    references : sequence of lists of str
+        The reference answers of each answer's question. Pass the same list object for all the
+        answers of one question: its codes are computed once.
+    languages : sequence of str
+        The language of each answer's question.
+
+    Returns
+    -------
+    em, f1, rouge_l : ndarray of float
+        Equal to ``exact_match``, ``f1`` and ``rouge_l`` of each triple.
+
+    Examples
+    --------
+    >>> from evaluation.metrics import score_pairs
+    >>> em, f1, rl = score_pairs(["the Broncos", "cat sat", ""],
+    ...                          [["Denver Broncos"], ["the cat sat down"], [""]], ["en", "en", "en"])
+    >>> em.tolist(), f1.round(3).tolist(), rl.round(3).tolist()
+    ([0.0, 0.0, 1.0], [0.667, 0.8, 1.0], [0.5, 0.667, 1.0])
     """
     f1_pairs, rouge_pairs = _PairEncoder().encode(answers, references, languages)
     if len(answers) == 0:
