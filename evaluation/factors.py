@@ -29,6 +29,27 @@ SIGNIFICANCE = 0.05
 
 @dataclass(frozen=True)
 class Factor:
+    """A complexity factor: E_f (hard) holds the questions for which ``attribute op threshold``.
+
+    Parameters
+    ----------
+    name : str
+        The factor's name (a column of Table 2).
+    attribute : str
+        A column of the questions table, ``nb_fes``, ``entropy``, or a key of ``meta``.
+    op : str
+        One of ``OPS``: ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``.
+    threshold : object
+        A number, a string, a boolean, ``median`` or ``balanced``.
+    median_over : {"questions", "frames"}, default "questions"
+        The population of a ``median`` threshold.
+
+    Examples
+    --------
+    >>> from evaluation.factors import Factor
+    >>> Factor("far", "dist", ">=", 3).op
+    '>='
+    """
     name: str
     attribute: str
     op: str
@@ -44,6 +65,19 @@ class Factor:
             raise ValueError("a factor needs a name and an attribute")
 
     def as_dict(self):
+        """The factor as a plain dict (its fields), for report.json.
+
+        Returns
+        -------
+        dict
+            ``name``, ``attribute``, ``op``, ``threshold``, ``median_over``.
+
+        Examples
+        --------
+        >>> from evaluation.factors import Factor
+        >>> Factor("dist", "dist", ">=", 2).as_dict()
+        {'name': 'dist', 'attribute': 'dist', 'op': '>=', 'threshold': 2, 'median_over': 'questions'}
+        """
         return asdict(self)
 
 
@@ -73,8 +107,34 @@ def _coerce_threshold(text: str):
 
 
 def parse_factor(spec) -> Factor:
-    """A factor from a dict, a Factor, the name of a predefined one, or ``name:attribute:op:threshold``
-    (optionally ``:frames`` for a median over frames), e.g. ``long_ctx:ctx_len:>=:median``."""
+    """A factor from a dict, a Factor, the name of a predefined one, or a text spec.
+
+    Parameters
+    ----------
+    spec : Factor, dict, or str
+        A ``Factor`` (returned as is); a dict of its fields (a text threshold is converted: numbers,
+        ``true``/``false``, ``median``, ``balanced``); a name of ``FACTORS_BY_NAME``; or
+        ``name:attribute:op:threshold`` with an optional ``:frames`` (median over frames).
+
+    Returns
+    -------
+    Factor
+
+    Raises
+    ------
+    ValueError
+        When the text has neither a known name nor four or five parts, or the factor is invalid.
+
+    Examples
+    --------
+    >>> from evaluation.factors import parse_factor
+    >>> parse_factor("dist")
+    Factor(name='dist', attribute='dist', op='>=', threshold=2, median_over='questions')
+    >>> parse_factor("long_ctx:ctx_len:>=:median")
+    Factor(name='long_ctx', attribute='ctx_len', op='>=', threshold='median', median_over='questions')
+    >>> parse_factor({"name": "far", "attribute": "dist", "op": ">", "threshold": "3"}).threshold
+    3
+    """
     if isinstance(spec, Factor):
         return spec
     if isinstance(spec, dict):
@@ -101,9 +161,37 @@ def _plogp_entropy(counts: pd.Series) -> float:
 def frame_entropy(questions: pd.DataFrame, source: str = "corpus", lexicon: dict | None = None) -> pd.Series:
     """Entropy (bits) of the LU distribution of each frame.
 
-    ``corpus``: over the LUs of the frame's questions in this corpus (questions without an LU are
-    not counted). ``lexicon``: uniform over the frame's LUs in ``lexicon`` (a mapping frame -> list
-    of LU names), i.e. log2(number of distinct LUs), for every frame of the lexicon.
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table, with columns ``frame`` and ``lu`` for the ``corpus`` source.
+    source : {"corpus", "lexicon"}, default "corpus"
+        ``corpus``: over the LUs of the frame's questions in this corpus (questions without an LU
+        are not counted). ``lexicon``: uniform over the frame's LUs in ``lexicon``, i.e.
+        log2(number of distinct LUs), for every frame of the lexicon.
+    lexicon : dict, optional
+        Frame -> list of LU names; required by the ``lexicon`` source.
+
+    Returns
+    -------
+    Series of float
+        Entropy per frame (empty when no question has a frame and an LU).
+
+    Raises
+    ------
+    ValueError
+        On an unknown source, or the ``lexicon`` source without a lexicon.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.factors import frame_entropy
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v", "hand.v"]})
+    >>> frame_entropy(questions).round(3).to_dict()
+    {'Giving': 1.0, 'Motion': 0.918}
+    >>> frame_entropy(questions, "lexicon", {"Motion": ["go.v", "run.v", "walk.v", "fly.v"]}).to_dict()
+    {'Motion': 2.0}
     """
     if source == "corpus":
         if "frame" not in questions or "lu" not in questions:
@@ -122,7 +210,37 @@ def frame_entropy(questions: pd.DataFrame, source: str = "corpus", lexicon: dict
 
 
 def attribute(questions: pd.DataFrame, name: str, entropy: pd.Series | None = None) -> pd.Series:
-    """The values of attribute ``name`` per question (NaN/None where the question lacks it)."""
+    """The values of attribute ``name`` per question (NaN/None where the question lacks it).
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table (SPEC 6 columns and ``meta``).
+    name : str
+        A column, ``nb_fes`` (number of frame elements), ``entropy`` (the question's frame's), or
+        a key of ``meta``.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``), for ``entropy``.
+
+    Returns
+    -------
+    Series
+        Indexed as ``questions``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> fx.attribute(questions, "nb_fes").tolist()
+    [1.0, 3.0, 0.0, nan]
+    >>> fx.attribute(questions, "ctx_len").tolist()
+    [120.0, nan, 80.0, 300.0]
+    """
     if name == "nb_fes":
         if "frame_elements" not in questions:
             return pd.Series(np.nan, index=questions.index)
@@ -143,7 +261,45 @@ def _present(values: pd.Series) -> pd.Series:
 
 
 def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | None = None):
-    """Per question: 1.0 hard (in E_f), 0.0 easy, NaN lacking the attribute; and the threshold used."""
+    """Per question: 1.0 hard (in E_f), 0.0 easy, NaN lacking the attribute; and the threshold used.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    factor : Factor
+        The factor; a ``median`` or ``balanced`` threshold is resolved on ``questions``.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``), for the ``entropy`` attribute.
+
+    Returns
+    -------
+    side : ndarray of float
+        1.0, 0.0 or NaN per question.
+    threshold : object
+        The threshold compared with (None when no question has the attribute).
+
+    Raises
+    ------
+    ValueError
+        When the values cannot be compared with the threshold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> side, threshold = fx.factor_side(questions, fx.parse_factor("dist"))
+    >>> side.tolist(), threshold
+    ([0.0, 1.0, 1.0, nan], 2)
+    >>> side, threshold = fx.factor_side(questions, fx.parse_factor("long_ctx:ctx_len:>=:median"))
+    >>> side.tolist(), threshold
+    ([1.0, nan, 0.0, 1.0], 120.0)
+    """
     values = attribute(questions, factor.attribute, entropy)
     known = _present(values).to_numpy(dtype=bool)
     threshold = factor.threshold
@@ -178,8 +334,32 @@ def balanced_threshold(values: pd.Series, op: str = "<"):
     questions of a frame: ``frame_freq`` is a property of the frame) lands on one side: a frame is
     never split. With ``<`` (hard = rare frames) the hard share of candidate t is the share of
     values below t; the candidate closest to 50% wins, the smaller one on a tie. Computed from
-    integer counts. ``op`` must be ``<`` or ``<=`` (``<=`` takes the same split, expressed as the
-    largest value on the hard side).
+    integer counts.
+
+    Parameters
+    ----------
+    values : Series
+        The attribute's values (non-numbers are left out).
+    op : {"<", "<="}, default "<"
+        ``<=`` takes the same split, expressed as the largest value on the hard side.
+
+    Returns
+    -------
+    float or None
+        None when no value is a number.
+
+    Raises
+    ------
+    ValueError
+        When ``op`` is another comparison.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.factors import balanced_threshold
+    >>> values = pd.Series([1, 1, 2, 5, 5, 9])
+    >>> balanced_threshold(values, "<"), balanced_threshold(values, "<=")
+    (5.0, 2.0)
     """
     if op not in ("<", "<="):
         raise ValueError(f"a balanced threshold needs the comparison < or <=, not {op!r}")
@@ -196,7 +376,43 @@ def balanced_threshold(values: pd.Series, op: str = "<"):
 
 
 def factor_sides(questions: pd.DataFrame, factors, entropy: pd.Series | None = None):
-    """DataFrame (questions x factors) of 1/0/NaN, and the thresholds used (median resolved)."""
+    """The sides of several factors (``factor_side`` of each).
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    factors : iterable of Factor
+        The factors, with distinct names.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``).
+
+    Returns
+    -------
+    sides : DataFrame
+        (questions x factor names) of 1.0 / 0.0 / NaN.
+    thresholds : dict
+        Factor name -> the threshold used (median and balanced resolved).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> sides, thresholds = fx.factor_sides(questions, [fx.parse_factor("dist"), fx.parse_factor("nb_fes")])
+    >>> sides
+        dist  nb_fes
+    q1   0.0     1.0
+    q2   1.0     0.0
+    q3   1.0     1.0
+    q4   NaN     NaN
+    >>> thresholds
+    {'dist': 2, 'nb_fes': 2}
+    """
     sides, thresholds = {}, {}
     for factor in factors:
         sides[factor.name], thresholds[factor.name] = factor_side(questions, factor, entropy)
@@ -204,9 +420,36 @@ def factor_sides(questions: pd.DataFrame, factors, entropy: pd.Series | None = N
 
 
 def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None) -> dict:
-    """For each column (system) of the per-question scores ``X``: S(E_f), S(not E_f), their raw
-    difference, delta = floor(100 x diff), the Mann-Whitney U and its p-value. ``ties``:
-    ``tie_groups(X)`` when the caller tests several splits of one matrix."""
+    """The effect of a factor on each column (system) of the per-question scores ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of float
+        (questions x systems) scores, NaN where undefined.
+    side : ndarray of float
+        ``factor_side`` of the questions: 1.0 hard, 0.0 easy, NaN on neither side.
+    ties : TieGroups, optional
+        ``stats.tie_groups(X)``, when the caller tests several splits of one matrix.
+
+    Returns
+    -------
+    dict
+        Per column (arrays): ``s_hard`` = S(E_f), ``s_easy`` = S(not E_f), ``diff``, the
+        Mann-Whitney ``u`` and ``p_value``, ``n_hard_scored`` and ``n_easy_scored`` (defined
+        scores); and ``n_hard``, ``n_easy`` (questions), ``size_pct`` (E_f in % of the questions
+        on a side), ``size_pct_corpus`` (in % of all questions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.factors import factor_effect
+    >>> X = np.array([[1.0, 0.5], [0.0, 0.5], [1.0, np.nan], [0.0, 1.0]])
+    >>> effect = factor_effect(X, np.array([1.0, 1.0, 0.0, np.nan]))
+    >>> effect["s_hard"], effect["s_easy"], effect["diff"]
+    (array([0.5, 0.5]), array([ 1., nan]), array([-0.5,  nan]))
+    >>> effect["n_hard"], effect["n_easy"], round(float(effect["size_pct"]), 1), float(effect["size_pct_corpus"])
+    (2, 1, 66.7, 50.0)
+    """
     hard, easy = side == 1.0, side == 0.0
     h = e = None
     if ties is not None:  # the tie groups' counts on each side, shared by the means and the test
@@ -225,7 +468,29 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
 
 
 def share_by_group(side: np.ndarray, groups: np.ndarray, keys) -> dict:
-    """P(f | group): among the questions of each group that have the attribute, the share in E_f."""
+    """P(f | group): among the questions of each group that have the attribute, the share in E_f.
+
+    Parameters
+    ----------
+    side : ndarray of float
+        ``factor_side`` of the questions.
+    groups : ndarray
+        The group of each question (e.g. its agreement partition k).
+    keys : iterable
+        The groups to report, in order.
+
+    Returns
+    -------
+    dict
+        Group -> share in [0, 1] (NaN when no question of the group has the attribute).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.factors import share_by_group
+    >>> share_by_group(np.array([1.0, 0.0, 1.0, np.nan]), np.array([2, 2, 1, 1]), [2, 1])
+    {2: 0.5, 1: 1.0}
+    """
     out = {}
     for k in keys:
         in_group = (groups == k) & ~np.isnan(side)
@@ -234,7 +499,26 @@ def share_by_group(side: np.ndarray, groups: np.ndarray, keys) -> dict:
 
 
 def combination_masks(side_a: np.ndarray, side_b: np.ndarray) -> dict:
-    """The four subsets of two factors, among the questions that have both attributes."""
+    """The four subsets of two factors, among the questions that have both attributes.
+
+    Parameters
+    ----------
+    side_a, side_b : ndarray of float
+        ``factor_side`` of the two factors.
+
+    Returns
+    -------
+    dict
+        ``neither``, ``only_f1``, ``only_f2``, ``both`` -> boolean mask of the questions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.factors import combination_masks
+    >>> masks = combination_masks(np.array([1.0, 1.0, 0.0, np.nan]), np.array([1.0, 0.0, 0.0, 1.0]))
+    >>> {name: mask.tolist() for name, mask in masks.items()}
+    {'neither': [False, False, True, False], 'only_f1': [False, True, False, False], 'only_f2': [False, False, False, False], 'both': [True, False, False, False]}
+    """
     a, b = side_a == 1.0, side_b == 1.0
     known = ~np.isnan(side_a) & ~np.isnan(side_b)
     return {"neither": known & ~a & ~b, "only_f1": known & a & ~b, "only_f2": known & ~a & b, "both": known & a & b}
@@ -248,7 +532,34 @@ DERIVED_SOURCES = {
 
 
 def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | None = None) -> str:
-    """Why ``factor`` has no question on either side: a sentence for the report and its page."""
+    """Why ``factor`` has no question on either side: a sentence for the report and its page.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    factor : Factor
+        A factor with no question on either side.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``).
+
+    Returns
+    -------
+    str
+        The reason, with the attribute in backquotes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> fx.skip_reason(questions, fx.parse_factor("coref"))
+    'no question has `coref`: add it to the corpus (a column of SPEC 9 or a key of `meta`)'
+    """
     name = factor.attribute
     if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:
         return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
@@ -260,4 +571,23 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
 
 
 def is_significant(p_value, level: float = SIGNIFICANCE) -> bool:
+    """Whether a p-value is below the significance level (NaN and None are not significant).
+
+    Parameters
+    ----------
+    p_value : float or None
+        A p-value.
+    level : float, default SIGNIFICANCE
+        The significance level (0.05).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from evaluation.factors import is_significant
+    >>> is_significant(0.01), is_significant(float("nan")), is_significant(0.03, level=0.01)
+    (True, False, False)
+    """
     return bool(p_value is not None and not (isinstance(p_value, float) and math.isnan(p_value)) and p_value < level)

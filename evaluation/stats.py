@@ -173,8 +173,26 @@ def percentile_ci(replicates: np.ndarray, level: float = CI_LEVEL) -> np.ndarray
 
 
 def holm(p_values) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1). NaN stays NaN and is
-    not counted in the family size."""
+    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1).
+
+    Parameters
+    ----------
+    p_values : array_like of float
+        The raw p-values of one family of tests; NaN stays NaN and is not counted in the family
+        size.
+
+    Returns
+    -------
+    ndarray of float
+        The adjusted p-values, in the order given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.stats import holm
+    >>> holm([0.01, 0.04, 0.03, np.nan])
+    array([0.03, 0.06, 0.06,  nan])
+    """
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
@@ -192,8 +210,27 @@ def holm(p_values) -> np.ndarray:
 
 
 def floor_delta(diff: float) -> int | None:
-    """delta = floor(100 x diff), as in the paper; the product is rounded to 9 decimals first so
-    that a difference of exactly -0.03 is -3, not -4 (binary floating point)."""
+    """delta = floor(100 x diff), as in the paper.
+
+    The product is rounded to 9 decimals first so that a difference of exactly -0.03 is -3, not
+    -4 (binary floating point).
+
+    Parameters
+    ----------
+    diff : float or None
+        S(E_f) - S(not E_f).
+
+    Returns
+    -------
+    int or None
+        None when ``diff`` is None or not finite.
+
+    Examples
+    --------
+    >>> from evaluation.stats import floor_delta
+    >>> floor_delta(-0.03), floor_delta(0.1234), floor_delta(float("nan"))
+    (-3, 12, None)
+    """
     if diff is None or not math.isfinite(diff):
         return None
     return int(math.floor(round(100 * diff, 9)))
@@ -202,6 +239,28 @@ def floor_delta(diff: float) -> int | None:
 # --- Mann-Whitney U from tie groups (the complexity factors' test, SPEC 6) -------------------
 
 def nanmean_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The mean of each column of ``X`` over the chosen rows, NaN values left out.
+
+    Parameters
+    ----------
+    X : ndarray of float
+        (rows x columns), NaN where undefined.
+    rows : ndarray of bool
+        The rows to average.
+
+    Returns
+    -------
+    ndarray of float
+        One mean per column, NaN where the rows hold no defined value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.stats import nanmean_rows
+    >>> X = np.array([[1.0, 0.5], [0.0, np.nan], [1.0, 1.0]])
+    >>> nanmean_rows(X, np.array([True, True, False]))
+    array([0.5, 0.5])
+    """
     sub = X[rows]
     counts = (~np.isnan(sub)).sum(axis=0)
     sums = np.nansum(sub, axis=0)
@@ -254,7 +313,26 @@ class TieGroups:
     _all_counts: np.ndarray | None = None
 
     def counts(self, rows: np.ndarray) -> np.ndarray:
-        """Values of each tie group on ``rows`` (a boolean mask); all rows counted once, cached."""
+        """Values of each tie group on ``rows``; all rows are counted once, then cached.
+
+        Parameters
+        ----------
+        rows : ndarray of bool
+            A mask of the matrix's rows.
+
+        Returns
+        -------
+        ndarray of int
+            One count per tie group.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evaluation.stats import tie_groups
+        >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
+        >>> ties.counts(np.array([True, True, False, False]))
+        array([1, 1, 0, 0, 0, 2])
+        """
         if rows.all():
             if self._all_counts is None:
                 self._all_counts = _group_counts(self, rows)
@@ -263,7 +341,39 @@ class TieGroups:
 
 
 def tie_groups(X: np.ndarray) -> TieGroups:
-    """Tie groups of each column of ``X`` (hash-based, linear in the size of ``X``)."""
+    """Tie groups of each column of ``X`` (hash-based, linear in the size of ``X``).
+
+    Parameters
+    ----------
+    X : array_like of float
+        (rows x columns), NaN where undefined.
+
+    Returns
+    -------
+    TieGroups
+        Group codes per value (``n_groups`` for NaN), numbered column by column in increasing
+        value.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` is not two-dimensional.
+
+    Examples
+    --------
+    Three distinct values in two columns: six groups, (column, value) by (column, value).
+
+    >>> import numpy as np
+    >>> from evaluation.stats import tie_groups
+    >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
+    >>> ties.codes
+    array([[1, 5],
+           [0, 5],
+           [1, 6],
+           [2, 3]])
+    >>> ties.column, ties.n_groups
+    (array([0, 0, 0, 1, 1, 1]), 6)
+    """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError("tie_groups needs a (rows x columns) matrix")
@@ -298,8 +408,31 @@ def _group_counts(ties: TieGroups, rows: np.ndarray) -> np.ndarray:
 
 
 def split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
-    """Per tie group, the values on the hard rows and on the easy rows (two disjoint masks); when
-    they cover every row, the easy counts are all rows' counts minus the hard ones (integers)."""
+    """Per tie group, the values on the hard rows and on the easy rows.
+
+    When the two masks cover every row, the easy counts are all rows' counts minus the hard ones
+    (integers, exact).
+
+    Parameters
+    ----------
+    ties : TieGroups
+        ``tie_groups`` of the score matrix.
+    hard, easy : ndarray of bool
+        Two disjoint masks of its rows.
+
+    Returns
+    -------
+    hard_counts, easy_counts : ndarray of int
+        One count per tie group each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.stats import split_counts, tie_groups
+    >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
+    >>> split_counts(ties, np.array([True, True, False, False]), np.array([False, False, True, True]))
+    (array([1, 1, 0, 0, 0, 2]), array([0, 1, 1, 1, 0, 0]))
+    """
     h = ties.counts(hard)
     everyone = hard | easy
     return h, (ties.counts(everyone) - h if everyone.all() else ties.counts(easy))
@@ -307,17 +440,44 @@ def split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
 
 def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, *, ties: TieGroups | None = None,
                  counts: tuple | None = None):
-    """Two-sided Mann-Whitney U of each column of ``X``, hard rows against easy rows, NaN values
-    left out: the numbers of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")`` (U of the
-    hard sample, p-value), computed from per-tie-group counts instead of ranking each sample.
+    """Two-sided Mann-Whitney U of each column of ``X``, hard rows against easy rows.
+
+    The numbers of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")`` (U of the hard
+    sample, p-value) with NaN values left out, computed from per-tie-group counts instead of
+    ranking each sample.
 
     With n1, n2 values on each side, h_g / e_g the hard / easy values of tie group g and E_g the
     easy values below g: U1 = sum_g h_g (E_g + e_g / 2) (= R1 - n1(n1+1)/2 with average ranks), and
     the p-value is scipy's asymptotic one: z = (max(U1, n1 n2 - U1) - n1 n2 / 2 - 1/2) / s with
     s^2 = n1 n2 / 12 ((n + 1) - sum_g (t_g^3 - t_g) / (n (n - 1))), p = 2 Phi(-z) clipped to 1.
     Where scipy's default is its exact test (a side with at most 8 values and no ties) scipy
-    itself is called. ``ties``: ``tie_groups(X)``, computed once per matrix by the caller;
-    ``counts``: its ``split_counts`` for this split, when the caller has them.
+    itself is called.
+
+    Parameters
+    ----------
+    X : ndarray of float
+        (rows x columns) scores, NaN where undefined.
+    hard, easy : ndarray of bool
+        Two disjoint masks of the rows.
+    ties : TieGroups, optional
+        ``tie_groups(X)``, computed once per matrix by the caller (else here).
+    counts : tuple of ndarray, optional
+        ``split_counts(ties, hard, easy)``, when the caller has them.
+
+    Returns
+    -------
+    u, p : ndarray of float
+        U and the p-value per column, NaN where a side has no defined value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.stats import mann_whitney
+    >>> X = np.array([3, 4, 2, 5, 4, 3, 5, 4, 2, 5, 1, 2, 2, 3, 1, 2, 3, 1, 4, 2], dtype=float)[:, None]
+    >>> hard = np.arange(20) < 10
+    >>> u, p = mann_whitney(X, hard, ~hard)
+    >>> u, p.round(4)
+    (array([84.5]), array([0.0085]))
     """
     X = np.asarray(X, dtype=float)
     hard, easy = np.asarray(hard, dtype=bool), np.asarray(easy, dtype=bool)
@@ -360,9 +520,38 @@ def _mwu_columns(X, hard, easy, columns):
     return np.array(u), np.array(p)
 
 def nanmean_counts(X: np.ndarray, rows: np.ndarray, *, ties: TieGroups | None = None, group_counts=None):
-    """``nanmean_rows`` and the number of defined values per column, from one copy of the rows;
-    with ``ties`` (of ``X``), from its NaN-as-0 matrix and its group counts (the same sums: a sum
-    of the same values in the same order as ``np.nansum``'s)."""
+    """``nanmean_rows`` and the number of defined values per column, from one copy of the rows.
+
+    With ``ties`` (of ``X``), from its NaN-as-0 matrix and its group counts (the same sums: a sum
+    of the same values in the same order as ``np.nansum``'s).
+
+    Parameters
+    ----------
+    X : ndarray of float
+        (rows x columns), NaN where undefined.
+    rows : ndarray of bool
+        The rows to average.
+    ties : TieGroups, optional
+        ``tie_groups(X)``.
+    group_counts : ndarray of int, optional
+        ``ties.counts(rows)``, when the caller has them.
+
+    Returns
+    -------
+    means : ndarray of float
+        One mean per column, NaN where no value is defined.
+    counts : ndarray of int
+        The defined values per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.stats import nanmean_counts
+    >>> X = np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]])
+    >>> means, counts = nanmean_counts(X, np.array([True, False, True, True]))
+    >>> means.round(3), counts
+    (array([0.667, 0.5  ]), array([3, 2]))
+    """
     if ties is not None and ties.filled is not None:
         group_counts = ties.counts(rows) if group_counts is None else group_counts
         counts = np.bincount(ties.column, weights=group_counts, minlength=ties.n_columns).astype(np.int64)
