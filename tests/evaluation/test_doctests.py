@@ -53,5 +53,7 @@ def test_public_functions_have_numpydoc_docstrings(name):
             doc += "\nExamples\n"
         if not inspect.signature(function).parameters.keys() - {"self"}:
             doc += "\nParameters\n"
+        if "\nYields\n" in doc:  # a generator
+            doc += "\nReturns\n"
         missing += [f"{qualname}: {s.strip()}" for s in sections if s not in doc]
     assert not missing, f"evaluation.{name}: " + ", ".join(missing)
