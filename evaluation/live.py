@@ -60,12 +60,36 @@ def _context(request):
 @researcher_required
 @require_GET
 def conclusions(request):
+    """The live conclusions page (researchers and admins; GET).
+
+    Parameters
+    ----------
+    request : HttpRequest
+        Query: ``corpus``, optional ``judge``, ``metric``, ``half_width`` (``ConclusionsForm``).
+
+    Returns
+    -------
+    HttpResponse
+        ``evaluation/conclusions.html``.
+    """
     return render(request, "evaluation/conclusions.html", _context(request))
 
 
 @researcher_required
 @require_GET
 def conclusions_panel(request):
+    """The page's panel alone, polled with htmx every ``POLL_SECONDS``.
+
+    Parameters
+    ----------
+    request : HttpRequest
+        The query of ``conclusions``.
+
+    Returns
+    -------
+    HttpResponse
+        ``evaluation/_conclusions_panel.html``.
+    """
     return render(request, "evaluation/_conclusions_panel.html", _context(request))
 
 

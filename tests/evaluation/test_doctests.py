@@ -26,7 +26,7 @@ def public_functions(module):
             continue
         if inspect.isfunction(obj):
             yield name, obj
-        elif inspect.isclass(obj):
+        elif inspect.isclass(obj) and not hasattr(obj, "as_view"):  # a view's docstring is its API description
             for attr, member in vars(obj).items():
                 if inspect.isfunction(member) and not attr.startswith("_"):
                     yield f"{name}.{attr}", member
