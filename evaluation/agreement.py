@@ -15,7 +15,6 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-
 MIN_ITEMS = 2
 
 
@@ -88,7 +87,8 @@ def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
     rows, item = rows[last], item[last]
     if len(item):  # (groupby leaves an item of NaN out)
         rows = rows[(np.bincount(item)[item] >= min_values) & rows["item"].notna().to_numpy()]
-    table = rows.assign(rank=rows["value"].map(ranks).astype(float)).pivot(index="annotator", columns="item", values="rank")
+    ranked = rows.assign(rank=rows["value"].map(ranks).astype(float))
+    table = ranked.pivot(index="annotator", columns="item", values="rank")
     return table.to_numpy(dtype=float), list(table.index), list(table.columns)
 
 

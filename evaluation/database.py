@@ -40,7 +40,7 @@ def report_inputs(corpus, adjudicated=False):
     fields = ["external_id", "context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta"]
     rows = list(Question.objects.filter(corpus=corpus).order_by("position", "id").values_list(*fields))
     questions = pd.DataFrame.from_records(rows, columns=["question_id", *fields[1:]]).set_index("question_id")
-    questions = questions.astype({f: object for f in SEMANTIC_FIELDS})
+    questions = questions.astype(dict.fromkeys(SEMANTIC_FIELDS, object))
     questions = questions.where(questions.notna(), None)
     questions["answers"] = questions["answers"].map(lambda a: list(a) if isinstance(a, list) else [])
     questions["meta"] = questions["meta"].map(lambda m: m if isinstance(m, dict) else {})

@@ -310,7 +310,8 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
             if factor.attribute == "entropy" and entropy is not None:
                 population = entropy
             else:
-                population = pd.DataFrame({"f": questions.get("frame"), "v": values})[known].dropna().groupby("f")["v"].first()
+                by_frame = pd.DataFrame({"f": questions.get("frame"), "v": values})[known].dropna()
+                population = by_frame.groupby("f")["v"].first()
         else:
             population = values[known]
         population = pd.to_numeric(population, errors="coerce").dropna()
@@ -322,7 +323,8 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
             hits = np.array([bool(compare(v, threshold)) for v in values[known]], dtype=bool) \
                 if values.dtype == object else np.asarray(compare(values[known].to_numpy(), threshold), dtype=bool)
         except TypeError as exc:
-            raise ValueError(f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} ({exc})") from None
+            raise ValueError(f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} "
+                             f"({exc})") from None
         side[known] = hits.astype(float)
     return side, threshold
 
@@ -517,7 +519,8 @@ def combination_masks(side_a: np.ndarray, side_b: np.ndarray) -> dict:
     >>> from evaluation.factors import combination_masks
     >>> masks = combination_masks(np.array([1.0, 1.0, 0.0, np.nan]), np.array([1.0, 0.0, 0.0, 1.0]))
     >>> {name: mask.tolist() for name, mask in masks.items()}
-    {'neither': [False, False, True, False], 'only_f1': [False, True, False, False], 'only_f2': [False, False, False, False], 'both': [True, False, False, False]}
+    {'neither': [False, False, True, False], 'only_f1': [False, True, False, False],
+     'only_f2': [False, False, False, False], 'both': [True, False, False, False]}
     """
     a, b = side_a == 1.0, side_b == 1.0
     known = ~np.isnan(side_a) & ~np.isnan(side_b)

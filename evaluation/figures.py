@@ -11,7 +11,7 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure
 
 LABELS = {"hscore": "Hscore", "hcorrect": "Hcorrect (%)", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
 SUBSET_LABELS = {"neither": "neither", "only_f1": "only {a}", "only_f2": "only {b}", "both": "both"}
@@ -50,7 +50,7 @@ def system_style(i: int) -> dict:
             "linestyle": LINESTYLES[group % len(LINESTYLES)]}
 
 
-def _legend_outside(fig, ax, n_entries, title=None):
+def _legend_outside(fig, ax, n_entries, *, title=None):
     ncols = 1 if n_entries <= 18 else 2 if n_entries <= 36 else 3
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small", ncols=ncols, title=title)
 
@@ -159,7 +159,8 @@ def combinations_figure(data) -> Figure:
     Examples
     --------
     >>> from evaluation.figures import combinations_figure
-    >>> subsets = {k: {"n": 5, "by_system": {"sys-a": 0.5, "ROVER": 0.6}} for k in ("neither", "only_f1", "only_f2", "both")}
+    >>> subsets = {k: {"n": 5, "by_system": {"sys-a": 0.5, "ROVER": 0.6}}
+    ...            for k in ("neither", "only_f1", "only_f2", "both")}
     >>> fig = combinations_figure({"metric": "f1", "pair": ["nb_fes", "entropy"], "subsets": subsets})
     >>> [t.get_text() for t in fig.legends[0].get_texts()]
     ['neither (n=5)', 'only nb_fes (n=5)', 'only entropy (n=5)', 'both (n=5)']

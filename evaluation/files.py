@@ -79,7 +79,8 @@ def content_type(name):
     >>> content_type("report.json"), content_type("figure3_partitions.png"), content_type("notes.unknownext")
     ('application/json', 'image/png', 'application/octet-stream')
     """
-    return mimetypes.guess_type(name)[0] or ("application/x-tex" if name.endswith(".tex") else "application/octet-stream")
+    fallback = "application/x-tex" if name.endswith(".tex") else "application/octet-stream"
+    return mimetypes.guess_type(name)[0] or fallback
 
 
 def load_json(job):
@@ -116,5 +117,6 @@ def html_tables(job):
     for name in file_names(job):
         if name.endswith(".csv"):
             frame = pd.read_csv(report_dir(job.pk) / name, index_col=0)
-            out.append((name[:-4], frame.to_html(classes="data", na_rep="—", float_format=lambda v: f"{v:.3f}", border=0)))
+            html = frame.to_html(classes="data", na_rep="—", float_format=lambda v: f"{v:.3f}", border=0)
+            out.append((name[:-4], html))
     return out

@@ -18,12 +18,15 @@ class ReportForm(forms.Form):
     adjudicated = forms.BooleanField(required=False, label="Use adjudicated labels",
                                      help_text="items an admin adjudicated count with the final label")
     human_aggregate = forms.ChoiceField(
-        choices=[("mean", "mean of the labels' values"), ("majority", "majority label (ties: mean of the tied labels)")],
+        choices=[("mean", "mean of the labels' values"),
+                 ("majority", "majority label (ties: mean of the tied labels)")],
         initial="mean", required=False, label="Labels of one answer", help_text="printed with every table")
     judge = forms.ChoiceField(required=False, label="Automatic judge",
-                              help_text="prediction-powered estimates with this judge's labels (SPEC 10); none: human only")
+                              help_text="prediction-powered estimates with this judge's labels (SPEC 10); "
+                                        "none: human only")
     significance = forms.ChoiceField(
-        choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw", required=False,
+        choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw",
+        required=False,
         label="Bold cells in the paper tables")
 
     def __init__(self, *args, **kwargs):

@@ -290,7 +290,8 @@ def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
     >>> predictions = inputs.predictions_frame([{"question_id": "q1", "system": "a", "answer": "Warsaw"},
     ...                                         {"question_id": "q2", "system": "a", "answer": None}])
     >>> next(inputs.corpus_records(questions, {"q1": {"partition": 1}}))
-    {'id': 'q1', 'context': 'Warsaw is the capital of Poland.', 'question': 'Capital of Poland?', 'answers': ['Warsaw'], 'language': 'en', 'dist': 2, 'meta': {'partition': 1}}
+    {'id': 'q1', 'context': 'Warsaw is the capital of Poland.', 'question': 'Capital of Poland?',
+     'answers': ['Warsaw'], 'language': 'en', 'dist': 2, 'meta': {'partition': 1}}
     """
     extra_meta = extra_meta or {}
     for qid, row in questions.iterrows():

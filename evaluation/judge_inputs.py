@@ -135,7 +135,8 @@ def sample_facts(corpus) -> dict:
     return {"folds_not_started": len(folds - started) if started else 0,
             "skipped": skipped.values("triplet_id").distinct().count(),
             "imported": labels.filter(source="import", value__isnull=False).count(),
-            "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False).values("triplet_id").distinct().count(),
+            "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False)
+            .values("triplet_id").distinct().count(),
             "gold_keys": gold_keys(corpus)}
 
 

@@ -97,7 +97,8 @@ def _bar(row, scale):
     """(low, high, estimate) as positions in [0, 100] of the metric's range, for the interval bar."""
     if row["ci_low"] is None:
         return None
-    return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in (row["ci_low"], row["ci_high"], row["estimate"]))
+    values = (row["ci_low"], row["ci_high"], row["estimate"])
+    return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in values)
 
 
 class ConclusionsAPI(APIView):
@@ -106,7 +107,8 @@ class ConclusionsAPI(APIView):
 
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
-    @extend_schema(operation_id="research_api_conclusions", responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+    @extend_schema(operation_id="research_api_conclusions",
+                   responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
                    parameters=[OpenApiParameter("corpus", str), OpenApiParameter("judge", str),
                                OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
                                OpenApiParameter("half_width", float)])

@@ -347,8 +347,8 @@ def rouge_l(prediction: str, references) -> float:
     pred = prediction or ""
     pred_tokens = _TOKENIZER.tokenize(pred)
     best = 0.0
-    for ref in list(references) or [""]:
-        ref = ref or ""
+    for given in list(references) or [""]:
+        ref = given or ""
         ref_tokens = _TOKENIZER.tokenize(ref)
         if ref_tokens == pred_tokens:
             return 1.0  # identical token sequences (both empty included): LCS F-measure 1
@@ -453,8 +453,8 @@ class _PairEncoder:
         normed, rouge_tokens, ref_cache = self.normed, self.rouge_tokens, self.ref_cache
         f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
         rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
-        for i, (answer, refs, language) in enumerate(zip(answers, references, languages)):
-            answer = answer or ""
+        for i, (given, refs, language) in enumerate(zip(answers, references, languages)):
+            answer = given or ""
             key = (id(refs), language)
             entry = ref_cache.get(key)
             if entry is None:

@@ -130,7 +130,8 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     >>> report = compute_report(questions, predictions, None, ReportConfig(n_boot=0))
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     write_report(report, folder, render_figures=False)
-    ['report.json', 'systems.csv', 'systems.tex', 'partitions.csv', 'partitions.tex', 'partition_counts.csv', 'partition_counts.tex', 'table1_systems.csv', 'table1_systems.tex']
+    ['report.json', 'systems.csv', 'systems.tex', 'partitions.csv', 'partitions.tex', 'partition_counts.csv',
+     'partition_counts.tex', 'table1_systems.csv', 'table1_systems.tex']
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -159,6 +160,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
                 written.append(f"{stem}.{ext}")
     if report.hard_subset is not None:
         extra = {qid: {"partition": int(k)} for qid, k in report.hard_subset["partition"].items()}
-        lines = [json.dumps(r, ensure_ascii=False) for r in corpus_records(report.hard_subset.drop(columns="partition"), extra)]
+        records = corpus_records(report.hard_subset.drop(columns="partition"), extra)
+        lines = [json.dumps(r, ensure_ascii=False) for r in records]
         put(HARD_SUBSET, "".join(line + "\n" for line in lines))
     return written

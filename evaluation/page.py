@@ -3,8 +3,9 @@ database, no templates), so that the page's choices are tested here and the temp
 them out.
 
 Formats: Hscore, ROUGE-L, F1, EM in [0, 1] with 3 decimals; Hcorrect and coverage in % with 1
-decimal; deltas as integers; lambda with 2 decimals, gain as ``2.50×``; p-values with 2 significant digits (``< 0.001`` below); a missing
-value as an em dash. Significance marks: ``*`` raw p < 0.05, ``†`` Holm-corrected p < 0.05.
+decimal; deltas as integers; lambda with 2 decimals, gain as ``2.50×``; p-values with 2 significant
+digits (``< 0.001`` below); a missing value as an em dash. Significance marks: ``*`` raw p < 0.05,
+``†`` Holm-corrected p < 0.05.
 """
 from __future__ import annotations
 
@@ -175,7 +176,8 @@ def systems_rows(data):
     --------
     >>> from evaluation import page
     >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612}, {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
     ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
     ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
     ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
@@ -184,7 +186,8 @@ def systems_rows(data):
     ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
     ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
     >>> page.systems_rows(data)[0]
-    {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False, 'cells': [{'text': '0.612', 'sort': '0.612', 'bounds': None}]}
+    {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
+     'cells': [{'text': '0.612', 'sort': '0.612', 'bounds': None}]}
     """
     rows = []
     for r in data["systems"]:
@@ -221,7 +224,8 @@ def factor_tables(data):
     --------
     >>> from evaluation import page
     >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612}, {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
     ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
     ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
     ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
@@ -298,7 +302,8 @@ def agreement(data):
         return f"undefined (n = {n_items} item{'s' if n_items != 1 else ''})"
 
     pairs = [{"a": p["annotators"][0], "b": p["annotators"][1], "n": p["n_items"],
-              "ordinal": alpha(p.get("alpha_ordinal"), p["n_items"]), "nominal": alpha(p.get("alpha_nominal"), p["n_items"]),
+              "ordinal": alpha(p.get("alpha_ordinal"), p["n_items"]),
+              "nominal": alpha(p.get("alpha_nominal"), p["n_items"]),
               "ordinal_sort": sort_key(p.get("alpha_ordinal")), "defined": _ok(p.get("alpha_ordinal"))}
              for p in a.get("pairs", [])]
     return {"ordinal": alpha(a.get("alpha_ordinal"), n), "nominal": alpha(a.get("alpha_nominal"), n), "n_items": n,
@@ -322,7 +327,8 @@ def factor_by_partition(data):
     --------
     >>> from evaluation import page
     >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612}, {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
     ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
     ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
     ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
@@ -331,7 +337,8 @@ def factor_by_partition(data):
     ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
     ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
     >>> page.factor_by_partition(data)
-    {'keys': [{'k': '2', 'n': 6}, {'k': '1', 'n': 4}], 'rows': [{'factor': 'dist', 'cells': [{'text': '0.25', 'sort': '0.25'}, {'text': '0.50', 'sort': '0.5'}]}]}
+    {'keys': [{'k': '2', 'n': 6}, {'k': '1', 'n': 4}],
+     'rows': [{'factor': 'dist', 'cells': [{'text': '0.25', 'sort': '0.25'}, {'text': '0.50', 'sort': '0.5'}]}]}
     """
     fbp = data.get("factor_by_partition") or {}
     n = data["partitions"]["n_systems"]
@@ -454,7 +461,8 @@ def report_page(data) -> dict:
     --------
     >>> from evaluation import page
     >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612}, {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
     ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
     ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
     ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,

@@ -115,10 +115,10 @@ def whole(v):
     >>> whole(66.6), whole(None)
     (67, None)
     """
-    return int(round(float(v))) if _defined(v) else None
+    return round(float(v)) if _defined(v) else None
 
 
-def _cell(v, decimals=None, bold=False, percent_sign=False):
+def _cell(v, decimals=None, *, bold=False, percent_sign=False):
     if v is None:
         return "--"
     text = f"{v:.{decimals}f}" if decimals is not None else str(v)
@@ -410,15 +410,15 @@ def table4_frame_checks(data) -> PaperTable | None:
         return None
     records, latex_rows = [], []
     for t in t4.values():
-        record = {"evaluation": t["label"], **{k.capitalize(): whole(t.get(k)) for k in ("full", "partial", "erroneous")},
-                  "n": t["n"]}
+        shares = {k.capitalize(): whole(t.get(k)) for k in ("full", "partial", "erroneous")}
+        record = {"evaluation": t["label"], **shares, "n": t["n"]}
         records.append(record)
         latex_rows.append([escape(t["label"])] + [_cell(record[k]) for k in ("Full", "Partial", "Erroneous")])
     n = max(t["n"] for t in t4.values())
     caption = f"Manual evaluation (in \\%) of the predicted frames ({n} ratings)."
     frame = pd.DataFrame(records).set_index("evaluation").astype("Int64")
-    return PaperTable(frame,
-                      booktabs(["Evaluation", "Full", "Partial", "Erroneous"], latex_rows, caption, label="tab:frame-checks"))
+    return PaperTable(frame, booktabs(["Evaluation", "Full", "Partial", "Erroneous"], latex_rows, caption,
+                                      label="tab:frame-checks"))
 
 
 def paper_tables(data) -> dict:

@@ -62,7 +62,8 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> ppi.judge_triplet_scores(judge).head(3)
@@ -115,7 +116,8 @@ def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> ppi.prediction_scores(predictions, labels, judge)
@@ -240,12 +242,14 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> rows = ppi.ppi_rows(ppi.prediction_scores(predictions, labels, judge))
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"], r["estimate"]) for r in rows]
-    [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0), ('b', 'hscore', 2, 3, 0.75), ('b', 'hcorrect', 2, 3, 50.0)]
+    [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0),
+     ('b', 'hscore', 2, 3, 0.75), ('b', 'hcorrect', 2, 3, 50.0)]
     """
     systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
     rows = []
@@ -377,7 +381,8 @@ def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | No
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> agreement = ppi.judge_agreement(labels, judge)
@@ -385,7 +390,7 @@ def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | No
     (0.806, 4, {'correct': 2, 'partial': 0, 'incorrect': 0})
     """
     empty = {"alpha_ordinal": None, "alpha_nominal": None, "n_pairs": 0,
-             "confusion": {h: {j: 0 for j in LABEL_VALUES} for h in LABEL_VALUES}}
+             "confusion": {h: dict.fromkeys(LABEL_VALUES, 0) for h in LABEL_VALUES}}
     if labels is None or labels.empty or judge_labels is None or judge_labels.empty:
         return empty
     hl = human.latest_labels(labels.dropna(subset=["label"]))
@@ -431,7 +436,8 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> scores = ppi.prediction_scores(predictions, labels, judge)
@@ -451,15 +457,18 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
         if p < GUARD_P:
             reasons.append({"reason": f"the judge scores human-labeled predictions differently from the others "
                                       f"(mean {lab.mean():.3f} vs {unl.mean():.3f}, Mann-Whitney p = {p:.2g}): "
-                                      "the labeled ones are not a random sample", "count": int(len(lab)),
+                                      "the labeled ones are not a random sample", "count": len(lab),
                             "handling": "estimates given as computed; intervals may not hold their 95%"})
     facts = facts or {}
     texts = {
-        "folds_not_started": ("triplet folds not started by any annotator: their triplets cannot be in the human sample",
-                              "estimates given over all judged predictions; the human sample covers only started folds"),
+        "folds_not_started": ("triplet folds not started by any annotator: their triplets cannot be in the human "
+                              "sample",
+                              "estimates given over all judged predictions; the human sample covers only started "
+                              "folds"),
         "skipped": ("triplets skipped by annotators (hard items are skipped more often)",
                     "counted as unlabeled (judge score only)"),
-        "gold": ("gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at random)",
+        "gold": ("gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at "
+                 "random)",
                  "their human labels are left out of the prediction-powered rows (judge score only); "
                  "they count in the systems table"),
         "imported": ("labels imported from files (not served in the platform's random order)",
@@ -497,7 +506,8 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> ppi.judge_name(judge)
@@ -543,7 +553,8 @@ def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> rows, judge_section, table = ppi.ppi_section(predictions, labels, judge)
@@ -626,7 +637,8 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
     >>> labels = labels_frame([{"question_id": "q0", "answer": "yes", "annotator": "ann", "label": "correct"},
     ...                        {"question_id": "q1", "answer": "no", "annotator": "ann", "label": "incorrect"}])
     >>> judge = labels_frame([{"question_id": f"q{i}", "answer": a, "annotator": "judge-1", "label": label}
-    ...                       for i, (a, label) in enumerate(zip(answers, ["correct", "incorrect", "correct", "partial"]))])
+    ...                       for i, (a, label) in enumerate(zip(answers, ["correct", "incorrect", "correct",
+    ...                                                                    "partial"]))])
     >>> report = compute_report(questions, predictions, labels, ReportConfig(n_boot=0, systems=["a"]))
     >>> ppi.add_to_report(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
@@ -692,7 +704,8 @@ def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
     >>> from evaluation import ppi
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
     ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
     >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
     ...                        "label": ["correct", "incorrect", "correct", "partial"]})
     >>> result = ppi.conclusions(predictions, labels, judge, half_width=0.1)

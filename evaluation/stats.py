@@ -233,7 +233,7 @@ def floor_delta(diff: float) -> int | None:
     """
     if diff is None or not math.isfinite(diff):
         return None
-    return int(math.floor(round(100 * diff, 9)))
+    return math.floor(round(100 * diff, 9))
 
 
 # --- Mann-Whitney U from tie groups (the complexity factors' test, SPEC 6) -------------------
@@ -507,12 +507,12 @@ def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, *, ties: Tie
     if slow.any():
         # scipy's own choice (exact or asymptotic), with its vectorized call where it was made
         su, sp = _mwu(X[hard][:, slow], X[easy][:, slow]) if not np.isnan(X[hard | easy]).any() \
-            else _mwu_columns(X, hard, easy, np.flatnonzero(slow))
+            else _mwu_columns(X, hard, easy, columns=np.flatnonzero(slow))
         u[slow], p[slow] = su, sp
     return u, p
 
 
-def _mwu_columns(X, hard, easy, columns):
+def _mwu_columns(X, hard, easy, *, columns):
     u, p = [], []
     for c in columns:
         cu, cp = _mwu(X[hard][:, [c]], X[easy][:, [c]])
