@@ -15,7 +15,7 @@ def report_jobs():
 
     Returns
     -------
-    QuerySet of annotation.models.Job
+    QuerySet of Job
     """
     return Job.objects.filter(kind=JOB_KIND)
 
@@ -25,7 +25,7 @@ def file_names(job) -> list[str]:
 
     Parameters
     ----------
-    job : annotation.models.Job
+    job : Job
         A report job.
 
     Returns
@@ -44,7 +44,7 @@ def file_path(job, name):
 
     Parameters
     ----------
-    job : annotation.models.Job
+    job : Job
         A report job.
     name : str
         A file name as requested.
@@ -88,7 +88,7 @@ def load_json(job):
 
     Parameters
     ----------
-    job : annotation.models.Job
+    job : Job
         A report job.
 
     Returns
@@ -105,7 +105,7 @@ def html_tables(job):
 
     Parameters
     ----------
-    job : annotation.models.Job
+    job : Job
         A report job.
 
     Returns
