@@ -15,7 +15,6 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-
 MIN_ITEMS = 2
 
 
@@ -36,8 +35,42 @@ def _alpha(matrix: np.ndarray, level: str, domain) -> float | None:
 def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
     """Annotators x items matrix of ranks (NaN = no value), keeping items with >= ``min_values``.
 
-    ``rows`` has columns ``item``, ``annotator``, ``value``; one value per (item, annotator) (the
-    last row wins). Returns (matrix, annotators, items).
+    Parameters
+    ----------
+    rows : DataFrame
+        Columns ``item``, ``annotator``, ``value``; one value per (item, annotator) (the last row
+        wins); rows without a value are left out.
+    ranks : dict
+        Value -> rank (e.g. ``annotation.labels.LABEL_RANKS``).
+    min_values : int, default 2
+        Items with fewer values are left out.
+
+    Returns
+    -------
+    matrix : ndarray of float
+        (annotators x items) ranks, NaN where an annotator gave no value.
+    annotators : list
+        The row labels, sorted.
+    items : list
+        The column labels, sorted.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing or a value has no rank.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.agreement import reliability_matrix
+    >>> rows = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4], "annotator": ["ann", "bob"] * 3 + ["ann"],
+    ...                      "value": ["correct", "correct", "incorrect", "partial", "partial", "partial", "correct"]})
+    >>> matrix, annotators, items = reliability_matrix(rows, {"incorrect": 0, "partial": 1, "correct": 2})
+    >>> matrix
+    array([[2., 0., 1.],
+           [2., 1., 1.]])
+    >>> annotators, items
+    (['ann', 'bob'], [1, 2, 3])
     """
     missing = {"item", "annotator", "value"} - set(rows.columns)
     if missing:
@@ -54,15 +87,41 @@ def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
     rows, item = rows[last], item[last]
     if len(item):  # (groupby leaves an item of NaN out)
         rows = rows[(np.bincount(item)[item] >= min_values) & rows["item"].notna().to_numpy()]
-    table = rows.assign(rank=rows["value"].map(ranks).astype(float)).pivot(index="annotator", columns="item", values="rank")
+    ranked = rows.assign(rank=rows["value"].map(ranks).astype(float))
+    table = ranked.pivot(index="annotator", columns="item", values="rank")
     return table.to_numpy(dtype=float), list(table.index), list(table.columns)
 
 
 def krippendorff_alpha(rows: pd.DataFrame, ranks: dict, pairs: bool = True) -> dict:
     """Alpha ordinal and nominal over the multiply-rated items, overall and per annotator pair.
 
-    Returns ``{alpha_ordinal, alpha_nominal, n_items, n_labels, n_annotators, pairs: [{annotators,
-    n_items, n_labels, alpha_ordinal, alpha_nominal}]}``.
+    Parameters
+    ----------
+    rows : DataFrame
+        Columns ``item``, ``annotator``, ``value`` (see ``reliability_matrix``).
+    ranks : dict
+        Value -> rank; the ordinal distance is the distance of ranks.
+    pairs : bool, default True
+        Also compute alpha per pair of annotators.
+
+    Returns
+    -------
+    dict
+        ``{alpha_ordinal, alpha_nominal, n_items, n_labels, n_annotators, pairs: [{annotators,
+        n_items, n_labels, alpha_ordinal, alpha_nominal, undefined_reason}]}``; an alpha is None
+        where it is undefined (fewer than ``MIN_ITEMS`` items, or no variation).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.agreement import krippendorff_alpha
+    >>> rows = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": ["ann", "bob"] * 3,
+    ...                      "value": ["correct", "correct", "incorrect", "partial", "partial", "partial"]})
+    >>> result = krippendorff_alpha(rows, {"incorrect": 0, "partial": 1, "correct": 2})
+    >>> round(result["alpha_ordinal"], 3), round(result["alpha_nominal"], 3), result["n_items"]
+    (0.778, 0.545, 3)
+    >>> result["pairs"][0]["annotators"]
+    ['ann', 'bob']
     """
     matrix, annotators, items = reliability_matrix(rows, ranks)
     domain = sorted(set(ranks.values()))

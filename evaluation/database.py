@@ -18,12 +18,29 @@ def _tkey(triplet_id):
 
 
 def report_inputs(corpus, adjudicated=False):
-    """(questions, predictions, labels or None) for ``corpus``; with ``adjudicated``, every label of
-    an item an admin adjudicated carries the final label (annotation/quality.py)."""
+    """The report's input tables of ``corpus``, from the database.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+    adjudicated : bool, default False
+        Every label of an item an admin adjudicated carries the final label
+        (annotation/quality.py).
+
+    Returns
+    -------
+    questions : DataFrame
+        Index ``question_id`` (the external ids), in corpus order; as ``inputs.questions_frame``.
+    predictions : DataFrame
+        ``question_id``, ``system``, ``answer``, ``tkey`` (``t<triplet id>``).
+    labels : DataFrame or None
+        ``annotator``, ``label``, ``tkey`` of the current labels; None when there is none.
+    """
     fields = ["external_id", "context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta"]
     rows = list(Question.objects.filter(corpus=corpus).order_by("position", "id").values_list(*fields))
     questions = pd.DataFrame.from_records(rows, columns=["question_id", *fields[1:]]).set_index("question_id")
-    questions = questions.astype({f: object for f in SEMANTIC_FIELDS})
+    questions = questions.astype(dict.fromkeys(SEMANTIC_FIELDS, object))
     questions = questions.where(questions.notna(), None)
     questions["answers"] = questions["answers"].map(lambda a: list(a) if isinstance(a, list) else [])
     questions["meta"] = questions["meta"].map(lambda m: m if isinstance(m, dict) else {})

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
-from scipy.stats import mannwhitneyu
+
+from evaluation.stats import TieGroups, mann_whitney, nanmean_counts, split_counts
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 MEDIAN = "median"
@@ -29,6 +29,27 @@ SIGNIFICANCE = 0.05
 
 @dataclass(frozen=True)
 class Factor:
+    """A complexity factor: E_f (hard) holds the questions for which ``attribute op threshold``.
+
+    Parameters
+    ----------
+    name : str
+        The factor's name (a column of Table 2).
+    attribute : str
+        A column of the questions table, ``nb_fes``, ``entropy``, or a key of ``meta``.
+    op : str
+        One of ``OPS``: ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``.
+    threshold : object
+        A number, a string, a boolean, ``median`` or ``balanced``.
+    median_over : {"questions", "frames"}, default "questions"
+        The population of a ``median`` threshold.
+
+    Examples
+    --------
+    >>> from evaluation.factors import Factor
+    >>> Factor("far", "dist", ">=", 3).op
+    '>='
+    """
     name: str
     attribute: str
     op: str
@@ -44,6 +65,19 @@ class Factor:
             raise ValueError("a factor needs a name and an attribute")
 
     def as_dict(self):
+        """The factor as a plain dict (its fields), for report.json.
+
+        Returns
+        -------
+        dict
+            ``name``, ``attribute``, ``op``, ``threshold``, ``median_over``.
+
+        Examples
+        --------
+        >>> from evaluation.factors import Factor
+        >>> Factor("dist", "dist", ">=", 2).as_dict()
+        {'name': 'dist', 'attribute': 'dist', 'op': '>=', 'threshold': 2, 'median_over': 'questions'}
+        """
         return asdict(self)
 
 
@@ -73,8 +107,34 @@ def _coerce_threshold(text: str):
 
 
 def parse_factor(spec) -> Factor:
-    """A factor from a dict, a Factor, the name of a predefined one, or ``name:attribute:op:threshold``
-    (optionally ``:frames`` for a median over frames), e.g. ``long_ctx:ctx_len:>=:median``."""
+    """A factor from a dict, a Factor, the name of a predefined one, or a text spec.
+
+    Parameters
+    ----------
+    spec : Factor, dict, or str
+        A ``Factor`` (returned as is); a dict of its fields (a text threshold is converted: numbers,
+        ``true``/``false``, ``median``, ``balanced``); a name of ``FACTORS_BY_NAME``; or
+        ``name:attribute:op:threshold`` with an optional ``:frames`` (median over frames).
+
+    Returns
+    -------
+    Factor
+
+    Raises
+    ------
+    ValueError
+        When the text has neither a known name nor four or five parts, or the factor is invalid.
+
+    Examples
+    --------
+    >>> from evaluation.factors import parse_factor
+    >>> parse_factor("dist")
+    Factor(name='dist', attribute='dist', op='>=', threshold=2, median_over='questions')
+    >>> parse_factor("long_ctx:ctx_len:>=:median")
+    Factor(name='long_ctx', attribute='ctx_len', op='>=', threshold='median', median_over='questions')
+    >>> parse_factor({"name": "far", "attribute": "dist", "op": ">", "threshold": "3"}).threshold
+    3
+    """
     if isinstance(spec, Factor):
         return spec
     if isinstance(spec, dict):
@@ -101,9 +161,37 @@ def _plogp_entropy(counts: pd.Series) -> float:
 def frame_entropy(questions: pd.DataFrame, source: str = "corpus", lexicon: dict | None = None) -> pd.Series:
     """Entropy (bits) of the LU distribution of each frame.
 
-    ``corpus``: over the LUs of the frame's questions in this corpus (questions without an LU are
-    not counted). ``lexicon``: uniform over the frame's LUs in ``lexicon`` (a mapping frame -> list
-    of LU names), i.e. log2(number of distinct LUs), for every frame of the lexicon.
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table, with columns ``frame`` and ``lu`` for the ``corpus`` source.
+    source : {"corpus", "lexicon"}, default "corpus"
+        ``corpus``: over the LUs of the frame's questions in this corpus (questions without an LU
+        are not counted). ``lexicon``: uniform over the frame's LUs in ``lexicon``, i.e.
+        log2(number of distinct LUs), for every frame of the lexicon.
+    lexicon : dict, optional
+        Frame -> list of LU names; required by the ``lexicon`` source.
+
+    Returns
+    -------
+    Series of float
+        Entropy per frame (empty when no question has a frame and an LU).
+
+    Raises
+    ------
+    ValueError
+        On an unknown source, or the ``lexicon`` source without a lexicon.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.factors import frame_entropy
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v", "hand.v"]})
+    >>> frame_entropy(questions).round(3).to_dict()
+    {'Giving': 1.0, 'Motion': 0.918}
+    >>> frame_entropy(questions, "lexicon", {"Motion": ["go.v", "run.v", "walk.v", "fly.v"]}).to_dict()
+    {'Motion': 2.0}
     """
     if source == "corpus":
         if "frame" not in questions or "lu" not in questions:
@@ -122,7 +210,37 @@ def frame_entropy(questions: pd.DataFrame, source: str = "corpus", lexicon: dict
 
 
 def attribute(questions: pd.DataFrame, name: str, entropy: pd.Series | None = None) -> pd.Series:
-    """The values of attribute ``name`` per question (NaN/None where the question lacks it)."""
+    """The values of attribute ``name`` per question (NaN/None where the question lacks it).
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table (SPEC 6 columns and ``meta``).
+    name : str
+        A column, ``nb_fes`` (number of frame elements), ``entropy`` (the question's frame's), or
+        a key of ``meta``.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``), for ``entropy``.
+
+    Returns
+    -------
+    Series
+        Indexed as ``questions``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> fx.attribute(questions, "nb_fes").tolist()
+    [1.0, 3.0, 0.0, nan]
+    >>> fx.attribute(questions, "ctx_len").tolist()
+    [120.0, nan, 80.0, 300.0]
+    """
     if name == "nb_fes":
         if "frame_elements" not in questions:
             return pd.Series(np.nan, index=questions.index)
@@ -143,7 +261,45 @@ def _present(values: pd.Series) -> pd.Series:
 
 
 def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | None = None):
-    """Per question: 1.0 hard (in E_f), 0.0 easy, NaN lacking the attribute; and the threshold used."""
+    """Per question: 1.0 hard (in E_f), 0.0 easy, NaN lacking the attribute; and the threshold used.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    factor : Factor
+        The factor; a ``median`` or ``balanced`` threshold is resolved on ``questions``.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``), for the ``entropy`` attribute.
+
+    Returns
+    -------
+    side : ndarray of float
+        1.0, 0.0 or NaN per question.
+    threshold : object
+        The threshold compared with (None when no question has the attribute).
+
+    Raises
+    ------
+    ValueError
+        When the values cannot be compared with the threshold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> side, threshold = fx.factor_side(questions, fx.parse_factor("dist"))
+    >>> side.tolist(), threshold
+    ([0.0, 1.0, 1.0, nan], 2)
+    >>> side, threshold = fx.factor_side(questions, fx.parse_factor("long_ctx:ctx_len:>=:median"))
+    >>> side.tolist(), threshold
+    ([1.0, nan, 0.0, 1.0], 120.0)
+    """
     values = attribute(questions, factor.attribute, entropy)
     known = _present(values).to_numpy(dtype=bool)
     threshold = factor.threshold
@@ -154,7 +310,8 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
             if factor.attribute == "entropy" and entropy is not None:
                 population = entropy
             else:
-                population = pd.DataFrame({"f": questions.get("frame"), "v": values})[known].dropna().groupby("f")["v"].first()
+                by_frame = pd.DataFrame({"f": questions.get("frame"), "v": values})[known].dropna()
+                population = by_frame.groupby("f")["v"].first()
         else:
             population = values[known]
         population = pd.to_numeric(population, errors="coerce").dropna()
@@ -166,7 +323,8 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
             hits = np.array([bool(compare(v, threshold)) for v in values[known]], dtype=bool) \
                 if values.dtype == object else np.asarray(compare(values[known].to_numpy(), threshold), dtype=bool)
         except TypeError as exc:
-            raise ValueError(f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} ({exc})") from None
+            raise ValueError(f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} "
+                             f"({exc})") from None
         side[known] = hits.astype(float)
     return side, threshold
 
@@ -178,8 +336,32 @@ def balanced_threshold(values: pd.Series, op: str = "<"):
     questions of a frame: ``frame_freq`` is a property of the frame) lands on one side: a frame is
     never split. With ``<`` (hard = rare frames) the hard share of candidate t is the share of
     values below t; the candidate closest to 50% wins, the smaller one on a tie. Computed from
-    integer counts. ``op`` must be ``<`` or ``<=`` (``<=`` takes the same split, expressed as the
-    largest value on the hard side).
+    integer counts.
+
+    Parameters
+    ----------
+    values : Series
+        The attribute's values (non-numbers are left out).
+    op : {"<", "<="}, default "<"
+        ``<=`` takes the same split, expressed as the largest value on the hard side.
+
+    Returns
+    -------
+    float or None
+        None when no value is a number.
+
+    Raises
+    ------
+    ValueError
+        When ``op`` is another comparison.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.factors import balanced_threshold
+    >>> values = pd.Series([1, 1, 2, 5, 5, 9])
+    >>> balanced_threshold(values, "<"), balanced_threshold(values, "<=")
+    (5.0, 2.0)
     """
     if op not in ("<", "<="):
         raise ValueError(f"a balanced threshold needs the comparison < or <=, not {op!r}")
@@ -196,182 +378,87 @@ def balanced_threshold(values: pd.Series, op: str = "<"):
 
 
 def factor_sides(questions: pd.DataFrame, factors, entropy: pd.Series | None = None):
-    """DataFrame (questions x factors) of 1/0/NaN, and the thresholds used (median resolved)."""
+    """The sides of several factors (``factor_side`` of each).
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    factors : iterable of Factor
+        The factors, with distinct names.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``).
+
+    Returns
+    -------
+    sides : DataFrame
+        (questions x factor names) of 1.0 / 0.0 / NaN.
+    thresholds : dict
+        Factor name -> the threshold used (median and balanced resolved).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> sides, thresholds = fx.factor_sides(questions, [fx.parse_factor("dist"), fx.parse_factor("nb_fes")])
+    >>> sides
+        dist  nb_fes
+    q1   0.0     1.0
+    q2   1.0     0.0
+    q3   1.0     1.0
+    q4   NaN     NaN
+    >>> thresholds
+    {'dist': 2, 'nb_fes': 2}
+    """
     sides, thresholds = {}, {}
     for factor in factors:
         sides[factor.name], thresholds[factor.name] = factor_side(questions, factor, entropy)
     return pd.DataFrame(sides, index=questions.index), thresholds
 
 
-def _nanmean_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    sub = X[rows]
-    counts = (~np.isnan(sub)).sum(axis=0)
-    sums = np.nansum(sub, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-
-
-def _mwu(hard: np.ndarray, easy: np.ndarray):
-    """Two-sided Mann-Whitney U per column, straight from ``scipy.stats.mannwhitneyu`` (default
-    method); NaN values left out. The report uses ``mann_whitney`` (same numbers, linear time); this
-    is its fallback where scipy's default is the exact test, and its reference in the tests."""
-    n_cols = hard.shape[1]
-    u, p = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
-    if not len(hard) or not len(easy):
-        return u, p
-    if not (np.isnan(hard).any() or np.isnan(easy).any()):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            res = mannwhitneyu(hard, easy, alternative="two-sided", axis=0)
-        return np.asarray(res.statistic, dtype=float), np.asarray(res.pvalue, dtype=float)
-    for c in range(n_cols):
-        x, y = hard[:, c], easy[:, c]
-        x, y = x[~np.isnan(x)], y[~np.isnan(y)]
-        if len(x) and len(y):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                res = mannwhitneyu(x, y, alternative="two-sided")
-            u[c], p[c] = res.statistic, res.pvalue
-    return u, p
-
-
-# scipy's method="auto" is asymptotic when both samples have more than this many values.
-_EXACT_MAX = 8
-
-
-@dataclass
-class TieGroups:
-    """The tie groups of every column of a score matrix, computed once and reused by every
-    Mann-Whitney test on a split of its rows (each factor, each metric).
-
-    ``codes[i, c]`` is the tie group of value ``X[i, c]`` (``n_groups`` for NaN); groups are
-    numbered column by column, in increasing value within a column, so the rank sums of any split
-    follow from per-group counts: no sorting per test.
-    """
-    codes: np.ndarray  # (rows x columns) int64
-    column: np.ndarray  # (n_groups,) the column of each group
-    first: np.ndarray  # (columns,) the first group of each column (n_groups when it has none)
-    # (a group may be empty: with few distinct values every (column, value) pair is a group)
-    n_groups: int
-    n_columns: int
-    filled: np.ndarray | None = None  # the matrix with NaN as 0: the sums of any split of its rows
-    _all_counts: np.ndarray | None = None
-
-    def counts(self, rows: np.ndarray) -> np.ndarray:
-        """Values of each tie group on ``rows`` (a boolean mask); all rows counted once, cached."""
-        if rows.all():
-            if self._all_counts is None:
-                self._all_counts = _group_counts(self, rows)
-            return self._all_counts
-        return _group_counts(self, rows)
-
-
-def tie_groups(X: np.ndarray) -> TieGroups:
-    """Tie groups of each column of ``X`` (hash-based, linear in the size of ``X``)."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError("tie_groups needs a (rows x columns) matrix")
-    n_rows, n_cols = X.shape
-    value_code, uniques = pd.factorize(X.ravel())  # NaN -> -1
-    # rank of each distinct value; np.unique merges -0.0 and 0.0 as the ranking does
-    value_rank = np.searchsorted(np.unique(uniques), uniques)
-    n_values = int(value_rank.max()) + 1 if len(uniques) else 0
-    missing = value_code < 0
-    if not len(uniques):
-        value_rank = np.zeros(1, dtype=np.int64)
-    codes = value_rank[value_code].reshape(n_rows, n_cols) + (n_values * np.arange(n_cols))[None, :]
-    if n_values * n_cols <= max(X.size, 1 << 16):  # few distinct values: one group per (column, value)
-        n_groups = n_values * n_cols
-        column = np.repeat(np.arange(n_cols, dtype=np.int64), n_values)
-        first = n_values * np.arange(n_cols, dtype=np.int64)
-    else:  # many: keep the (column, value) pairs that occur
-        present = codes.ravel()[~missing]
-        group, keys = pd.factorize(present, sort=True)
-        codes.ravel()[~missing] = group
-        n_groups = len(keys)
-        column = np.asarray(keys, dtype=np.int64) // n_values
-        first = np.full(n_cols, n_groups, dtype=np.int64)
-        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
-        first[column[starts]] = starts
-    codes.ravel()[missing] = n_groups
-    return TieGroups(codes, column, first, n_groups, n_cols, np.where(np.isnan(X), 0.0, X))
-
-
-def _group_counts(ties: TieGroups, rows: np.ndarray) -> np.ndarray:
-    return np.bincount(ties.codes[rows].ravel(), minlength=ties.n_groups + 1)[:ties.n_groups]
-
-
-def _split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
-    """Per tie group, the values on the hard rows and on the easy rows (two disjoint masks); when
-    they cover every row, the easy counts are all rows' counts minus the hard ones (integers)."""
-    h = ties.counts(hard)
-    everyone = hard | easy
-    return h, (ties.counts(everyone) - h if everyone.all() else ties.counts(easy))
-
-
-def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, ties: TieGroups | None = None,
-                 counts: tuple | None = None):
-    """Two-sided Mann-Whitney U of each column of ``X``, hard rows against easy rows, NaN values
-    left out: the numbers of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")`` (U of the
-    hard sample, p-value), computed from per-tie-group counts instead of ranking each sample.
-
-    With n1, n2 values on each side, h_g / e_g the hard / easy values of tie group g and E_g the
-    easy values below g: U1 = sum_g h_g (E_g + e_g / 2) (= R1 - n1(n1+1)/2 with average ranks), and
-    the p-value is scipy's asymptotic one: z = (max(U1, n1 n2 - U1) - n1 n2 / 2 - 1/2) / s with
-    s^2 = n1 n2 / 12 ((n + 1) - sum_g (t_g^3 - t_g) / (n (n - 1))), p = 2 Phi(-z) clipped to 1.
-    Where scipy's default is its exact test (a side with at most 8 values and no ties) scipy
-    itself is called. ``ties``: ``tie_groups(X)``, computed once per matrix by the caller;
-    ``counts``: its ``_split_counts`` for this split, when the caller has them.
-    """
-    X = np.asarray(X, dtype=float)
-    hard, easy = np.asarray(hard, dtype=bool), np.asarray(easy, dtype=bool)
-    ties = ties if ties is not None else tie_groups(X)
-    n_cols = ties.n_columns
-    u, p = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
-    if not hard.any() or not easy.any():
-        return u, p
-    h, e = counts if counts is not None else _split_counts(ties, hard, easy)
-    col = ties.column
-    n1 = np.bincount(col, weights=h, minlength=n_cols).astype(np.int64)
-    n2 = np.bincount(col, weights=e, minlength=n_cols).astype(np.int64)
-    below = np.cumsum(e) - e  # easy values in the groups before g, all columns together
-    below = below - below[ties.first[col]]  # ... within g's column
-    two_u1 = np.bincount(col, weights=h * (2 * below + e), minlength=n_cols)  # integers, exact
-    t = h + e
-    tie_term = np.bincount(col, weights=t ** 3 - t, minlength=n_cols)
-    u1 = two_u1 / 2
-    fast = (n1 > _EXACT_MAX) & (n2 > _EXACT_MAX)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        n = n1 + n2
-        s = np.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
-        z = (np.maximum(u1, n1 * n2 - u1) - n1 * n2 / 2 - 0.5) / s
-        pv = np.clip(special.ndtr(-z) * 2, 0.0, 1.0)
-    u[fast], p[fast] = u1[fast], pv[fast]
-    slow = ~fast & (n1 > 0) & (n2 > 0)
-    if slow.any():
-        # scipy's own choice (exact or asymptotic), with its vectorized call where it was made
-        su, sp = _mwu(X[hard][:, slow], X[easy][:, slow]) if not np.isnan(X[hard | easy]).any() \
-            else _mwu_columns(X, hard, easy, np.flatnonzero(slow))
-        u[slow], p[slow] = su, sp
-    return u, p
-
-
-def _mwu_columns(X, hard, easy, columns):
-    u, p = [], []
-    for c in columns:
-        cu, cp = _mwu(X[hard][:, [c]], X[easy][:, [c]])
-        u.append(cu[0]), p.append(cp[0])
-    return np.array(u), np.array(p)
-
-
 def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None) -> dict:
-    """For each column (system) of the per-question scores ``X``: S(E_f), S(not E_f), their raw
-    difference, delta = floor(100 x diff), the Mann-Whitney U and its p-value. ``ties``:
-    ``tie_groups(X)`` when the caller tests several splits of one matrix."""
+    """The effect of a factor on each column (system) of the per-question scores ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of float
+        (questions x systems) scores, NaN where undefined.
+    side : ndarray of float
+        ``factor_side`` of the questions: 1.0 hard, 0.0 easy, NaN on neither side.
+    ties : TieGroups, optional
+        ``stats.tie_groups(X)``, when the caller tests several splits of one matrix.
+
+    Returns
+    -------
+    dict
+        Per column (arrays): ``s_hard`` = S(E_f), ``s_easy`` = S(not E_f), ``diff``, the
+        Mann-Whitney ``u`` and ``p_value``, ``n_hard_scored`` and ``n_easy_scored`` (defined
+        scores); and ``n_hard``, ``n_easy`` (questions), ``size_pct`` (E_f in % of the questions
+        on a side), ``size_pct_corpus`` (in % of all questions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.factors import factor_effect
+    >>> X = np.array([[1.0, 0.5], [0.0, 0.5], [1.0, np.nan], [0.0, 1.0]])
+    >>> effect = factor_effect(X, np.array([1.0, 1.0, 0.0, np.nan]))
+    >>> effect["s_hard"], effect["s_easy"], effect["diff"]
+    (array([0.5, 0.5]), array([ 1., nan]), array([-0.5,  nan]))
+    >>> effect["n_hard"], effect["n_easy"], round(float(effect["size_pct"]), 1), float(effect["size_pct_corpus"])
+    (2, 1, 66.7, 50.0)
+    """
     hard, easy = side == 1.0, side == 0.0
     h = e = None
     if ties is not None:  # the tie groups' counts on each side, shared by the means and the test
-        h, e = _split_counts(ties, hard, easy)
-    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = _nanmean_counts(X, hard, ties, h), _nanmean_counts(X, easy, ties, e)
-    u, p = mann_whitney(X, hard, easy, ties, (h, e) if ties is not None else None)
+        h, e = split_counts(ties, hard, easy)
+    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = nanmean_counts(X, hard, ties=ties, group_counts=h), \
+        nanmean_counts(X, easy, ties=ties, group_counts=e)
+    u, p = mann_whitney(X, hard, easy, ties=ties, counts=(h, e) if ties is not None else None)
     n_known = int(hard.sum() + easy.sum())
     return {
         "s_hard": s_hard, "s_easy": s_easy, "diff": s_hard - s_easy, "u": u, "p_value": p,
@@ -382,24 +469,30 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
     }
 
 
-def _nanmean_counts(X: np.ndarray, rows: np.ndarray, ties: TieGroups | None = None, group_counts=None):
-    """``_nanmean_rows`` and the number of defined values per column, from one copy of the rows;
-    with ``ties`` (of ``X``), from its NaN-as-0 matrix and its group counts (the same sums: a sum
-    of the same values in the same order as ``np.nansum``'s)."""
-    if ties is not None and ties.filled is not None:
-        group_counts = ties.counts(rows) if group_counts is None else group_counts
-        counts = np.bincount(ties.column, weights=group_counts, minlength=ties.n_columns).astype(np.int64)
-        sums = ties.filled[rows].sum(axis=0)
-    else:
-        sub = X[rows]
-        counts = (~np.isnan(sub)).sum(axis=0)
-        sums = np.nansum(sub, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan), counts
-
-
 def share_by_group(side: np.ndarray, groups: np.ndarray, keys) -> dict:
-    """P(f | group): among the questions of each group that have the attribute, the share in E_f."""
+    """P(f | group): among the questions of each group that have the attribute, the share in E_f.
+
+    Parameters
+    ----------
+    side : ndarray of float
+        ``factor_side`` of the questions.
+    groups : ndarray
+        The group of each question (e.g. its agreement partition k).
+    keys : iterable
+        The groups to report, in order.
+
+    Returns
+    -------
+    dict
+        Group -> share in [0, 1] (NaN when no question of the group has the attribute).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.factors import share_by_group
+    >>> share_by_group(np.array([1.0, 0.0, 1.0, np.nan]), np.array([2, 2, 1, 1]), [2, 1])
+    {2: 0.5, 1: 1.0}
+    """
     out = {}
     for k in keys:
         in_group = (groups == k) & ~np.isnan(side)
@@ -408,7 +501,27 @@ def share_by_group(side: np.ndarray, groups: np.ndarray, keys) -> dict:
 
 
 def combination_masks(side_a: np.ndarray, side_b: np.ndarray) -> dict:
-    """The four subsets of two factors, among the questions that have both attributes."""
+    """The four subsets of two factors, among the questions that have both attributes.
+
+    Parameters
+    ----------
+    side_a, side_b : ndarray of float
+        ``factor_side`` of the two factors.
+
+    Returns
+    -------
+    dict
+        ``neither``, ``only_f1``, ``only_f2``, ``both`` -> boolean mask of the questions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.factors import combination_masks
+    >>> masks = combination_masks(np.array([1.0, 1.0, 0.0, np.nan]), np.array([1.0, 0.0, 0.0, 1.0]))
+    >>> {name: mask.tolist() for name, mask in masks.items()}
+    {'neither': [False, False, True, False], 'only_f1': [False, True, False, False],
+     'only_f2': [False, False, False, False], 'both': [True, False, False, False]}
+    """
     a, b = side_a == 1.0, side_b == 1.0
     known = ~np.isnan(side_a) & ~np.isnan(side_b)
     return {"neither": known & ~a & ~b, "only_f1": known & a & ~b, "only_f2": known & ~a & b, "both": known & a & b}
@@ -422,7 +535,34 @@ DERIVED_SOURCES = {
 
 
 def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | None = None) -> str:
-    """Why ``factor`` has no question on either side: a sentence for the report and its page."""
+    """Why ``factor`` has no question on either side: a sentence for the report and its page.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    factor : Factor
+        A factor with no question on either side.
+    entropy : Series, optional
+        Entropy per frame (``frame_entropy``).
+
+    Returns
+    -------
+    str
+        The reason, with the attribute in backquotes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import factors as fx
+    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
+    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
+    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
+    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> fx.skip_reason(questions, fx.parse_factor("coref"))
+    'no question has `coref`: add it to the corpus (a column of SPEC 9 or a key of `meta`)'
+    """
     name = factor.attribute
     if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:
         return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
@@ -434,4 +574,23 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
 
 
 def is_significant(p_value, level: float = SIGNIFICANCE) -> bool:
+    """Whether a p-value is below the significance level (NaN and None are not significant).
+
+    Parameters
+    ----------
+    p_value : float or None
+        A p-value.
+    level : float, default SIGNIFICANCE
+        The significance level (0.05).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from evaluation.factors import is_significant
+    >>> is_significant(0.01), is_significant(float("nan")), is_significant(0.03, level=0.01)
+    (True, False, False)
+    """
     return bool(p_value is not None and not (isinstance(p_value, float) and math.isnan(p_value)) and p_value < level)

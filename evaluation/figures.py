@@ -11,7 +11,7 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure
 
 LABELS = {"hscore": "Hscore", "hcorrect": "Hcorrect (%)", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
 SUBSET_LABELS = {"neither": "neither", "only_f1": "only {a}", "only_f2": "only {b}", "both": "both"}
@@ -23,14 +23,34 @@ LINESTYLES = ("-", "--", ":", "-.")
 
 
 def system_style(i: int) -> dict:
-    """Colour, marker and line style of the i-th system: distinct (colour, marker) pairs for
-    i < 20 * len(MARKERS)."""
+    """Colour, marker and line style of the i-th system.
+
+    System i gets colour i mod 20 of ``tab20`` and marker / line style i div 20: distinct
+    (colour, marker) pairs for i < 20 * len(MARKERS).
+
+    Parameters
+    ----------
+    i : int
+        The system's position among the drawn systems (ROVER excluded).
+
+    Returns
+    -------
+    dict
+        ``color`` (RGB tuple), ``marker``, ``linestyle``: keyword arguments of ``Axes.plot``.
+
+    Examples
+    --------
+    >>> from evaluation.figures import system_style
+    >>> style = system_style(21)
+    >>> style["marker"], style["linestyle"], style["color"] == system_style(1)["color"]
+    ('s', '--', True)
+    """
     group = i // len(PALETTE)
     return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[group % len(MARKERS)],
             "linestyle": LINESTYLES[group % len(LINESTYLES)]}
 
 
-def _legend_outside(fig, ax, n_entries, title=None):
+def _legend_outside(fig, ax, n_entries, *, title=None):
     ncols = 1 if n_entries <= 18 else 2 if n_entries <= 36 else 3
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small", ncols=ncols, title=title)
 
@@ -40,7 +60,28 @@ def _num(v):
 
 
 def partitions_figure(data) -> Figure:
-    """Figure 3: the metric of each system per agreement partition P1..Pn."""
+    r"""Figure 3: the metric of each system per agreement partition P1..Pn.
+
+    Parameters
+    ----------
+    data : dict
+        ``metric``, ``keys`` (the partitions, in drawing order), ``by_system`` (system -> {key:
+        value}; ROVER drawn thick and black), optional ``counts`` (key -> questions) and
+        ``human_aggregate``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from evaluation.figures import partitions_figure
+    >>> fig = partitions_figure({"metric": "f1", "keys": ["2", "1"], "counts": {"2": 10, "1": 4},
+    ...                          "by_system": {"sys-a": {"2": 0.8, "1": 0.3}, "ROVER": {"2": 0.85, "1": 0.4}}})
+    >>> ax = fig.axes[0]
+    >>> ax.get_title(), len(ax.lines), [t.get_text() for t in ax.get_xticklabels()]
+    ('F1 per ROVER agreement partition', 2, ['P2\n(n=10)', 'P1\n(n=4)'])
+    """
     n = len(data["by_system"])
     fig = Figure(figsize=(8 + 2.2 * (1 if n <= 18 else 2 if n <= 36 else 3), 5), layout="constrained")
     ax = fig.add_subplot()
@@ -69,7 +110,26 @@ def _suffix(data):
 
 
 def per_frame_figure(data) -> Figure:
-    """Figure 4: ROVER's metric per frame, sorted, with the frame's count in brackets."""
+    """Figure 4: ROVER's metric per frame, sorted, with the frame's count in brackets.
+
+    Parameters
+    ----------
+    data : dict
+        ``metric``, ``rows`` (``frame``, ``n``, ``by_system`` with a ``ROVER`` value; drawn top to
+        bottom in the order given), optional ``human_aggregate``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from evaluation.figures import per_frame_figure
+    >>> fig = per_frame_figure({"metric": "f1", "rows": [{"frame": "Motion", "n": 12, "by_system": {"ROVER": 0.7}},
+    ...                                                   {"frame": "Giving", "n": 3, "by_system": {"ROVER": 0.4}}]})
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['Giving (3)', 'Motion (12)']
+    """
     rows = data["rows"]
     fig = Figure(figsize=(8, max(3, 0.28 * len(rows) + 1)), layout="constrained")
     ax = fig.add_subplot()
@@ -84,7 +144,27 @@ def per_frame_figure(data) -> Figure:
 
 
 def combinations_figure(data) -> Figure:
-    """Figure 5: the metric of each system on the four subsets of two factors."""
+    """Figure 5: the metric of each system on the four subsets of two factors.
+
+    Parameters
+    ----------
+    data : dict
+        ``metric``, ``pair`` (the two factor names), ``subsets`` (``neither``, ``only_f1``,
+        ``only_f2``, ``both`` -> {``n``, ``by_system``}), optional ``human_aggregate``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from evaluation.figures import combinations_figure
+    >>> subsets = {k: {"n": 5, "by_system": {"sys-a": 0.5, "ROVER": 0.6}}
+    ...            for k in ("neither", "only_f1", "only_f2", "both")}
+    >>> fig = combinations_figure({"metric": "f1", "pair": ["nb_fes", "entropy"], "subsets": subsets})
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    ['neither (n=5)', 'only nb_fes (n=5)', 'only entropy (n=5)', 'both (n=5)']
+    """
     a, b = data["pair"]
     subsets = data["subsets"]
     labels = list(subsets)

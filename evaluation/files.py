@@ -11,11 +11,28 @@ from evaluation.tasks import JOB_KIND, report_dir
 
 
 def report_jobs():
+    """The report jobs (``Job`` rows of kind ``JOB_KIND``).
+
+    Returns
+    -------
+    QuerySet of Job
+    """
     return Job.objects.filter(kind=JOB_KIND)
 
 
 def file_names(job) -> list[str]:
-    """The files the job wrote (from its result), that still exist."""
+    """The files the job wrote (from its result), that still exist.
+
+    Parameters
+    ----------
+    job : Job
+        A report job.
+
+    Returns
+    -------
+    list of str
+        File names in the job's folder; empty unless the job succeeded.
+    """
     if job.status != Job.SUCCEEDED:
         return []
     folder = report_dir(job.pk)
@@ -23,26 +40,83 @@ def file_names(job) -> list[str]:
 
 
 def file_path(job, name):
-    """The path of one of the job's files, or None (never a path outside the job's folder)."""
+    """The path of one of the job's files, or None (never a path outside the job's folder).
+
+    Parameters
+    ----------
+    job : Job
+        A report job.
+    name : str
+        A file name as requested.
+
+    Returns
+    -------
+    pathlib.Path or None
+        None unless ``name`` is one of ``file_names(job)``.
+    """
     if name not in file_names(job):
         return None
     return report_dir(job.pk) / name
 
 
 def content_type(name):
-    return mimetypes.guess_type(name)[0] or ("application/x-tex" if name.endswith(".tex") else "application/octet-stream")
+    """The content type a report file is served with.
+
+    Parameters
+    ----------
+    name : str
+        A file name.
+
+    Returns
+    -------
+    str
+        From its extension; ``.tex`` files without a system type are ``application/x-tex``,
+        unknown ones ``application/octet-stream``.
+
+    Examples
+    --------
+    >>> from evaluation.files import content_type
+    >>> content_type("report.json"), content_type("figure3_partitions.png"), content_type("notes.unknownext")
+    ('application/json', 'image/png', 'application/octet-stream')
+    """
+    fallback = "application/x-tex" if name.endswith(".tex") else "application/octet-stream"
+    return mimetypes.guess_type(name)[0] or fallback
 
 
 def load_json(job):
+    """The job's report.json data.
+
+    Parameters
+    ----------
+    job : Job
+        A report job.
+
+    Returns
+    -------
+    dict or None
+        None when the job has no report.json.
+    """
     path = file_path(job, "report.json")
     return json.loads(path.read_text(encoding="utf-8")) if path else None
 
 
 def html_tables(job):
-    """[(name, html)] for each CSV table of the job, rendered for the page."""
+    """Each CSV table of the job, rendered as HTML for the page.
+
+    Parameters
+    ----------
+    job : Job
+        A report job.
+
+    Returns
+    -------
+    list of tuple
+        (table name, HTML) per CSV file, numbers with 3 decimals, missing values as an em dash.
+    """
     out = []
     for name in file_names(job):
         if name.endswith(".csv"):
             frame = pd.read_csv(report_dir(job.pk) / name, index_col=0)
-            out.append((name[:-4], frame.to_html(classes="data", na_rep="—", float_format=lambda v: f"{v:.3f}", border=0)))
+            html = frame.to_html(classes="data", na_rep="—", float_format=lambda v: f"{v:.3f}", border=0)
+            out.append((name[:-4], html))
     return out

@@ -4,24 +4,29 @@ from django import forms
 from annotation.models import Corpus
 from evaluation import judge_inputs
 from evaluation.report import METRICS
+from evaluation.rover import DEFAULT_ALPHA
+from evaluation.stats import DEFAULT_BOOT
 
 
 class ReportForm(forms.Form):
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
     systems = forms.CharField(required=False, help_text="ROVER systems, comma-separated, in tie-break order "
                               "(empty: all but reference)")
-    alpha = forms.FloatField(initial=5, min_value=0.5, help_text="agree when Levenshtein distance < alpha")
+    alpha = forms.FloatField(initial=DEFAULT_ALPHA, min_value=0.5, help_text="agree when Levenshtein distance < alpha")
     metric = forms.ChoiceField(choices=[(m, m) for m in METRICS], initial="hscore")
-    n_boot = forms.IntegerField(initial=1000, min_value=0, max_value=20000, label="Bootstrap replicates")
+    n_boot = forms.IntegerField(initial=DEFAULT_BOOT, min_value=0, max_value=20000, label="Bootstrap replicates")
     adjudicated = forms.BooleanField(required=False, label="Use adjudicated labels",
                                      help_text="items an admin adjudicated count with the final label")
     human_aggregate = forms.ChoiceField(
-        choices=[("mean", "mean of the labels' values"), ("majority", "majority label (ties: mean of the tied labels)")],
+        choices=[("mean", "mean of the labels' values"),
+                 ("majority", "majority label (ties: mean of the tied labels)")],
         initial="mean", required=False, label="Labels of one answer", help_text="printed with every table")
     judge = forms.ChoiceField(required=False, label="Automatic judge",
-                              help_text="prediction-powered estimates with this judge's labels (SPEC 10); none: human only")
+                              help_text="prediction-powered estimates with this judge's labels (SPEC 10); "
+                                        "none: human only")
     significance = forms.ChoiceField(
-        choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw", required=False,
+        choices=[("raw", "raw p < 0.05 (as the paper)"), ("holm", "Holm-corrected p < 0.05")], initial="raw",
+        required=False,
         label="Bold cells in the paper tables")
 
     def __init__(self, *args, **kwargs):

@@ -19,6 +19,40 @@ QUESTION_COLUMNS = ("context", "question", "answers", "language", *SEMANTIC_FIEL
 
 
 def questions_frame(records) -> pd.DataFrame:
+    """The questions table from corpus records (SPEC 9).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Corpus records: ``id``, ``context``, ``question``, ``answers``, optional ``language``
+        (default ``en``), SPEC 6 attributes and ``meta``.
+
+    Returns
+    -------
+    DataFrame
+        Index ``question_id``; columns ``QUESTION_COLUMNS`` (absent attributes None or NaN,
+        ``answers`` a list, ``meta`` a dict).
+
+    Raises
+    ------
+    ValueError
+        When two records share an id.
+
+    Examples
+    --------
+    >>> from evaluation import inputs
+    >>> questions = inputs.questions_frame([
+    ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
+    ...      "answers": ["Warsaw"], "dist": 2},
+    ...     {"id": "q2", "context": "Paris.", "question": "Where?", "answers": []}])
+    >>> predictions = inputs.predictions_frame([{"question_id": "q1", "system": "a", "answer": "Warsaw"},
+    ...                                         {"question_id": "q2", "system": "a", "answer": None}])
+    >>> questions[["question", "answers", "language", "dist", "meta"]]
+                           question   answers language  dist meta
+    question_id
+    q1           Capital of Poland?  [Warsaw]       en   2.0   {}
+    q2                       Where?        []       en   NaN   {}
+    """
     rows = list(records)
     frame = pd.DataFrame.from_records(
         [{"question_id": r["id"], **{c: r.get(c) for c in QUESTION_COLUMNS}} for r in rows],
@@ -34,6 +68,32 @@ def questions_frame(records) -> pd.DataFrame:
 
 
 def predictions_frame(records) -> pd.DataFrame:
+    """The predictions table from prediction records (SPEC 9).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        ``question_id``, ``system``, ``answer`` (None is the empty answer).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``question_id``, ``system``, ``answer``.
+
+    Examples
+    --------
+    >>> from evaluation import inputs
+    >>> questions = inputs.questions_frame([
+    ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
+    ...      "answers": ["Warsaw"], "dist": 2},
+    ...     {"id": "q2", "context": "Paris.", "question": "Where?", "answers": []}])
+    >>> predictions = inputs.predictions_frame([{"question_id": "q1", "system": "a", "answer": "Warsaw"},
+    ...                                         {"question_id": "q2", "system": "a", "answer": None}])
+    >>> predictions
+      question_id system  answer
+    0          q1      a  Warsaw
+    1          q2      a
+    """
     return pd.DataFrame.from_records(
         [(r["question_id"], r["system"], r.get("answer") or "") for r in records],
         columns=["question_id", "system", "answer"],
@@ -41,6 +101,25 @@ def predictions_frame(records) -> pd.DataFrame:
 
 
 def labels_frame(records) -> pd.DataFrame:
+    """The labels table from label records (SPEC 9).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        ``question_id``, ``answer``, ``annotator``, ``label``.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``question_id``, ``answer``, ``annotator``, ``label``.
+
+    Examples
+    --------
+    >>> from evaluation.inputs import labels_frame
+    >>> labels_frame([{"question_id": "q1", "answer": "Warsaw", "annotator": "ann", "label": "correct"}])
+      question_id  answer annotator    label
+    0          q1  Warsaw       ann  correct
+    """
     return pd.DataFrame.from_records(
         [(r["question_id"], r.get("answer") or "", r["annotator"], r["label"]) for r in records],
         columns=["question_id", "answer", "annotator", "label"],
@@ -48,9 +127,38 @@ def labels_frame(records) -> pd.DataFrame:
 
 
 def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
-    """``predictions`` with the system ``reference`` first: the first reference answer of each
-    question ("" when it has none), as the import of a corpus adds it (SPEC 1, 9). Unchanged when
-    the predictions already hold a system of that name."""
+    """``predictions`` with the system ``reference`` first, as the import of a corpus adds it.
+
+    The reference's answer is the first reference answer of each question ("" when it has none)
+    (SPEC 1, 9).
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table (``questions_frame``).
+    predictions : DataFrame
+        The predictions table; returned unchanged when it already holds a system ``reference``.
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> from evaluation import inputs
+    >>> questions = inputs.questions_frame([
+    ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
+    ...      "answers": ["Warsaw"], "dist": 2},
+    ...     {"id": "q2", "context": "Paris.", "question": "Where?", "answers": []}])
+    >>> predictions = inputs.predictions_frame([{"question_id": "q1", "system": "a", "answer": "Warsaw"},
+    ...                                         {"question_id": "q2", "system": "a", "answer": None}])
+    >>> inputs.with_reference(questions, predictions)
+      question_id     system  answer
+    0          q1  reference  Warsaw
+    1          q2  reference
+    2          q1          a  Warsaw
+    3          q2          a
+    """
     if (predictions["system"] == REFERENCE).any():
         return predictions
     refs = pd.DataFrame({"question_id": questions.index, "system": REFERENCE,
@@ -58,9 +166,50 @@ def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.Dat
     return pd.concat([refs, predictions], ignore_index=True)
 
 
-def read_inputs(corpus_path, predictions_path, labels_path=None, reference_system=False):
-    """Read and validate the three JSONL files of SPEC 9 into (questions, predictions, labels|None);
-    with ``reference_system``, the corpus answers are added as the system ``reference``."""
+def read_inputs(corpus_path, predictions_path, labels_path=None, *, reference_system=False):
+    r"""Read and validate the three JSONL files of SPEC 9.
+
+    Parameters
+    ----------
+    corpus_path, predictions_path : str or Path
+        The corpus and predictions files.
+    labels_path : str or Path, optional
+        The labels file.
+    reference_system : bool, default False
+        Add the corpus answers as the system ``reference`` (``with_reference``).
+
+    Returns
+    -------
+    questions, predictions : DataFrame
+    labels : DataFrame or None
+        None without a labels file.
+
+    Raises
+    ------
+    annotation.interchange.InterchangeError
+        With the file, line and field of the first invalid record.
+
+    Examples
+    --------
+    >>> import json, pathlib, shutil, tempfile
+    >>> from evaluation import inputs
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "corpus.jsonl").write_text(json.dumps({"id": "q1", "context": "Warsaw is the capital of Poland.",
+    ...     "question": "Capital of Poland?", "answers": ["Warsaw"]}) + "\n")
+    >>> _ = (folder / "predictions.jsonl").write_text(json.dumps({"question_id": "q1", "system": "a",
+    ...     "answer": "Warsaw"}) + "\n")
+    >>> _ = (folder / "labels.jsonl").write_text(json.dumps({"question_id": "q1", "answer": "Warsaw",
+    ...     "annotator": "judge-1", "label": "correct"}) + "\n")
+    >>> questions, predictions, labels = inputs.read_inputs(
+    ...     folder / "corpus.jsonl", folder / "predictions.jsonl", folder / "labels.jsonl", reference_system=True)
+    >>> predictions
+      question_id     system  answer
+    0          q1  reference  Warsaw
+    1          q1          a  Warsaw
+    >>> labels["label"].tolist()
+    ['correct']
+    >>> shutil.rmtree(folder)
+    """
     questions = questions_frame(record for _, record in read_corpus(corpus_path))
     known = set(questions.index)
     predictions = predictions_frame(record for _, record in read_predictions(predictions_path, known_questions=known))
@@ -73,13 +222,74 @@ def read_inputs(corpus_path, predictions_path, labels_path=None, reference_syste
 
 
 def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
-    """A judge-labels file (SPEC 10: the labels format, ``annotator`` names the judge), validated."""
+    r"""A judge-labels file (SPEC 10: the labels format, ``annotator`` names the judge), validated.
+
+    Parameters
+    ----------
+    path : str or Path
+        The labels file.
+    questions : DataFrame
+        The questions table: labels of other questions are errors.
+
+    Returns
+    -------
+    DataFrame
+        As ``labels_frame``.
+
+    Raises
+    ------
+    annotation.interchange.InterchangeError
+        With the file, line and field of the first invalid record.
+
+    Examples
+    --------
+    >>> import json, pathlib, shutil, tempfile
+    >>> from evaluation import inputs
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "corpus.jsonl").write_text(json.dumps({"id": "q1", "context": "Warsaw is the capital of Poland.",
+    ...     "question": "Capital of Poland?", "answers": ["Warsaw"]}) + "\n")
+    >>> _ = (folder / "predictions.jsonl").write_text(json.dumps({"question_id": "q1", "system": "a",
+    ...     "answer": "Warsaw"}) + "\n")
+    >>> _ = (folder / "labels.jsonl").write_text(json.dumps({"question_id": "q1", "answer": "Warsaw",
+    ...     "annotator": "judge-1", "label": "correct"}) + "\n")
+    >>> questions, _, _ = inputs.read_inputs(folder / "corpus.jsonl", folder / "predictions.jsonl")
+    >>> inputs.read_judge_labels(folder / "labels.jsonl", questions)
+      question_id  answer annotator    label
+    0          q1  Warsaw   judge-1  correct
+    >>> shutil.rmtree(folder)
+    """
     known = set(questions.index)
     return labels_frame(record for _, record in read_labels(path, known_questions=known))
 
 
 def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
-    """Questions back to corpus JSONL records (SPEC 9): absent attributes are left out."""
+    """Questions back to corpus JSONL records (SPEC 9): absent attributes are left out.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table.
+    extra_meta : dict, optional
+        Question id -> keys to add to its ``meta`` (e.g. its partition in the hard subset).
+
+    Yields
+    ------
+    dict
+        One corpus record per question, in order.
+
+    Examples
+    --------
+    >>> from evaluation import inputs
+    >>> questions = inputs.questions_frame([
+    ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
+    ...      "answers": ["Warsaw"], "dist": 2},
+    ...     {"id": "q2", "context": "Paris.", "question": "Where?", "answers": []}])
+    >>> predictions = inputs.predictions_frame([{"question_id": "q1", "system": "a", "answer": "Warsaw"},
+    ...                                         {"question_id": "q2", "system": "a", "answer": None}])
+    >>> next(inputs.corpus_records(questions, {"q1": {"partition": 1}}))
+    {'id': 'q1', 'context': 'Warsaw is the capital of Poland.', 'question': 'Capital of Poland?',
+     'answers': ['Warsaw'], 'language': 'en', 'dist': 2, 'meta': {'partition': 1}}
+    """
     extra_meta = extra_meta or {}
     for qid, row in questions.iterrows():
         record = {"id": qid, "context": row["context"], "question": row["question"],

@@ -19,19 +19,50 @@ def _tkey(tid):
 
 
 def corpus_judges(corpus):
-    """Judges with labels in ``corpus``, the most labels first."""
+    """Judges with labels in ``corpus``, the most labels first.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+
+    Returns
+    -------
+    list of models_runner.models.Judge
+        Each annotated with ``n``, its number of labels.
+    """
     return list(Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
                 .annotate(n=Count("labels")).order_by("-n", "name"))
 
 
 def judge_names():
-    """Names of every judge with labels, the most labels (over all corpora) first: the report form's
-    choices, its default the first."""
+    """Names of every judge with labels, the most labels (over all corpora) first.
+
+    The report form's choices, its default the first.
+
+    Returns
+    -------
+    list of str
+    """
     return list(Judge.objects.filter(labels__value__isnull=False).annotate(n=Count("labels"))
                 .order_by("-n", "name").values_list("name", flat=True))
 
 
 def pick_judge(corpus, name=None):
+    """The judge of a report of ``corpus``.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+    name : str, optional
+        The judge's name; default the judge with the most labels in the corpus.
+
+    Returns
+    -------
+    models_runner.models.Judge or None
+        None when no judge (of that name) has labels in the corpus.
+    """
     judges = corpus_judges(corpus)
     if name:
         return next((j for j in judges if j.name == name), None)
@@ -39,7 +70,20 @@ def pick_judge(corpus, name=None):
 
 
 def judge_labels(corpus, judge) -> pd.DataFrame | None:
-    """``tkey``, ``annotator`` (the judge's name), ``label`` of the judge's labels in ``corpus``."""
+    """``tkey``, ``annotator`` (the judge's name), ``label`` of the judge's labels in ``corpus``.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+    judge : models_runner.models.Judge or None
+        The judge.
+
+    Returns
+    -------
+    DataFrame or None
+        None without a judge or without labels.
+    """
     if judge is None:
         return None
     rows = list(JudgeLabel.objects.filter(judge=judge, triplet__question__corpus=corpus, value__isnull=False)
@@ -51,15 +95,38 @@ def judge_labels(corpus, judge) -> pd.DataFrame | None:
 
 
 def gold_keys(corpus) -> list[str]:
-    """Triplet keys of the corpus's gold items (annotation/gold.py)."""
+    """Triplet keys of the corpus's gold items (annotation/gold.py).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+
+    Returns
+    -------
+    list of str
+        ``t<triplet id>``, in triplet order.
+    """
     return [_tkey(t) for t in GoldItem.objects.filter(triplet__question__corpus=corpus)
             .order_by("triplet_id").values_list("triplet_id", flat=True)]
 
 
 def sample_facts(corpus) -> dict:
-    """Counts behind the validity guard: triplet folds no annotator started, triplets skipped and
-    never labeled, labels imported from files, gold triplets with a human label; and ``gold_keys``,
-    the gold triplets' keys, whose human labels the prediction-powered rows leave out (docs/report.md)."""
+    """Counts behind the validity guard of the prediction-powered estimates.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+
+    Returns
+    -------
+    dict
+        ``folds_not_started`` (triplet folds no annotator started), ``skipped`` (triplets skipped
+        and never labeled), ``imported`` (labels imported from files), ``gold`` (gold triplets with
+        a human label); and ``gold_keys``, the gold triplets' keys, whose human labels the
+        prediction-powered rows leave out (docs/report.md).
+    """
     labels = Label.objects.filter(triplet__question__corpus=corpus)
     started = set(labels.filter(fold__isnull=False).values_list("fold_id", flat=True).distinct())
     folds = set(Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).values_list("id", flat=True))
@@ -68,14 +135,33 @@ def sample_facts(corpus) -> dict:
     return {"folds_not_started": len(folds - started) if started else 0,
             "skipped": skipped.values("triplet_id").distinct().count(),
             "imported": labels.filter(source="import", value__isnull=False).count(),
-            "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False).values("triplet_id").distinct().count(),
+            "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False)
+            .values("triplet_id").distinct().count(),
             "gold_keys": gold_keys(corpus)}
 
 
 def judge_inputs(corpus, name=None):
-    """(judge labels or None, facts) for the report of ``corpus``; ``name``: which judge (None: the
-    one with the most labels in the corpus; ``""``: no judge; a name without labels in the corpus is a
-    ValueError)."""
+    """The judge labels and the platform facts for the report of ``corpus``.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+    name : str, optional
+        Which judge: None, the one with the most labels in the corpus; ``""``, no judge.
+
+    Returns
+    -------
+    judge_labels : DataFrame or None
+        As ``judge_labels``.
+    facts : dict
+        As ``sample_facts``.
+
+    Raises
+    ------
+    ValueError
+        When a judge named ``name`` has no labels in the corpus.
+    """
     if name == "":
         return None, sample_facts(corpus)
     judge = pick_judge(corpus, name)
@@ -85,8 +171,20 @@ def judge_inputs(corpus, name=None):
 
 
 def snapshot(corpus):
-    """(predictions: system, tkey; human labels: tkey, annotator, label) of ``corpus``: the cheap
-    inputs of the live page."""
+    """The cheap inputs of the live page of ``corpus`` (no questions, no texts).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+
+    Returns
+    -------
+    predictions : DataFrame
+        ``system``, ``tkey`` of each prediction with a triplet.
+    labels : DataFrame
+        ``tkey``, ``annotator``, ``label`` of the human labels, oldest first.
+    """
     preds = pd.DataFrame.from_records(
         list(Prediction.objects.filter(question__corpus=corpus, triplet__isnull=False)
              .values_list("system__name", "triplet_id")), columns=["system", "triplet"])

@@ -47,7 +47,8 @@ def _context(request):
         judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
-        result = ppi.conclusions(predictions, labels, jl, metric, width, judge_inputs.sample_facts(d["corpus"]))
+        result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width,
+                                 facts=judge_inputs.sample_facts(d["corpus"]))
         for r in result["rows"]:
             r["bar"] = _bar(r, ppi.SCALE[metric])
         context.update(corpus=d["corpus"], judge=judge, judges=judge_inputs.corpus_judges(d["corpus"]),
@@ -59,12 +60,36 @@ def _context(request):
 @researcher_required
 @require_GET
 def conclusions(request):
+    """The live conclusions page (researchers and admins; GET).
+
+    Parameters
+    ----------
+    request : HttpRequest
+        Query: ``corpus``, optional ``judge``, ``metric``, ``half_width`` (``ConclusionsForm``).
+
+    Returns
+    -------
+    HttpResponse
+        ``evaluation/conclusions.html``.
+    """
     return render(request, "evaluation/conclusions.html", _context(request))
 
 
 @researcher_required
 @require_GET
 def conclusions_panel(request):
+    """The page's panel alone, polled with htmx every ``POLL_SECONDS``.
+
+    Parameters
+    ----------
+    request : HttpRequest
+        The query of ``conclusions``.
+
+    Returns
+    -------
+    HttpResponse
+        ``evaluation/_conclusions_panel.html``.
+    """
     return render(request, "evaluation/_conclusions_panel.html", _context(request))
 
 
@@ -72,7 +97,8 @@ def _bar(row, scale):
     """(low, high, estimate) as positions in [0, 100] of the metric's range, for the interval bar."""
     if row["ci_low"] is None:
         return None
-    return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in (row["ci_low"], row["ci_high"], row["estimate"]))
+    values = (row["ci_low"], row["ci_high"], row["estimate"])
+    return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in values)
 
 
 class ConclusionsAPI(APIView):
@@ -81,7 +107,8 @@ class ConclusionsAPI(APIView):
 
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
-    @extend_schema(operation_id="research_api_conclusions", responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+    @extend_schema(operation_id="research_api_conclusions",
+                   responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
                    parameters=[OpenApiParameter("corpus", str), OpenApiParameter("judge", str),
                                OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
                                OpenApiParameter("half_width", float)])

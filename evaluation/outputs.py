@@ -19,12 +19,73 @@ HARD_SUBSET = "hard_subset.jsonl"
 
 
 def dumps_strict(data) -> str:
-    """JSON with plain numbers only: NaN or infinity raise instead of writing invalid JSON."""
+    """JSON with plain numbers only: NaN or infinity raise instead of writing invalid JSON.
+
+    Parameters
+    ----------
+    data : object
+        JSON-serializable data (``report.clean`` turns NaN into None beforehand).
+
+    Returns
+    -------
+    str
+        Indented JSON, non-ASCII characters kept.
+
+    Raises
+    ------
+    ValueError
+        On NaN or infinity.
+
+    Examples
+    --------
+    >>> from evaluation.outputs import dumps_strict
+    >>> print(dumps_strict({"f1": 0.5, "system": "sys-é"}))
+    {
+      "f1": 0.5,
+      "system": "sys-é"
+    }
+    >>> dumps_strict({"f1": float("nan")})
+    Traceback (most recent call last):
+        ...
+    ValueError: Out of range float values are not JSON compliant...
+    """
     return json.dumps(data, allow_nan=False, ensure_ascii=False, indent=2)
 
 
 def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: str | None = None) -> str:
-    """``Styler.to_latex`` with significant cells in bold (``\\bfseries``), missing values as --."""
+    r"""``Styler.to_latex`` with significant cells in bold (``\bfseries``), missing values as --.
+
+    Numbers have 3 decimals; labels and text are escaped for LaTeX.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A data table of the report.
+    bold : DataFrame of bool, optional
+        Cells to set in bold (aligned on ``table``'s index and columns; missing: not bold).
+    caption : str, optional
+        The table's caption.
+
+    Returns
+    -------
+    str
+        A standalone LaTeX document (``paper.standalone``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evaluation.outputs import latex_table
+    >>> table = pd.DataFrame({"F1": [0.5, np.nan]}, index=["sys_a", "ROVER"])
+    >>> tex = latex_table(table, bold=pd.DataFrame({"F1": [True, False]}, index=table.index))
+    >>> print(tex[tex.index(r"\begin{tabular}"):tex.index(r"\bottomrule")])
+    \begin{tabular}{lr}
+    \toprule
+     & F1 \\
+    \midrule
+    sys\_a & \bfseries 0.500 \\
+    ROVER & -- \\
+    """
     numeric = table.select_dtypes("number").columns
     styler = table.style.format(precision=3, na_rep="--", escape="latex", subset=list(numeric))
     if len(numeric) < len(table.columns):
@@ -38,7 +99,40 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
 
 
 def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
-    """Write every file of ``report`` under ``out_dir``; returns the file names written."""
+    """Write every file of ``report`` under ``out_dir``.
+
+    report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.paper``), each
+    figure as PNG, PDF and SVG, and the hard subset as corpus JSONL.
+
+    Parameters
+    ----------
+    report : evaluation.report.Report
+        A computed report.
+    out_dir : str or Path
+        The folder (created when missing).
+    render_figures : bool, default True
+        Draw the figures (the slowest part).
+
+    Returns
+    -------
+    list of str
+        The file names written, in order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evaluation.inputs import predictions_frame, questions_frame
+    >>> from evaluation.outputs import write_report
+    >>> from evaluation.report import ReportConfig, compute_report
+    >>> questions = questions_frame([{"id": "q1", "context": "Warsaw is in Poland.", "question": "Where?",
+    ...                               "answers": ["Poland"]}])
+    >>> predictions = predictions_frame([{"question_id": "q1", "system": "a", "answer": "Poland"}])
+    >>> report = compute_report(questions, predictions, None, ReportConfig(n_boot=0))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     write_report(report, folder, render_figures=False)
+    ['report.json', 'systems.csv', 'systems.tex', 'partitions.csv', 'partitions.tex', 'partition_counts.csv',
+     'partition_counts.tex', 'table1_systems.csv', 'table1_systems.tex']
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -66,6 +160,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
                 written.append(f"{stem}.{ext}")
     if report.hard_subset is not None:
         extra = {qid: {"partition": int(k)} for qid, k in report.hard_subset["partition"].items()}
-        lines = [json.dumps(r, ensure_ascii=False) for r in corpus_records(report.hard_subset.drop(columns="partition"), extra)]
+        records = corpus_records(report.hard_subset.drop(columns="partition"), extra)
+        lines = [json.dumps(r, ensure_ascii=False) for r in records]
         put(HARD_SUBSET, "".join(line + "\n" for line in lines))
     return written

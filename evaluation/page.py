@@ -3,8 +3,9 @@ database, no templates), so that the page's choices are tested here and the temp
 them out.
 
 Formats: Hscore, ROUGE-L, F1, EM in [0, 1] with 3 decimals; Hcorrect and coverage in % with 1
-decimal; deltas as integers; lambda with 2 decimals, gain as ``2.50×``; p-values with 2 significant digits (``< 0.001`` below); a missing
-value as an em dash. Significance marks: ``*`` raw p < 0.05, ``†`` Holm-corrected p < 0.05.
+decimal; deltas as integers; lambda with 2 decimals, gain as ``2.50×``; p-values with 2 significant
+digits (``< 0.001`` below); a missing value as an em dash. Significance marks: ``*`` raw p < 0.05,
+``†`` Holm-corrected p < 0.05.
 """
 from __future__ import annotations
 
@@ -22,33 +23,172 @@ def _ok(v):
 
 
 def score(v, decimals=3):
+    """A score in [0, 1] with ``decimals`` decimals; a missing value as an em dash.
+
+    Parameters
+    ----------
+    v : float or None
+        The value.
+    decimals : int, default 3
+        Decimals shown.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import score
+    >>> score(0.12345), score(0.5, 2), score(None)
+    ('0.123', '0.50', '—')
+    """
     return f"{v:.{decimals}f}" if _ok(v) else DASH
 
 
 def percent(v, decimals=1):
+    """A percentage with ``decimals`` decimals and a % sign; a missing value as an em dash.
+
+    Parameters
+    ----------
+    v : float or None
+        The value, already in %.
+    decimals : int, default 1
+        Decimals shown.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import percent
+    >>> percent(45.678), percent(38.6, 0)
+    ('45.7 %', '39 %')
+    """
     return f"{v:.{decimals}f} %" if _ok(v) else DASH
 
 
 def integer(v):
+    """A whole number (a delta); a missing value as an em dash.
+
+    Parameters
+    ----------
+    v : float or None
+        The value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import integer
+    >>> integer(-3.0), integer(float("nan"))
+    ('-3', '—')
+    """
     return str(int(v)) if _ok(v) else DASH
 
 
 def p_value(p):
+    """A p-value with 2 significant digits, ``< 0.001`` below; a missing value as an em dash.
+
+    Parameters
+    ----------
+    p : float or None
+        The p-value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import p_value
+    >>> p_value(0.0321), p_value(0.0004), p_value(None)
+    ('0.032', '< 0.001', '—')
+    """
     if not _ok(p):
         return DASH
     return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
 def metric_value(metric, v):
+    """A metric's value as the page shows it: Hcorrect in %, the others in [0, 1].
+
+    Parameters
+    ----------
+    metric : str
+        The metric.
+    v : float or None
+        Its value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import metric_value
+    >>> metric_value("hcorrect", 45.2), metric_value("f1", 0.5)
+    ('45.2 %', '0.500')
+    """
     return percent(v) if metric == "hcorrect" else score(v)
 
 
 def sort_key(v):
-    """The value a sortable column sorts by (empty: last)."""
+    """The value a sortable column sorts by (empty: last).
+
+    Parameters
+    ----------
+    v : float or None
+        The cell's value.
+
+    Returns
+    -------
+    str
+        ``repr`` of the float, or "" when missing.
+
+    Examples
+    --------
+    >>> from evaluation.page import sort_key
+    >>> sort_key(0.5), sort_key(None)
+    ('0.5', '')
+    """
     return "" if not _ok(v) else repr(float(v))
 
 
 def systems_rows(data):
+    """The systems table: a row per system, a cell per available metric.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    list of dict
+        ``system``, ``n``, ``coverage`` (and its sort key), ``partial`` (coverage below 100%),
+        ``is_rover`` and ``cells`` (``text``, ``sort``, ``bounds`` with unlabeled answers counted
+        0 / 1 for a partial system).
+
+    Examples
+    --------
+    >>> from evaluation import page
+    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
+    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
+    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
+    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
+    ...                       "p_holm": 0.08}]}],
+    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
+    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> page.systems_rows(data)[0]
+    {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
+     'cells': [{'text': '0.612', 'sort': '0.612', 'bounds': None}]}
+    """
     rows = []
     for r in data["systems"]:
         cov = r.get("coverage")
@@ -66,7 +206,42 @@ def systems_rows(data):
 
 
 def factor_tables(data):
-    """One table per metric: a column per factor, cells with delta and significance marks."""
+    """One table per metric: a column per factor, cells with delta and significance marks.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    list of dict
+        ``metric``, ``title``, ``header`` (per factor: ``rule``, sizes, counts), ``rows`` (per
+        system: ``cells`` with ``delta``, ``marks``, a ``title`` with the test's numbers) and
+        ``is_main``; the report's metric first.
+
+    Examples
+    --------
+    >>> from evaluation import page
+    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
+    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
+    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
+    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
+    ...                       "p_holm": 0.08}]}],
+    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
+    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> table = page.factor_tables(data)[0]
+    >>> table["header"][0]["rule"], table["header"][0]["size_corpus"]
+    ('dist >= 2', '39 %')
+    >>> cell = table["rows"][0]["cells"][0]
+    >>> cell["delta"], cell["marks"]
+    ('-3', '*')
+    >>> cell["title"]
+    'a / dist: S(E_f) 0.600 (n=4), S(rest) 0.630 (n=6), U 10.0, p 0.04, Holm p 0.08'
+    """
     tables = []
     for metric in data.get("available_metrics", []):
         entries = [e for e in data["factors"] if e["metric"] == metric]
@@ -98,6 +273,26 @@ def factor_tables(data):
 
 
 def agreement(data):
+    """Krippendorff's alpha as the page shows it, overall and per annotator pair.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``agreement``).
+
+    Returns
+    -------
+    dict
+        ``ordinal``, ``nominal`` (3 decimals, or why undefined), ``n_items``, ``n_labels``,
+        ``n_annotators``, ``pairs``.
+
+    Examples
+    --------
+    >>> from evaluation.page import agreement
+    >>> shown = agreement({"agreement": {"alpha_ordinal": 0.8123, "alpha_nominal": None, "n_items": 1, "pairs": []}})
+    >>> shown["ordinal"], shown["nominal"]
+    ('0.812', 'undefined (n = 1 item)')
+    """
     a = data.get("agreement") or {}
     n = a.get("n_items", 0)
 
@@ -107,7 +302,8 @@ def agreement(data):
         return f"undefined (n = {n_items} item{'s' if n_items != 1 else ''})"
 
     pairs = [{"a": p["annotators"][0], "b": p["annotators"][1], "n": p["n_items"],
-              "ordinal": alpha(p.get("alpha_ordinal"), p["n_items"]), "nominal": alpha(p.get("alpha_nominal"), p["n_items"]),
+              "ordinal": alpha(p.get("alpha_ordinal"), p["n_items"]),
+              "nominal": alpha(p.get("alpha_nominal"), p["n_items"]),
               "ordinal_sort": sort_key(p.get("alpha_ordinal")), "defined": _ok(p.get("alpha_ordinal"))}
              for p in a.get("pairs", [])]
     return {"ordinal": alpha(a.get("alpha_ordinal"), n), "nominal": alpha(a.get("alpha_nominal"), n), "n_items": n,
@@ -115,6 +311,35 @@ def agreement(data):
 
 
 def factor_by_partition(data):
+    """Table 3 as the page shows it: P(f | P_k), columns P_n down to P_1 with their counts.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``factor_by_partition``, ``partitions``).
+
+    Returns
+    -------
+    dict
+        ``keys`` (``k``, ``n``) and ``rows`` (``factor``, ``cells`` with ``text`` and ``sort``).
+
+    Examples
+    --------
+    >>> from evaluation import page
+    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
+    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
+    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
+    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
+    ...                       "p_holm": 0.08}]}],
+    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
+    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> page.factor_by_partition(data)
+    {'keys': [{'k': '2', 'n': 6}, {'k': '1', 'n': 4}],
+     'rows': [{'factor': 'dist', 'cells': [{'text': '0.25', 'sort': '0.25'}, {'text': '0.50', 'sort': '0.5'}]}]}
+    """
     fbp = data.get("factor_by_partition") or {}
     n = data["partitions"]["n_systems"]
     keys = [str(k) for k in range(n, 0, -1)]
@@ -125,16 +350,75 @@ def factor_by_partition(data):
 
 
 def gain(v):
+    """The PPI gain as ``2.50×``; a missing value as an em dash.
+
+    Parameters
+    ----------
+    v : float or None
+        The gain (classical variance / PPI variance).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import gain
+    >>> gain(2.5), gain(None)
+    ('2.50×', '—')
+    """
     return f"{v:.2f}×" if _ok(v) else DASH
 
 
 def interval_text(metric, low, high):
+    """An interval as ``low – high`` in the metric's format; an em dash when a bound is missing.
+
+    Parameters
+    ----------
+    metric : str
+        The metric.
+    low, high : float or None
+        The bounds.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.page import interval_text
+    >>> interval_text("hscore", 0.4, 0.6), interval_text("hcorrect", None, 60.0)
+    ('0.400 – 0.600', '—')
+    """
     return f"{metric_value(metric, low)} – {metric_value(metric, high)}" if _ok(low) and _ok(high) else DASH
 
 
 def ppi_tables(data):
-    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric (Hscore 0-1,
-    Hcorrect %), a row per system; empty without a judge."""
+    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric.
+
+    Hscore in [0, 1], Hcorrect in %, a row per system; empty without a judge.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``ppi``).
+
+    Returns
+    -------
+    list of dict
+        ``metric``, ``title``, ``rows`` (formatted ``n``, ``estimate``, ``interval``,
+        ``classical``, ``classical_interval``, ``lambda``, ``gain`` and sort keys).
+
+    Examples
+    --------
+    >>> from evaluation.page import ppi_tables
+    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.61, "ci_low": 0.5,
+    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
+    ...        "lambda": 0.8, "gain": 1.5}
+    >>> shown = ppi_tables({"ppi": [row]})[0]["rows"][0]
+    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"]
+    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
+    """
     tables = []
     for metric in ("hscore", "hcorrect"):
         rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
@@ -158,7 +442,38 @@ def _quoted(text: str) -> str:
 
 
 def report_page(data) -> dict:
-    """Everything the report page shows, formatted."""
+    """Everything the report page shows, formatted.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    dict
+        ``metric``, ``aggregate`` and its text, ``significance``, ``has_labels``, ``metrics``,
+        ``systems``, ``coverage_warning`` (None when every system has full coverage),
+        ``factor_tables``, ``skipped``, ``factor_by_partition``, ``agreement``, ``ppi_tables``,
+        ``notes``, ``marks``.
+
+    Examples
+    --------
+    >>> from evaluation import page
+    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
+    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
+    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
+    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
+    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
+    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
+    ...                       "p_holm": 0.08}]}],
+    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
+    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> shown = page.report_page(data)
+    >>> shown["metric"], shown["significance"], shown["coverage_warning"]
+    ('F1', 'raw p < 0.05 (as the paper)', None)
+    """
     config = data.get("config", {})
     aggregate = data.get("human_aggregate") or config.get("human_aggregate", "mean")
     significance = config.get("table_significance", "raw")

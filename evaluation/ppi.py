@@ -39,7 +39,40 @@ GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-
 # --- per prediction --------------------------------------------------------------------------
 
 def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
-    """Per triplet key: the judge's ``score`` and ``correct`` (one judge: the last label wins)."""
+    """Per triplet key: the judge's ``score`` and ``correct`` (one judge: the last label wins).
+
+    Parameters
+    ----------
+    judge_labels : DataFrame or None
+        ``tkey`` and ``label`` of one judge's labels (rows without a label are left out).
+
+    Returns
+    -------
+    DataFrame
+        Index ``tkey``; ``score`` (correct 1, partial 0.5, incorrect 0) and ``correct`` (0 or 1).
+
+    Raises
+    ------
+    ValueError
+        On a label that is not one of ``LABEL_VALUES``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> ppi.judge_triplet_scores(judge).head(3)
+          score  correct
+    tkey
+    t1      1.0      1.0
+    t2      0.5      0.0
+    t3      0.0      0.0
+    """
     if judge_labels is None or judge_labels.empty:
         return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float)})
     rows = judge_labels.dropna(subset=["label"])
@@ -52,14 +85,50 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
 
 
 def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
-                      judge_labels: pd.DataFrame | None, gold=None, aggregate: str = "mean") -> pd.DataFrame:
-    """One row per prediction: ``system``, ``tkey``, ``h_hscore``, ``h_hcorrect``, ``f_hscore``,
-    ``f_hcorrect`` (NaN = no human / no judge score). Every frame carries a ``tkey`` column.
+                      judge_labels: pd.DataFrame | None, *, gold=None, aggregate: str = "mean") -> pd.DataFrame:
+    """One row per prediction: its human and judge scores.
 
-    ``gold``: triplet keys of gold items. An admin chose them and every annotator labels them, so their
-    human labels are not a random draw: their predictions get no human score here (judge score only,
-    like any unlabeled prediction) and the human sample stays a uniform one (docs/report.md).
-    ``aggregate``: how one triplet's human labels make its score (SPEC 3, the report's choice)."""
+    Parameters
+    ----------
+    predictions : DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame or None
+        The judge's labels (``tkey``, ``label``).
+    gold : iterable of str, optional
+        Triplet keys of gold items. An admin chose them and every annotator labels them, so their
+        human labels are not a random draw: their predictions get no human score here (judge score
+        only, like any unlabeled prediction) and the human sample stays a uniform one
+        (docs/report.md).
+    aggregate : {"mean", "majority"}, default "mean"
+        How one triplet's human labels make its score (SPEC 3, the report's choice).
+
+    Returns
+    -------
+    DataFrame
+        ``system``, ``tkey``, ``h_hscore``, ``h_hcorrect``, ``f_hscore``, ``f_hcorrect`` (NaN = no
+        human / no judge score).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> ppi.prediction_scores(predictions, labels, judge)
+      system tkey  h_hscore  h_hcorrect  f_hscore  f_hcorrect
+    0      a   t1       1.0         1.0       1.0         1.0
+    1      a   t2       0.0         0.0       0.5         0.0
+    2      a   t3       NaN         NaN       0.0         0.0
+    3      b   t4       1.0         1.0       1.0         1.0
+    4      b   t5       NaN         NaN       1.0         1.0
+    5      b   t6       0.5         0.0       0.0         0.0
+    """
     tkeys = predictions["tkey"]
     if gold is not None and labels is not None and len(labels):
         labels = labels[~labels["tkey"].isin(set(gold))]
@@ -75,13 +144,29 @@ def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
 # --- one estimate (SPEC 10) ------------------------------------------------------------------
 
 def estimate(h, f, f_unlabeled) -> dict:
-    """Classical and PPI++ estimates of the mean of ``h``.
+    """Classical and PPI++ estimates of the mean of ``h`` (SPEC 10).
 
-    ``h``, ``f``: human and judge scores of the n predictions that have both; ``f_unlabeled``: judge
-    scores of the N_u predictions without a human score. Returns ``{n, n_unlabeled, lambda, estimate,
-    variance, classical, classical_variance, gain}``; ``lambda``, ``estimate``, ``variance`` and
-    ``gain`` are None when only the classical estimate exists (n < 2 or N_u < 2: a variance with
-    ddof=1 needs two values), the classical ones None when n < 2 (n = 1 gives only the mean).
+    Parameters
+    ----------
+    h, f : array_like of float
+        Human and judge scores of the n predictions that have both.
+    f_unlabeled : array_like of float
+        Judge scores of the N_u predictions without a human score.
+
+    Returns
+    -------
+    dict
+        ``n``, ``n_unlabeled``, ``lambda``, ``estimate``, ``variance``, ``classical``,
+        ``classical_variance``, ``gain``. ``lambda``, ``estimate``, ``variance`` and ``gain`` are
+        None when only the classical estimate exists (n < 2 or N_u < 2: a variance with ddof=1
+        needs two values), the classical ones None when n < 2 (n = 1 gives only the mean).
+
+    Examples
+    --------
+    >>> from evaluation.ppi import estimate
+    >>> e = estimate([1.0, 0.0, 1.0, 0.5], [1.0, 0.5, 1.0, 0.0], [1.0, 0.0, 0.5])
+    >>> round(e["lambda"], 4), round(e["estimate"], 4), e["classical"], round(e["gain"], 3)
+    (0.3088, 0.5864, 0.625, 1.189)
     """
     h, f, fu = (np.asarray(a, dtype=float) for a in (h, f, f_unlabeled))
     n, nu = len(h), len(fu)
@@ -107,6 +192,24 @@ def estimate(h, f, f_unlabeled) -> dict:
 
 
 def interval(mean, variance):
+    """The 95% normal interval mean +- 1.96 sqrt(variance).
+
+    Parameters
+    ----------
+    mean, variance : float or None
+        An estimate and its variance.
+
+    Returns
+    -------
+    tuple
+        (low, high), or (None, None) when either is None.
+
+    Examples
+    --------
+    >>> from evaluation.ppi import interval
+    >>> interval(0.5, 0.01), interval(None, None)
+    ((0.304, 0.696), (None, None))
+    """
     if mean is None or variance is None:
         return None, None
     half = Z95 * math.sqrt(variance)
@@ -116,10 +219,38 @@ def interval(mean, variance):
 # --- per system ------------------------------------------------------------------------------
 
 def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
-    """The ``ppi`` rows of ``report.json``: per system (in ``systems`` order, default: order of
-    appearance) and metric, over the system's predictions the judge scored. When only the classical
-    estimate exists, ``estimate`` and its interval repeat the classical ones and ``lambda`` and
-    ``gain`` are null."""
+    """The ``ppi`` rows of ``report.json``: per system and metric, over the predictions judged.
+
+    When only the classical estimate exists, ``estimate`` and its interval repeat the classical
+    ones and ``lambda`` and ``gain`` are null.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``prediction_scores``.
+    systems : iterable of str, optional
+        The systems, in order (default: order of appearance).
+
+    Returns
+    -------
+    list of dict
+        Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> rows = ppi.ppi_rows(ppi.prediction_scores(predictions, labels, judge))
+    >>> [(r["system"], r["metric"], r["n_human"], r["n_total"], r["estimate"]) for r in rows]
+    [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0),
+     ('b', 'hscore', 2, 3, 0.75), ('b', 'hcorrect', 2, 3, 50.0)]
+    """
     systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
     rows = []
     for system in systems:
@@ -151,10 +282,36 @@ def _row(system, metric, e) -> dict:
 
 
 def labels_needed(row: dict, half_width: float) -> int | None:
-    """Further human labels the system needs for a 95% interval of +- ``half_width`` (report scale),
-    at the current spread and gain: n_c = (1.96 sd / w)^2 human labels without the judge, n_c / gain
-    with it. It may exceed the predictions left to label (``n_total - n_human``): the width is then out
-    of reach at this gain. None when the spread is unknown (fewer than two human labels)."""
+    """Further human labels the system needs for a 95% interval of +- ``half_width``.
+
+    At the current spread and gain: n_c = (1.96 sd / w)^2 human labels without the judge, n_c /
+    gain with it. It may exceed the predictions left to label (``n_total - n_human``): the width is
+    then out of reach at this gain.
+
+    Parameters
+    ----------
+    row : dict
+        A ``ppi_rows`` row.
+    half_width : float
+        The target half-width, on the report's scale.
+
+    Returns
+    -------
+    int or None
+        None when the spread is unknown (fewer than two human labels).
+
+    Raises
+    ------
+    ValueError
+        When ``half_width`` is not positive.
+
+    Examples
+    --------
+    >>> from evaluation.ppi import labels_needed
+    >>> row = {"classical_ci_low": 0.4, "classical_ci_high": 0.6, "n_human": 50, "gain": 2.0}
+    >>> labels_needed(row, 0.05), labels_needed({**row, "gain": None}, 0.05)
+    (50, 150)
+    """
     if not half_width or half_width <= 0:
         raise ValueError("the interval half-width must be positive")
     low, high, n = row["classical_ci_low"], row["classical_ci_high"], row["n_human"]
@@ -168,7 +325,28 @@ def labels_needed(row: dict, half_width: float) -> int | None:
 
 
 def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
-    """Per pair of systems: ``settled`` when their intervals do not overlap, and which is ahead."""
+    """Per pair of systems: ``settled`` when their intervals do not overlap, and which is ahead.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``ppi_rows`` rows (rows of other metrics and without an interval are left out).
+    metric : str, default "hscore"
+        The metric compared.
+
+    Returns
+    -------
+    list of dict
+        ``systems``, ``metric``, ``settled``, ``ahead`` (None unless settled).
+
+    Examples
+    --------
+    >>> from evaluation.ppi import settled_pairs
+    >>> rows = [{"system": "a", "metric": "hscore", "estimate": 0.8, "ci_low": 0.75, "ci_high": 0.85},
+    ...         {"system": "b", "metric": "hscore", "estimate": 0.6, "ci_low": 0.5, "ci_high": 0.7}]
+    >>> settled_pairs(rows)
+    [{'systems': ['a', 'b'], 'metric': 'hscore', 'settled': True, 'ahead': 'a'}]
+    """
     rows = [r for r in rows if r["metric"] == metric and r["ci_low"] is not None]
     out = []
     for a, b in itertools.combinations(rows, 2):
@@ -182,10 +360,37 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
 # --- the judge against the humans ------------------------------------------------------------
 
 def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None) -> dict:
-    """Each human label paired with the judge's label of the same triplet: Krippendorff's alpha
-    (ordinal, nominal) over those pairs and the confusion matrix (rows human, columns judge)."""
+    """The judge against the humans: each human label paired with the judge's label of its triplet.
+
+    Parameters
+    ----------
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame or None
+        The judge's labels (``tkey``, ``label``).
+
+    Returns
+    -------
+    dict
+        ``alpha_ordinal``, ``alpha_nominal`` (Krippendorff's alpha over those pairs), ``n_pairs``
+        and ``confusion`` (human label -> judge label -> count).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> agreement = ppi.judge_agreement(labels, judge)
+    >>> round(agreement["alpha_ordinal"], 3), agreement["n_pairs"], agreement["confusion"]["correct"]
+    (0.806, 4, {'correct': 2, 'partial': 0, 'incorrect': 0})
+    """
     empty = {"alpha_ordinal": None, "alpha_nominal": None, "n_pairs": 0,
-             "confusion": {h: {j: 0 for j in LABEL_VALUES} for h in LABEL_VALUES}}
+             "confusion": {h: dict.fromkeys(LABEL_VALUES, 0) for h in LABEL_VALUES}}
     if labels is None or labels.empty or judge_labels is None or judge_labels.empty:
         return empty
     hl = human.latest_labels(labels.dropna(subset=["label"]))
@@ -206,12 +411,39 @@ def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | No
 # --- validity guard --------------------------------------------------------------------------
 
 def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[dict]:
-    """Why the human-labeled predictions may not be a uniform random sample of the judged ones,
-    each as ``{reason, count, handling}``. From the data: human-labeled predictions the judge did
-    not score; judge scores that differ between labeled and unlabeled predictions (Mann-Whitney,
-    p < 0.01: the labeled ones are not a random sample). ``facts`` (from the platform): counts of
-    ``folds_not_started``, ``skipped`` items, ``gold`` items with human labels, ``imported`` labels
-    (other keys, such as ``gold_keys``, are ignored here)."""
+    """Why the human-labeled predictions may not be a uniform random sample of the judged ones.
+
+    From the data: human-labeled predictions the judge did not score; judge scores that differ
+    between labeled and unlabeled predictions (Mann-Whitney, p < ``GUARD_P``: the labeled ones are
+    not a random sample).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``prediction_scores``.
+    facts : dict, optional
+        Counts from the platform: ``folds_not_started``, ``skipped`` items, ``gold`` items with
+        human labels, ``imported`` labels (other keys, such as ``gold_keys``, are ignored here).
+
+    Returns
+    -------
+    list of dict
+        ``reason``, ``count``, ``handling`` each.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> scores = ppi.prediction_scores(predictions, labels, judge)
+    >>> [r["count"] for r in ppi.validity_reasons(scores, {"skipped": 2})]
+    [2]
+    """
     reasons = []
     h, f = scores["h_hscore"].to_numpy(), scores["f_hscore"].to_numpy()
     unjudged = int((~np.isnan(h) & np.isnan(f)).sum())
@@ -225,15 +457,18 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
         if p < GUARD_P:
             reasons.append({"reason": f"the judge scores human-labeled predictions differently from the others "
                                       f"(mean {lab.mean():.3f} vs {unl.mean():.3f}, Mann-Whitney p = {p:.2g}): "
-                                      "the labeled ones are not a random sample", "count": int(len(lab)),
+                                      "the labeled ones are not a random sample", "count": len(lab),
                             "handling": "estimates given as computed; intervals may not hold their 95%"})
     facts = facts or {}
     texts = {
-        "folds_not_started": ("triplet folds not started by any annotator: their triplets cannot be in the human sample",
-                              "estimates given over all judged predictions; the human sample covers only started folds"),
+        "folds_not_started": ("triplet folds not started by any annotator: their triplets cannot be in the human "
+                              "sample",
+                              "estimates given over all judged predictions; the human sample covers only started "
+                              "folds"),
         "skipped": ("triplets skipped by annotators (hard items are skipped more often)",
                     "counted as unlabeled (judge score only)"),
-        "gold": ("gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at random)",
+        "gold": ("gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at "
+                 "random)",
                  "their human labels are left out of the prediction-powered rows (judge score only); "
                  "they count in the systems table"),
         "imported": ("labels imported from files (not served in the platform's random order)",
@@ -249,19 +484,86 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
 # --- the report section ----------------------------------------------------------------------
 
 def judge_name(judge_labels: pd.DataFrame) -> str:
+    """The name of the one judge of ``judge_labels`` (its ``annotator``), ``judge`` when unnamed.
+
+    Parameters
+    ----------
+    judge_labels : DataFrame
+        One judge's labels.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        When the labels name several judges.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> ppi.judge_name(judge)
+    'judge-1'
+    """
     names = list(pd.unique(judge_labels["annotator"])) if "annotator" in judge_labels else []
     if len(names) > 1:
         raise ValueError(f"judge labels name several judges ({', '.join(map(str, names))}); give one judge at a time")
     return str(names[0]) if names else "judge"
 
 
-def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame,
+def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame, *,
                 systems=None, facts: dict | None = None, aggregate: str = "mean"):
-    """(``ppi`` rows, ``judge`` dict, ``table_ppi`` DataFrame) for one report. All frames carry a
-    ``tkey`` column; ``judge_labels`` holds one judge (``annotator`` = its name, SPEC 10); human
-    scores aggregate a triplet's labels as the report does (``aggregate``, SPEC 3)."""
+    """The prediction-powered part of one report.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame
+        One judge's labels (``annotator`` = its name, SPEC 10).
+    systems : iterable of str, optional
+        The systems, in order.
+    facts : dict, optional
+        Platform facts for ``validity_reasons``; ``gold_keys`` are left out of the human sample.
+    aggregate : {"mean", "majority"}, default "mean"
+        How a triplet's human labels make its score (SPEC 3).
+
+    Returns
+    -------
+    rows : list of dict
+        The ``ppi`` rows.
+    judge : dict
+        ``name``, ``n_labels``, ``agreement``, ``validity``.
+    table : DataFrame
+        ``table_ppi``, indexed by (system, metric).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> rows, judge_section, table = ppi.ppi_section(predictions, labels, judge)
+    >>> judge_section["name"], judge_section["n_labels"], table.shape
+    ('judge-1', 6, (4, 10))
+    """
     name = judge_name(judge_labels)
-    scores = prediction_scores(predictions, labels, judge_labels, (facts or {}).get("gold_keys"), aggregate)
+    scores = prediction_scores(predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"),
+                               aggregate=aggregate)
     rows = ppi_rows(scores, systems)
     judge = {"name": name, "n_labels": int(judge_labels["label"].notna().sum()),
              "agreement": judge_agreement(labels, judge_labels), "validity": validity_reasons(scores, facts)}
@@ -270,16 +572,80 @@ def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
 
 
 def with_tkeys(frame: pd.DataFrame | None, policy: str) -> pd.DataFrame | None:
-    """``frame`` (predictions or labels, SPEC 9 columns) with a ``tkey`` column, kept when given."""
+    """``frame`` with a ``tkey`` column (its triplet key under the dedup ``policy``), kept when given.
+
+    Parameters
+    ----------
+    frame : DataFrame or None
+        Predictions or labels with SPEC 9 columns (``question_id``, ``answer``).
+    policy : str
+        The dedup policy (``annotation.dedup``).
+
+    Returns
+    -------
+    DataFrame or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.ppi import with_tkeys
+    >>> frame = with_tkeys(pd.DataFrame({"question_id": ["q1", "q1"], "answer": ["Warsaw", " Warsaw"]}), "whitespace")
+    >>> frame["tkey"].nunique()
+    1
+    """
     if frame is None or "tkey" in frame.columns:
         return frame
     return frame.assign(tkey=human.triplet_keys(frame["question_id"], frame["answer"], policy))
 
 
-def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None,
+def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None, *,
                   judge_labels: pd.DataFrame | None, policy: str, facts: dict | None = None) -> None:
-    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables (the one hook
-    of the report). Without judge labels: ``ppi`` is an empty list and ``judge`` null."""
+    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables.
+
+    The one hook of the report; the validity guard's reasons become notes. Without judge labels:
+    ``ppi`` is an empty list and ``judge`` null.
+
+    Parameters
+    ----------
+    report : evaluation.report.Report
+        A computed report (changed in place).
+    predictions : DataFrame
+        Its predictions (SPEC 9 columns, or with ``tkey``).
+    labels : DataFrame or None
+        Its human labels.
+    judge_labels : DataFrame or None
+        One judge's labels.
+    policy : str
+        The dedup policy giving triplet keys to frames without ``tkey``.
+    facts : dict, optional
+        Platform facts (``judge_inputs.sample_facts``).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation import ppi
+    >>> from evaluation.inputs import labels_frame, predictions_frame, questions_frame
+    >>> from evaluation.report import ReportConfig, compute_report
+    >>> answers = ["yes", "no", "yes", "maybe"]
+    >>> questions = questions_frame([{"id": f"q{i}", "context": "c", "question": "q", "answers": ["yes"]}
+    ...                              for i in range(4)])
+    >>> predictions = predictions_frame([{"question_id": f"q{i}", "system": "a", "answer": a}
+    ...                                  for i, a in enumerate(answers)])
+    >>> labels = labels_frame([{"question_id": "q0", "answer": "yes", "annotator": "ann", "label": "correct"},
+    ...                        {"question_id": "q1", "answer": "no", "annotator": "ann", "label": "incorrect"}])
+    >>> judge = labels_frame([{"question_id": f"q{i}", "answer": a, "annotator": "judge-1", "label": label}
+    ...                       for i, (a, label) in enumerate(zip(answers, ["correct", "incorrect", "correct",
+    ...                                                                    "partial"]))])
+    >>> report = compute_report(questions, predictions, labels, ReportConfig(n_boot=0, systems=["a"]))
+    >>> ppi.add_to_report(report, predictions, labels, judge_labels=judge, policy="whitespace")
+    >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
+    [('a', 'hscore', 2, 4), ('a', 'hcorrect', 2, 4)]
+    >>> "table_ppi" in report.tables
+    True
+    """
     from evaluation.report import clean
 
     if judge_labels is None or judge_labels.empty:
@@ -288,7 +654,8 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
     aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
-    rows, judge, table = ppi_section(predictions, labels, judge_labels, order or None, facts, aggregate)
+    rows, judge, table = ppi_section(predictions, labels, judge_labels, systems=order or None, facts=facts,
+                                     aggregate=aggregate)
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
     report.tables["table_ppi"] = table
     for reason in judge["validity"]:
@@ -296,17 +663,61 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
                                                    f"({reason['count']}); {reason['handling']}")
 
 
-def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None,
+def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None, *,
                 metric: str = "hscore", half_width: float = 0.02, facts: dict | None = None) -> dict:
-    """What the live page shows, recomputed from the per-prediction inputs only: per system the
-    current estimate and interval (prediction-powered when a judge exists, else classical), the human
-    labels it still needs for +- ``half_width``, per pair whether the order is settled, and (with a
-    judge) the validity guard's reasons."""
+    """What the live page shows, recomputed from the per-prediction inputs only.
+
+    Per system the current estimate and interval (prediction-powered when a judge exists, else
+    classical), the human labels it still needs for +- ``half_width``, per pair whether the order
+    is settled, and (with a judge) the validity guard's reasons.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame or None
+        One judge's labels, or None.
+    metric : {"hscore", "hcorrect"}, default "hscore"
+        The metric shown.
+    half_width : float, default 0.02
+        The target half-width, on the metric's scale.
+    facts : dict, optional
+        Platform facts (``judge_inputs.sample_facts``).
+
+    Returns
+    -------
+    dict
+        ``metric``, ``half_width``, ``rows`` (``ppi_rows`` of the metric with ``needed``,
+        ``remaining``, ``width``; the best estimate first), ``pairs``, ``n_human``, ``has_judge``,
+        ``reasons``.
+
+    Raises
+    ------
+    ValueError
+        On another metric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation import ppi
+    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
+    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
+    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
+    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
+    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> result = ppi.conclusions(predictions, labels, judge, half_width=0.1)
+    >>> [(r["system"], r["estimate"], r["needed"]) for r in result["rows"]]
+    [('b', 0.75, 47), ('a', 0.5, 191)]
+    """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}")
     has_judge = judge_labels is not None and not judge_labels.empty
     # gold triplets' labels stay out of the prediction-powered estimate only (with a judge)
-    scores = prediction_scores(predictions, labels, judge_labels, (facts or {}).get("gold_keys") if has_judge else None)
+    scores = prediction_scores(predictions, labels, judge_labels,
+                               gold=(facts or {}).get("gold_keys") if has_judge else None)
     if judge_labels is None or judge_labels.empty:
         scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
     reasons = validity_reasons(scores, facts) if has_judge else []

@@ -208,8 +208,8 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     rover_index = pd.Index(rover_systems)
     rank = rover_index.get_indexer(np.asarray(systems, dtype=object))[s]
     voting = rank >= 0
-    result = rover.rover_codes(q[voting], rank[voting], pred_norm[voting], norm_texts, n_q, config.alpha,
-                               checked=True)
+    result = rover.rover_codes(q[voting], rank[voting], pred_norm[voting], texts=norm_texts, n_questions=n_q,
+                               alpha=config.alpha, checked=True)
     src_rank = result["system"].to_numpy()
     has = src_rank >= 0
     src_col = np.full(n_q, -1)
@@ -267,7 +267,7 @@ def _scaled(metric, array):
 
 
 def _group_means(X, groups, keys):
-    return {k: fx._nanmean_rows(X, groups == k) for k in keys}
+    return {k: stats.nanmean_rows(X, groups == k) for k in keys}
 
 
 def _side_codes(side):
@@ -458,7 +458,7 @@ def factors_step(ctx: Context) -> None:
     """Table 2 for every available metric: delta, Mann-Whitney U and p, Holm over each metric."""
     X, cols, config = ctx.X, ctx.cols, ctx.config
     entries, holm_family = [], {}
-    ties = {m: fx.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
+    ties = {m: stats.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
     for f in ctx.active:
         side = ctx.sides[f.name].to_numpy()
         diff_ci = None
@@ -527,7 +527,7 @@ def combinations_step(ctx: Context) -> None:
         cci = ctx.boot_ci("combination")
         subsets = {}
         for j, (label, mask) in enumerate(masks.items()):
-            means = fx._nanmean_rows(ctx.X[metric], mask)
+            means = stats.nanmean_rows(ctx.X[metric], mask)
             subsets[label] = {"n": int(mask.sum()),
                               "by_system": {name: _scale(metric, means[c]) for c, name in enumerate(cols)},
                               "by_system_ci": {name: list(_scaled(metric, cci[j][:, c])) for c, name in enumerate(cols)}

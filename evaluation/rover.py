@@ -21,25 +21,93 @@ from rapidfuzz.process import cpdist
 DEFAULT_ALPHA = 5
 
 
-def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, n_questions: int,
+def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, *, n_questions: int,
           alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
-    """ROVER over the predictions of the chosen systems.
+    """ROVER over the predictions of the chosen systems (SPEC 5).
 
-    ``question``: question index (0..n_questions-1) of each prediction; ``system``: the rank of its
-    system in the configured order (0 = first); ``normalized``: its normalized answer.
-    Returns one row per question (index 0..n_questions-1): ``k`` (largest support, 0 when no
-    prediction), ``system`` (rank of the system whose answer is the ROVER answer, -1 when none),
-    ``n_voters`` and ``sum_dist`` (the chosen answer's sum of distances to the others).
+    Parameters
+    ----------
+    question : ndarray of int
+        The question index (0 .. n_questions - 1) of each prediction.
+    system : ndarray of int
+        The rank of each prediction's system in the configured order (0 = first: wins the last tie).
+    normalized : ndarray of str
+        Each prediction's normalized answer (None counts as "").
+    n_questions : int
+        The number of questions (rows of the result).
+    alpha : float, default DEFAULT_ALPHA
+        Two answers agree when their Levenshtein distance is < alpha.
+
+    Returns
+    -------
+    DataFrame
+        One row per question (index 0 .. n_questions - 1): ``k`` (largest support, 0 when no
+        prediction), ``system`` (rank of the system whose answer is the ROVER answer, -1 when none),
+        ``n_voters`` and ``sum_dist`` (the chosen answer's sum of distances to the others).
+
+    Examples
+    --------
+    Question 0: "paris" and "pariss" agree (distance 1), "lyon" agrees with neither (5 and 6); of
+    the two answers with support 2, "paris" has the smaller sum of distances. Question 2 has no
+    prediction.
+
+    >>> import numpy as np
+    >>> from evaluation.rover import rover
+    >>> rover(np.array([0, 0, 0, 1]), np.array([0, 1, 2, 1]),
+    ...       np.array(["paris", "pariss", "lyon", "rome"], dtype=object), n_questions=3)
+       k  system  n_voters  sum_dist
+    0  2       0         3       6.0
+    1  1       1         1       0.0
+    2  0      -1         0       0.0
     """
     code, texts = pd.factorize(pd.Series(normalized, dtype=object).fillna("").to_numpy())
-    return rover_codes(question, system, code, np.asarray(texts, dtype=object), n_questions, alpha)
+    return rover_codes(question, system, code, texts=np.asarray(texts, dtype=object), n_questions=n_questions,
+                       alpha=alpha)
 
 
-def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, texts: np.ndarray, n_questions: int,
+def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, *, texts: np.ndarray, n_questions: int,
                 alpha: float = DEFAULT_ALPHA, checked: bool = False) -> pd.DataFrame:
-    """``rover`` with the normalized answers given as codes: ``answer[i]`` indexes ``texts``, the
-    distinct normalized answers (equal codes for equal texts). ``checked``: the caller already
-    made sure no system has two predictions for one question."""
+    """``rover`` with the normalized answers given as codes into ``texts``.
+
+    Parameters
+    ----------
+    question : ndarray of int
+        The question index (0 .. n_questions - 1) of each prediction.
+    system : ndarray of int
+        The rank of each prediction's system in the configured order (0 = first).
+    answer : ndarray of int
+        Each prediction's normalized answer as an index into ``texts`` (equal codes for equal texts).
+    texts : ndarray of str
+        The distinct normalized answers.
+    n_questions : int
+        The number of questions (rows of the result).
+    alpha : float, default DEFAULT_ALPHA
+        Two answers agree when their Levenshtein distance is < alpha.
+    checked : bool, default False
+        The caller already made sure no system has two predictions for one question.
+
+    Returns
+    -------
+    DataFrame
+        As ``rover``: ``k``, ``system``, ``n_voters``, ``sum_dist`` per question.
+
+    Raises
+    ------
+    ValueError
+        When alpha is not positive, or (unless ``checked``) a system has two predictions for one
+        question.
+
+    Examples
+    --------
+    Two systems answer "lyon" (code 1), one "paris" (code 0): the first of the two wins, k = 2.
+
+    >>> import numpy as np
+    >>> from evaluation.rover import rover_codes
+    >>> rover_codes(np.array([0, 0, 0]), np.array([0, 1, 2]), np.array([1, 1, 0]),
+    ...             texts=np.array(["paris", "lyon"], dtype=object), n_questions=1)
+       k  system  n_voters  sum_dist
+    0  2       0         3       5.0
+    """
     if not alpha > 0:
         raise ValueError(f"alpha must be a positive number of characters, got {alpha!r}")
     q = np.asarray(question, dtype=np.int64)

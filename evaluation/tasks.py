@@ -45,7 +45,7 @@ def report_body(job, progress):
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
-    ppi.add_to_report(report, predictions, labels, judge_labels, corpus.dedup_policy, facts)
+    ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
     add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
     return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],

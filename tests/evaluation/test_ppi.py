@@ -240,7 +240,7 @@ def test_conclusions_without_a_judge_are_classical():
     predictions = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "tkey": [f"t{i}" for i in range(8)]})
     labels = pd.DataFrame({"tkey": ["t0", "t1", "t2", "t4", "t5"], "annotator": "ann",
                            "label": ["correct", "correct", "incorrect", "incorrect", "partial"]})
-    out = ppi.conclusions(predictions, labels, None, "hscore", 0.1)
+    out = ppi.conclusions(predictions, labels, None, metric="hscore", half_width=0.1)
     a, b = sorted(out["rows"], key=lambda r: r["system"])
     assert not out["has_judge"] and out["reasons"] == [] and out["n_human"] == 5
     assert a["lambda"] is None and a["gain"] is None and a["estimate"] == a["classical"] == 2 / 3
@@ -248,4 +248,4 @@ def test_conclusions_without_a_judge_are_classical():
     # sd of [1, 1, 0] = 0.57735; (1.96 * 0.57735 / 0.1)^2 = 128.05 -> 129 labels, 3 there
     assert a["needed"] == 129 - 3
     with pytest.raises(ValueError, match="metric"):
-        ppi.conclusions(predictions, labels, None, "f1")
+        ppi.conclusions(predictions, labels, None, metric="f1")

@@ -11,7 +11,7 @@ def run(answers_by_question, alpha=5, order=None):
     for i, qa in enumerate(answers_by_question):
         for name, answer in qa.items():
             q.append(i), s.append(order.index(name)), a.append(answer)
-    out = rover(np.array(q), np.array(s), np.array(a, dtype=object), len(answers_by_question), alpha)
+    out = rover(np.array(q), np.array(s), np.array(a, dtype=object), n_questions=len(answers_by_question), alpha=alpha)
     return out, order
 
 
@@ -68,7 +68,7 @@ def test_bad_alpha_and_duplicates_rejected():
     with pytest.raises(ValueError, match="alpha"):
         run([{"s1": "a"}], alpha=0)
     with pytest.raises(ValueError, match="two predictions"):
-        rover(np.array([0, 0]), np.array([0, 0]), np.array(["a", "b"], dtype=object), 1)
+        rover(np.array([0, 0]), np.array([0, 0]), np.array(["a", "b"], dtype=object), n_questions=1)
 
 
 def brute_force(answers_by_question, order, alpha):

@@ -13,6 +13,8 @@ from evaluation import ppi
 from evaluation.inputs import read_inputs, read_judge_labels
 from evaluation.outputs import write_report
 from evaluation.report import ReportConfig, compute_report
+from evaluation.rover import DEFAULT_ALPHA
+from evaluation.stats import DEFAULT_BOOT
 
 
 def _list(text):
@@ -30,8 +32,10 @@ class Command(BaseCommand):
         parser.add_argument("--labels")
         parser.add_argument("--judge-labels", help="labels JSONL of one automatic judge (SPEC 10): adds the `ppi` rows")
         parser.add_argument("--out", required=True)
-        parser.add_argument("--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)")
-        parser.add_argument("--alpha", type=float, default=5, help="Levenshtein agreement threshold (default 5)")
+        parser.add_argument("--systems",
+                            help="ROVER systems, comma-separated, in tie-break order (default: all but reference)")
+        parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
+                            help=f"Levenshtein agreement threshold (default {DEFAULT_ALPHA})")
         parser.add_argument("--metric", default="hscore", help="hscore (default), hcorrect, rouge_l, f1 or em")
         parser.add_argument("--factor", action="append", default=[],
                             help="extra factor name:attribute:op:threshold[:frames] (repeatable)")
@@ -39,7 +43,7 @@ class Command(BaseCommand):
         parser.add_argument("--entropy-source", default="corpus", choices=["corpus", "lexicon"])
         parser.add_argument("--lexicon", help="JSON file {frame: [LU names]} for --entropy-source lexicon")
         parser.add_argument("--dedup-policy", default="whitespace", choices=["whitespace", "casefold", "exact"])
-        parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates (0 = none)")
+        parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOT, help="bootstrap replicates (0 = none)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--hard-partitions", help="export questions of these partitions, e.g. 1,2")
         parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
@@ -51,7 +55,8 @@ class Command(BaseCommand):
         parser.add_argument("--human-aggregate", default="mean", choices=["mean", "majority"],
                             help="labels of one triplet: mean of their values (default) or majority label (SPEC 3)")
         parser.add_argument("--significance", default="raw", choices=["raw", "holm"],
-                            help="bold cells of the paper tables: raw p < 0.05 (default, as the paper) or Holm-corrected")
+                            help="bold cells of the paper tables: raw p < 0.05 (default, as the paper) "
+                                 "or Holm-corrected")
 
     def handle(self, *args, **o):
         import json
@@ -59,7 +64,8 @@ class Command(BaseCommand):
         from evaluation.factors import DEFAULT_FACTORS, FACTORS_BY_NAME, parse_factor
 
         try:
-            base = [FACTORS_BY_NAME[n] for n in _list(o["only_factors"])] if o["only_factors"] else list(DEFAULT_FACTORS)
+            only = _list(o["only_factors"])
+            base = [FACTORS_BY_NAME[n] for n in only] if o["only_factors"] else list(DEFAULT_FACTORS)
         except KeyError as exc:
             raise CommandError(f"unknown predefined factor {exc.args[0]!r}") from None
         lexicon = None
@@ -82,16 +88,17 @@ class Command(BaseCommand):
             started = time.perf_counter()
             report = compute_report(questions, predictions, labels, config)
             if o["judge_labels"]:
-                ppi.add_to_report(report, predictions, labels, read_judge_labels(o["judge_labels"], questions),
-                                  config.dedup_policy)
+                ppi.add_to_report(report, predictions, labels,
+                                  judge_labels=read_judge_labels(o["judge_labels"], questions),
+                                  policy=config.dedup_policy)
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None
         started = time.perf_counter()
         files = write_report(report, o["out"], render_figures=not o["no_figures"])
         write_s = time.perf_counter() - started
-        self.stdout.write(f"report on {report.data['n_questions']} questions, {len(report.data['systems']) - 1} systems "
-                          f"+ ROVER, metric {report.data['metric']}")
+        self.stdout.write(f"report on {report.data['n_questions']} questions, "
+                          f"{len(report.data['systems']) - 1} systems + ROVER, metric {report.data['metric']}")
         for note in report.data["notes"]:
             self.stdout.write(f"note: {note}")
         self.stdout.write(f"read {read_s:.2f}s, computed {compute_s:.2f}s, wrote {len(files)} files in {write_s:.2f}s "

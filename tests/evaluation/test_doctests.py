@@ -1,0 +1,59 @@
+"""The examples in the docstrings of ``evaluation/`` run, and give the output they show.
+
+Every public function of the pure modules (no database) carries a numpydoc docstring with
+Parameters, Returns and Examples sections (as scikit-learn's metrics do); the database-bound
+modules carry Parameters and Returns.
+"""
+import doctest
+import importlib
+import inspect
+
+import pytest
+
+PURE = ("metrics", "rover", "agreement", "factors", "stats", "paper", "figures", "outputs", "inputs", "ppi",
+        "page", "files")
+DATABASE = ("judge_inputs", "database", "live")
+# functions that read the database: a docstring without an example
+NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json", "html_tables"}}
+# documented by the bootstrap's own work (its docstrings are not numpydoc yet)
+NOT_CHECKED = {"stats": {"bootstrap_group_means", "percentile_ci"}}
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def public_functions(module):
+    for name, obj in vars(module).items():
+        if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if inspect.isfunction(obj):
+            yield name, obj
+        elif inspect.isclass(obj) and not hasattr(obj, "as_view"):  # a view's docstring is its API description
+            for attr, member in vars(obj).items():
+                if inspect.isfunction(member) and not attr.startswith("_"):
+                    yield f"{name}.{attr}", member
+
+
+@pytest.mark.parametrize("name", PURE)
+def test_examples_run(name):
+    module = importlib.import_module(f"evaluation.{name}")
+    result = doctest.testmod(module, optionflags=FLAGS, report=True)
+    assert result.attempted > 0, f"evaluation.{name} has no example"
+    assert result.failed == 0, f"{result.failed} example(s) of evaluation.{name} failed (output above)"
+
+
+@pytest.mark.parametrize("name", PURE + DATABASE)
+def test_public_functions_have_numpydoc_docstrings(name):
+    module = importlib.import_module(f"evaluation.{name}")
+    sections = ("Parameters\n", "Returns\n") + (("Examples\n",) if name in PURE else ())
+    missing = []
+    for qualname, function in public_functions(module):
+        if qualname in NOT_CHECKED.get(name, ()):
+            continue
+        doc = inspect.getdoc(function) or ""
+        if qualname in NO_EXAMPLE.get(name, ()):
+            doc += "\nExamples\n"
+        if not inspect.signature(function).parameters.keys() - {"self"}:
+            doc += "\nParameters\n"
+        if "\nYields\n" in doc:  # a generator
+            doc += "\nReturns\n"
+        missing += [f"{qualname}: {s.strip()}" for s in sections if s not in doc]
+    assert not missing, f"evaluation.{name}: " + ", ".join(missing)
