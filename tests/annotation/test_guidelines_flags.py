@@ -8,7 +8,7 @@ from django.urls import reverse
 from annotation import guidelines
 from annotation.models import Flag, FoldItem
 from annotation.triplet_builder import assign_fold, create_folds
-from tests.test_annotating import judge
+from tests.annotation.test_annotating import judge
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 from annotation import reviewing
 from annotation.models import FoldItem, System
 from annotation.triplet_builder import assign_fold, create_folds
-from tests.test_annotating import judge
+from tests.annotation.test_annotating import judge
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from annotation import quality
 from annotation.models import Adjudication, FoldItem, GoldItem
 from annotation.triplet_builder import assign_fold, create_folds
 from evaluation import database
-from tests.test_annotating import judge
+from tests.annotation.test_annotating import judge
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 T1 = datetime(2026, 1, 2, tzinfo=timezone.utc)
