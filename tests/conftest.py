@@ -57,6 +57,11 @@ def write_jsonl(path, rows):
 @pytest.fixture
 def tiny_corpus(tmp_path, db):
     """3 questions, reference + 3 systems, imported through the real importers."""
+    return build_tiny_corpus(tmp_path)
+
+
+def build_tiny_corpus(tmp_path):
+    """The ``tiny_corpus`` fixture's corpus, for a fixture of a wider scope (its files go in ``tmp_path``)."""
     from annotation.importers import import_corpus, import_predictions
     from annotation.models import Corpus
 
