@@ -10,8 +10,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 @pytest.fixture(scope="session")
 def browser():
-    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium chromium-driver)")
+    from tests.conftest import require  # here: tests.conftest imports this module
+
+    require(shutil.which(CHROMIUM) or os.path.exists(CHROMIUM),
+            f"Chromium not found at {CHROMIUM} (apt-get install chromium chromium-driver)")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's sync API runs an event loop
     from playwright.sync_api import sync_playwright
 

@@ -10,7 +10,7 @@ from evaluation import database
 from evaluation.report import ReportConfig, compute_report
 from tests.browser_fixtures import login
 from tests.conftest import write_jsonl
-from tests.test_open_domain import PREDICTIONS, QUESTIONS
+from tests.annotation.test_open_domain import PREDICTIONS, QUESTIONS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -31,7 +31,7 @@ from scipy.stats import mannwhitneyu
 
 from evaluation.inputs import read_inputs, with_reference
 from evaluation.report import ReportConfig, compute_report
-from tests.conftest import SQUAD
+from tests.conftest import SQUAD, require
 
 pytestmark = pytest.mark.slow
 
@@ -164,8 +164,7 @@ def alpha(matrix, level):
 # --- the test ------------------------------------------------------------------------------------
 
 def test_full_squad_dev_report_recomputed_independently():
-    if not SQUAD.exists():
-        pytest.skip(f"shared data not found at {SQUAD}")
+    require(SQUAD.exists(), f"shared data not found at {SQUAD}")
     corpus = [json.loads(line) for line in open(SQUAD / "corpus.jsonl", encoding="utf-8")]
     raw_predictions = [json.loads(line) for line in open(SQUAD / "predictions.jsonl", encoding="utf-8")]
     corpus, labels = simulate(corpus, raw_predictions)

@@ -14,7 +14,7 @@ from annotation.interchange import read_corpus
 from evaluation.inputs import questions_frame
 from evaluation.outputs import dumps_strict
 from evaluation.report import ReportConfig, compute_report
-from tests.conftest import write_jsonl
+from tests.conftest import require, write_jsonl
 
 CORPUS = [
     {"id": "q1", "context": "Denver Broncos won.", "question": "Who won?", "answers": ["Denver Broncos"],
@@ -305,9 +305,12 @@ def test_figures_legend_outside_the_axes_for_fifty_systems():
     assert len(fig.legends[0].get_texts()) == 51
 
 
-@pytest.mark.skipif(not shutil.which("pdflatex"), reason="pdflatex not installed (bin/test installs "
-                    "texlive-latex-recommended)")
-def test_every_generated_tex_compiles_with_pdflatex(files, tmp_path):
+@pytest.fixture
+def pdflatex():
+    require(shutil.which("pdflatex"), "pdflatex not installed (bin/test installs texlive-latex-recommended)")
+
+
+def test_every_generated_tex_compiles_with_pdflatex(pdflatex, files, tmp_path):
     corpus, preds, labels = files
     out = tmp_path / "out"
     call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(out), bootstrap=20,

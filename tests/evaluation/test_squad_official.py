@@ -9,7 +9,7 @@ import pytest
 
 from evaluation.inputs import read_inputs
 from evaluation.report import ReportConfig, compute_report
-from tests.conftest import SQUAD, SQUAD_SMALL
+from tests.conftest import SQUAD, SQUAD_SMALL, require
 
 # README.md of the data: the official figures on the full dev set.
 README_TABLE = {
@@ -101,8 +101,7 @@ def test_small_matches_official(squad_small):
 
 @pytest.mark.slow
 def test_full_dev_matches_official_and_readme():
-    if not SQUAD.exists():
-        pytest.skip(f"shared data not found at {SQUAD}")
+    require(SQUAD.exists(), f"shared data not found at {SQUAD}")
     got = compare(SQUAD)
     for system, (em, f1) in README_TABLE.items():
         assert round(got[system][0], 2) == em, system

@@ -23,6 +23,11 @@ def scripted_chat(messages):
 @pytest.fixture
 def framed_corpus(db):
     """A corpus whose 4 questions went through the frame proxy (all outcome done)."""
+    return build_framed_corpus()
+
+
+def build_framed_corpus():
+    """The ``framed_corpus`` fixture's corpus, for a fixture of a wider scope."""
     corpus = Corpus.objects.create(name="framed")
     for i, text in enumerate(REPLIES):
         Question.objects.create(corpus=corpus, external_id=f"f{i}", position=i, question=text, answers=["x"],

@@ -16,7 +16,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Job
-from tests.conftest import REPO
+from tests.conftest import REPO, require
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +30,7 @@ def free_port():
 @pytest.fixture
 def private_redis(settings, monkeypatch):
     """A redis-server of this test; the Celery app uses it. ``.stop()`` takes it down."""
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server not installed")
+    require(shutil.which("redis-server"), "redis-server not installed")
     from config.celery import app
 
     port = free_port()

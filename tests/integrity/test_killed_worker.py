@@ -99,7 +99,6 @@ def test_a_task_delivered_twice_runs_once(tmp_path, workers):
 
 
 def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, workers):
-    pytest.importorskip("models_runner.tasks")
     from models_runner.inference import prepare_run
     from models_runner.models import InferenceRun
     from models_runner.tasks import run_inference

@@ -13,7 +13,7 @@ from annotation.models import Corpus, Label, Prediction, Question, System, Tripl
 from evaluation import database
 from evaluation.report import ReportConfig, compute_report
 
-SUITE = Path(__file__).parent / "fixtures" / "helm" / "suite-qa"
+SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "helm" / "suite-qa"
 RUN1 = SUITE / "simple_short_answer_qa_em:model=simple_model1"
 
 

@@ -11,7 +11,7 @@ from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
 from annotation.models import Adjudication, FoldItem, GoldItem
 from evaluation import database
-from tests.test_annotating import judge
+from tests.annotation.test_annotating import judge
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 T1 = datetime(2026, 1, 2, tzinfo=timezone.utc)

@@ -6,7 +6,7 @@ from annotation import reviewing
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
 from annotation.models import FoldItem, System
-from tests.test_annotating import judge
+from tests.annotation.test_annotating import judge
 
 pytestmark = pytest.mark.django_db
 
