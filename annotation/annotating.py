@@ -21,9 +21,10 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.http import Http404
 
-from annotation import fold_sql, judgements, roles
+from annotation import fold_sql, judgements
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
+from core import roles
 
 
 def get_assigned_fold(user, fold_id, kind=Fold.KIND_TRIPLET):

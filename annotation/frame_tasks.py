@@ -6,7 +6,8 @@ only imports ``<app>.tasks``).
 from celery import shared_task
 
 from annotation import frame_jobs
-from annotation.jobs import create_job, enqueue, register_resumer, run_job
+from core.reaper import register_resumer
+from core.runner import create_job, enqueue, run_job
 
 
 @shared_task(name="annotation.frame_tasks.predict_frames")

@@ -22,8 +22,8 @@ from annotation.helm import read_helm
 from annotation.interchange import InterchangeError
 from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
-from annotation.roles import ANNOTATOR, IMPORTED
 from annotation.triplet_builder import extend_folds_if_any, lock_corpus, triplets_for
+from core.roles import ANNOTATOR, IMPORTED
 
 BATCH = 5000
 REFERENCE = "reference"

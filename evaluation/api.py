@@ -10,12 +10,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api import IsResearcherRole, JobSerializer
 from annotation.models import Corpus
+from core.permissions import IsResearcherRole
+from core.serializers import JobSerializer
 from evaluation import files, judge_inputs
 from evaluation.human import AGGREGATES
+from evaluation.jobs import start_report
 from evaluation.report import METRICS, SIGNIFICANCE_MARKS
-from evaluation.tasks import start_report
 
 
 class ReportRequest(serializers.Serializer):
@@ -57,9 +58,9 @@ class ReportJobs(generics.ListAPIView):
         form = ReportRequest(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"],
-                           human_aggregate=d["human_aggregate"], significance=d["significance"],
-                           adjudicated=d["adjudicated"], judge=d["judge"])
+        job = start_report(d["corpus"], request.user, systems=d["systems"], alpha=d["alpha"], metric=d["metric"],
+                           n_boot=d["n_boot"], seed=d["seed"], human_aggregate=d["human_aggregate"],
+                           significance=d["significance"], adjudicated=d["adjudicated"], judge=d["judge"])
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

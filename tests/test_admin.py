@@ -2,7 +2,8 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import FrameLexicon, Job
+from annotation.models import FrameLexicon
+from core.models import Job
 
 pytestmark = pytest.mark.django_db
 

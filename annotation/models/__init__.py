@@ -10,7 +10,6 @@ from .frames import (
     FrameLexicon,
     LexicalUnitDef,
 )
-from .jobs import Job, WorkerBeat
 from .labels import Label, LabelEvent
 from .quality import Adjudication, GoldItem
 from .triplets import Assignment, Fold, FoldItem, Triplet
@@ -29,7 +28,6 @@ __all__ = [
     "FrameDef",
     "FrameElementDef",
     "FrameLexicon",
-    "Job",
     "Label",
     "LabelEvent",
     "LexicalUnitDef",
@@ -37,5 +35,4 @@ __all__ = [
     "Question",
     "System",
     "Triplet",
-    "WorkerBeat",
 ]

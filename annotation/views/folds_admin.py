@@ -14,7 +14,7 @@ from annotation.folds import FOLD_POLICIES
 from annotation.frame_folds import FrameFoldError, create_frame_folds
 from annotation.models import Assignment, Corpus, Fold, FrameCheck, Label, Triplet
 from annotation.triplet_builder import FoldError, annotators, assign_all, assign_fold, create_folds
-from annotation.views.access import admin_required
+from core.permissions import admin_required
 
 
 class BuildFoldsForm(forms.Form):

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation import annotating, frame_checking, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
-from annotation.views.access import annotator_required
 from annotation.views.annotate import conflict_response
+from core.permissions import annotator_required
 
 FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
 FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))

@@ -2,8 +2,9 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotation import frame_checking, roles
+from annotation import frame_checking
 from annotation.annotating import assigned_folds
+from core import roles
 
 
 @login_required

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from annotation.frame_folds import create_frame_folds
-from annotation.models import Assignment, Job, Label, Prediction
+from annotation.models import Assignment, Label, Prediction
 from annotation.triplet_builder import assign_fold, create_folds
-from evaluation.tasks import build_report, start_report
+from core.models import Job
+from evaluation.jobs import start_report
+from evaluation.tasks import build_report
 from models_runner.judging import import_judge_labels
 from models_runner.models import Judge
 from tests.browser.test_report_browser import labelled_corpus
@@ -91,8 +93,8 @@ def pages_for(role, site):
                          "/research/"],
         "res": common + research,
         "boss": common + research + [
-            f"/folds/{c.pk}/unassign/{site['assignment'].pk}/", "/admin/", "/admin/annotation/job/",
-            f"/admin/annotation/job/{site['report'].pk}/change/", f"/admin/annotation/corpus/{c.pk}/change/",
+            f"/folds/{c.pk}/unassign/{site['assignment'].pk}/", "/admin/", "/admin/core/job/",
+            f"/admin/core/job/{site['report'].pk}/change/", f"/admin/annotation/corpus/{c.pk}/change/",
             f"/admin/models_runner/judge/{site['judge'].pk}/change/", "/admin/models_runner/judge/add/"],
     }[role]
 

@@ -8,10 +8,11 @@ from django.core.management.base import CommandError
 
 from annotation import frame_jobs
 from annotation.framenet import SHIPPED_LEXICON, LexiconError
-from annotation.jobs import create_job, run_job
 from annotation.models import (
-    Corpus, FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, Job, LexicalUnitDef, Question,
+    Corpus, FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef, Question,
 )
+from core.models import Job
+from core.runner import create_job, run_job
 from models_runner.models import LLMExchange
 from tests.openai_stub import OpenAIStub
 

@@ -18,8 +18,8 @@ from django.test import Client
 
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, FoldItem, Label, LabelEvent
-from annotation.roles import ANNOTATOR, ensure_groups
 from annotation.triplet_builder import assign_all, create_folds
+from core.roles import ANNOTATOR, ensure_groups
 
 from .conftest import write_corpus
 

@@ -10,8 +10,8 @@ from django.utils.crypto import get_random_string
 from annotation.importers import import_corpus, import_predictions
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Fold
-from annotation.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
 from annotation.triplet_builder import assign_all, create_folds
+from core.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "squad-v1.1-dev" / "small"
 

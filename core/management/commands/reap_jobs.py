@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from annotation.jobs import reap_stale_jobs
+from core.reaper import reap_stale_jobs
 
 
 class Command(BaseCommand):
@@ -12,9 +12,6 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=settings.JOB_STALE_SECONDS)
 
     def handle(self, seconds, **options):
-        import models_runner.tasks  # noqa: F401  (registers the resumable kinds)
-        import annotation.frame_tasks  # noqa: F401
-
         out = reap_stale_jobs(seconds)
         self.stdout.write(f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, "
                           f"{len(out['cancelled'])} cancelled")
