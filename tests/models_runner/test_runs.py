@@ -12,7 +12,7 @@ from annotation.triplet_builder import create_folds
 from core.models import Job
 from core.runner import request_cancel, run_job
 from models_runner import inference, jobs
-from models_runner.backends import create_backend
+from models_runner.backends import QAItem, create_backend
 from models_runner.models import InferenceRun
 from tests.models_runner.conftest import QUESTIONS
 
@@ -47,7 +47,7 @@ def test_baseline_run_writes_predictions_and_triplets(corpus):
     # Same answers as the backend gives directly.
     direct = create_backend("baseline").load()
     for p in preds.select_related("question"):
-        assert p.answer == direct.answer([inference.QAItem(0, p.question.question, p.question.context)])[0]
+        assert p.answer == direct.answer([QAItem(0, p.question.question, p.question.context)])[0]
         assert p.triplet.question_id == p.question_id
 
 
