@@ -4,7 +4,6 @@ import ast
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from django.urls import resolve, reverse
