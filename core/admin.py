@@ -38,7 +38,8 @@ class JobAdmin(admin.ModelAdmin):
         reloads itself (meta refresh, no script) while a job is queued or running."""
         state = health()
         if state["message"] and request.method == "GET":
-            messages.warning(request, state["message"] + (f" ({state['broker_error']})" if state["broker_error"] else ""))
+            detail = f" ({state['broker_error']})" if state["broker_error"] else ""
+            messages.warning(request, state["message"] + detail)
         active = Job.objects.filter(status__in=[Job.CREATED, Job.RUNNING]).exists()
         return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
 

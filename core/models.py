@@ -54,7 +54,9 @@ class Job(models.Model):
         """"done / total" when the total is known, else only what is done (never "1057 / 0")."""
         if self.progress_total:
             return f"{self.progress_done} / {self.progress_total}"
-        return f"{self.progress_done} done" if self.progress_done else "not started" if self.status == self.CREATED else "—"
+        if self.progress_done:
+            return f"{self.progress_done} done"
+        return "not started" if self.status == self.CREATED else "—"
 
     @property
     def error_summary(self):

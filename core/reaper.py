@@ -62,38 +62,50 @@ def reap_stale_jobs(seconds=None):
     known = resumers()
     out = {"resumed": [], "failed": [], "cancelled": []}
     for job in stale_jobs(seconds).order_by("pk"):
-        same = Job.objects.filter(pk=job.pk, status=Job.RUNNING, heartbeat_at=job.heartbeat_at)
-        now = timezone.now()
         resume = known.get(job.kind) if job.resumable else None
-        if job.cancel_requested:
-            if same.update(status=Job.CANCELLED, finished_at=now, error=f"{LOST}; cancelled on request"):
-                out["cancelled"].append(job.pk)
-        elif resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
-            if same.update(status=Job.CREATED, worker="", message=f"{LOST}; queued again to resume (attempt {job.attempts + 1})"):
-                try:
-                    resume(job)
-                except Exception:  # broker unreachable: leave it running and stale, the next round retries
-                    log.exception("could not re-send job %s", job.pk)
-                    Job.objects.filter(pk=job.pk, status=Job.CREATED).update(status=Job.RUNNING)
-                else:
-                    log.warning("job %s (%s): worker lost, sent again to resume", job.pk, job.kind)
-                    out["resumed"].append(job.pk)
-        else:
-            if resume is not None:
-                error = f"{LOST} {job.attempts} times; the saved work is kept: start the job again to continue"
-            elif job.resumable:
-                error = f"{LOST}; the saved work is kept: start the job again to continue"
-            else:
-                error = f"{LOST}; nothing was applied: start the job again"
-            if same.update(status=Job.FAILED, finished_at=now, error=error):
-                log.warning("job %s (%s): worker lost, marked failed", job.pk, job.kind)
-                out["failed"].append(job.pk)
+        outcome = _reap(job, resume)
+        if outcome:
+            out[outcome].append(job.pk)
     return out
+
+
+def _reap(job, resume):
+    """Cancel, resume or fail one stale job, if its heartbeat is still the one seen: the outcome, or None."""
+    same = Job.objects.filter(pk=job.pk, status=Job.RUNNING, heartbeat_at=job.heartbeat_at)
+    now = timezone.now()
+    if job.cancel_requested:
+        cancelled = same.update(status=Job.CANCELLED, finished_at=now, error=f"{LOST}; cancelled on request")
+        return "cancelled" if cancelled else None
+    if resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
+        message = f"{LOST}; queued again to resume (attempt {job.attempts + 1})"
+        if not same.update(status=Job.CREATED, worker="", message=message):
+            return None
+        try:
+            resume(job)
+        except Exception:  # broker unreachable: leave it running and stale, the next round retries
+            log.exception("could not re-send job %s", job.pk)
+            Job.objects.filter(pk=job.pk, status=Job.CREATED).update(status=Job.RUNNING)
+            return None
+        log.warning("job %s (%s): worker lost, sent again to resume", job.pk, job.kind)
+        return "resumed"
+    if same.update(status=Job.FAILED, finished_at=now, error=_lost_error(job, resume)):
+        log.warning("job %s (%s): worker lost, marked failed", job.pk, job.kind)
+        return "failed"
+    return None
+
+
+def _lost_error(job, resume):
+    if resume is not None:
+        return f"{LOST} {job.attempts} times; the saved work is kept: start the job again to continue"
+    if job.resumable:
+        return f"{LOST}; the saved work is kept: start the job again to continue"
+    return f"{LOST}; nothing was applied: start the job again"
 
 
 def worker_seen(name, queues=""):
     """Called by each worker's reaper every round: the worker is alive (for ``health``)."""
-    WorkerBeat.objects.update_or_create(name=name[:200], defaults={"seen_at": timezone.now(), "queues": queues[:500]})
+    WorkerBeat.objects.update_or_create(name=name[:200],
+                                        defaults={"seen_at": timezone.now(), "queues": queues[:500]})
     WorkerBeat.objects.filter(seen_at__lt=timezone.now() - timedelta(days=1)).delete()
 
 

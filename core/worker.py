@@ -2,9 +2,10 @@
 
 Started when the worker is ready, stopped when it shuts down; nothing to add to the worker's command
 line (``bin/run-demo`` and production start workers as before): the Celery app (``config.celery``)
-connects ``start_reaper`` and ``stop_reaper`` to its worker's ``worker_ready`` and ``worker_shutdown``. Every ``JOB_REAP_SECONDS`` it calls
-``core.reaper.reap_stale_jobs``: resumable jobs are sent again, the others marked failed. Several
-workers reaping at once is safe (each change is conditional on the heartbeat the reaper saw).
+connects ``start_reaper`` and ``stop_reaper`` to its workers' ``worker_ready`` and ``worker_shutdown``.
+Every ``JOB_REAP_SECONDS`` it calls ``core.reaper.reap_stale_jobs``: resumable jobs are sent again,
+the others marked failed. Several workers reaping at once is safe (each change is conditional on the
+heartbeat the reaper saw).
 """
 from __future__ import annotations
 

@@ -39,7 +39,8 @@ def report_body(job, progress):
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
-        config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", 5), metric=p.get("metric", "hscore"),
+        config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", 5),
+                              metric=p.get("metric", "hscore"),
                               dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", 1000), seed=p.get("seed", 0),
                               human_aggregate=p.get("human_aggregate", "mean"),
                               table_significance=p.get("significance", "raw"))

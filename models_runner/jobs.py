@@ -62,8 +62,8 @@ def run_body(job, progress, backend_factory=create_backend):
     already = total - len(pending)
     if job.attempts <= 1:
         InferenceRun.objects.filter(pk=run.pk).update(skipped_existing=already, questions_total=total)
-    progress(done=already, total=total, message=f"loading {run.backend}" + (f", resuming after {already}" if already else ""),
-             force=True)
+    resuming = f", resuming after {already}" if already else ""
+    progress(done=already, total=total, message=f"loading {run.backend}{resuming}", force=True)
     backend.load()
     info = backend.describe()
     InferenceRun.objects.filter(pk=run.pk).update(
@@ -89,7 +89,8 @@ def run_body(job, progress, backend_factory=create_backend):
         spent += dt
         InferenceRun.objects.filter(pk=run.pk).update(duration_s=F("duration_s") + dt,
                                                       questions_done=F("questions_done") + len(rows))
-        progress(done=already + done, message=f"answered {already + done} of {total} ({done / spent if spent else 0:.1f} q/s)")
+        rate = done / spent if spent else 0
+        progress(done=already + done, message=f"answered {already + done} of {total} ({rate:.1f} q/s)")
         if check_cancel:  # every batch, not only when progress is written
             check_cancel()
     run.refresh_from_db()
