@@ -3,11 +3,9 @@ from django.contrib import admin, messages
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
 
 from annotation import models
 from annotation.api import max_upload_size
-from annotation.jobs import health, request_cancel
 
 
 class ImportForm(forms.Form):
@@ -51,16 +49,17 @@ class CorpusAdmin(admin.ModelAdmin):
         ] + super().get_urls()
 
     def import_view(self, request):
-        from annotation.api import save_upload, start_import
+        from annotation.api import save_upload
+        from annotation.jobs import start_import
 
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             path = save_upload(data["file"])
-            job = start_import(data["kind"], data["corpus"], path, data["format"] or None, request.user, data["file"].name,
-                               options={**data, "match": data["match"] or "dedup"})
+            job = start_import(data["kind"], data["corpus"], path, fmt=data["format"] or None, user=request.user,
+                               original_name=data["file"].name, options={**data, "match": data["match"] or "dedup"})
             messages.success(request, f"import started as job {job.pk}; follow it in Jobs")
-            return redirect(reverse("admin:annotation_job_change", args=[job.pk]))
+            return redirect(reverse("admin:core_job_change", args=[job.pk]))
         context = {**self.admin_site.each_context(request), "form": form, "title": "Import a file", "opts": self.model._meta,
                    "multipart": True,
                    "intro": "Imports run as a background job and are atomic: a bad line (malformed JSON, a missing field, "
@@ -131,55 +130,6 @@ class LabelAdmin(admin.ModelAdmin):
     inlines = [LabelEventInline]
 
 
-def progress_bar(job):
-    return format_html(
-        '<div style="width:160px;background:#e6e9ee;border-radius:4px"><div style="width:{}%;background:#2457c5;'
-        'height:10px;border-radius:4px"></div></div> {}', job.percent, job.progress_text,
-    )
-
-
-@admin.register(models.Job)
-class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "state", "progress", "message", "error_in_list", "created_by", "created_at",
-                    "finished_at"]
-    list_filter = ["kind", "status"]
-    readonly_fields = ["kind", "status", "progress", "params", "result", "message", "error", "celery_task_id",
-                       "worker", "attempts", "created_by", "created_at", "started_at", "heartbeat_at", "finished_at"]
-    exclude = ["progress_done", "progress_total", "cancel_requested", "resumable"]
-    actions = ["cancel"]
-
-    @admin.display(description="progress")
-    def progress(self, obj):
-        return progress_bar(obj)
-
-    @admin.display(description="now")
-    def state(self, obj):
-        return obj.state_note
-
-    @admin.display(description="error")
-    def error_in_list(self, obj):
-        return obj.error_summary
-
-    def has_change_permission(self, request, obj=None):
-        return False  # jobs are written by workers only: rows are read-only, cancel is an action
-
-    def changelist_view(self, request, extra_context=None):
-        """The jobs page says when jobs cannot run (broker unreachable, or no worker seen), and
-        reloads itself (meta refresh, no script) while a job is queued or running."""
-        state = health()
-        if state["message"] and request.method == "GET":
-            messages.warning(request, state["message"] + (f" ({state['broker_error']})" if state["broker_error"] else ""))
-        active = models.Job.objects.filter(status__in=[models.Job.CREATED, models.Job.RUNNING]).exists()
-        return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
-
-    @admin.action(description="Cancel the selected jobs")
-    def cancel(self, request, queryset):
-        for job in queryset:
-            request_cancel(job)
-        messages.info(request, f"cancel requested for {queryset.count()} jobs")
-
-    def has_add_permission(self, request):
-        return False
 
 
 @admin.register(models.Flag)

@@ -21,9 +21,10 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from annotation import fold_sql, judgements, roles
+from annotation import fold_sql, judgements
 from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
+from core import roles
 
 
 class NotFound(LookupError):

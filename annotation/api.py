@@ -5,40 +5,26 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.shortcuts import get_object_or_404
 from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import APIException, NotFound
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, fold_kinds, judgements, roles
-from annotation.jobs import BrokerUnavailable, create_job, enqueue, health, request_cancel
+from annotation import annotating, fold_kinds, judgements
+from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
-from annotation.models import Corpus, Fold, Job, Label, System
+from annotation.models import Corpus, Fold, Label, System
+from core.permissions import IsAdminRole, IsAnnotatorRole, IsResearcherRole
+from core.serializers import JobSerializer
 
 
 class SubmissionConflict(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "submission_conflict"
-
-
-class IsAdminRole(BasePermission):
-    def has_permission(self, request, view):
-        return roles.is_admin(request.user)
-
-
-class IsResearcherRole(BasePermission):
-    def has_permission(self, request, view):
-        return roles.is_researcher(request.user)
-
-
-class IsAnnotatorRole(BasePermission):
-    def has_permission(self, request, view):
-        return roles.is_annotator(request.user)
 
 
 class CorpusSerializer(serializers.ModelSerializer):
@@ -55,45 +41,6 @@ class SystemSerializer(serializers.ModelSerializer):
     class Meta:
         model = System
         fields = ["id", "name", "kind", "description", "n_predictions"]
-
-
-class JobSerializer(serializers.ModelSerializer):
-    percent = serializers.IntegerField(read_only=True)
-    stalled = serializers.BooleanField(read_only=True, help_text="running, but its worker stopped beating")
-    state_note = serializers.CharField(read_only=True)
-    error = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Job
-        fields = ["id", "kind", "status", "stalled", "state_note", "params", "result", "progress_done",
-                  "progress_total", "percent", "message", "error", "attempts", "created_at", "started_at",
-                  "finished_at"]
-
-    def get_error(self, job) -> str:
-        """Admins read the whole error (traceback included); others its first line, without paths."""
-        request = self.context.get("request")
-        return job.error if request is not None and roles.is_admin(request.user) else job.public_error
-
-
-class HealthSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
-    broker_ok = serializers.BooleanField()
-    broker_error = serializers.CharField()
-    workers = serializers.ListField(child=serializers.DictField())
-    message = serializers.CharField()
-
-
-class JobHealth(APIView):
-    """Can jobs run now: the broker answers, and workers were seen recently."""
-
-    permission_classes = [IsAuthenticated, IsResearcherRole]
-
-    @extend_schema(responses=HealthSerializer)
-    def get(self, request):
-        data = health()
-        if not roles.is_admin(request.user):
-            data["broker_error"] = "unreachable" if data["broker_error"] else ""
-        return Response(HealthSerializer(data).data)
 
 
 class LabelSerializer(serializers.ModelSerializer):
@@ -136,27 +83,6 @@ class LabelList(generics.ListAPIView):
         return qs
 
 
-class JobList(generics.ListAPIView):
-    permission_classes = [IsAuthenticated, IsResearcherRole]
-    serializer_class = JobSerializer
-    queryset = Job.objects.all()
-
-
-class JobDetail(generics.RetrieveAPIView):
-    permission_classes = [IsAuthenticated, IsResearcherRole]
-    serializer_class = JobSerializer
-    queryset = Job.objects.all()
-
-
-class JobCancel(APIView):
-    permission_classes = [IsAuthenticated, IsAdminRole]
-
-    @extend_schema(request=None, responses=JobSerializer)
-    def post(self, request, pk):
-        job = request_cancel(get_object_or_404(Job, pk=pk))
-        return Response(JobSerializer(job, context={"request": request}).data)
-
-
 def max_upload_size(upload):
     """Validator of import uploads (API and admin form): at most ``MAX_UPLOAD_BYTES``."""
     if upload.size > settings.MAX_UPLOAD_BYTES:
@@ -193,22 +119,6 @@ def save_upload(upload):
     return path
 
 
-def start_import(kind, corpus, path, fmt=None, user=None, original_name=None, options=None):
-    from annotation.importers import LABEL_OPTIONS
-    from annotation.tasks import import_file
-
-    params = {"kind": kind, "corpus": corpus, "path": str(path), "format": fmt, "file": original_name or Path(path).name}
-    if kind == "labels" and options:
-        params["options"] = {k: options[k] for k in LABEL_OPTIONS if k in options}
-    job = create_job(f"import_{kind}", params, user=user)
-    try:
-        enqueue(job, import_file)
-    except BrokerUnavailable:
-        Path(path).unlink(missing_ok=True)  # nothing will read it
-        raise
-    return job
-
-
 class ImportStart(APIView):
     permission_classes = [IsAuthenticated, IsAdminRole]
 
@@ -218,8 +128,8 @@ class ImportStart(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         path = save_upload(data["file"])
-        job = start_import(data["kind"], data["corpus"], path, data.get("format"), request.user, data["file"].name,
-                           options=data)
+        job = start_import(data["kind"], data["corpus"], path, fmt=data.get("format"), user=request.user,
+                           original_name=data["file"].name, options=data)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

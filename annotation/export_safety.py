@@ -4,12 +4,14 @@
   formula by spreadsheet programs (CSV injection); it gets a leading apostrophe, which they show as
   text. Numbers are left alone, so ``-0.5`` stays a number.
 - ``safe_frame``: the same for every text cell, index and header of a DataFrame written as CSV.
-- ``attachment``: a Content-Disposition value whose file name holds only ``[A-Za-z0-9._-]``.
+- ``attachment``: a Content-Disposition value whose file name holds only ``[A-Za-z0-9._-]``;
+  ``streamed_download``: a streamed download response with that header, never cached.
 """
 from __future__ import annotations
 
 import re
 
+from django.http import StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -44,3 +46,11 @@ def safe_filename(name: str, default: str = "download") -> str:
 def attachment(name: str, inline: bool = False) -> str:
     """The Content-Disposition header value for a download named ``name`` (sanitised)."""
     return content_disposition_header(not inline, safe_filename(name))
+
+
+def streamed_download(lines, filename: str, content_type: str) -> StreamingHttpResponse:
+    """A download streamed from ``lines`` (an iterable of text), saved as ``filename``, never cached."""
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = attachment(filename)
+    response["Cache-Control"] = "no-store"
+    return response

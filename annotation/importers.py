@@ -23,8 +23,8 @@ from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
 from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
-from annotation.roles import ANNOTATOR, IMPORTED
 from annotation.triplet_store import lock_corpus, triplets_for
+from core.roles import ANNOTATOR, IMPORTED
 
 PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "created_at")
 

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from annotation.labels import LABEL_VALUES
+from core.errors import UserFacingError
 
 # The system of the reference answers: its name in the predictions files, the database and the report
 # (the first reference answer of each question, judged blind like any other), and its System kind.
@@ -39,10 +40,8 @@ PREDICTION_FIELDS = ("question_id", "system", "answer", "meta")
 LABEL_FIELDS = ("question_id", "answer", "annotator", "label", "meta")
 
 
-class InterchangeError(ValueError):
+class InterchangeError(UserFacingError, ValueError):
     """A bad input: ``str()`` reads ``file:line: field 'x': reason``."""
-
-    user_facing = True
 
     def __init__(self, reason, file=None, line=None, field=None):
         self.reason, self.file, self.line, self.field = reason, file, line, field

@@ -1,312 +1,72 @@
-"""Running background jobs: one Job row per job, claimed atomically, with progress and cancel.
+"""Jobs of the annotation app: imports of corpus, predictions and labels files.
 
-A Celery task is a thin shell: ``run_job(job_id, body)``. ``body(job, progress)`` does the work and
-returns a JSON-able result dict. Guarantees:
-
-- A job starts only from ``created`` (``UPDATE ... WHERE status='created'``), so a task delivered
-  twice runs once. A *resumable* job (inference) may also be re-claimed when its worker stopped
-  beating for ``STALE_SECONDS``: the body then continues where the saved work stops.
-- An exception marks the job ``failed`` with the error text; ``JobCancelled`` marks it ``cancelled``.
-- While a body runs, a thread beats ``heartbeat_at`` every ``JOB_HEARTBEAT_SECONDS``: a silent
-  heartbeat means the process died (SIGKILL, OOM, machine lost), not that the job is slow.
-- ``reap_stale_jobs`` (every ``JOB_REAP_SECONDS`` on each worker, see ``annotation.worker``, and
-  ``manage.py reap_jobs``) takes the running jobs silent for ``JOB_STALE_SECONDS``: a job whose kind
-  registered a resume function (``register_resumer``) goes back to ``created`` and its task is sent
-  again (it continues where the saved work stops); any other job is marked ``failed`` -- its body ran
-  inside a transaction, so nothing was applied.
+``start_import`` creates the Job row and sends ``annotation.tasks.import_file`` (the Celery shell),
+which runs ``import_body`` through ``core.runner.run_job``.
 """
-from __future__ import annotations
-
-import logging
-import os
-import socket
-import threading
-import time
-import traceback
-from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, connections, transaction
-from django.db.models import F, Q
-from django.utils import timezone
 
-from rest_framework.exceptions import APIException
-
-from annotation.models import Job, WorkerBeat
-
-log = logging.getLogger(__name__)
-STALE_SECONDS = settings.JOB_STALE_SECONDS
-LOST = "worker lost while running"
+from annotation import importers
+from annotation.interchange import InterchangeError
+from annotation.models import Corpus
+from core.runner import BrokerUnavailable, create_job, enqueue
 
 
-class JobCancelled(Exception):
-    pass
+def start_import(kind, corpus, path, *, fmt=None, user=None, original_name=None, options=None):
+    """Create the import job of a stored file and queue it; the file is removed if nothing will read it."""
+    from annotation.tasks import import_file
 
-
-def create_job(kind, params=None, user=None, total=0, resumable=False):
-    return Job.objects.create(
-        kind=kind, params=params or {}, created_by=user if getattr(user, "pk", None) else None,
-        progress_total=total, resumable=resumable,
-    )
-
-
-class BrokerUnavailable(APIException):
-    """The task queue cannot be reached: nothing was started (503 in the API, a message on pages)."""
-
-    status_code = 503
-    default_code = "broker_unavailable"
-    user_facing = True
-
-
-def broker_problem(timeout=2.0):
-    """None if the Celery broker accepts a connection now, else the reason in words."""
-    from config.celery import app
-
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return None
+    params = {"kind": kind, "corpus": corpus, "path": str(path), "format": fmt,
+              "file": original_name or Path(path).name}
+    if kind == "labels" and options:
+        params["options"] = {k: options[k] for k in importers.LABEL_OPTIONS if k in options}
+    job = create_job(f"import_{kind}", params, user=user)
     try:
-        with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
-    except Exception as exc:  # kombu wraps the transport's own errors; any of them means "not now"
-        return f"{type(exc).__name__}: {exc}"[:300]
-    return None
-
-
-def _unavailable(problem):
-    log.warning("broker unreachable, job not started: %s", problem)  # the address stays in the server log
-    return BrokerUnavailable("The task queue (Celery broker) is unreachable, so nothing was started; "
-                             "try again when it is back.")
-
-
-def enqueue(job, task, **options):
-    """Send ``task(job.id)`` once the surrounding transaction commits.
-
-    The broker is checked first: when it is down the job row is removed and ``BrokerUnavailable``
-    raised, so no job waits "created" for a task that was never sent. If the broker fails between
-    the check and the send, the row is marked failed with the reason.
-    """
-    problem = broker_problem()
-    if problem:
-        Job.objects.filter(pk=job.pk).delete()
-        raise _unavailable(problem)
-
-    def send():
-        try:
-            result = task.apply_async(args=[job.id], **options)
-        except Exception as exc:
-            Job.objects.filter(pk=job.pk, status=Job.CREATED).update(
-                status=Job.FAILED, finished_at=timezone.now(), error="not started: the task queue was unreachable")
-            raise _unavailable(f"{type(exc).__name__}: {exc}"[:300]) from exc
-        Job.objects.filter(pk=job.pk, celery_task_id="").update(celery_task_id=result.id or "")
-
-    transaction.on_commit(send)
+        enqueue(job, import_file)
+    except BrokerUnavailable:
+        Path(path).unlink(missing_ok=True)  # nothing will read it
+        raise
     return job
 
 
-def claim(job_id, worker=None):
-    """Atomically move a job to ``running``. Returns the Job, or None if someone else has it."""
-    now = timezone.now()
-    stale = now - timedelta(seconds=STALE_SECONDS)
-    worker = worker or f"{socket.gethostname()}:{os.getpid()}"
-    claimable = Q(status=Job.CREATED) | Q(
-        status=Job.RUNNING, resumable=True, cancel_requested=False, heartbeat_at__lt=stale
-    )
-    updated = Job.objects.filter(claimable, pk=job_id).update(
-        status=Job.RUNNING, started_at=now, heartbeat_at=now, worker=worker, attempts=F("attempts") + 1
-    )
-    if not updated:
-        return None
-    return Job.objects.get(pk=job_id)
-
-
-class Progress:
-    """Progress reporting from inside a job body; also the place where cancel is noticed."""
-
-    def __init__(self, job, min_interval=0.5):
-        self.job = job
-        self.min_interval = min_interval
-        self._last = 0.0
-
-    def __call__(self, done=None, total=None, message=None, force=False):
-        fields = {"heartbeat_at": timezone.now()}
-        if done is not None:
-            self.job.progress_done = fields["progress_done"] = int(done)
-        if total is not None:
-            self.job.progress_total = fields["progress_total"] = int(total)
-        if message is not None:
-            self.job.message = fields["message"] = str(message)[:500]
-        now = time.monotonic()
-        if force or now - self._last >= self.min_interval:
-            alias = progress_alias()
-            if alias is None:
-                return  # inside a write transaction on SQLite: the row would stay invisible anyway
-            self._last = now
-            Job.objects.using(alias).filter(pk=self.job.pk).update(**fields)
-            self.check_cancel(alias)
-
-    def check_cancel(self, alias="default"):
-        if Job.objects.using(alias).filter(pk=self.job.pk, cancel_requested=True).exists():
-            raise JobCancelled("cancelled on request")
-
-
-def progress_alias():
-    """The connection progress is written on: a second one while the job holds a transaction."""
-    if not connection.in_atomic_block:
-        return "default"
-    return "jobs" if "jobs" in settings.DATABASES else None
-
-
-def run_job(job_id, body):
-    job = claim(job_id)
-    if job is None:
-        current = Job.objects.filter(pk=job_id).first()
-        if current and current.status == Job.RUNNING and not current.resumable and _is_stale(current):
-            _finish(current, Job.FAILED, error=f"{LOST}; nothing was applied: start the job again")
-        log.info("job %s not claimable (status %s): skipped", job_id, getattr(current, "status", "missing"))
-        return None
-    progress = Progress(job)
+def import_body(job, progress):
+    """The job body of an import (``core.runner.run_job(job_id, import_body)``)."""
     try:
-        with Heartbeat(job.pk):
-            result = body(job, progress)
-    except JobCancelled as exc:
-        _finish(job, Job.CANCELLED, error=str(exc))
-    except Exception as exc:  # the job row is the user's only window on the failure
-        if getattr(exc, "user_facing", False):  # bad input: the message says it all
-            log.info("job %s failed: %s", job_id, exc)
-            _finish(job, Job.FAILED, error=str(exc), result={"error": getattr(exc, "as_dict", lambda: {})()})
-        else:
-            log.exception("job %s failed", job_id)
-            _finish(job, Job.FAILED, error=f"{exc}\n\n{traceback.format_exc(limit=8)}")
-    else:
-        _finish(job, Job.SUCCEEDED, result=result or {})
-    return Job.objects.get(pk=job_id)
+        return _run_import(job.params, progress)
+    except InterchangeError as exc:
+        # Name the file as the user uploaded it, not as it was stored on disk.
+        raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, exc.field) from None
+    finally:
+        remove_upload(job.params.get("path"))
 
 
-def _is_stale(job):
-    return job.heartbeat_at is None or job.heartbeat_at < timezone.now() - timedelta(seconds=STALE_SECONDS)
+def remove_upload(path):
+    """A stored web upload is read by its job only: removed once the job ends, whatever the outcome."""
+    if path and Path(path).resolve().parent == Path(settings.UPLOAD_DIR).resolve():
+        Path(path).unlink(missing_ok=True)
 
 
-def _finish(job, status, result=None, error=""):
-    fields = {"status": status, "finished_at": timezone.now(), "error": error}
-    if result is not None:
-        fields["result"] = result
-    if status == Job.SUCCEEDED:
-        fields["message"] = "done"
-        if job.progress_total:
-            fields["progress_done"] = job.progress_total
-    Job.objects.filter(pk=job.pk).update(**fields)
+def _run_import(p, progress):
+    kind, path, name = p["kind"], p["path"], p.get("file")
+    if kind == "corpus":
+        return importers.import_corpus(path, p["corpus"], fmt=p.get("format"), progress=progress, name=name)
+    corpus = Corpus.objects.get(name=p["corpus"])
+    if kind == "predictions":
+        return importers.import_predictions(path, corpus, progress=progress, name=name)
+    if kind == "labels":
+        options = {**(p.get("options") or {}), "file": p.get("file")}
+        return _run_labels_import(path, corpus, options, progress=progress)
+    raise ValueError(f"unknown import kind {kind!r}")
 
 
-def request_cancel(job):
-    """Cancel a job: at once if it has not started, else at its next progress report."""
-    Job.objects.filter(pk=job.pk, status=Job.CREATED).update(
-        status=Job.CANCELLED, cancel_requested=True, finished_at=timezone.now(), error="cancelled before start"
-    )
-    Job.objects.filter(pk=job.pk, status=Job.RUNNING).update(cancel_requested=True)
-    job.refresh_from_db()
-    return job
-
-
-class Heartbeat:
-    """Keeps ``Job.heartbeat_at`` fresh from a thread of the process running the body, on its own
-    connection, so that a live job (however long one step takes) is never taken for a dead one."""
-
-    def __init__(self, job_id, every=None):
-        self.job_id = job_id
-        self.every = settings.JOB_HEARTBEAT_SECONDS if every is None else every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, daemon=True, name=f"job-{job_id}-heartbeat")
-
-    def _beat(self):
-        try:
-            while not self._stop.wait(self.every):
-                try:
-                    Job.objects.filter(pk=self.job_id, status=Job.RUNNING).update(heartbeat_at=timezone.now())
-                except Exception:  # a missed beat (SQLite busy under a long write) must not kill the job
-                    log.warning("heartbeat of job %s missed", self.job_id, exc_info=True)
-        finally:
-            connections.close_all()  # this thread's connections only
-
-    def __enter__(self):
-        if self.every > 0:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-
-# Kinds of job that can continue after their worker died: kind -> function(job) that sends the task again.
-RESUMERS = {}
-
-
-def register_resumer(kind, resume):
-    """Declare ``kind`` resumable by the reaper: ``resume(job)`` re-sends its task (to the right queue)."""
-    RESUMERS[kind] = resume
-
-
-def stale_jobs(seconds=None):
-    seconds = settings.JOB_STALE_SECONDS if seconds is None else seconds
-    stale = timezone.now() - timedelta(seconds=seconds)
-    return Job.objects.filter(status=Job.RUNNING).filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True))
-
-
-def reap_stale_jobs(seconds=None):
-    """Recover running jobs whose heartbeat went silent: resume the resumable ones, fail the others.
-
-    Safe with several reapers at once: each change is conditional on the heartbeat it saw.
-    Returns ``{"resumed": [ids], "failed": [ids], "cancelled": [ids]}``.
-    """
-    out = {"resumed": [], "failed": [], "cancelled": []}
-    for job in stale_jobs(seconds).order_by("pk"):
-        same = Job.objects.filter(pk=job.pk, status=Job.RUNNING, heartbeat_at=job.heartbeat_at)
-        now = timezone.now()
-        resume = RESUMERS.get(job.kind) if job.resumable else None
-        if job.cancel_requested:
-            if same.update(status=Job.CANCELLED, finished_at=now, error=f"{LOST}; cancelled on request"):
-                out["cancelled"].append(job.pk)
-        elif resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
-            if same.update(status=Job.CREATED, worker="", message=f"{LOST}; queued again to resume (attempt {job.attempts + 1})"):
-                try:
-                    resume(job)
-                except Exception:  # broker unreachable: leave it running and stale, the next round retries
-                    log.exception("could not re-send job %s", job.pk)
-                    Job.objects.filter(pk=job.pk, status=Job.CREATED).update(status=Job.RUNNING)
-                else:
-                    log.warning("job %s (%s): worker lost, sent again to resume", job.pk, job.kind)
-                    out["resumed"].append(job.pk)
-        else:
-            if resume is not None:
-                error = f"{LOST} {job.attempts} times; the saved work is kept: start the job again to continue"
-            elif job.resumable:
-                error = f"{LOST}; the saved work is kept: start the job again to continue"
-            else:
-                error = f"{LOST}; nothing was applied: start the job again"
-            if same.update(status=Job.FAILED, finished_at=now, error=error):
-                log.warning("job %s (%s): worker lost, marked failed", job.pk, job.kind)
-                out["failed"].append(job.pk)
-    return out
-
-
-def worker_seen(name, queues=""):
-    """Called by each worker's reaper every round: the worker is alive (for ``health``)."""
-    WorkerBeat.objects.update_or_create(name=name[:200], defaults={"seen_at": timezone.now(), "queues": queues[:500]})
-    WorkerBeat.objects.filter(seen_at__lt=timezone.now() - timedelta(days=1)).delete()
-
-
-def health():
-    """Can jobs run now? The broker answers, and which workers beat recently."""
-    window = max(3 * settings.JOB_REAP_SECONDS, 30)
-    recent = WorkerBeat.objects.filter(seen_at__gte=timezone.now() - timedelta(seconds=window)).order_by("name")
-    workers = [{"name": w.name, "queues": w.queues, "seen_at": w.seen_at} for w in recent]
-    problem = broker_problem()
-    if problem:
-        message = "The task queue (Celery broker) is unreachable: new jobs cannot start."
-    elif not workers:
-        message = f"No worker has been seen in the last {window:.0f} s: jobs will wait until one starts."
-    else:
-        message = ""
-    return {"ok": not problem and bool(workers), "broker_ok": problem is None, "broker_error": problem or "",
-            "workers": workers, "message": message}
+def _run_labels_import(path, corpus, options, *, progress):
+    """Labels options from the web (``LABEL_OPTIONS``); with ``rejects`` the rejected lines go to the
+    job's result (the web has no file to write them to)."""
+    kwargs = {k: options[k] for k in ("match", "dry_run", "attach_existing", "annotator_prefix") if k in options}
+    rejects = [] if options.get("rejects") else None
+    result = importers.import_labels(path, corpus, progress=progress, rejects=rejects, name=options.get("file"),
+                                     **kwargs)
+    if rejects is not None:
+        result["rejects"] = rejects
+    return result

@@ -18,13 +18,12 @@ import re
 from django.conf import settings
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import render
-
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 from annotation.annotating import NotFound
 from annotation.interchange import loads_checked, unstorable
-from annotation.jobs import BrokerUnavailable
+from core.runner import BrokerUnavailable
 
 _NUMBERISH = re.compile(r"[\s+\-.,eE]*")
 

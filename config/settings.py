@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",  # API tokens, created in the Django admin
     "django_htmx",
     "axes",
+    "core",
     "annotation",
     "models_runner",
     "frames",
@@ -98,7 +99,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "annotation.roles.roles_context",
+                "core.roles.roles_context",
             ],
         },
     },
@@ -233,14 +234,14 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# Recovery does not wait for the broker: each worker's reaper (annotation.worker) re-sends or fails
+# Recovery does not wait for the broker: each worker's reaper (core.worker) re-sends or fails
 # jobs whose heartbeat went silent. Redis redelivers an unacknowledged task only after the
 # visibility timeout, so it is set above the longest job (a copy delivered while its job still
 # beats is skipped anyway); it is what recovers a task lost between delivery and start.
 if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport passes options to create_engine
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 6 * 3600))}
 
-# Jobs (annotation.jobs): a running job beats every JOB_HEARTBEAT_SECONDS; silent for
+# Jobs (core.runner, core.reaper): a running job beats every JOB_HEARTBEAT_SECONDS; silent for
 # JOB_STALE_SECONDS it is taken for dead; each worker reaps every JOB_REAP_SECONDS. Worst case from a
 # kill to recovery: stale + reap (75 s by default), given a worker is running.
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))

@@ -1,9 +1,15 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.permissions import IsAuthenticated
 
+from models_runner.urls import download_urlpatterns as judge_downloads
+
 urlpatterns = [
+    # The Job model moved from the annotation app to core: its admin pages' old addresses still work.
+    re_path(r"^admin/annotation/job/(?P<rest>.*)$", RedirectView.as_view(url="/admin/core/job/%(rest)s",
+                                                                         query_string=True)),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
@@ -11,5 +17,7 @@ urlpatterns = [
     path("research/", include("evaluation.urls")),
     path("runs/", include("models_runner.urls")),
     path("", include("frames.urls")),
+    path("", include("core.urls")),
+    path("", include(judge_downloads)),
     path("", include("annotation.urls")),
 ]

@@ -10,20 +10,23 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api import IsResearcherRole, JobSerializer
 from annotation.models import Corpus
+from core.permissions import IsResearcherRole
+from core.serializers import JobSerializer
 from evaluation import files, judge_inputs
 from evaluation.human import AGGREGATES
+from evaluation.jobs import start_report
 from evaluation.report import METRICS, SIGNIFICANCE_MARKS
-from evaluation.tasks import start_report
+from evaluation.rover import DEFAULT_ALPHA
+from evaluation.stats import DEFAULT_BOOT
 
 
 class ReportRequest(serializers.Serializer):
     corpus = serializers.SlugField(max_length=100)
     systems = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list)
-    alpha = serializers.FloatField(required=False, default=5, min_value=0.5)
+    alpha = serializers.FloatField(required=False, default=DEFAULT_ALPHA, min_value=0.5)
     metric = serializers.ChoiceField(choices=list(METRICS), required=False, default="hscore")
-    n_boot = serializers.IntegerField(required=False, default=1000, min_value=0, max_value=20000)
+    n_boot = serializers.IntegerField(required=False, default=DEFAULT_BOOT, min_value=0, max_value=20000)
     seed = serializers.IntegerField(required=False, default=0)
     human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
     significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
@@ -57,9 +60,9 @@ class ReportJobs(generics.ListAPIView):
         form = ReportRequest(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"], d["seed"],
-                           human_aggregate=d["human_aggregate"], significance=d["significance"],
-                           adjudicated=d["adjudicated"], judge=d["judge"])
+        job = start_report(d["corpus"], request.user, systems=d["systems"], alpha=d["alpha"], metric=d["metric"],
+                           n_boot=d["n_boot"], seed=d["seed"], human_aggregate=d["human_aggregate"],
+                           significance=d["significance"], adjudicated=d["adjudicated"], judge=d["judge"])
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

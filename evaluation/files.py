@@ -6,8 +6,8 @@ import mimetypes
 
 import pandas as pd
 
-from annotation.models import Job
-from evaluation.tasks import JOB_KIND, report_dir
+from core.models import Job
+from evaluation.jobs import JOB_KIND, report_dir
 
 
 def report_jobs():

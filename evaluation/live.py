@@ -12,9 +12,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api import IsResearcherRole
 from annotation.models import Corpus
-from annotation.views.access import researcher_required
+from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs, ppi
 from evaluation.report import clean
 from models_runner.models import Judge

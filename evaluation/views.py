@@ -4,12 +4,12 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from annotation.jobs import health
-from annotation.views.access import researcher_required
+from core.permissions import researcher_required
+from core.reaper import health
 from evaluation import files
 from evaluation.forms import ReportForm
+from evaluation.jobs import start_report
 from evaluation.page import report_page
-from evaluation.tasks import start_report
 
 
 @researcher_required
@@ -18,8 +18,8 @@ def reports(request):
     form = ReportForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        job = start_report(d["corpus"], request.user, d["systems"], d["alpha"], d["metric"], d["n_boot"],
-                           adjudicated=d["adjudicated"], human_aggregate=d["human_aggregate"],
+        job = start_report(d["corpus"], request.user, systems=d["systems"], alpha=d["alpha"], metric=d["metric"],
+                           n_boot=d["n_boot"], adjudicated=d["adjudicated"], human_aggregate=d["human_aggregate"],
                            significance=d["significance"], judge=d["judge"])
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]

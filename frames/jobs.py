@@ -16,8 +16,8 @@ from functools import partial
 from django.db import transaction
 
 from annotation.bulk import ORM_BATCH as BATCH
-from annotation.jobs import create_job, enqueue
 from annotation.models import Corpus, Question
+from core.runner import create_job, enqueue
 from frames import proxy
 from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
 from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef

@@ -69,7 +69,7 @@ class FrameAnnotation(models.Model):
 
     question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="frame_annotations")
     lexicon = models.ForeignKey(FrameLexicon, on_delete=models.CASCADE, related_name="annotations")
-    job = models.ForeignKey("annotation.Job", null=True, blank=True, on_delete=models.SET_NULL)
+    job = models.ForeignKey("core.Job", null=True, blank=True, on_delete=models.SET_NULL)
     outcome = models.CharField(max_length=20, choices=OUTCOMES)
     candidates = models.JSONField(default=list, blank=True, help_text="[[frame, word], ...]")
     frame = models.ForeignKey(FrameDef, null=True, blank=True, on_delete=models.SET_NULL)

@@ -4,7 +4,7 @@ Celery's autodiscovery imports this module in the worker (``frames`` is an insta
 """
 from celery import shared_task
 
-from annotation.jobs import register_resumer, run_job
+from core.runner import run_job
 from frames import jobs
 
 
@@ -14,4 +14,10 @@ def predict_frames(job_id):
     return job.status if job else None
 
 
-register_resumer(jobs.JOB_KIND, lambda job: predict_frames.apply_async(args=[job.pk]))
+def resume(job):
+    """The reaper's resume function: send the frame job again (it skips questions already done)."""
+    predict_frames.apply_async(args=[job.pk])
+
+
+# The reaper's resume function of each resumable kind (read by ``core.reaper.resumers``).
+RESUMERS = {jobs.JOB_KIND: resume}

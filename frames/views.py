@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation import annotating, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
-from annotation.views.access import annotator_required
+from core.permissions import annotator_required
 from frames import checking
 
 FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))

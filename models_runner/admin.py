@@ -4,10 +4,10 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from annotation import roles
-from annotation.admin import progress_bar
-from annotation.jobs import request_cancel
-from models_runner import inference, judging
+from core import roles
+from core.runner import request_cancel
+from core.widgets import progress_bar
+from models_runner import inference, jobs, judging
 from models_runner.forms import JudgeForm, StartJudgeRunForm, StartRunForm
 from models_runner.models import InferenceRun, Judge, JudgeLabel, JudgeRun, LLMExchange
 
@@ -72,8 +72,8 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             try:
-                run = inference.start_run(data["corpus"], data["system"], data["backend"], form.backend_options(),
-                                          batch_size=data["batch_size"], device=data["device"], user=request.user)
+                run = jobs.start_run(data["corpus"], data["system"], data["backend"], options=form.backend_options(),
+                                     batch_size=data["batch_size"], device=data["device"], user=request.user)
             except inference.RunError as exc:
                 form.add_error(None, str(exc))
             else:
@@ -143,8 +143,8 @@ class JudgeAdmin(admin.ModelAdmin):
         form = StartJudgeRunForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
-                run = judging.start_judge_run(form.cleaned_data["corpus"], judge, form.cleaned_data["batch_size"],
-                                              user=request.user)
+                run = jobs.start_judge_run(form.cleaned_data["corpus"], judge, form.cleaned_data["batch_size"],
+                                         user=request.user)
             except judging.JudgeError as exc:
                 form.add_error(None, str(exc))
             else:

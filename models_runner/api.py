@@ -9,10 +9,10 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthentic
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import roles
-from annotation.jobs import request_cancel
 from annotation.models import Corpus
-from models_runner import inference
+from core import roles
+from core.runner import request_cancel
+from models_runner import inference, jobs
 from models_runner.backends import REGISTRY, backend_class
 from models_runner.models import InferenceRun
 
@@ -83,8 +83,8 @@ class RunList(APIView):
         form.is_valid(raise_exception=True)
         d = form.validated_data
         try:
-            run = inference.start_run(d["corpus"], d["system"], d["backend"], d["options"], batch_size=d["batch_size"],
-                                      device=d["device"], user=request.user)
+            run = jobs.start_run(d["corpus"], d["system"], d["backend"], options=d["options"],
+                                 batch_size=d["batch_size"], device=d["device"], user=request.user)
         except inference.RunError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(RunSerializer(_runs().get(pk=run.pk)).data, status=status.HTTP_202_ACCEPTED)

@@ -16,11 +16,11 @@ import os
 import threading
 import time
 
+from core.errors import UserFacingError
 
-class ChatError(RuntimeError):
+
+class ChatError(UserFacingError, RuntimeError):
     """A chat request that failed for good (after retries, or not retryable)."""
-
-    user_facing = True
 
     def __init__(self, message, status=None, exchange=None):
         super().__init__(message)

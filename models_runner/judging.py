@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import re
 import string
-import time
 
 from django.db import transaction
-from django.db.models import F
 
-from annotation.jobs import create_job, enqueue
 from annotation.labels import CORRECT, INCORRECT, PARTIAL
 from annotation.models import Corpus, Triplet
+from core.errors import UserFacingError
+from core.runner import create_job
 from models_runner.chat import ChatClient, ChatError, store_exchange
 from models_runner.models import Judge, JudgeLabel, JudgeRun
 
@@ -61,8 +60,8 @@ _LABEL_RE = re.compile(
 )
 
 
-class JudgeError(ValueError):
-    user_facing = True
+class JudgeError(UserFacingError, ValueError):
+    """A judge or a judge run that cannot be used: the message says what to fix."""
 
 
 def parse_reply(text: str) -> str | None:
@@ -118,7 +117,7 @@ def judge_parameters(parameters: dict) -> dict:
     return p
 
 
-class _Recorder:
+class ExchangeRecorder:
     """The ``store`` of a ChatClient that also keeps the last exchange row (for its JudgeLabel)."""
 
     last = None
@@ -165,70 +164,6 @@ def prepare_judge_run(corpus, judge, batch_size=8, user=None) -> JudgeRun:
 
 def _missing(what, name):
     raise JudgeError(f"no {what} named {name!r}")
-
-
-def start_judge_run(*args, **kwargs) -> JudgeRun:
-    """``prepare_judge_run`` then send the Celery task ``models_runner.tasks.run_judge``."""
-    from models_runner import tasks
-
-    run = prepare_judge_run(*args, **kwargs)
-    enqueue(run.job, tasks.run_judge, queue="default")
-    return run
-
-
-def pending_triplets(run):
-    return (Triplet.objects.filter(question__corpus_id=run.corpus_id).exclude(judge_labels__judge_id=run.judge_id)
-            .order_by("question__position", "id"))
-
-
-def judge_body(job, progress, sleep=None):
-    """The job body (``annotation.jobs.run_job(job_id, judge_body)``); resumes from the saved labels."""
-    run = JudgeRun.objects.select_related("judge", "corpus").get(job=job)
-    recorder = _Recorder()
-    client = make_client(run.judge.parameters, store=recorder, sleep=sleep)
-    on_error = judge_parameters(run.judge.parameters)["on_error"]
-    total = Triplet.objects.filter(question__corpus_id=run.corpus_id).count()
-    pending = list(pending_triplets(run).values_list("id", "question_id", "question__context", "question__question",
-                                                     "answer"))
-    already = total - len(pending)
-    progress(done=already, total=total, message=f"judging with {client.model}"
-             + (f", resuming after {already}" if already else ""), force=True)
-    done = unparsed = failed = 0
-    spent = 0.0
-    check_cancel = getattr(progress, "check_cancel", None)
-    # annotation.jobs.run_job keeps the heartbeat fresh while this runs.
-    for start in range(0, len(pending), run.batch_size):
-        batch = pending[start:start + run.batch_size]
-        t0 = time.perf_counter()
-        rows = []
-        for tid, qid, context, question, answer in batch:
-            recorder.last = None
-            try:
-                reply = client.send(judge_messages(run.prompt, context, question, answer), purpose=PURPOSE,
-                                    question=qid)
-            except ChatError:
-                if on_error == "fail":
-                    raise
-                failed += 1
-                continue
-            value = parse_reply(reply)
-            unparsed += value is None
-            rows.append(JudgeLabel(judge_id=run.judge_id, triplet_id=tid, value=value, run_id=run.pk,
-                                   exchange=recorder.last, source="llm"))
-        dt = time.perf_counter() - t0
-        with transaction.atomic():
-            JudgeLabel.objects.bulk_create(rows, ignore_conflicts=True)
-            JudgeRun.objects.filter(pk=run.pk).update(
-                triplets_done=F("triplets_done") + len(rows), duration_s=F("duration_s") + dt,
-                unparsed=F("unparsed") + sum(r.value is None for r in rows))
-        done += len(batch)
-        spent += dt
-        progress(done=already + done, message=f"judged {already + done} of {total} "
-                 f"({done / spent if spent else 0:.1f} triplets/s)")
-        if check_cancel:
-            check_cancel()
-    return {"judge": run.judge.name, "corpus": run.corpus.name, "triplets": total, "judged_now": done - failed,
-            "skipped_existing": already, "unparsed": unparsed, "failed": failed}
 
 
 # --- files -----------------------------------------------------------------------------------

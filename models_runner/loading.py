@@ -12,6 +12,8 @@ import os
 import re
 from pathlib import Path
 
+from core.errors import UserFacingError
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -21,8 +23,8 @@ FULL_HASH_LIMIT = 2 * 1024 ** 3  # above this, hash size + first and last 64 MiB
 SAMPLE = 64 * 1024 ** 2
 
 
-class ModelNotFound(FileNotFoundError):
-    user_facing = True
+class ModelNotFound(UserFacingError, FileNotFoundError):
+    """No weights at the given path (nor in the local Hugging Face cache when offline)."""
 
 
 def resolve_model_path(model: str) -> Path:

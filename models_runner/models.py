@@ -9,7 +9,7 @@ class InferenceRun(models.Model):
     """A run of a backend over a corpus, writing the predictions of ``system``. Its ``job`` holds the
     status, progress and errors; this row holds what is needed to know what produced the answers."""
 
-    job = models.OneToOneField("annotation.Job", on_delete=models.CASCADE, related_name="inference_run")
+    job = models.OneToOneField("core.Job", on_delete=models.CASCADE, related_name="inference_run")
     system = models.ForeignKey("annotation.System", on_delete=models.CASCADE, related_name="inference_runs")
     corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="inference_runs")
     backend = models.CharField(max_length=40)
@@ -91,7 +91,7 @@ class JudgeRun(models.Model):
     """A run of an LLM judge over the triplets of a corpus. Its ``job`` holds status, progress and
     errors (a resumable job, like an inference run)."""
 
-    job = models.OneToOneField("annotation.Job", on_delete=models.CASCADE, related_name="judge_run")
+    job = models.OneToOneField("core.Job", on_delete=models.CASCADE, related_name="judge_run")
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
     corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="judge_runs")
     prompt = models.TextField(blank=True, help_text="The prompt the run used (the judge's, at start).")

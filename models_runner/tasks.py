@@ -1,5 +1,5 @@
-"""Celery tasks: thin shells over ``models_runner.inference.run_body`` and
-``models_runner.judging.judge_body``, run as resumable Job rows.
+"""Celery tasks: thin shells over ``models_runner.jobs.run_body`` and ``models_runner.jobs.judge_body``,
+run as resumable Job rows, and the reaper's resume functions that send them again (``RESUMERS``).
 
 ``run_inference_gpu`` is routed to the ``gpu`` queue (``CELERY_TASK_ROUTES`` in settings), so that
 GPU workers (``celery -A config worker -Q gpu``) can run on other machines; ``run_inference`` runs on
@@ -7,11 +7,11 @@ the default queue (baseline, openai, and weights on an explicit cpu).
 """
 from celery import shared_task
 
-from annotation.jobs import STALE_SECONDS, register_resumer, run_job
-from annotation.models import Job
-from models_runner.inference import JOB_KIND, run_body
+from core.models import Job
+from core.runner import STALE_SECONDS, run_job
+from models_runner.inference import JOB_KIND
+from models_runner.jobs import judge_body, run_body
 from models_runner.judging import JOB_KIND as JUDGE_KIND
-from models_runner.judging import judge_body
 
 # A copy of the task delivered while the job still beats (a broker redelivery, a duplicate) waits
 # and tries again: it takes over only if the first worker really stopped.
@@ -57,5 +57,5 @@ def resume_judge(job):
     run_judge.apply_async(args=[job.pk], queue=job.params.get("queue") or "default")
 
 
-register_resumer(JOB_KIND, resume)
-register_resumer(JUDGE_KIND, resume_judge)
+# The reaper's resume function of each resumable kind (read by ``core.reaper.resumers``).
+RESUMERS = {JOB_KIND: resume, JUDGE_KIND: resume_judge}

@@ -90,7 +90,7 @@ def build_tiny_corpus(tmp_path):
 def make_user(db):
     from django.contrib.auth import get_user_model
 
-    from annotation.roles import ensure_groups
+    from core.roles import ensure_groups
 
     def make(username, role=None, password="pw-for-tests-1"):
         groups = ensure_groups()

@@ -29,7 +29,7 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("annotation", "0005_worker_beat"),
+        ("annotation", "0006_job_to_core"),
         ("contenttypes", "0002_remove_content_type_name"),
         ("frames", "0001_initial"),
     ]

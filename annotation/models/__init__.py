@@ -1,7 +1,6 @@
 """Database models of the annotation app, one module per concept."""
 from .corpus import Corpus, Prediction, Question, System
 from .flags import Flag
-from .jobs import Job, WorkerBeat
 from .labels import Label, LabelEvent
 from .quality import Adjudication, GoldItem
 from .triplets import Assignment, Fold, FoldItem, Triplet
@@ -14,12 +13,10 @@ __all__ = [
     "Flag",
     "Fold",
     "FoldItem",
-    "Job",
     "Label",
     "LabelEvent",
     "Prediction",
     "Question",
     "System",
     "Triplet",
-    "WorkerBeat",
 ]

@@ -14,9 +14,10 @@ from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAll
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation import annotating, judgements, reviewing, roles
+from annotation import annotating, judgements, reviewing
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
+from core import roles
 
 BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
 

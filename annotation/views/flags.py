@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import annotating
 from annotation.models import Flag
-from annotation.views.access import annotator_required
+from core.permissions import annotator_required
 
 
 class FlagForm(forms.ModelForm):

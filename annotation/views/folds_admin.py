@@ -14,7 +14,7 @@ from annotation.assignments import annotators, assign_all, assign_fold
 from annotation.fold_store import FoldError, create_folds
 from annotation.folds import FOLD_POLICIES
 from annotation.models import Assignment, Corpus, Fold, Triplet
-from annotation.views.access import admin_required
+from core.permissions import admin_required
 
 
 class BuildFoldsForm(forms.Form):

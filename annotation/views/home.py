@@ -2,7 +2,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotation import fold_kinds, roles
+from annotation import fold_kinds
+from core import roles
 from annotation.annotating import assigned_folds
 
 

@@ -6,7 +6,7 @@ from django.views.decorators.http import require_GET
 
 from annotation import annotating, reviewing
 from annotation.labels import LABEL_TITLES
-from annotation.views.access import annotator_required
+from core.permissions import annotator_required
 
 
 @annotator_required

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import quality_data
 from annotation.labels import LABEL_TITLES
 from annotation.models import Corpus
-from annotation.views.access import admin_required
+from core.permissions import admin_required
 
 
 @admin_required

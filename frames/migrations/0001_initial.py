@@ -17,6 +17,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0005_worker_beat'),
+        ('core', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -67,7 +68,7 @@ class Migration(migrations.Migration):
                         ('meta', models.JSONField(blank=True, default=dict, help_text='Parsing notes: dropped FEs, replaced words, the reason of a bad outcome.')),
                         ('created_at', models.DateTimeField(auto_now_add=True)),
                         ('updated_at', models.DateTimeField(auto_now=True)),
-                        ('job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='annotation.job')),
+                        ('job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='core.job')),
                         ('question', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='frame_annotations', to='annotation.question')),
                         ('frame', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='frames.framedef')),
                         ('lexicon', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotations', to='frames.framelexicon')),

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.errors import UserFacingError
 
-class BackendError(ValueError):
+
+class BackendError(UserFacingError, ValueError):
     """Bad backend name or options: the message says what to fix."""
-
-    user_facing = True
 
 
 @dataclass(frozen=True)

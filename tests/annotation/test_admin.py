@@ -2,7 +2,7 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Job
+from core.models import Job
 from frames.models import FrameLexicon
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,9 @@ from annotation.fold_store import create_folds
 from annotation.importers import import_labels
 from annotation.interchange import InterchangeError, each_label_line
 from annotation.label_files import TripletIndex, plan_labels
-from annotation.models import FoldItem, Job, Label, LabelEvent
-from annotation.roles import IMPORTED
+from annotation.models import FoldItem, Label, LabelEvent
+from core.models import Job
+from core.roles import IMPORTED
 from tests.conftest import write_jsonl
 
 L = lambda q, a, who, v: {"question_id": q, "answer": a, "annotator": who, "label": v}  # noqa: E731

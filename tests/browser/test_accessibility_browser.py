@@ -10,8 +10,10 @@ import pytest
 
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
-from annotation.models import Assignment, Job, Label, Prediction
-from evaluation.tasks import build_report, start_report
+from annotation.models import Assignment, Label, Prediction
+from core.models import Job
+from evaluation.jobs import start_report
+from evaluation.tasks import build_report
 from frames.folds import create_frame_folds
 from models_runner.judging import import_judge_labels
 from models_runner.models import Judge
@@ -92,8 +94,8 @@ def pages_for(role, site):
                          "/research/"],
         "res": common + research,
         "boss": common + research + [
-            f"/folds/{c.pk}/unassign/{site['assignment'].pk}/", "/admin/", "/admin/annotation/job/",
-            f"/admin/annotation/job/{site['report'].pk}/change/", f"/admin/annotation/corpus/{c.pk}/change/",
+            f"/folds/{c.pk}/unassign/{site['assignment'].pk}/", "/admin/", "/admin/core/job/",
+            f"/admin/core/job/{site['report'].pk}/change/", f"/admin/annotation/corpus/{c.pk}/change/",
             f"/admin/models_runner/judge/{site['judge'].pk}/change/", "/admin/models_runner/judge/add/"],
     }[role]
 

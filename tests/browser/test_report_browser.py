@@ -9,7 +9,8 @@ import pytest
 
 from annotation.importers import import_corpus, import_labels, import_predictions
 from annotation.models import Corpus
-from evaluation.tasks import build_report, start_report
+from evaluation.jobs import start_report
+from evaluation.tasks import build_report
 from tests.browser_fixtures import login
 from tests.conftest import write_jsonl
 

@@ -4,7 +4,8 @@ from django.urls import reverse
 
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
-from annotation.models import Assignment, Fold, Job
+from annotation.models import Assignment, Fold
+from core.models import Job
 from tests.frames.fixtures import framed_corpus  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -21,18 +22,18 @@ def test_job_progress_text_never_shows_a_zero_total():
 def test_job_list_shows_progress_and_error_refreshes_while_running_and_rows_are_read_only(admin_client):
     failed = Job.objects.create(kind="import_corpus", status=Job.FAILED, progress_done=1057,
                                 error="Traceback\nImportError: data.jsonl:7: field 'question': missing")
-    html = admin_client.get(reverse("admin:annotation_job_changelist")).content.decode()
+    html = admin_client.get(reverse("admin:core_job_changelist")).content.decode()
     assert "1057 done" in html and "1057 / 0" not in html
     assert "data.jsonl:7: field &#x27;question&#x27;: missing" in html
     assert 'http-equiv="refresh"' not in html  # nothing running: no reload
     Job.objects.create(kind="report", status=Job.RUNNING, progress_done=2, progress_total=5)
-    html = admin_client.get(reverse("admin:annotation_job_changelist")).content.decode()
+    html = admin_client.get(reverse("admin:core_job_changelist")).content.decode()
     assert '<meta http-equiv="refresh" content="5">' in html and "2 / 5" in html
-    change = admin_client.post(reverse("admin:annotation_job_change", args=[failed.pk]), {"status": "succeeded"})
+    change = admin_client.post(reverse("admin:core_job_change", args=[failed.pk]), {"status": "succeeded"})
     assert change.status_code == 403
     failed.refresh_from_db()
     assert failed.status == Job.FAILED
-    view = admin_client.get(reverse("admin:annotation_job_change", args=[failed.pk])).content.decode()
+    view = admin_client.get(reverse("admin:core_job_change", args=[failed.pk])).content.decode()
     assert 'name="_save"' not in view
 
 

@@ -10,9 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import jobs
-from annotation.jobs import create_job, reap_stale_jobs, register_resumer
-from annotation.models import Job
+from core import reaper
+from core.models import Job
+from core.reaper import reap_stale_jobs, register_resumer
+from core.runner import create_job
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def sent(monkeypatch):
     calls = []
-    monkeypatch.setattr(jobs, "RESUMERS", {})
+    monkeypatch.setattr(reaper, "RESUMERS", {})
     register_resumer("resumable-kind", lambda job: calls.append(job.pk))
     return calls
 
@@ -60,7 +61,7 @@ def test_cancel_requested_and_too_many_attempts(sent, settings):
 
 
 def test_a_failed_resend_leaves_the_job_for_the_next_round(monkeypatch):
-    monkeypatch.setattr(jobs, "RESUMERS", {})
+    monkeypatch.setattr(reaper, "RESUMERS", {})
 
     def broker_down(job):
         raise ConnectionError("broker down")
@@ -72,7 +73,7 @@ def test_a_failed_resend_leaves_the_job_for_the_next_round(monkeypatch):
 
 
 def test_the_api_and_the_page_say_stalled(client, make_user, settings):
-    from evaluation.tasks import JOB_KIND
+    from evaluation.jobs import JOB_KIND
 
     job = running(JOB_KIND, silent=settings.JOB_STALE_SECONDS + 5)
     client.force_login(make_user("res", "researcher"))
@@ -91,7 +92,7 @@ def test_the_platform_registers_its_resumable_kinds_with_their_real_tasks(monkey
     import models_runner.tasks as runner_tasks
     from frames.tasks import predict_frames
 
-    assert {"inference", "frames", "judge"} <= set(jobs.RESUMERS)
+    assert {"inference", "frames", "judge"} <= set(reaper.resumers())
     sent = []
     for task in (runner_tasks.run_inference, runner_tasks.run_inference_gpu, runner_tasks.run_judge,
                  predict_frames):

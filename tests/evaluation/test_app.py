@@ -4,10 +4,12 @@ import json
 
 import pytest
 
-from annotation.models import Job, Label, Triplet
+from annotation.models import Label, Triplet
+from core.models import Job
 from evaluation import database
+from evaluation.jobs import report_dir, start_report
 from evaluation.report import ReportConfig, compute_report
-from evaluation.tasks import build_report, report_dir, start_report
+from evaluation.tasks import build_report
 
 pytestmark = pytest.mark.django_db
 

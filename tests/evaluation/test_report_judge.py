@@ -6,9 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from annotation.models import Adjudication, Corpus, GoldItem, Job, Label, Triplet
+from annotation.models import Adjudication, Corpus, GoldItem, Label, Triplet
+from core.models import Job
+from evaluation.jobs import report_dir, start_report
 from evaluation.judge_inputs import sample_facts
-from evaluation.tasks import build_report, report_dir, start_report
+from evaluation.tasks import build_report
 from models_runner.models import Judge, JudgeLabel
 from tests.conftest import write_jsonl
 

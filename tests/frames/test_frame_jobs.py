@@ -6,8 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.jobs import create_job, run_job
-from annotation.models import Corpus, Job, Question
+from annotation.models import Corpus, Question
+from core.models import Job
+from core.runner import create_job, run_job
 from frames import jobs as frame_jobs
 from frames.framenet import SHIPPED_LEXICON, LexiconError
 from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Job
+from core.models import Job
 from tests.conftest import REPO, require
 
 pytestmark = pytest.mark.django_db
@@ -179,7 +179,7 @@ def test_api_schema_for_logged_in_users_only(client, make_user):
 
 
 def test_job_errors_without_paths_and_tracebacks_for_researchers(client, make_user):
-    from evaluation.tasks import JOB_KIND
+    from evaluation.jobs import JOB_KIND
 
     job = Job.objects.create(kind=JOB_KIND, status=Job.FAILED, error=(
         "No such file: '/srv/qaeval/var/media/reports/7/table.csv'\n\nTraceback (most recent call last):\n"
@@ -204,7 +204,7 @@ def test_upload_size_limit_and_stored_upload_removed_after_its_job(client, make_
     assert response.status_code == 400 and "too large" in str(response.json())
     assert Job.objects.count() == 0
     line = b'{"question_id": "q1", "system": "new", "answer": "x"}\n'
-    with mock.patch("annotation.api.enqueue", lambda job, task: job):
+    with mock.patch("annotation.jobs.enqueue", lambda job, task: job):
         response = client.post("/api/imports/", {"kind": "predictions", "corpus": "tiny",
                                                  "file": SimpleUploadedFile("p.jsonl", line)})
     assert response.status_code == 202
@@ -232,9 +232,9 @@ def test_admin_jobs_page_shows_the_health_state(private_redis, client, make_user
     boss.is_superuser = True
     boss.save()
     client.force_login(boss)
-    assert "No worker has been seen" in client.get("/admin/annotation/job/").content.decode()
+    assert "No worker has been seen" in client.get("/admin/core/job/").content.decode()
     private_redis.stop()
-    assert "task queue (Celery broker) is unreachable" in client.get("/admin/annotation/job/").content.decode()
+    assert "task queue (Celery broker) is unreachable" in client.get("/admin/core/job/").content.decode()
 
 
 @pytest.mark.parametrize("body", ['{"corpus": "tiny", "alpha": NaN}', '{"corpus": "tiny", "n_boot": 1e999}',

@@ -20,7 +20,7 @@ from annotation.assignments import assign_all
 from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, FoldItem, Label, LabelEvent
-from annotation.roles import ANNOTATOR, ensure_groups
+from core.roles import ANNOTATOR, ensure_groups
 
 from .conftest import write_corpus
 

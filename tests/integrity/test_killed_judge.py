@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from annotation.importers import import_corpus, import_predictions
-from annotation.jobs import STALE_SECONDS, run_job
-from annotation.models import Corpus, Job, Triplet
+from annotation.models import Corpus, Triplet
+from core.models import Job
+from core.runner import STALE_SECONDS, run_job
 
 from .conftest import wait_for, write_corpus
 
@@ -22,7 +23,7 @@ def job(pk):
 
 def test_worker_killed_during_a_judge_run_resumes_without_duplicates(tmp_path, workers, monkeypatch):
     from evaluation import files
-    from evaluation.tasks import report_body, start_report
+    from evaluation.jobs import report_body, start_report
     from models_runner import judging
     from models_runner.models import Judge, JudgeLabel, JudgeRun
     from models_runner.tasks import run_judge

@@ -14,9 +14,10 @@ import pytest
 from django.utils import timezone
 
 from annotation.importers import import_corpus
-from annotation.jobs import STALE_SECONDS, create_job
-from annotation.models import Corpus, Job, Prediction, System, Triplet
+from annotation.models import Corpus, Prediction, System, Triplet
 from annotation.tasks import import_file
+from core.models import Job
+from core.runner import STALE_SECONDS, create_job
 
 from .conftest import wait_for, write_corpus
 
@@ -102,7 +103,6 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
     from models_runner.inference import prepare_run
     from models_runner.models import InferenceRun
     from models_runner.tasks import run_inference
-
     from tests.openai_stub import OpenAIStub
 
     n = 60
@@ -143,16 +143,17 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
 
 def test_worker_killed_during_a_report_leaves_no_report_and_the_job_failed(big_import, workers, client, django_user_model):
     from annotation.importers import import_predictions
-    from annotation.roles import ensure_groups
+    from core.roles import ensure_groups
     from evaluation import files
-    from evaluation.tasks import build_report, start_report
+    from evaluation.jobs import start_report
+    from evaluation.tasks import build_report
 
     corpus, path = big_import
     import_predictions(path, corpus)  # 1,500 questions x 40 systems: several seconds of report work
     from unittest import mock
 
     worker = workers.start()
-    with mock.patch("evaluation.tasks.enqueue", lambda job, task: job):  # sent below, to this test's queue
+    with mock.patch("evaluation.jobs.enqueue", lambda job, task: job):  # sent below, to this test's queue
         j = start_report(corpus, n_boot=2000, figures=True)
     build_report.apply_async(args=[j.pk], queue=workers.queue)
     wait_for(lambda: job(j.pk).status == Job.RUNNING, 60, "the report to start")

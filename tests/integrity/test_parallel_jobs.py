@@ -9,9 +9,10 @@
 import pytest
 
 from annotation.importers import import_corpus
-from annotation.jobs import create_job
-from annotation.models import Corpus, Job, Prediction, Triplet
+from annotation.models import Corpus, Prediction, Triplet
 from annotation.tasks import import_file
+from core.models import Job
+from core.runner import create_job
 
 from .conftest import wait_for, write_corpus
 

@@ -203,7 +203,7 @@ def report_fails(site):
     site.manage("import_corpus", str(site.tmp / "r.jsonl"), "--corpus", "rep")
     site.manage("import_predictions", str(site.tmp / "rp.jsonl"), "--corpus", "rep")
     site.start_worker()
-    job_id = int(site.shell("from annotation.models import Corpus; from evaluation.tasks import start_report; "
+    job_id = int(site.shell("from annotation.models import Corpus; from evaluation.jobs import start_report; "
                             "print(start_report(Corpus.objects.get(name='rep'), n_boot=20000).pk)"))
     site.wait(lambda: site.job(job_id)["status"] == "running", 60, "the report to start")
     site.kill_worker()
@@ -214,7 +214,7 @@ def report_fails(site):
     job = site.job(job_id)
     assert job["status"] == "failed" and "worker lost" in job["error"], job
     served = json.loads(site.shell(
-        "import json; from annotation.models import Job; from evaluation import files; "
+        "import json; from core.models import Job; from evaluation import files; "
         f"j = Job.objects.get(pk={job_id}); print(json.dumps(files.file_names(j)))"))
     assert served == []
 

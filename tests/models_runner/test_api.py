@@ -2,8 +2,9 @@
 import pytest
 from django.urls import reverse
 
-from annotation.models import Job, Prediction
-from models_runner import inference
+from annotation.models import Prediction
+from core.models import Job
+from models_runner import inference, jobs
 from models_runner.models import InferenceRun
 from tests.models_runner.conftest import QUESTIONS
 
@@ -38,7 +39,7 @@ METHODS = ("get", "post", "put", "delete")
 
 @pytest.mark.parametrize("role", ["admin", "researcher", "annotator", None])
 def test_permission_matrix(role, run, client, make_user, monkeypatch):
-    monkeypatch.setattr(inference, "start_run", lambda *a, **k: inference.prepare_run(*a, **k))  # no broker
+    monkeypatch.setattr(jobs, "start_run", lambda *a, **k: inference.prepare_run(*a, **k))  # no broker
     if role:
         client.force_login(make_user(f"u-{role}", role))
     urls = endpoints(run)

@@ -146,9 +146,10 @@ def test_openai_backend_on_error_empty_keeps_going():
 
 @pytest.mark.django_db
 def test_openai_run_as_a_job_stores_every_exchange(corpus):
-    from annotation.jobs import run_job
-    from annotation.models import Job, Prediction
-    from models_runner import inference
+    from annotation.models import Prediction
+    from core.models import Job
+    from core.runner import run_job
+    from models_runner import inference, jobs
 
     seen = []
 
@@ -162,7 +163,7 @@ def test_openai_run_as_a_job_stores_every_exchange(corpus):
         run = inference.prepare_run(corpus, "gpt-stub", "openai", {"model": "stub", "base_url": stub.base_url,
                                                                      "backoff_base": 0.01, "requests_per_minute": 0},
                                     batch_size=2)
-        job = run_job(run.job_id, inference.run_body)
+        job = run_job(run.job_id, jobs.run_body)
     assert job.status == Job.SUCCEEDED, job.error
     answers = dict(Prediction.objects.filter(system=run.system).values_list("question__external_id", "answer"))
     assert answers == {"q1": "", "q2": "Warsaw", "q3": "", "q4": "", "q5": ""}

@@ -7,9 +7,10 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.jobs import request_cancel, run_job
-from annotation.models import Job, Label, Triplet
-from models_runner import judging
+from annotation.models import Label, Triplet
+from core.models import Job
+from core.runner import request_cancel, run_job
+from models_runner import jobs, judging
 from models_runner.models import Judge, JudgeLabel, JudgeRun, LLMExchange
 from tests.conftest import write_jsonl
 from tests.openai_stub import OpenAIStub
@@ -77,7 +78,7 @@ def test_a_judge_run_labels_every_triplet_and_stores_every_exchange(tiny_corpus)
     with OpenAIStub(responder) as stub:
         judge = make_judge(stub)
         run = judging.prepare_judge_run(tiny_corpus, judge, batch_size=3)
-        job = run_job(run.job_id, judging.judge_body)
+        job = run_job(run.job_id, jobs.judge_body)
     assert job.status == Job.SUCCEEDED, job.error
     assert job.resumable and job.kind == "judge" and job.progress_done == job.progress_total == n_triplets
     labels = {jl.triplet.answer: jl.value for jl in JudgeLabel.objects.filter(judge=judge).select_related("triplet")}
@@ -100,7 +101,7 @@ def test_resume_judges_only_the_missing_triplets(tiny_corpus):
         run = judging.prepare_judge_run(tiny_corpus, judge, batch_size=2)
         first = Triplet.objects.filter(question__corpus=tiny_corpus).order_by("id")[:3]
         JudgeLabel.objects.bulk_create([JudgeLabel(judge=judge, triplet=t, value="correct") for t in first])
-        job = run_job(run.job_id, judging.judge_body)
+        job = run_job(run.job_id, jobs.judge_body)
     assert job.status == Job.SUCCEEDED, job.error
     total = Triplet.objects.filter(question__corpus=tiny_corpus).count()
     assert job.result["skipped_existing"] == 3 and job.result["judged_now"] == total - 3
@@ -120,7 +121,7 @@ def test_cancel_stops_the_run_between_batches(tiny_corpus):
                     request_cancel(job)
 
             report.check_cancel = progress.check_cancel
-            return judging.judge_body(job, report)
+            return jobs.judge_body(job, report)
 
         job = run_job(run.job_id, body)
     assert job.status == Job.CANCELLED
@@ -133,11 +134,11 @@ def test_on_error_fail_or_skip(tiny_corpus):
 
     with OpenAIStub(refuse) as stub:
         judge = make_judge(stub, max_retries=0)
-        job = run_job(judging.prepare_judge_run(tiny_corpus, judge).job_id, judging.judge_body)
+        job = run_job(judging.prepare_judge_run(tiny_corpus, judge).job_id, jobs.judge_body)
         assert job.status == Job.FAILED and "400" in job.error
         judge.parameters = {**judge.parameters, "on_error": "skip"}
         judge.save()
-        job = run_job(judging.prepare_judge_run(tiny_corpus, judge).job_id, judging.judge_body)
+        job = run_job(judging.prepare_judge_run(tiny_corpus, judge).job_id, jobs.judge_body)
     assert job.status == Job.SUCCEEDED and job.result["failed"] == 1
     total = Triplet.objects.filter(question__corpus=tiny_corpus).count()
     assert JudgeLabel.objects.filter(judge=judge).count() == total - 1  # Poland stays unjudged, for a later run
@@ -203,11 +204,11 @@ def test_judge_labels_export_is_apart_and_researcher_only(tiny_corpus, tmp_path,
 
 def test_judge_labels_feed_the_report_but_not_human_agreement(tiny_corpus, make_user, client):
     from annotation.importers import import_labels
-    from evaluation.tasks import report_body, start_report
+    from evaluation.jobs import report_body, start_report
 
     with OpenAIStub(verdict) as stub:
         judge = make_judge(stub)
-        assert run_job(judging.prepare_judge_run(tiny_corpus, judge).job_id, judging.judge_body).status == Job.SUCCEEDED
+        assert run_job(judging.prepare_judge_run(tiny_corpus, judge).job_id, jobs.judge_body).status == Job.SUCCEEDED
     import tempfile
 
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:

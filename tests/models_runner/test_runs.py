@@ -8,10 +8,11 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.fold_store import create_folds
-from annotation.jobs import request_cancel, run_job
-from annotation.models import FoldItem, Job, Prediction, System, Triplet
-from models_runner import inference
-from models_runner.backends import create_backend
+from annotation.models import FoldItem, Prediction, System, Triplet
+from core.models import Job
+from core.runner import request_cancel, run_job
+from models_runner import inference, jobs
+from models_runner.backends import QAItem, create_backend
 from models_runner.models import InferenceRun
 from tests.models_runner.conftest import QUESTIONS
 
@@ -25,7 +26,7 @@ def eager():
     app.conf.task_always_eager = False
 
 
-def run_now(run, body=inference.run_body):
+def run_now(run, body=jobs.run_body):
     return run_job(run.job_id, body)
 
 
@@ -46,7 +47,7 @@ def test_baseline_run_writes_predictions_and_triplets(corpus):
     # Same answers as the backend gives directly.
     direct = create_backend("baseline").load()
     for p in preds.select_related("question"):
-        assert p.answer == direct.answer([inference.QAItem(0, p.question.question, p.question.context)])[0]
+        assert p.answer == direct.answer([QAItem(0, p.question.question, p.question.context)])[0]
         assert p.triplet.question_id == p.question_id
 
 
@@ -81,7 +82,7 @@ def test_redelivered_task_reclaims_a_stale_job_and_continues(corpus):
     run = inference.prepare_run(corpus, "lexical", "baseline", batch_size=2)
     Job.objects.filter(pk=run.job_id).update(status=Job.RUNNING, resumable=True)  # a worker died while running it
     Prediction.objects.create(system=run.system, question=corpus.questions.first(), answer="x")
-    inference.mark_worker_dead(run.job)
+    jobs.mark_worker_dead(run.job)
     assert run_inference.run(run.job_id) == Job.SUCCEEDED
     assert Prediction.objects.filter(system=run.system).count() == len(QUESTIONS)
     assert Job.objects.get(pk=run.job_id).attempts == 1
@@ -116,7 +117,7 @@ def test_cancel_stops_after_the_current_batch(corpus):
         return backend
 
     run = inference.prepare_run(corpus, "lexical", "baseline", batch_size=2)
-    job = run_now(run, functools.partial(inference.run_body, backend_factory=factory))
+    job = run_now(run, functools.partial(jobs.run_body, backend_factory=factory))
     assert job.status == Job.CANCELLED
     assert Prediction.objects.filter(system=run.system).count() == 2
 

@@ -12,7 +12,7 @@ from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Fold
-from annotation.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
+from core.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
 
 DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "squad-v1.1-dev" / "small"
 

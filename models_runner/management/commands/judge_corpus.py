@@ -10,10 +10,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.jobs import run_job
-from annotation.models import Job
-from models_runner import judging
-from models_runner.inference import mark_worker_dead
+from core.models import Job
+from core.runner import run_job
+from models_runner import jobs, judging
 from models_runner.management.commands.run_system import parse_option
 from models_runner.models import Judge
 
@@ -42,7 +41,7 @@ class Command(BaseCommand):
             raise CommandError(f"missing {', '.join(missing)}")
         try:
             judge = self.judge(o)
-            prepare = judging.prepare_judge_run if o["sync"] else judging.start_judge_run
+            prepare = judging.prepare_judge_run if o["sync"] else jobs.start_judge_run
             run = prepare(o["corpus"], judge, batch_size=o["batch_size"])
         except judging.JudgeError as exc:
             raise CommandError(str(exc)) from None
@@ -80,7 +79,7 @@ class Command(BaseCommand):
         if job.status in Job.FINISHED:
             raise CommandError(f"job {job.pk} is {job.status}; start a new run to judge the remaining triplets")
         if o["force"]:
-            mark_worker_dead(job)
+            jobs.mark_worker_dead(job)
         if not o["sync"]:
             from models_runner import tasks
 
@@ -90,7 +89,7 @@ class Command(BaseCommand):
         self.finish(job.pk)
 
     def finish(self, job_id):
-        job = run_job(job_id, judging.judge_body)
+        job = run_job(job_id, jobs.judge_body)
         if job is None:
             raise CommandError(
                 f"job {job_id} is running elsewhere (its heartbeat is fresh); use --force if that worker is dead")

@@ -8,9 +8,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.jobs import run_job
-from annotation.models import Job
-from models_runner import inference
+from core.models import Job
+from core.runner import run_job
+from models_runner import inference, jobs
 from models_runner.backends import REGISTRY
 
 
@@ -58,7 +58,7 @@ class Command(BaseCommand):
             if o["sync"]:
                 run = inference.prepare_run(o["corpus"], o["system"], o["backend"], **kwargs)
             else:
-                run = inference.start_run(o["corpus"], o["system"], o["backend"], **kwargs)
+                run = jobs.start_run(o["corpus"], o["system"], o["backend"], **kwargs)
         except inference.RunError as exc:
             raise CommandError(str(exc)) from None
         if not o["sync"]:
@@ -75,7 +75,7 @@ class Command(BaseCommand):
         if job.status in Job.FINISHED:
             raise CommandError(f"job {job.pk} is {job.status}; start a new run to fill missing answers")
         if o["force"]:
-            inference.mark_worker_dead(job)
+            jobs.mark_worker_dead(job)
         if not o["sync"]:
             from models_runner import tasks
 
@@ -85,7 +85,7 @@ class Command(BaseCommand):
         self.finish(job.pk)
 
     def finish(self, job_id):
-        job = run_job(job_id, inference.run_body)
+        job = run_job(job_id, jobs.run_body)
         if job is None:
             raise CommandError(
                 f"job {job_id} is running elsewhere (its heartbeat is fresh); use --force if that worker is dead"

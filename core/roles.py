@@ -27,7 +27,9 @@ def _groups(user):
 
 
 def is_admin(user):
-    return bool(getattr(user, "is_authenticated", False) and (user.is_superuser or user.is_staff or ADMIN in _groups(user)))
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return bool(user.is_superuser or user.is_staff or ADMIN in _groups(user))
 
 
 def is_researcher(user):

@@ -1,9 +1,11 @@
 """The worker's own reaper: a thread in every Celery worker that recovers jobs whose worker died.
 
 Started when the worker is ready, stopped when it shuts down; nothing to add to the worker's command
-line (``bin/run-demo`` and production start workers as before). Every ``JOB_REAP_SECONDS`` it calls
-``annotation.jobs.reap_stale_jobs``: resumable jobs are sent again, the others marked failed. Several
-workers reaping at once is safe (each change is conditional on the heartbeat the reaper saw).
+line (``bin/run-demo`` and production start workers as before): the Celery app (``config.celery``)
+connects ``start_reaper`` and ``stop_reaper`` to its workers' ``worker_ready`` and ``worker_shutdown``.
+Every ``JOB_REAP_SECONDS`` it calls ``core.reaper.reap_stale_jobs``: resumable jobs are sent again,
+the others marked failed. Several workers reaping at once is safe (each change is conditional on the
+heartbeat the reaper saw).
 """
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ import os
 import socket
 import threading
 
-from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import close_old_connections, connections
 
@@ -20,8 +21,9 @@ log = logging.getLogger(__name__)
 _stop = threading.Event()
 
 
-def reap_forever(interval, name="", queues="", stop=_stop):
-    from annotation.jobs import reap_stale_jobs, worker_seen
+def reap_forever(interval, name="", queues="", *, stop=_stop):
+    """The reaper thread: every ``interval`` seconds, say this worker is alive and reap, until ``stop``."""
+    from core.reaper import reap_stale_jobs, worker_seen
 
     try:
         while True:
@@ -37,8 +39,8 @@ def reap_forever(interval, name="", queues="", stop=_stop):
         connections.close_all()
 
 
-@worker_ready.connect
 def start_reaper(sender=None, **kwargs):
+    """``worker_ready``: start this worker's reaper thread (none when ``JOB_REAP_SECONDS`` <= 0)."""
     if settings.JOB_REAP_SECONDS <= 0:
         return
     name = f"{getattr(sender, 'hostname', '') or socket.gethostname()}:{os.getpid()}"
@@ -52,6 +54,6 @@ def start_reaper(sender=None, **kwargs):
     log.info("job reaper: every %s s, jobs silent for %s s", settings.JOB_REAP_SECONDS, settings.JOB_STALE_SECONDS)
 
 
-@worker_shutdown.connect
 def stop_reaper(**kwargs):
+    """``worker_shutdown``: the reaper thread ends after its current round."""
     _stop.set()

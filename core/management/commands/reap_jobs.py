@@ -1,8 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
-from django.utils.module_loading import autodiscover_modules
 
-from annotation.jobs import reap_stale_jobs
+from core.reaper import reap_stale_jobs
 
 
 class Command(BaseCommand):
@@ -13,8 +12,6 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=settings.JOB_STALE_SECONDS)
 
     def handle(self, seconds, **options):
-        autodiscover_modules("tasks")  # every app's tasks module registers its resumable kinds, as in the worker
-
         out = reap_stale_jobs(seconds)
         self.stdout.write(f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, "
                           f"{len(out['cancelled'])} cancelled")

@@ -1,4 +1,8 @@
-"""One row for every background job (import, triplets, inference, report, frames)."""
+"""The platform's shared models: one row for every background job (import, triplets, inference,
+report, frames, judge), and one for every Celery worker seen alive.
+
+Both were ``annotation`` models; their tables keep the names they had (``annotation_job``,
+``annotation_workerbeat``): the move changed no row (``core/migrations/0001_initial.py``)."""
 import re
 
 from django.conf import settings
@@ -33,6 +37,7 @@ class Job(models.Model):
     attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
+        db_table = "annotation_job"
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -49,7 +54,9 @@ class Job(models.Model):
         """"done / total" when the total is known, else only what is done (never "1057 / 0")."""
         if self.progress_total:
             return f"{self.progress_done} / {self.progress_total}"
-        return f"{self.progress_done} done" if self.progress_done else "not started" if self.status == self.CREATED else "—"
+        if self.progress_done:
+            return f"{self.progress_done} done"
+        return "not started" if self.status == self.CREATED else "—"
 
     @property
     def error_summary(self):
@@ -95,6 +102,9 @@ class WorkerBeat(models.Model):
     name = models.CharField(max_length=200, unique=True)
     queues = models.CharField(max_length=500, blank=True)
     seen_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "annotation_workerbeat"
 
     def __str__(self):
         return f"{self.name} (seen {self.seen_at:%Y-%m-%d %H:%M:%S})"

@@ -1,0 +1,125 @@
+"""Recovering jobs whose worker died, and the health of the job machinery.
+
+``reap_stale_jobs`` (every ``JOB_REAP_SECONDS`` on each worker, see ``core.worker``, and
+``manage.py reap_jobs``) takes the running jobs silent for ``JOB_STALE_SECONDS``: a job whose kind
+has a resume function goes back to ``created`` and its task is sent again (it continues where the
+saved work stops); any other job is marked ``failed`` -- its body ran inside a transaction, so
+nothing was applied.
+
+Resume functions are found, not imported by hand: an installed app's ``tasks`` module declares
+``RESUMERS = {kind: resume}`` next to its Celery shells, and ``resumers()`` reads them all (the way
+Celery's autodiscovery finds the tasks); ``register_resumer`` adds one by hand.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from importlib import import_module
+
+from django.apps import apps
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.module_loading import module_has_submodule
+
+from core.models import Job, WorkerBeat
+from core.runner import LOST, broker_problem
+
+log = logging.getLogger(__name__)
+
+
+# Kinds of job made resumable by hand (``register_resumer``): kind -> function(job) that sends the task again.
+RESUMERS = {}
+
+
+def register_resumer(kind, resume):
+    """Declare ``kind`` resumable by the reaper: ``resume(job)`` re-sends its task (to the right queue)."""
+    RESUMERS[kind] = resume
+
+
+def resumers():
+    """Every resumable kind -> its resume function: the ``RESUMERS`` that each installed app's ``tasks``
+    module declares, and those registered by hand."""
+    found = {}
+    for app in apps.get_app_configs():
+        if module_has_submodule(app.module, "tasks"):
+            found.update(getattr(import_module(f"{app.name}.tasks"), "RESUMERS", {}))
+    return {**found, **RESUMERS}
+
+
+def stale_jobs(seconds=None):
+    seconds = settings.JOB_STALE_SECONDS if seconds is None else seconds
+    stale = timezone.now() - timedelta(seconds=seconds)
+    return Job.objects.filter(status=Job.RUNNING).filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True))
+
+
+def reap_stale_jobs(seconds=None):
+    """Recover running jobs whose heartbeat went silent: resume the resumable ones, fail the others.
+
+    Safe with several reapers at once: each change is conditional on the heartbeat it saw.
+    Returns ``{"resumed": [ids], "failed": [ids], "cancelled": [ids]}``.
+    """
+    known = resumers()
+    out = {"resumed": [], "failed": [], "cancelled": []}
+    for job in stale_jobs(seconds).order_by("pk"):
+        resume = known.get(job.kind) if job.resumable else None
+        outcome = _reap(job, resume)
+        if outcome:
+            out[outcome].append(job.pk)
+    return out
+
+
+def _reap(job, resume):
+    """Cancel, resume or fail one stale job, if its heartbeat is still the one seen: the outcome, or None."""
+    same = Job.objects.filter(pk=job.pk, status=Job.RUNNING, heartbeat_at=job.heartbeat_at)
+    now = timezone.now()
+    if job.cancel_requested:
+        cancelled = same.update(status=Job.CANCELLED, finished_at=now, error=f"{LOST}; cancelled on request")
+        return "cancelled" if cancelled else None
+    if resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
+        message = f"{LOST}; queued again to resume (attempt {job.attempts + 1})"
+        if not same.update(status=Job.CREATED, worker="", message=message):
+            return None
+        try:
+            resume(job)
+        except Exception:  # broker unreachable: leave it running and stale, the next round retries
+            log.exception("could not re-send job %s", job.pk)
+            Job.objects.filter(pk=job.pk, status=Job.CREATED).update(status=Job.RUNNING)
+            return None
+        log.warning("job %s (%s): worker lost, sent again to resume", job.pk, job.kind)
+        return "resumed"
+    if same.update(status=Job.FAILED, finished_at=now, error=_lost_error(job, resume)):
+        log.warning("job %s (%s): worker lost, marked failed", job.pk, job.kind)
+        return "failed"
+    return None
+
+
+def _lost_error(job, resume):
+    if resume is not None:
+        return f"{LOST} {job.attempts} times; the saved work is kept: start the job again to continue"
+    if job.resumable:
+        return f"{LOST}; the saved work is kept: start the job again to continue"
+    return f"{LOST}; nothing was applied: start the job again"
+
+
+def worker_seen(name, queues=""):
+    """Called by each worker's reaper every round: the worker is alive (for ``health``)."""
+    WorkerBeat.objects.update_or_create(name=name[:200],
+                                        defaults={"seen_at": timezone.now(), "queues": queues[:500]})
+    WorkerBeat.objects.filter(seen_at__lt=timezone.now() - timedelta(days=1)).delete()
+
+
+def health():
+    """Can jobs run now? The broker answers, and which workers beat recently."""
+    window = max(3 * settings.JOB_REAP_SECONDS, 30)
+    recent = WorkerBeat.objects.filter(seen_at__gte=timezone.now() - timedelta(seconds=window)).order_by("name")
+    workers = [{"name": w.name, "queues": w.queues, "seen_at": w.seen_at} for w in recent]
+    problem = broker_problem()
+    if problem:
+        message = "The task queue (Celery broker) is unreachable: new jobs cannot start."
+    elif not workers:
+        message = f"No worker has been seen in the last {window:.0f} s: jobs will wait until one starts."
+    else:
+        message = ""
+    return {"ok": not problem and bool(workers), "broker_ok": problem is None, "broker_error": problem or "",
+            "workers": workers, "message": message}

@@ -1,0 +1,99 @@
+"""The report job: computes a report of a corpus from the database and writes its files.
+
+``start_report`` creates the Job row and sends ``evaluation.tasks.build_report`` (the Celery shell),
+which runs ``report_body`` through ``core.runner.run_job``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+
+from annotation.models import Corpus
+from core.errors import UserFacingError
+from core.runner import create_job, enqueue
+from evaluation import database, judge_inputs, ppi
+from evaluation.outputs import write_report
+from evaluation.report import ReportConfig, compute_report
+from evaluation.rover import DEFAULT_ALPHA
+from evaluation.stats import DEFAULT_BOOT
+
+JOB_KIND = "report"
+
+
+class ReportInputError(UserFacingError, ValueError):
+    """Bad report parameters (unknown system, metric...): shown to the user as is."""
+
+    def as_dict(self):
+        return {"message": str(self)}
+
+
+def report_dir(job_id) -> Path:
+    return Path(settings.MEDIA_ROOT) / "reports" / str(job_id)
+
+
+def report_body(job, progress):
+    """The job body of a report (``core.runner.run_job(job_id, report_body)``): files in ``report_dir``."""
+    p = job.params
+    corpus = Corpus.objects.get(pk=p["corpus_id"])
+    progress(done=0, total=6, message="loading predictions and labels", force=True)
+    questions, predictions, labels = database.report_inputs(corpus, adjudicated=p.get("adjudicated", False))
+    if predictions.empty:
+        raise ReportInputError(f"corpus {corpus.name} has no predictions")
+    try:
+        config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", DEFAULT_ALPHA),
+                              metric=p.get("metric", "hscore"),
+                              dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", DEFAULT_BOOT), seed=p.get("seed", 0),
+                              human_aggregate=p.get("human_aggregate", "mean"),
+                              table_significance=p.get("significance", "raw"))
+        judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
+        report = compute_report(questions, predictions, labels, config, progress=progress)
+    except ValueError as exc:
+        raise ReportInputError(str(exc)) from None
+    report.data["corpus"] = corpus.name
+    ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
+    add_frame_section(report, corpus)
+    files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
+    return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],
+            "n_questions": report.data["n_questions"]}
+
+
+def add_frame_section(report, corpus):
+    """SPEC 7 and 8: frame-proxy outcome counts, Table 4 and the agreement on frame checks."""
+    import pandas as pd
+
+    from evaluation import frame_check_stats as frame_checks
+    from frames.checking import frame_check_rows
+    from frames.jobs import outcome_rows
+
+    outcomes, checks = outcome_rows(corpus), frame_check_rows(corpus)
+    if not outcomes and not checks:
+        report.data["frames"] = None
+        return
+    section = frame_checks.frame_report(outcomes, checks)
+    report.data["frames"] = section
+    rows = frame_checks.table4_rows(section["table4"])
+    if rows:
+        report.tables["frame_checks"] = pd.DataFrame(rows).set_index("evaluation")
+
+
+# The options of a report job and their defaults, in the order the job's params list them.
+REPORT_OPTIONS = {"systems": None, "alpha": DEFAULT_ALPHA, "metric": "hscore", "n_boot": DEFAULT_BOOT, "seed": 0, "figures": True,
+                  "judge": None, "adjudicated": False, "human_aggregate": "mean", "significance": "raw"}
+
+
+def start_report(corpus, user=None, **options):
+    """Create the report job of ``corpus`` and queue ``evaluation.tasks.build_report``.
+
+    ``options`` are any of ``REPORT_OPTIONS`` (by keyword); the others keep their default.
+    """
+    from evaluation.tasks import build_report
+
+    unknown = set(options) - set(REPORT_OPTIONS)
+    if unknown:
+        raise TypeError(f"start_report() got unknown option(s): {', '.join(sorted(unknown))}")
+    params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, **options}
+    params["systems"] = list(params["systems"] or [])
+    params["adjudicated"] = bool(params["adjudicated"])
+    job = create_job(JOB_KIND, params, user=user, total=6)
+    return enqueue(job, build_report)
