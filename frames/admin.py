@@ -52,7 +52,7 @@ def _with_frames(base):
                                       base_url=d["base_url"] or None, force=d["force"], limit=d["limit"],
                                       api_key_env=d["api_key_env"], user=request.user)
                 messages.success(request, f"frame prediction started as job {job.pk}")
-                return redirect(reverse("admin:annotation_job_change", args=[job.pk]))
+                return redirect(reverse("admin:core_job_change", args=[job.pk]))
             context = {**self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
                        "title": f"Predict frames for {corpus.name}",
                        "intro": "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
