@@ -21,7 +21,6 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from annotation.models import Assignment, Fold, FoldItem, Label, Question, Triplet
 
 
-
 def _in_model_order(model, names):
     """``names`` (attnames) in the order of the model's concrete fields: ``Model.from_db`` takes the
     values of a partial row in that order."""

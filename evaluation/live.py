@@ -5,7 +5,7 @@ from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``e
 never the whole report. Researchers and admins only."""
 from django import forms
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import IsAuthenticated
@@ -57,7 +57,7 @@ def _context(request):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def conclusions(request):
     """The live conclusions page (researchers and admins; GET).
 
@@ -75,7 +75,7 @@ def conclusions(request):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def conclusions_panel(request):
     """The page's panel alone, polled with htmx every ``POLL_SECONDS``.
 

@@ -21,7 +21,8 @@ import pandas as pd
 from annotation.dedup import DEFAULT_POLICY
 from annotation.interchange import REFERENCE
 from annotation.labels import LABEL_RANKS
-from evaluation import agreement, factors as fx, human, metrics, rover, stats
+from evaluation import agreement, human, metrics, rover, stats
+from evaluation import factors as fx
 
 METRICS = ("hscore", "hcorrect", "rouge_l", "f1", "em")
 HUMAN_METRICS = ("hscore", "hcorrect")

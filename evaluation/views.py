@@ -2,7 +2,7 @@
 download every file. Researchers and admins only; annotators get 403."""
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from core.permissions import researcher_required
 from core.reaper import health
@@ -37,7 +37,7 @@ def _job(pk):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def report_detail(request, pk):
     job = _job(pk)
     names = files.file_names(job)
@@ -49,7 +49,7 @@ def report_detail(request, pk):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def report_progress(request, pk):
     job = _job(pk)
     response = render(request, "evaluation/_progress.html", {"job": job, "health": _waiting_health(job)})
@@ -59,7 +59,7 @@ def report_progress(request, pk):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def report_file(request, pk, name):
     job = _job(pk)
     path = files.file_path(job, name)

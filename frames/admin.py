@@ -6,6 +6,7 @@ imported); the URL keeps its path ``admin/annotation/corpus/<pk>/predict-frames/
 """
 from django import forms
 from django.contrib import admin, messages
+from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -45,6 +46,8 @@ def _with_frames(base):
         def predict_frames_view(self, request, pk):
             """Start the frame proxy (SPEC 8) over this corpus as a background job."""
             corpus = self.get_object(request, pk)
+            if corpus is None:
+                raise Http404(f"no corpus with id {pk}")
             form = PredictFramesForm(request.POST or None)
             if request.method == "POST" and form.is_valid():
                 d = form.cleaned_data

@@ -9,7 +9,7 @@ from functools import wraps
 
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from annotation import annotating, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
@@ -74,7 +74,7 @@ def _render_item(request, fold, item, status=200):
 
 
 @annotator_required
-@require_GET
+@require_safe
 @_not_found_is_404
 def check(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
@@ -82,7 +82,7 @@ def check(request, fold_id):
 
 
 @annotator_required
-@require_GET
+@require_safe
 @_not_found_is_404
 def show_item(request, fold_id, item_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
@@ -90,7 +90,7 @@ def show_item(request, fold_id, item_id):
 
 
 @annotator_required
-@require_GET
+@require_safe
 @_not_found_is_404
 def previous(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)

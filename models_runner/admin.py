@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
@@ -139,7 +139,7 @@ class JudgeAdmin(admin.ModelAdmin):
     def start_view(self, request, pk):
         if not roles.is_admin(request.user):
             raise PermissionDenied
-        judge = Judge.objects.get(pk=pk)
+        judge = get_object_or_404(Judge, pk=pk)
         form = StartJudgeRunForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:

@@ -1,6 +1,6 @@
 """Pages of the models_runner app: the download of an automatic judge's labels."""
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from annotation import exports
 from annotation.export_safety import streamed_download
@@ -11,7 +11,7 @@ from models_runner.models import Judge
 
 
 @researcher_required
-@require_GET
+@require_safe
 def judge_labels(request):
     """An automatic judge's labels (SPEC 10), apart from the human ones: labels JSONL whose
     ``annotator`` is the judge. ``?judge=NAME`` (default: every judge, one after the other);

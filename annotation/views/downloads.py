@@ -1,5 +1,5 @@
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from annotation import exports
 from annotation.export_safety import streamed_download
@@ -13,7 +13,7 @@ def _corpus(request):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def labels(request):
     corpus = _corpus(request)
     stem = f"labels-{corpus.name}" if corpus else "labels"
@@ -24,7 +24,7 @@ def labels(request):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def triplet_map(request):
     corpus = _corpus(request)
     stem = f"triplet-map-{corpus.name}" if corpus else "triplet-map"
@@ -32,7 +32,7 @@ def triplet_map(request):
 
 
 @researcher_required
-@require_GET
+@require_safe
 def flags(request):
     """Annotators' flags with their comments and the label they gave (CSV or JSONL, like the labels)."""
     corpus = _corpus(request)

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from annotation import fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
@@ -53,7 +53,7 @@ def fold_table(corpus):
 
 
 @admin_required
-@require_GET
+@require_safe
 def fold_assignments(request):
     corpora = Corpus.objects.annotate(n_questions=Count("questions", distinct=True)).order_by("name")
     corpus = None
@@ -120,6 +120,7 @@ def _build_other_kind(request, corpus, kind):
 
 
 @admin_required
+@require_safe
 def confirm_unassign(request, corpus_id, assignment_id):
     """Removing an assignment asks first (GET shows what goes, POST to ``fold_action`` removes it)."""
     assignment = get_object_or_404(Assignment.objects.select_related("fold", "annotator"), pk=assignment_id,

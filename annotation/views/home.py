@@ -1,14 +1,14 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from annotation import fold_kinds
-from core import roles
 from annotation.annotating import assigned_folds
+from core import roles
 
 
 @login_required
-@require_GET
+@require_safe
 def home(request):
     folds = []
     if roles.is_annotator(request.user):

@@ -2,7 +2,7 @@
 from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from annotation import annotating, reviewing
 from annotation.labels import LABEL_TITLES
@@ -10,7 +10,7 @@ from core.permissions import annotator_required
 
 
 @annotator_required
-@require_GET
+@require_safe
 def item_list(request, fold_id):
     fold = annotating.get_assigned_fold(request.user, fold_id)
     rows = reviewing.item_rows(fold, request.user)
@@ -33,7 +33,7 @@ def item_list(request, fold_id):
 
 
 @annotator_required
-@require_GET
+@require_safe
 def review(request, fold_id):
     """Start review mode at the first labelled item."""
     fold = annotating.get_assigned_fold(request.user, fold_id)

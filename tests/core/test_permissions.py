@@ -42,24 +42,24 @@ reports                researcher  200  405  400  405  405  405
 reports                admin       200  405  400  405  405  405
 report-detail          anonymous   L    L    L    L    L    L
 report-detail          annotator   403  403  403  403  403  403
-report-detail          researcher  200  405  405  405  405  405
-report-detail          admin       200  405  405  405  405  405
+report-detail          researcher  200  200  405  405  405  405
+report-detail          admin       200  200  405  405  405  405
 report-progress        anonymous   L    L    L    L    L    L
 report-progress        annotator   403  403  403  403  403  403
-report-progress        researcher  200  405  405  405  405  405
-report-progress        admin       200  405  405  405  405  405
+report-progress        researcher  200  200  405  405  405  405
+report-progress        admin       200  200  405  405  405  405
 report-file            anonymous   L    L    L    L    L    L
 report-file            annotator   403  403  403  403  403  403
-report-file            researcher  200  405  405  405  405  405
-report-file            admin       200  405  405  405  405  405
+report-file            researcher  200  200  405  405  405  405
+report-file            admin       200  200  405  405  405  405
 conclusions            anonymous   L    L    L    L    L    L
 conclusions            annotator   403  403  403  403  403  403
-conclusions            researcher  200  405  405  405  405  405
-conclusions            admin       200  405  405  405  405  405
+conclusions            researcher  200  200  405  405  405  405
+conclusions            admin       200  200  405  405  405  405
 conclusions-panel      anonymous   L    L    L    L    L    L
 conclusions-panel      annotator   403  403  403  403  403  403
-conclusions-panel      researcher  200  405  405  405  405  405
-conclusions-panel      admin       200  405  405  405  405  405
+conclusions-panel      researcher  200  200  405  405  405  405
+conclusions-panel      admin       200  200  405  405  405  405
 api-conclusions        anonymous   403  403  403  403  403  403
 api-conclusions        annotator   403  403  403  403  403  403
 api-conclusions        researcher  200  200  405  405  405  405
@@ -101,9 +101,9 @@ api-backends           annotator   403  403  403  403  403  403
 api-backends           researcher  200  200  403  403  403  403
 api-backends           admin       200  200  405  405  405  405
 home                   anonymous   L    L    L    L    L    L
-home                   annotator   200  405  405  405  405  405
-home                   researcher  200  405  405  405  405  405
-home                   admin       200  405  405  405  405  405
+home                   annotator   200  200  405  405  405  405
+home                   researcher  200  200  405  405  405  405
+home                   admin       200  200  405  405  405  405
 login                  anonymous   200  200  200  200  405  405
 login                  annotator   H    H    H    H    H    H
 login                  researcher  H    H    H    H    H    H
@@ -129,11 +129,11 @@ judge                  annotator   405  405  400  405  405  405
 judge                  researcher  403  403  403  403  403  403
 judge                  admin       403  403  403  403  403  403
 item-list              anonymous   L    L    L    L    L    L
-item-list              annotator   200  405  405  405  405  405
+item-list              annotator   200  200  405  405  405  405
 item-list              researcher  403  403  403  403  403  403
 item-list              admin       403  403  403  403  403  403
 review                 anonymous   L    L    L    L    L    L
-review                 annotator   A    405  405  405  405  405
+review                 annotator   A    A    405  405  405  405
 review                 researcher  403  403  403  403  403  403
 review                 admin       403  403  403  403  403  403
 flag-item              anonymous   L    L    L    L    L    L
@@ -141,15 +141,15 @@ flag-item              annotator   405  405  400  405  405  405
 flag-item              researcher  403  403  403  403  403  403
 flag-item              admin       403  403  403  403  403  403
 frame-check            anonymous   L    L    L    L    L    L
-frame-check            annotator   200  405  405  405  405  405
+frame-check            annotator   200  200  405  405  405  405
 frame-check            researcher  403  403  403  403  403  403
 frame-check            admin       403  403  403  403  403  403
 frame-check-item       anonymous   L    L    L    L    L    L
-frame-check-item       annotator   200  405  405  405  405  405
+frame-check-item       annotator   200  200  405  405  405  405
 frame-check-item       researcher  403  403  403  403  403  403
 frame-check-item       admin       403  403  403  403  403  403
 frame-check-previous   anonymous   L    L    L    L    L    L
-frame-check-previous   annotator   200  405  405  405  405  405
+frame-check-previous   annotator   200  200  405  405  405  405
 frame-check-previous   researcher  403  403  403  403  403  403
 frame-check-previous   admin       403  403  403  403  403  403
 frame-check-rate       anonymous   L    L    L    L    L    L
@@ -159,7 +159,7 @@ frame-check-rate       admin       403  403  403  403  403  403
 fold-assignments       anonymous   L    L    L    L    L    L
 fold-assignments       annotator   403  403  403  403  403  403
 fold-assignments       researcher  403  403  403  403  403  403
-fold-assignments       admin       200  405  405  405  405  405
+fold-assignments       admin       200  200  405  405  405  405
 fold-action            anonymous   L    L    L    L    L    L
 fold-action            annotator   403  403  403  403  403  403
 fold-action            researcher  403  403  403  403  403  403
@@ -171,23 +171,23 @@ adjudicate             admin       200  405  self 405  405  405
 fold-unassign          anonymous   L    L    L    L    L    L
 fold-unassign          annotator   403  403  403  403  403  403
 fold-unassign          researcher  403  403  403  403  403  403
-fold-unassign          admin       200  200  200  200  200  200
+fold-unassign          admin       200  200  405  405  405  405
 download-labels        anonymous   L    L    L    L    L    L
 download-labels        annotator   403  403  403  403  403  403
-download-labels        researcher  200  405  405  405  405  405
-download-labels        admin       200  405  405  405  405  405
+download-labels        researcher  200  200  405  405  405  405
+download-labels        admin       200  200  405  405  405  405
 download-triplet-map   anonymous   L    L    L    L    L    L
 download-triplet-map   annotator   403  403  403  403  403  403
-download-triplet-map   researcher  200  405  405  405  405  405
-download-triplet-map   admin       200  405  405  405  405  405
+download-triplet-map   researcher  200  200  405  405  405  405
+download-triplet-map   admin       200  200  405  405  405  405
 download-judge-labels  anonymous   L    L    L    L    L    L
 download-judge-labels  annotator   403  403  403  403  403  403
-download-judge-labels  researcher  200  405  405  405  405  405
-download-judge-labels  admin       200  405  405  405  405  405
+download-judge-labels  researcher  200  200  405  405  405  405
+download-judge-labels  admin       200  200  405  405  405  405
 download-flags         anonymous   L    L    L    L    L    L
 download-flags         annotator   403  403  403  403  403  403
-download-flags         researcher  200  405  405  405  405  405
-download-flags         admin       200  405  405  405  405  405
+download-flags         researcher  200  200  405  405  405  405
+download-flags         admin       200  200  405  405  405  405
 api-corpora            anonymous   403  403  403  403  403  403
 api-corpora            annotator   403  403  403  403  403  403
 api-corpora            researcher  200  200  405  405  405  405
@@ -557,3 +557,11 @@ def test_other_annotator_gets_404_for_fold_they_do_not_have(world, client, make_
                          ("api-next-item", {"pk": f}), ("api-item", {"pk": f, "item_id": i})):
         assert client.get(reverse(name, kwargs=kwargs)).status_code == 404, name
     assert client.post(reverse("judge", args=[f]), {"item": i, "value": "correct"}).status_code == 404
+
+
+@pytest.mark.parametrize("url", ["admin:annotation_predict_frames", "admin:models_runner_judge_start"])
+def test_admin_pages_of_a_missing_object_answer_404(client, make_user, url):
+    """Found by the matrix: these admin pages crashed (500) for an id that does not exist."""
+    client.force_login(make_user("boss", "admin"))
+    assert client.get(reverse(url, args=[987654])).status_code == 404
+    assert client.post(reverse(url, args=[987654])).status_code == 404
