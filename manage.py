@@ -2,7 +2,6 @@
 import os
 import sys
 
-
 # Commands that read and write files only: they run without SECRET_KEY and without a database.
 OFFLINE_COMMANDS = {"report"}
 

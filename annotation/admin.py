@@ -9,27 +9,50 @@ from annotation.api import max_upload_size
 
 
 class ImportForm(forms.Form):
-    kind = forms.ChoiceField(choices=[("corpus", "corpus (JSONL or SQuAD JSON)"), ("predictions", "predictions JSONL"),
-                                      ("labels", "labels JSONL")])
+    kind = forms.ChoiceField(
+        choices=[
+            ("corpus", "corpus (JSONL or SQuAD JSON)"),
+            ("predictions", "predictions JSONL"),
+            ("labels", "labels JSONL"),
+        ]
+    )
     corpus = forms.SlugField(max_length=100, help_text="corpus name (a new one is created for a corpus import)")
     file = forms.FileField(validators=[max_upload_size])
-    format = forms.ChoiceField(choices=[("", "from the file extension"), ("jsonl", "JSONL"), ("squad", "SQuAD JSON")],
-                               required=False)
+    format = forms.ChoiceField(
+        choices=[("", "from the file extension"), ("jsonl", "JSONL"), ("squad", "SQuAD JSON")], required=False
+    )
     # labels only (SPEC 9): see annotation.importers.import_labels
-    match = forms.ChoiceField(choices=[("dedup", "answer equal under the corpus's dedup policy"),
-                                       ("squad", "else the one answer equal under SQuAD normalization")],
-                              initial="dedup", required=False, help_text="labels: how an answer finds its triplet")
-    dry_run = forms.BooleanField(required=False, help_text="labels: check every line and list every problem; change nothing")
-    rejects = forms.BooleanField(required=False, help_text="labels: import the valid lines; the rejected ones, each "
-                                                          "with its reason, go to the job's result")
-    attach_existing = forms.BooleanField(required=False, help_text="labels: a name that is an account with labels "
-                                                                  "made in the browser gets these labels too")
-    annotator_prefix = forms.CharField(required=False, max_length=50, help_text="labels: put before every annotator name")
+    match = forms.ChoiceField(
+        choices=[
+            ("dedup", "answer equal under the corpus's dedup policy"),
+            ("squad", "else the one answer equal under SQuAD normalization"),
+        ],
+        initial="dedup",
+        required=False,
+        help_text="labels: how an answer finds its triplet",
+    )
+    dry_run = forms.BooleanField(
+        required=False, help_text="labels: check every line and list every problem; change nothing"
+    )
+    rejects = forms.BooleanField(
+        required=False,
+        help_text="labels: import the valid lines; the rejected ones, each with its reason, go to the job's result",
+    )
+    attach_existing = forms.BooleanField(
+        required=False,
+        help_text="labels: a name that is an account with labels made in the browser gets these labels too",
+    )
+    annotator_prefix = forms.CharField(
+        required=False, max_length=50, help_text="labels: put before every annotator name"
+    )
 
     def clean(self):
         data = super().clean()
-        if data.get("kind") in ("predictions", "labels") and data.get("corpus") and \
-                not models.Corpus.objects.filter(name=data["corpus"]).exists():
+        if (
+            data.get("kind") in ("predictions", "labels")
+            and data.get("corpus")
+            and not models.Corpus.objects.filter(name=data["corpus"]).exists()
+        ):
             self.add_error("corpus", f"no corpus named {data['corpus']!r}")
         return data
 
@@ -56,16 +79,28 @@ class CorpusAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             path = save_upload(data["file"])
-            job = start_import(data["kind"], data["corpus"], path, fmt=data["format"] or None, user=request.user,
-                               original_name=data["file"].name, options={**data, "match": data["match"] or "dedup"})
+            job = start_import(
+                data["kind"],
+                data["corpus"],
+                path,
+                fmt=data["format"] or None,
+                user=request.user,
+                original_name=data["file"].name,
+                options={**data, "match": data["match"] or "dedup"},
+            )
             messages.success(request, f"import started as job {job.pk}; follow it in Jobs")
             return redirect(reverse("admin:core_job_change", args=[job.pk]))
-        context = {**self.admin_site.each_context(request), "form": form, "title": "Import a file", "opts": self.model._meta,
-                   "multipart": True,
-                   "intro": "Imports run as a background job and are atomic: a bad line (malformed JSON, a missing field, "
-                            "an unknown question id, a duplicate) is reported with its file, line and field, and "
-                            "nothing of the file is imported. Labels files from outside have options: SQuAD matching, "
-                            "a dry run, importing the valid lines with the rejected ones listed on the job."}
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "title": "Import a file",
+            "opts": self.model._meta,
+            "multipart": True,
+            "intro": "Imports run as a background job and are atomic: a bad line (malformed JSON, a missing field, "
+            "an unknown question id, a duplicate) is reported with its file, line and field, and "
+            "nothing of the file is imported. Labels files from outside have options: SQuAD matching, "
+            "a dry run, importing the valid lines with the rejected ones listed on the job.",
+        }
         return TemplateResponse(request, "admin/annotation/form.html", context)
 
 
@@ -128,8 +163,6 @@ class LabelAdmin(admin.ModelAdmin):
     list_filter = ["value", "skipped", "annotator"]
     raw_id_fields = ["triplet", "fold"]
     inlines = [LabelEventInline]
-
-
 
 
 @admin.register(models.Flag)

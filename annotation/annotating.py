@@ -12,6 +12,7 @@ The judge round trip (``judge``) never counts or scans the annotator's past: pro
 position to search the next item from live on the ``Assignment`` row, recounted when the fold is
 opened (``refresh_progress``) and moved in the transaction that saves each label.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -96,7 +97,9 @@ def fold_progress(fold, user):
     counts = FoldItem.objects.filter(fold=fold).aggregate(
         total=Count("id", distinct=True),
         done=Count("triplet__labels", filter=mine & Q(triplet__labels__value__isnull=False)),
-        skipped=Count("triplet__labels", filter=mine & Q(triplet__labels__value__isnull=True, triplet__labels__skipped=True)),
+        skipped=Count(
+            "triplet__labels", filter=mine & Q(triplet__labels__value__isnull=True, triplet__labels__skipped=True)
+        ),
     )
     return FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
 
@@ -119,14 +122,21 @@ def refresh_progress(assignment):
         todo = fold_sql.item("todo_from", assignment.fold_id, assignment.annotator_id, 0)
         cursor = todo.position if todo is not None else progress.total and _last_position(assignment.fold_id) + 1
         Assignment.objects.filter(pk=assignment.pk).update(
-            done=progress.done, skipped=progress.skipped, total=progress.total, cursor=cursor)
+            done=progress.done, skipped=progress.skipped, total=progress.total, cursor=cursor
+        )
     assignment.done, assignment.skipped, assignment.total, assignment.cursor = (
-        progress.done, progress.skipped, progress.total, cursor)
+        progress.done,
+        progress.skipped,
+        progress.total,
+        cursor,
+    )
     return progress
 
 
 def _last_position(fold_id):
-    return FoldItem.objects.filter(fold_id=fold_id).order_by("-position").values_list("position", flat=True).first() or 0
+    return (
+        FoldItem.objects.filter(fold_id=fold_id).order_by("-position").values_list("position", flat=True).first() or 0
+    )
 
 
 def next_item(fold, user):
@@ -135,13 +145,12 @@ def next_item(fold, user):
     Searches the whole fold (a page open, the API); the judge loop searches from the cursor.
     The item carries ``my_label`` and ``has_previous``.
     """
-    return (fold_sql.item("todo_from", _id(fold), _id(user), 0)
-            or fold_sql.item("first_skipped", _id(fold), _id(user)))
+    return fold_sql.item("todo_from", _id(fold), _id(user), 0) or fold_sql.item("first_skipped", _id(fold), _id(user))
 
 
 def previous_item(fold, user, before_position=None):
     """The judged item just before ``before_position`` (or the last judged one): for going back."""
-    before = before_position if before_position is not None else 2 ** 31 - 1
+    before = before_position if before_position is not None else 2**31 - 1
     return fold_sql.item("judged_before", _id(fold), _id(user), before)
 
 
@@ -185,8 +194,13 @@ def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_i
             # gold items) may sit before it, so look once from the start before saying "finished".
             todo = fold_sql.item("todo_from", fold_id, user, 0)
         first = todo if todo is not None else fold_sql.item("first_skipped", fold_id, user)
-        nxt = choose_next(item, skip=skip, revisit=revisit, next_todo=lambda: first,
-                          after=lambda position: item_after(fold_id, user, position))
+        nxt = choose_next(
+            item,
+            skip=skip,
+            revisit=revisit,
+            next_todo=lambda: first,
+            after=lambda position: item_after(fold_id, user, position),
+        )
         cursor = todo.position if todo is not None else assignment.cursor
         if (d_done, d_skipped, cursor) != (0, 0, assignment.cursor):
             fold_sql.move(assignment.pk, d_done=d_done, d_skipped=d_skipped, cursor=cursor)
@@ -195,8 +209,17 @@ def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_i
             assignment.cursor = cursor
         outcome["next"] = nxt
 
-    label, changed = save_judgement(user, assignment.fold, item, value=value, skip=skip, seconds=seconds,
-                                    submission_id=submission_id, source=source, on_saved=on_saved)
+    label, changed = save_judgement(
+        user,
+        assignment.fold,
+        item,
+        value=value,
+        skip=skip,
+        seconds=seconds,
+        submission_id=submission_id,
+        source=source,
+        on_saved=on_saved,
+    )
     return label, changed, outcome["next"]
 
 
@@ -215,8 +238,9 @@ def new_submission_id():
     return uuid.uuid4().hex
 
 
-def save_judgement(user, fold, item, *, value=None, skip=False, seconds=0.0, submission_id=None, source="ui",
-                   on_saved=None):
+def save_judgement(
+    user, fold, item, *, value=None, skip=False, seconds=0.0, submission_id=None, source="ui", on_saved=None
+):
     """Record a label (or a skip) for ``item``; returns ``(label, changed)``.
 
     ``value`` is one of correct / partial / incorrect; ``skip`` keeps an existing value untouched.
@@ -231,18 +255,30 @@ def save_judgement(user, fold, item, *, value=None, skip=False, seconds=0.0, sub
         d_done, d_skipped = _progress_delta(before, judgements.state(row, ("value",)))
         if d_done or d_skipped:
             Assignment.objects.filter(fold=fold, annotator_id=user_id, done__isnull=False).update(
-                done=F("done") + d_done, skipped=F("skipped") + d_skipped)
+                done=F("done") + d_done, skipped=F("skipped") + d_skipped
+            )
 
     return judgements.save(
-        Label, LabelEvent, "label", keys={"triplet_id": item.triplet_id, "annotator_id": user_id}, values={"value": value},
-        skip=skip, fold=fold, seconds=seconds, submission_id=submission_id, defaults={"source": source},
+        Label,
+        LabelEvent,
+        "label",
+        keys={"triplet_id": item.triplet_id, "annotator_id": user_id},
+        values={"value": value},
+        skip=skip,
+        fold=fold,
+        seconds=seconds,
+        submission_id=submission_id,
+        defaults={"source": source},
         on_saved=on_saved or move_counters,
     )
 
 
 def assigned_folds(user, kind=None):
-    qs = Fold.objects.filter(assignments__annotator=user).select_related("corpus").order_by("corpus__name", "kind", "index")
+    qs = (
+        Fold.objects.filter(assignments__annotator=user)
+        .select_related("corpus")
+        .order_by("corpus__name", "kind", "index")
+    )
     if kind:
         qs = qs.filter(kind=kind)
     return qs
-

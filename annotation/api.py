@@ -1,5 +1,6 @@
 """REST API of the annotation app (DRF). Same rules as the pages: role checks on every endpoint,
 annotators reach only their own folds and never see system names."""
+
 import re
 from pathlib import Path
 
@@ -97,7 +98,9 @@ class ImportRequest(serializers.Serializer):
     # labels only (SPEC 9): see ``annotation.importers.import_labels``
     match = serializers.ChoiceField(choices=MATCH_MODES, default="dedup")
     dry_run = serializers.BooleanField(default=False, help_text="check every line, change nothing")
-    rejects = serializers.BooleanField(default=False, help_text="import the valid lines; rejected ones go to the job's result")
+    rejects = serializers.BooleanField(
+        default=False, help_text="import the valid lines; rejected ones go to the job's result"
+    )
     attach_existing = serializers.BooleanField(default=False)
     annotator_prefix = serializers.CharField(default="", allow_blank=True, max_length=50)
 
@@ -128,8 +131,15 @@ class ImportStart(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         path = save_upload(data["file"])
-        job = start_import(data["kind"], data["corpus"], path, fmt=data.get("format"), user=request.user,
-                           original_name=data["file"].name, options=data)
+        job = start_import(
+            data["kind"],
+            data["corpus"],
+            path,
+            fmt=data.get("format"),
+            user=request.user,
+            original_name=data["file"].name,
+            options=data,
+        )
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -148,12 +158,17 @@ class Quality(APIView):
         corpus = Corpus.objects.filter(name=name).first() if valid else None
         if corpus is None:
             raise NotFound(f"no corpus named {name[:100]!r}")
-        return Response({"corpus": corpus.name,
-                         "annotators": [q.as_dict() for q in quality_data.corpus_quality(corpus)],
-                         "open_disagreements": len(quality_data.open_disagreements(corpus))})
+        return Response(
+            {
+                "corpus": corpus.name,
+                "annotators": [q.as_dict() for q in quality_data.corpus_quality(corpus)],
+                "open_disagreements": len(quality_data.open_disagreements(corpus)),
+            }
+        )
 
 
 # --- annotator endpoints ----------------------------------------------------------------------
+
 
 class ItemSerializer(serializers.Serializer):
     """What an annotator may see of an item: never the systems, never how many gave the answer."""
@@ -213,7 +228,9 @@ class NextItem(APIView):
     def get(self, request, pk):
         fold = _fold_for(request, pk)
         item = annotating.next_item(fold, request.user)
-        return Response({"item": ItemSerializer(item).data if item else None, "progress": _progress(fold, request.user)})
+        return Response(
+            {"item": ItemSerializer(item).data if item else None, "progress": _progress(fold, request.user)}
+        )
 
 
 class ItemDetail(APIView):
@@ -245,12 +262,22 @@ class Judge(APIView):
             raise NotFound("no such item in this fold") from None
         try:
             label, changed = annotating.save_judgement(
-                request.user, fold, item, value=data.get("label"), skip=data["skip"], seconds=data["seconds"],
-                submission_id=data.get("submission_id"), source="api",
+                request.user,
+                fold,
+                item,
+                value=data.get("label"),
+                skip=data["skip"],
+                seconds=data["seconds"],
+                submission_id=data.get("submission_id"),
+                source="api",
             )
         except judgements.SubmissionConflict as conflict:
             raise SubmissionConflict(str(conflict)) from None
         nxt = annotating.next_item(fold, request.user)
-        return Response({"saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
-                         "next": ItemSerializer(nxt).data if nxt else None,
-                         "progress": _progress(fold, request.user)})
+        return Response(
+            {
+                "saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
+                "next": ItemSerializer(nxt).data if nxt else None,
+                "progress": _progress(fold, request.user),
+            }
+        )

@@ -1,4 +1,5 @@
 """Assigning folds to annotators: never the same item twice to one annotator (``folds.assignment_conflict``)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -57,9 +58,7 @@ def assign_all(corpus, users, *, per_fold=1, kind=Fold.KIND_TRIPLET):
     except ValueError as exc:
         raise FoldError(str(exc)) from None
     by_pk = {u.pk: u for u in users}
-    Assignment.objects.bulk_create(
-        [Assignment(fold_id=f, annotator=by_pk[u]) for f, us in plan.items() for u in us]
-    )
+    Assignment.objects.bulk_create([Assignment(fold_id=f, annotator=by_pk[u]) for f, us in plan.items() for u in us])
     return plan
 
 

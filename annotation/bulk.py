@@ -5,6 +5,7 @@ The ORM's ``bulk_create`` spends most of its time building model instances and p
 fields as ``json.dumps`` strings, datetimes aware). Runs inside the caller's transaction; on
 PostgreSQL it streams the rows with ``COPY``.
 """
+
 from django.db import connection
 
 # The one home of the batch sizes of the database shells (annotation's imports, triplets, folds).
@@ -30,7 +31,7 @@ def insert_rows(model, fields, rows, *, batch=IMPORT_BATCH):
                     copy.write_row(row)
             return len(rows)
         for start in range(0, len(rows), batch):
-            chunk = rows[start:start + batch]
+            chunk = rows[start : start + batch]
             cursor.executemany(sql, chunk)
             written += len(chunk)
     return written

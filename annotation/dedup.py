@@ -9,13 +9,14 @@ Never stronger by default: two answers a human could judge differently must not 
 ``normalize_squad`` is not a dedup policy but the official SQuAD answer normalization (much
 stronger); label files use it to match answers (``label_files``), the metrics to score them.
 """
+
 from __future__ import annotations
 
 import re
 import string
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 POLICIES = ("whitespace", "casefold", "exact")
 DEFAULT_POLICY = "whitespace"

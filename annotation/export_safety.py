@@ -7,6 +7,7 @@
 - ``attachment``: a Content-Disposition value whose file name holds only ``[A-Za-z0-9._-]``;
   ``streamed_download``: a streamed download response with that header, never cached.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Researcher exports: all labels (JSONL per SPEC 9, or CSV) and the triplet map. Streaming rows."""
+
 from __future__ import annotations
 
 import csv
@@ -12,10 +13,16 @@ LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "tripl
 
 
 def label_rows(corpus=None):
-    qs = Label.objects.filter(value__isnull=False).select_related("triplet__question__corpus", "annotator").prefetch_related("events")
+    qs = (
+        Label.objects.filter(value__isnull=False)
+        .select_related("triplet__question__corpus", "annotator")
+        .prefetch_related("events")
+    )
     if corpus is not None:
         qs = qs.filter(triplet__question__corpus=corpus)
-    for label in qs.order_by("triplet__question__corpus__name", "triplet__question__position", "triplet_id", "annotator__username").iterator(chunk_size=2000):
+    for label in qs.order_by(
+        "triplet__question__corpus__name", "triplet__question__position", "triplet_id", "annotator__username"
+    ).iterator(chunk_size=2000):
         q = label.triplet.question
         yield {
             "question_id": q.external_id,
@@ -27,13 +34,25 @@ def label_rows(corpus=None):
             "seconds_spent": round(label.seconds_spent, 2),
             "updated_at": label.updated_at.isoformat(),
             # every judgement in order, so that import_labels recreates the history (JSONL only)
-            "history": [{"label": e.value, "skipped": e.skipped, "seconds": round(e.seconds, 2), "at": e.created_at.isoformat()}
-                        for e in label.events.all()],
+            "history": [
+                {"label": e.value, "skipped": e.skipped, "seconds": round(e.seconds, 2), "at": e.created_at.isoformat()}
+                for e in label.events.all()
+            ],
         }
 
 
-FLAG_COLUMNS = ["question_id", "answer", "annotator", "label", "reason", "comment", "resolved", "corpus", "triplet_id",
-                "created_at"]
+FLAG_COLUMNS = [
+    "question_id",
+    "answer",
+    "annotator",
+    "label",
+    "reason",
+    "comment",
+    "resolved",
+    "corpus",
+    "triplet_id",
+    "created_at",
+]
 
 
 def flag_rows(corpus=None):
@@ -41,8 +60,12 @@ def flag_rows(corpus=None):
     qs = Flag.objects.select_related("triplet__question__corpus", "annotator")
     if corpus is not None:
         qs = qs.filter(triplet__question__corpus=corpus)
-    given = dict(((t, a), v) for t, a, v in Label.objects.filter(triplet__flags__isnull=False)
-                 .values_list("triplet_id", "annotator_id", "value"))
+    given = dict(
+        ((t, a), v)
+        for t, a, v in Label.objects.filter(triplet__flags__isnull=False).values_list(
+            "triplet_id", "annotator_id", "value"
+        )
+    )
     for flag in qs.order_by("triplet__question__corpus__name", "triplet__question__position", "created_at", "id"):
         q = flag.triplet.question
         yield {

@@ -9,10 +9,11 @@ the admin's fold page show it without annotation importing that app.
 >>> sorted(kinds)
 ['triplet']
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ Every item query returns the fold item with its triplet and question, the annota
 fold), and walks the ``(fold, position)`` unique index from a known position: no query here reads
 the annotator's past beyond the first hit.
 """
+
 from __future__ import annotations
 
 import functools
@@ -34,7 +35,9 @@ def _in_model_order(model, names):
 _ITEM_FIELDS = _in_model_order(FoldItem, {"id", "fold_id", "position", "triplet_id", "is_overlap"})
 _TRIPLET_FIELDS = _in_model_order(Triplet, {"id", "question_id", "answer"})
 _QUESTION_FIELDS = _in_model_order(Question, {"id", "corpus_id", "question", "context", "language"})
-_ASSIGNMENT_FIELDS = _in_model_order(Assignment, {"id", "fold_id", "annotator_id", "done", "skipped", "total", "cursor"})
+_ASSIGNMENT_FIELDS = _in_model_order(
+    Assignment, {"id", "fold_id", "annotator_id", "done", "skipped", "total", "cursor"}
+)
 _FOLD_FIELDS = _in_model_order(Fold, {"id", "corpus_id", "kind", "index", "name"})
 
 
@@ -97,11 +100,11 @@ def _item(row):
     overlap = _ITEM_FIELDS.index("is_overlap")
     values[overlap] = bool(values[overlap])  # an integer on SQLite
     item = FoldItem.from_db(DEFAULT_DB_ALIAS, _ITEM_FIELDS, values[:n_item])
-    triplet = Triplet.from_db(DEFAULT_DB_ALIAS, _TRIPLET_FIELDS, values[n_item:n_item + n_triplet])
+    triplet = Triplet.from_db(DEFAULT_DB_ALIAS, _TRIPLET_FIELDS, values[n_item : n_item + n_triplet])
     start = n_item + n_triplet
-    triplet.question = Question.from_db(DEFAULT_DB_ALIAS, _QUESTION_FIELDS, values[start:start + n_question])
+    triplet.question = Question.from_db(DEFAULT_DB_ALIAS, _QUESTION_FIELDS, values[start : start + n_question])
     item.triplet = triplet
-    label_id, value, skipped, has_previous = values[start + n_question:]
+    label_id, value, skipped, has_previous = values[start + n_question :]
     item.my_label = None if label_id is None else Label(pk=label_id, value=value, skipped=bool(skipped))
     item.has_previous = bool(has_previous)
     return item
@@ -120,7 +123,7 @@ def assignment(user_id, fold_id, *, kind, role):
         return None
     n = len(_ASSIGNMENT_FIELDS)
     found = Assignment.from_db(DEFAULT_DB_ALIAS, _ASSIGNMENT_FIELDS, row[:n])
-    found.fold = Fold.from_db(DEFAULT_DB_ALIAS, _FOLD_FIELDS, row[n:n + len(_FOLD_FIELDS)])
+    found.fold = Fold.from_db(DEFAULT_DB_ALIAS, _FOLD_FIELDS, row[n : n + len(_FOLD_FIELDS)])
     return found, bool(row[-1])
 
 

@@ -1,4 +1,5 @@
 """Database shell over ``annotation.folds`` (pure fold planning): storing, replacing and growing folds."""
+
 from __future__ import annotations
 
 import random
@@ -26,8 +27,10 @@ def clear_folds(corpus, kind, *, replace, judgements, error=None, what="folds"):
         if not replace:
             raise error(f"corpus {corpus.name} already has {existing.count()} {what} (use replace to rebuild)")
         if judgements.filter(fold__in=existing).exists():
-            raise error(f"the existing {what} already have {judgements.model._meta.verbose_name_plural}: "
-                        "they cannot be replaced")
+            raise error(
+                f"the existing {what} already have {judgements.model._meta.verbose_name_plural}: "
+                "they cannot be replaced"
+            )
         existing.delete()
 
 
@@ -35,11 +38,23 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
     """Insert ``FoldPlan``s as Fold rows named ``{corpus} {name} {n}`` and their items (``target``:
     the FoldItem field the plan's keys go to, ``triplet`` or ``frame_annotation``)."""
     folds = Fold.objects.bulk_create(
-        [Fold(corpus=corpus, kind=kind, index=p.index, name=f"{corpus.name} {name} {p.index + 1}",
-              seed=seed, params=params) for p in plans]
+        [
+            Fold(
+                corpus=corpus,
+                kind=kind,
+                index=p.index,
+                name=f"{corpus.name} {name} {p.index + 1}",
+                seed=seed,
+                params=params,
+            )
+            for p in plans
+        ]
     )
-    insert_rows(FoldItem, ("fold", "position", target, "is_overlap"),
-                [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)])
+    insert_rows(
+        FoldItem,
+        ("fold", "position", target, "is_overlap"),
+        [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)],
+    )
     return folds
 
 
@@ -48,7 +63,9 @@ def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, rep
     """Split the corpus's triplets into K folds (pure ``build_folds``), then bulk insert them."""
     clear_folds(corpus, Fold.KIND_TRIPLET, replace=replace, judgements=Label.objects.all())
     pairs = list(
-        Triplet.objects.filter(question__corpus=corpus).order_by("question__position", "id").values_list("id", "question_id")
+        Triplet.objects.filter(question__corpus=corpus)
+        .order_by("question__position", "id")
+        .values_list("id", "question_id")
     )
     if not pairs:
         raise FoldError(f"corpus {corpus.name} has no triplets yet: import predictions first")
@@ -78,7 +95,11 @@ def extend_folds(corpus, source="extend"):
     home = dict(
         FoldItem.objects.filter(fold__in=folds, is_overlap=False).values_list("triplet__question_id", "fold_id")
     )
-    loose = Triplet.objects.filter(question__corpus=corpus).exclude(fold_items__fold__in=folds).order_by("question__position", "id")
+    loose = (
+        Triplet.objects.filter(question__corpus=corpus)
+        .exclude(fold_items__fold__in=folds)
+        .order_by("question__position", "id")
+    )
     new = defaultdict(list)
     for tid, qid in loose.values_list("id", "question_id"):
         fold_id = home.get(qid) or min(loads, key=lambda f: (loads[f], f))
@@ -92,14 +113,23 @@ def extend_folds(corpus, source="extend"):
 
 
 def _interleave_into(fold, new_items, source, now):
-    items = list(FoldItem.objects.filter(fold=fold).order_by("position").values_list("id", "position", "triplet_id", "triplet__question_id"))
-    judged = set(Label.objects.filter(triplet__fold_items__fold=fold, annotator__assignments__fold=fold)
-                 .values_list("triplet_id", flat=True))
+    items = list(
+        FoldItem.objects.filter(fold=fold)
+        .order_by("position")
+        .values_list("id", "position", "triplet_id", "triplet__question_id")
+    )
+    judged = set(
+        Label.objects.filter(triplet__fold_items__fold=fold, annotator__assignments__fold=fold).values_list(
+            "triplet_id", flat=True
+        )
+    )
     last_judged = max((position for _, position, tid, _ in items if tid in judged), default=-1)
     head = [i for i in items if i[1] <= last_judged]
     tail = [(("old", pk), qid, False) for pk, position, _, qid in items if position > last_judged]
     added = fold.params.get("added", []) if isinstance(fold.params, dict) else []
-    order = interleave(tail, [(("new", t), q, o) for t, q, o in new_items], random.Random(f"{fold.seed}:{fold.index}:{len(added)}"))
+    order = interleave(
+        tail, [(("new", t), q, o) for t, q, o in new_items], random.Random(f"{fold.seed}:{fold.index}:{len(added)}")
+    )
     start = (head[-1][1] + 1) if head else 0
     top = (items[-1][1] + 1) if items else 0
     # Two steps keep (fold, position) unique: move the tail out of the way, then into its places.
@@ -112,5 +142,8 @@ def _interleave_into(fold, new_items, source, now):
             created.append(FoldItem(fold=fold, position=start + offset, triplet_id=key, is_overlap=is_overlap))
     FoldItem.objects.bulk_update(moved, ["position"], batch_size=ORM_BATCH)
     FoldItem.objects.bulk_create(created, batch_size=ORM_BATCH)
-    fold.params = {**(fold.params or {}), "added": [*added, {"n": len(created), "at": now.isoformat(), "source": source}]}
+    fold.params = {
+        **(fold.params or {}),
+        "added": [*added, {"n": len(created), "at": now.isoformat(), "source": source}],
+    }
     fold.save(update_fields=["params"])

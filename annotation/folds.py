@@ -14,6 +14,7 @@
 - Items that come later (``interleave``) are spread over the unjudged part of a fold at seeded
   places, never appended as one block.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -47,7 +48,7 @@ def build_folds(pairs, *, k=10, seed=0, policy="by_question", overlap=0.1):
     if overlap > 0 and k < 2:
         raise ValueError("overlap needs at least 2 folds")
     rng = random.Random(seed)
-    by_question: "OrderedDict[object, list]" = OrderedDict()
+    by_question: OrderedDict[object, list] = OrderedDict()
     for triplet_key, question_key in pairs:
         by_question.setdefault(question_key, []).append(triplet_key)
 
@@ -183,7 +184,7 @@ def assign_round_robin(fold_triplets, annotators, *, per_fold=1, existing=None, 
     load = {a: existing.get(a, (0, set()))[0] for a in annotators}
     folds = list(fold_triplets)
     cap = -(-len(folds) * per_fold // len(annotators))
-    new_load = {a: 0 for a in annotators}
+    new_load = dict.fromkeys(annotators, 0)
     rank = {a: i for i, a in enumerate(annotators)}
     result = {}
     steps = 0

@@ -1,6 +1,7 @@
 """Gold items in every fold: each triplet fold of a corpus gets the corpus's gold triplets it lacks,
 at seeded random positions among its items (an annotator cannot tell them apart: same page, same
 flow, never marked). ``gold_slots`` and ``interleave`` are pure; ``interleave_gold`` writes."""
+
 from __future__ import annotations
 
 import random
@@ -31,8 +32,11 @@ def interleave(items, golds, slots):
 def interleave_gold(corpus):
     """Add every gold triplet of ``corpus`` to each of its triplet folds lacking it; returns how many
     fold items were added. Existing items keep their order (and every label: labels are per triplet)."""
-    gold = list(GoldItem.objects.filter(triplet__question__corpus=corpus).order_by("triplet_id")
-                .values_list("triplet_id", flat=True))
+    gold = list(
+        GoldItem.objects.filter(triplet__question__corpus=corpus)
+        .order_by("triplet_id")
+        .values_list("triplet_id", flat=True)
+    )
     added = 0
     for fold in Fold.objects.select_for_update().filter(corpus=corpus, kind=Fold.KIND_TRIPLET).order_by("index"):
         items = list(FoldItem.objects.filter(fold=fold).order_by("position"))

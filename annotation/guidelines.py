@@ -5,6 +5,7 @@ Markdown goes through markdown-it-py in CommonMark mode with raw HTML disabled: 
 ``<img onerror=...>`` in the guidelines come out as text, and links with ``javascript:``/``data:``
 targets are not made links (markdown-it's own link validation).
 """
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,7 @@ def answer_segments(context, answer):
     pieces, start = [], 0
     for match in pattern.finditer(context):
         if match.start() > start:
-            pieces.append((context[start:match.start()], False))
+            pieces.append((context[start : match.start()], False))
         pieces.append((match.group(0), True))
         start = match.end()
     if start < len(context):

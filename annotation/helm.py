@@ -16,6 +16,7 @@ A suite directory holds several run directories; they must all run the same scen
 
 Tried with crfm-helm 0.5.16 (see tests/fixtures/helm/make.sh).
 """
+
 from __future__ import annotations
 
 import json
@@ -80,7 +81,7 @@ def split_input(text):
     passage = text[:at].rstrip("\n")
     for prefix in PASSAGE_PREFIXES:
         passage = passage.removeprefix(prefix)
-    return passage, text[at + len(QUESTION_MARK):].strip()
+    return passage, text[at + len(QUESTION_MARK) :].strip()
 
 
 def read_run(run):
@@ -89,7 +90,11 @@ def read_run(run):
     run = Path(run)
     spec_file, state_file = run / "run_spec.json", run / "scenario_state.json"
     spec, state = _load(spec_file), _load(state_file)
-    adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else _get(state, ["adapter_spec"], state_file, None)
+    adapter = (
+        spec.get("adapter_spec")
+        if isinstance(spec.get("adapter_spec"), dict)
+        else _get(state, ["adapter_spec"], state_file, None)
+    )
     system = adapter.get("model") or adapter.get("model_deployment")
     if not isinstance(system, str) or not system.strip():
         raise InterchangeError("no model named in adapter_spec", spec_file, None, "adapter_spec.model")
@@ -107,11 +112,18 @@ def read_run(run):
         text = _get(instance, ["input", "text"], state_file, where)
         references = _get(instance, ["references"], state_file, where)
         if not isinstance(qid, str) or not isinstance(text, str) or not isinstance(references, list):
-            raise InterchangeError("expected instance id and input text as strings, references as a list", state_file, where)
+            raise InterchangeError(
+                "expected instance id and input text as strings, references as a list", state_file, where
+            )
         context, question = split_input(text)
-        correct = [r["output"]["text"] for r in references
-                   if isinstance(r, dict) and "correct" in (r.get("tags") or []) and isinstance(r.get("output"), dict)
-                   and isinstance(r["output"].get("text"), str)]
+        correct = [
+            r["output"]["text"]
+            for r in references
+            if isinstance(r, dict)
+            and "correct" in (r.get("tags") or [])
+            and isinstance(r.get("output"), dict)
+            and isinstance(r["output"].get("text"), str)
+        ]
         meta = {"helm_split": instance.get("split")}
         if instance.get("sub_split"):
             meta["helm_sub_split"] = instance["sub_split"]
@@ -123,10 +135,20 @@ def read_run(run):
             continue
         answers[qid] = completions[0]["text"].strip()
     return {
-        "name": spec.get("name") or run.name, "system": system.strip(), "scenario": scenario, "failed": failed,
-        "meta": {"helm": {"run_spec": spec.get("name") or run.name, "scenario_spec": scenario, "adapter_spec": adapter,
-                          "model_deployment": adapter.get("model_deployment")}},
-        "instances": instances, "answers": answers,
+        "name": spec.get("name") or run.name,
+        "system": system.strip(),
+        "scenario": scenario,
+        "failed": failed,
+        "meta": {
+            "helm": {
+                "run_spec": spec.get("name") or run.name,
+                "scenario_spec": scenario,
+                "adapter_spec": adapter,
+                "model_deployment": adapter.get("model_deployment"),
+            }
+        },
+        "instances": instances,
+        "answers": answers,
     }
 
 
@@ -140,14 +162,21 @@ def read_helm(path):
     questions, systems = {}, {}
     for run in runs:
         if run["scenario"] != first["scenario"]:
-            raise InterchangeError(f"run {run['name']!r} has another scenario than run {first['name']!r}: "
-                                   "import one scenario per corpus", path)
+            raise InterchangeError(
+                f"run {run['name']!r} has another scenario than run {first['name']!r}: import one scenario per corpus",
+                path,
+            )
         if run["system"] in systems:
-            raise InterchangeError(f"model {run['system']!r} appears in two runs ({systems[run['system']]!r} and "
-                                   f"{run['name']!r})", path)
+            raise InterchangeError(
+                f"model {run['system']!r} appears in two runs ({systems[run['system']]!r} and {run['name']!r})", path
+            )
         systems[run["system"]] = run["name"]
         for qid, record in run.pop("instances").items():
             seen = questions.setdefault(qid, record)
-            if (seen["context"], seen["question"], seen["answers"]) != (record["context"], record["question"], record["answers"]):
+            if (seen["context"], seen["question"], seen["answers"]) != (
+                record["context"],
+                record["question"],
+                record["answers"],
+            ):
                 raise InterchangeError(f"instance {qid!r} differs between runs", path)
     return {"questions": list(questions.values()), "runs": runs}

@@ -4,6 +4,7 @@ Each import runs in two passes over the file: pass 1 validates every line (strea
 ids) against the file's rules and the database; pass 2 writes everything in one transaction.
 Any error raises ``InterchangeError`` naming file, line and field, and nothing is written.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,9 +57,13 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
 
         def check(line, record):
             if record["id"] in taken:
-                raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id")
+                raise InterchangeError(
+                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id"
+                )
             if record["id"] in seen:
-                raise InterchangeError(f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id")
+                raise InterchangeError(
+                    f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id"
+                )
             seen[record["id"]] = line
 
         count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress)
@@ -66,13 +71,22 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
         count = 0
         for line, record in reader(path, name):
             if record["id"] in taken:
-                raise InterchangeError(f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id")
+                raise InterchangeError(
+                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id"
+                )
             count += 1
     with transaction.atomic():
         if corpus is None:
             corpus = Corpus.objects.create(name=corpus_name, **({"dedup_policy": dedup_policy} if dedup_policy else {}))
-        start = (Question.objects.filter(corpus=corpus).order_by("-position").values_list("position", flat=True).first() or -1) + 1
-        reference = System.objects.get_or_create(name=REFERENCE, defaults={"kind": System.KIND_REFERENCE})[0] if reference_system else None
+        start = (
+            Question.objects.filter(corpus=corpus).order_by("-position").values_list("position", flat=True).first()
+            or -1
+        ) + 1
+        reference = (
+            System.objects.get_or_create(name=REFERENCE, defaults={"kind": System.KIND_REFERENCE})[0]
+            if reference_system
+            else None
+        )
         batch, written = [], 0
         for i, (_, record) in enumerate(reader(path)):
             batch.append(_question(corpus, start + i, record))
@@ -80,8 +94,11 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
                 written += _flush_questions(batch, reference, corpus)
                 progress(done=written, total=count, message=f"wrote {written} of {count} questions")
         written += _flush_questions(batch, reference, corpus)
-    return {"corpus": corpus.name, "questions": written,
-            "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0}
+    return {
+        "corpus": corpus.name,
+        "questions": written,
+        "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0,
+    }
 
 
 def _validate(entries, check, name, progress, every=5000):
@@ -108,9 +125,15 @@ def _validate(entries, check, name, progress, every=5000):
 def _question(corpus, position, record):
     semantic = {k: record[k] for k in interchange.SEMANTIC_FIELDS if k in record}
     return Question(
-        corpus=corpus, external_id=record["id"], position=position, context=record["context"],
-        question=record["question"], answers=record["answers"], language=record["language"],
-        meta=record["meta"], **semantic,
+        corpus=corpus,
+        external_id=record["id"],
+        position=position,
+        context=record["context"],
+        question=record["question"],
+        answers=record["answers"],
+        language=record["language"],
+        meta=record["meta"],
+        **semantic,
     )
 
 
@@ -123,8 +146,11 @@ def _flush_questions(batch, reference, corpus):
         rows = [(q.pk, q.pk, q.answers[0] if q.answers else "") for q in created]
         mapping, _ = triplets_for(corpus, rows)
         now = timezone.now()
-        insert_rows(Prediction, PREDICTION_COLUMNS,
-                    [(reference.pk, qid, answer, mapping[qid], "{}", now) for _, qid, answer in rows])
+        insert_rows(
+            Prediction,
+            PREDICTION_COLUMNS,
+            [(reference.pk, qid, answer, mapping[qid], "{}", now) for _, qid, answer in rows],
+        )
     n = len(batch)
     batch.clear()
     return n
@@ -144,18 +170,30 @@ def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
             interchange.write_jsonl([q for q in data["questions"] if q["id"] not in known], out)
         result = {"questions": 0}
         if questions.stat().st_size:
-            result = import_corpus(questions, corpus_name, fmt="jsonl", reference_system=reference_system, progress=progress)
+            result = import_corpus(
+                questions, corpus_name, fmt="jsonl", reference_system=reference_system, progress=progress
+            )
         corpus = Corpus.objects.get(name=corpus_name)
         predictions = Path(tmp) / "predictions.jsonl"
         with open(predictions, "w", encoding="utf-8") as out:
-            interchange.write_jsonl([{"question_id": qid, "system": run["system"], "answer": answer,
-                                      "meta": {"helm_run": run["name"]}}
-                                     for run in data["runs"] for qid, answer in run["answers"].items()], out)
+            interchange.write_jsonl(
+                [
+                    {"question_id": qid, "system": run["system"], "answer": answer, "meta": {"helm_run": run["name"]}}
+                    for run in data["runs"]
+                    for qid, answer in run["answers"].items()
+                ],
+                out,
+            )
         imported = import_predictions(predictions, corpus, progress=progress)
         for run in data["runs"]:
             System.objects.filter(name=run["system"]).update(meta=run["meta"], description=f"HELM run {run['name']}")
-    return {"corpus": corpus_name, "questions": result["questions"], "runs": [r["name"] for r in data["runs"]],
-            "failed_requests": sum(r["failed"] for r in data["runs"]), **imported}
+    return {
+        "corpus": corpus_name,
+        "questions": result["questions"],
+        "runs": [r["name"] for r in data["runs"]],
+        "failed_requests": sum(r["failed"] for r in data["runs"]),
+        **imported,
+    }
 
 
 def import_predictions(path, corpus, *, progress=_noop, name=None):
@@ -173,13 +211,20 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         if record["question_id"] not in known:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
         if key in seen:
-            raise InterchangeError(f"duplicate prediction of system {key[0]!r} for question {key[1]!r} "
-                                   f"(first at line {seen[key]})", name, line, "question_id")
+            raise InterchangeError(
+                f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
+                name,
+                line,
+                "question_id",
+            )
         if key in existing:
-            raise InterchangeError(f"system {key[0]!r} already has a prediction for question {key[1]!r}",
-                                   name, line, "question_id")
+            raise InterchangeError(
+                f"system {key[0]!r} already has a prediction for question {key[1]!r}", name, line, "question_id"
+            )
         if record["system"] == REFERENCE:
-            raise InterchangeError("the system name 'reference' is reserved for the corpus answers", name, line, "system")
+            raise InterchangeError(
+                "the system name 'reference' is reserved for the corpus answers", name, line, "system"
+            )
         seen[key] = line
         systems.add(record["system"])
 
@@ -188,7 +233,9 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
         for system_name in sorted(systems):
-            by_name[system_name] = System.objects.get_or_create(name=system_name, defaults={"kind": System.KIND_IMPORTED})[0]
+            by_name[system_name] = System.objects.get_or_create(
+                name=system_name, defaults={"kind": System.KIND_IMPORTED}
+            )[0]
         rows, meta = [], []
         taken = _taken_meanwhile(corpus, by_name.values())
         for i, (line, record) in enumerate(interchange.read_predictions(path)):
@@ -197,26 +244,36 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:
                 raise InterchangeError(
                     f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
-                    "(written by another job while this file was checked)", name, line, "question_id")
+                    "(written by another job while this file was checked)",
+                    name,
+                    line,
+                    "question_id",
+                )
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)
         now = timezone.now()
         written = 0
         for start in range(0, len(rows), IMPORT_BATCH):
-            written += insert_rows(Prediction, PREDICTION_COLUMNS, [
-                (meta[i][0].pk, qid, answer, mapping[i], json.dumps(meta[i][1]), now)
-                for i, qid, answer in rows[start:start + IMPORT_BATCH]
-            ])
+            written += insert_rows(
+                Prediction,
+                PREDICTION_COLUMNS,
+                [
+                    (meta[i][0].pk, qid, answer, mapping[i], json.dumps(meta[i][1]), now)
+                    for i, qid, answer in rows[start : start + IMPORT_BATCH]
+                ],
+            )
             progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
-        triplets = {"new_triplets": n_new, "linked_predictions": written,
-                    "added_to_folds": extend_folds_if_any(corpus)}
+        triplets = {"new_triplets": n_new, "linked_predictions": written, "added_to_folds": extend_folds_if_any(corpus)}
     return {"predictions": written, "systems": sorted(systems), **triplets}
 
 
 def _taken_meanwhile(corpus, systems):
     """(system id, question id) pairs already stored, read under the corpus lock."""
-    return set(Prediction.objects.filter(question__corpus=corpus, system__in=list(systems))
-               .values_list("system_id", "question_id"))
+    return set(
+        Prediction.objects.filter(question__corpus=corpus, system__in=list(systems)).values_list(
+            "system_id", "question_id"
+        )
+    )
 
 
 def match_label_rows(path, corpus, match="dedup"):
@@ -238,8 +295,19 @@ def match_label_rows(path, corpus, match="dedup"):
 LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
 
 
-def import_labels(path, corpus, *, progress=_noop, source="import", match="dedup", dry_run=False, rejects=None,
-                  attach_existing=False, annotator_prefix="", name=None):
+def import_labels(
+    path,
+    corpus,
+    *,
+    progress=_noop,
+    source="import",
+    match="dedup",
+    dry_run=False,
+    rejects=None,
+    attach_existing=False,
+    annotator_prefix="",
+    name=None,
+):
     """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
     ``dedup`` or ``squad``, see ``annotation.label_files``).
 
@@ -261,15 +329,29 @@ def import_labels(path, corpus, *, progress=_noop, source="import", match="dedup
     browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
     progress(message="validating labels file")
     name = name or interchange._name_of(path)
-    plan = plan_labels(interchange.each_label_line(path, name), questions, index, mode=match, prefix=annotator_prefix or "",
-                       browser_accounts=browser, attach_existing=attach_existing)
+    plan = plan_labels(
+        interchange.each_label_line(path, name),
+        questions,
+        index,
+        mode=match,
+        prefix=annotator_prefix or "",
+        browser_accounts=browser,
+        attach_existing=attach_existing,
+    )
     summary = {"lines": len(plan.rows) + len(plan.rejects), "rejected": len(plan.rejects), "match": match}
     if dry_run:
         User = get_user_model()
         existing = set(User.objects.filter(username__in=plan.annotators).values_list("username", flat=True))
-        return {**summary, "dry_run": True, "labels": len(plan.rows), "created": 0, "changed": 0,
-                "annotators": sorted(plan.annotators), "new_annotators": sorted(plan.annotators - existing),
-                "problems": plan.problems(name, limit=len(plan.rejects))}
+        return {
+            **summary,
+            "dry_run": True,
+            "labels": len(plan.rows),
+            "created": 0,
+            "changed": 0,
+            "annotators": sorted(plan.annotators),
+            "new_annotators": sorted(plan.annotators - existing),
+            "problems": plan.problems(name, limit=len(plan.rejects)),
+        }
     if plan.rejects and rejects is None:
         raise interchange.BadLines(name, plan.rejects)
     if not plan.rows and not plan.rejects:
@@ -308,9 +390,16 @@ def _write_labels(plan, corpus, source):
         if label is None:
             history = history_of(row["meta"])
             seconds = row["meta"].get("seconds_spent")
-            seconds = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0 else 0.0
-            new.append(Label(triplet_id=row["triplet"], annotator=user, value=row["label"], source=source,
-                             seconds_spent=seconds))
+            seconds = (
+                float(seconds)
+                if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0
+                else 0.0
+            )
+            new.append(
+                Label(
+                    triplet_id=row["triplet"], annotator=user, value=row["label"], source=source, seconds_spent=seconds
+                )
+            )
             histories.append(history)
         elif label.value != row["label"] or label.skipped:
             label.value, label.skipped, label.source = row["label"], False, source
@@ -320,7 +409,9 @@ def _write_labels(plan, corpus, source):
     events, times = [], []
     for label, history in zip(created, histories):
         for event in history or [{"label": label.value, "skipped": False, "seconds": 0.0, "at": None}]:
-            events.append(LabelEvent(label=label, value=event["label"], skipped=event["skipped"], seconds=event["seconds"]))
+            events.append(
+                LabelEvent(label=label, value=event["label"], skipped=event["skipped"], seconds=event["seconds"])
+            )
             times.append(event["at"])
     events.extend(LabelEvent(label=l, value=l.value) for l in changed)
     times.extend([None] * len(changed))
@@ -332,5 +423,10 @@ def _write_labels(plan, corpus, source):
             event.created_at = when
             dated.append(event)
     LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=IMPORT_BATCH)  # keeps exported history times
-    return {"labels": len(plan.rows), "created": len(created), "changed": len(changed), "annotators": names,
-            "new_annotators": created_names}
+    return {
+        "labels": len(plan.rows),
+        "created": len(created),
+        "changed": len(changed),
+        "annotators": names,
+        "new_annotators": created_names,
+    }

@@ -11,6 +11,7 @@ Formats:
 - predictions JSONL: ``{"question_id", "system", "answer"}``
 - labels JSONL: ``{"question_id", "answer", "annotator", "label"}``
 """
+
 from __future__ import annotations
 
 import io
@@ -55,8 +56,13 @@ class InterchangeError(UserFacingError, ValueError):
         return f"{where}: {what}{self.reason}"
 
     def as_dict(self):
-        return {"file": str(self.file) if self.file else None, "line": self.line, "field": self.field,
-                "reason": self.reason, "message": self.describe()}
+        return {
+            "file": str(self.file) if self.file else None,
+            "line": self.line,
+            "field": self.field,
+            "reason": self.reason,
+            "message": self.describe(),
+        }
 
 
 def _open_text(source):
@@ -122,7 +128,9 @@ def _unstorable(value, key=None):
         return None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for k, v in items:
-        found = (_unstorable(k, key or k) if isinstance(k, str) else None) or _unstorable(v, key if key is not None else k)
+        found = (_unstorable(k, key or k) if isinstance(k, str) else None) or _unstorable(
+            v, key if key is not None else k
+        )
         if found:
             return found
     return None
@@ -212,7 +220,9 @@ def read_corpus(source, file=None):
     for line, obj in iter_json_lines(source, name):
         record = corpus_record(obj, name, line)
         if record["id"] in seen:
-            raise InterchangeError(f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id")
+            raise InterchangeError(
+                f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id"
+            )
         seen[record["id"]] = line
         yield line, record
 
@@ -250,18 +260,29 @@ def read_squad(source, file=None):
                 if not isinstance(qa, dict):
                     raise InterchangeError("expected an object", name, at)
                 raw_answers = qa.get("answers", [])
-                if not isinstance(raw_answers, list) or not all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in raw_answers):
+                if not isinstance(raw_answers, list) or not all(
+                    isinstance(x, dict) and isinstance(x.get("text"), str) for x in raw_answers
+                ):
                     raise InterchangeError("expected a list of {text, answer_start}", name, at, "answers")
                 meta = {k: v for k, v in qa.items() if k not in ("id", "question", "answers")}
                 if isinstance(article.get("title"), str):
                     meta["article"] = article["title"]
                 record = corpus_record(
-                    {"id": qa.get("id"), "context": paragraph.get("context"), "question": qa.get("question"),
-                     "answers": [x["text"] for x in raw_answers], "language": language, "meta": meta},
-                    name, at,
+                    {
+                        "id": qa.get("id"),
+                        "context": paragraph.get("context"),
+                        "question": qa.get("question"),
+                        "answers": [x["text"] for x in raw_answers],
+                        "language": language,
+                        "meta": meta,
+                    },
+                    name,
+                    at,
                 )
                 if record["id"] in seen:
-                    raise InterchangeError(f"duplicate id {record['id']!r} (first at {seen[record['id']]})", name, at, "id")
+                    raise InterchangeError(
+                        f"duplicate id {record['id']!r} (first at {seen[record['id']]})", name, at, "id"
+                    )
                 seen[record["id"]] = at
                 count += 1
                 yield at, record
@@ -281,7 +302,9 @@ def read_predictions(source, file=None, known_questions=None):
         if key in seen:
             raise InterchangeError(
                 f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
-                name, line, "question_id",
+                name,
+                line,
+                "question_id",
             )
         seen[key] = line
         yield line, record
@@ -365,7 +388,7 @@ def each_line(source, parse, file=None):
             continue
         seen_any = True
         try:
-            (_, obj), = iter_json_lines([raw], name)
+            ((_, obj),) = iter_json_lines([raw], name)
             yield line_no, text, parse(obj, name, line_no)
         except InterchangeError as exc:
             yield line_no, text, InterchangeError(exc.reason, name, line_no, exc.field)
@@ -412,10 +435,18 @@ class BadLines(InterchangeError):
 # bounded (deeper structures break the admin pages that render them), and each field fits its column.
 
 MAX_DEPTH = 20
-MAX_JSON_INT = 2 ** 63 - 1
-INT_COLUMNS = {"dist": 2 ** 31 - 1}  # IntegerField on both databases
-TEXT_COLUMNS = {"id": 200, "question_id": 200, "language": 16, "frame": 200, "lu": 200, "lu_pos": 40,
-                "system": 200, "annotator": 150}
+MAX_JSON_INT = 2**63 - 1
+INT_COLUMNS = {"dist": 2**31 - 1}  # IntegerField on both databases
+TEXT_COLUMNS = {
+    "id": 200,
+    "question_id": 200,
+    "language": 16,
+    "frame": 200,
+    "lu": 200,
+    "lu_pos": 40,
+    "system": 200,
+    "annotator": 150,
+}
 
 
 def unstorable(value):
@@ -478,4 +509,6 @@ def check_columns(record, name=None, line=None):
     for field, limit in INT_COLUMNS.items():
         value = record.get(field)
         if isinstance(value, int) and not -limit - 1 <= value <= limit:
-            raise InterchangeError(f"integer {value} is out of range (at most {limit} in absolute value)", name, line, field)
+            raise InterchangeError(
+                f"integer {value} is out of range (at most {limit} in absolute value)", name, line, field
+            )

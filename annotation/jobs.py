@@ -3,6 +3,7 @@
 ``start_import`` creates the Job row and sends ``annotation.tasks.import_file`` (the Celery shell),
 which runs ``import_body`` through ``core.runner.run_job``.
 """
+
 from pathlib import Path
 
 from django.conf import settings
@@ -17,8 +18,13 @@ def start_import(kind, corpus, path, *, fmt=None, user=None, original_name=None,
     """Create the import job of a stored file and queue it; the file is removed if nothing will read it."""
     from annotation.tasks import import_file
 
-    params = {"kind": kind, "corpus": corpus, "path": str(path), "format": fmt,
-              "file": original_name or Path(path).name}
+    params = {
+        "kind": kind,
+        "corpus": corpus,
+        "path": str(path),
+        "format": fmt,
+        "file": original_name or Path(path).name,
+    }
     if kind == "labels" and options:
         params["options"] = {k: options[k] for k in importers.LABEL_OPTIONS if k in options}
     job = create_job(f"import_{kind}", params, user=user)
@@ -65,8 +71,9 @@ def _run_labels_import(path, corpus, options, *, progress):
     job's result (the web has no file to write them to)."""
     kwargs = {k: options[k] for k in ("match", "dry_run", "attach_existing", "annotator_prefix") if k in options}
     rejects = [] if options.get("rejects") else None
-    result = importers.import_labels(path, corpus, progress=progress, rejects=rejects, name=options.get("file"),
-                                     **kwargs)
+    result = importers.import_labels(
+        path, corpus, progress=progress, rejects=rejects, name=options.get("file"), **kwargs
+    )
     if rejects is not None:
         result["rejects"] = rejects
     return result

@@ -5,6 +5,7 @@ values; an event row (``LabelEvent``, ``FrameCheckEvent``) keeps every submissio
 under the unique constraint, so two tabs or a double click never create a second row, and a repeated
 ``submission_id`` (unique on the event table) turns a resubmission into a no-op.
 """
+
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
@@ -33,8 +34,20 @@ def state(row, values):
     return judged, (not judged) and row.skipped
 
 
-def save(model, event_model, event_field, *, keys, values, skip, fold, seconds=0.0, submission_id=None, defaults=None,
-         on_saved=None):
+def save(
+    model,
+    event_model,
+    event_field,
+    *,
+    keys,
+    values,
+    skip,
+    fold,
+    seconds=0.0,
+    submission_id=None,
+    defaults=None,
+    on_saved=None,
+):
     """Upsert ``model`` at ``keys`` with ``values`` (or a skip) and log the event; returns ``(row, changed)``.
 
     ``values`` maps the judgement fields to their new values; with ``skip`` they are left as they
@@ -46,7 +59,7 @@ def save(model, event_model, event_field, *, keys, values, skip, fold, seconds=0
     """
     seconds = clean_seconds(seconds)
     submission_id = (submission_id or "")[:64] or None
-    given = {name: None for name in values} if skip else dict(values)
+    given = dict.fromkeys(values) if skip else dict(values)
     for _attempt in range(3):
         try:
             with transaction.atomic():
@@ -62,11 +75,13 @@ def save(model, event_model, event_field, *, keys, values, skip, fold, seconds=0
                             return row, False  # a retry of a submission already saved
                         raise SubmissionConflict(
                             f"submission id {submission_id!r} was already used for another judgement of this item; "
-                            "nothing was saved: send the change with a new submission id")
+                            "nothing was saved: send the change with a new submission id"
+                        )
                 before = None if row is None else state(row, values)
                 if row is None:
                     row = model.objects.create(
-                        **keys, **{"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
+                        **keys,
+                        **{"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
                     )
                 else:
                     if not skip:
@@ -78,8 +93,9 @@ def save(model, event_model, event_field, *, keys, values, skip, fold, seconds=0
                     row.seconds_spent += seconds
                     row.fold = row.fold or fold
                     row.save(update_fields=[*values, "skipped", "seconds_spent", "fold", "updated_at"])
-                event_model.objects.create(**{event_field: row}, **given, skipped=skip, seconds=seconds,
-                                           submission_id=submission_id)
+                event_model.objects.create(
+                    **{event_field: row}, **given, skipped=skip, seconds=seconds, submission_id=submission_id
+                )
                 if on_saved is not None:
                     on_saved(before, row)
                 return row, True

@@ -10,6 +10,7 @@ Matching a label's answer to a triplet of its question:
   SQuAD normalization (lower case, punctuation and English articles dropped, whitespace
   collapsed); several such triplets are an error (ambiguous).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -54,7 +55,7 @@ class TripletIndex:
 
 @dataclass
 class LabelPlan:
-    rows: list = field(default_factory=list)     # [{"line", "triplet", "annotator", "label", "meta"}]
+    rows: list = field(default_factory=list)  # [{"line", "triplet", "annotator", "label", "meta"}]
     rejects: list = field(default_factory=list)  # [{"line", "reason", "input"}]
     annotators: set = field(default_factory=set)
 
@@ -95,16 +96,22 @@ def plan_labels(entries, questions, index, *, mode="dedup", prefix="", browser_a
             reject(line, raw, "annotator", f"longer than {USERNAME_MAX} characters (with the prefix)")
             continue
         if name in browser_accounts and not attach_existing:
-            reject(line, raw, "annotator", f"{name!r} is an existing account with labels made in the browser "
-                              "(attach them with attach-existing, or use an annotator prefix)")
+            reject(
+                line,
+                raw,
+                "annotator",
+                f"{name!r} is an existing account with labels made in the browser "
+                "(attach them with attach-existing, or use an annotator prefix)",
+            )
             continue
         if (tid, name) in seen:
             reject(line, raw, "annotator", f"{name!r} labels this answer twice (first at line {seen[(tid, name)]})")
             continue
         seen[(tid, name)] = line
         plan.annotators.add(name)
-        plan.rows.append({"line": line, "triplet": tid, "annotator": name, "label": record["label"],
-                          "meta": record["meta"]})
+        plan.rows.append(
+            {"line": line, "triplet": tid, "annotator": name, "label": record["label"], "meta": record["meta"]}
+        )
     return plan
 
 
@@ -120,8 +127,14 @@ def history_of(meta):
             return None
         value = event.get("label")
         seconds = event.get("seconds", 0.0)
-        if value is not None and not isinstance(value, str) or not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        if (
+            (value is not None
+            and not isinstance(value, str))
+            or not isinstance(seconds, (int, float))
+            or isinstance(seconds, bool)
+        ):
             return None
-        out.append({"label": value, "skipped": bool(event.get("skipped", False)), "seconds": float(seconds),
-                    "at": event["at"]})
+        out.append(
+            {"label": value, "skipped": bool(event.get("skipped", False)), "seconds": float(seconds), "at": event["at"]}
+        )
     return out

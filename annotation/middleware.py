@@ -11,6 +11,7 @@
 - ``SecurityHeadersMiddleware``: a Content-Security-Policy (scripts only from this site, no inline
   script), and ``Cache-Control: no-store`` on the API and the downloads.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,15 +46,19 @@ class HostileInputMiddleware:
 
     def __call__(self, request):
         sources = [("query string", request.GET)]
-        if request.method == "POST" and request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        if request.method == "POST" and request.content_type in (
+            "application/x-www-form-urlencoded",
+            "multipart/form-data",
+        ):
             sources.append(("form", request.POST))
         for where, data in sources:
             for key in data:
                 for value in [key, *data.getlist(key)]:
                     problem = problem_in(value)
                     if problem:
-                        return HttpResponseBadRequest(f"bad {where} parameter {key[:40]!r}: {problem}",
-                                                      content_type="text/plain; charset=utf-8")
+                        return HttpResponseBadRequest(
+                            f"bad {where} parameter {key[:40]!r}: {problem}", content_type="text/plain; charset=utf-8"
+                        )
         return self.get_response(request)
 
 

@@ -1,9 +1,10 @@
 """API pagination that refuses what it cannot honour: ``limit``/``offset`` must be plain ASCII
 integers, ``limit`` at most ``max_limit`` and ``offset`` within 32 bits; anything else is a 400."""
+
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 
-MAX_OFFSET = 2 ** 31 - 1
+MAX_OFFSET = 2**31 - 1
 
 
 class StrictLimitOffsetPagination(LimitOffsetPagination):

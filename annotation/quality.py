@@ -8,6 +8,7 @@ A label row is ``(annotator, triplet_id, value, seconds, updated_at)``. Figures 
 Ratios are computed from integers, so equal figures are equal floats. ``None`` when there is nothing
 to measure.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -60,12 +61,18 @@ def annotator_quality(rows, gold):
                     pairs += 1
                     agree += value == their
         seconds = [s for _, _, s, _ in labels]
-        out.append(AnnotatorQuality(
-            annotator=annotator, n_labels=len(labels), gold_n=len(gold_hits), gold_agree=sum(gold_hits),
-            overlap_pairs=pairs, overlap_agree=agree,
-            median_seconds=float(statistics.median(seconds)) if seconds else None,
-            last_activity=max((u for _, _, _, u in labels), default=None),
-        ))
+        out.append(
+            AnnotatorQuality(
+                annotator=annotator,
+                n_labels=len(labels),
+                gold_n=len(gold_hits),
+                gold_agree=sum(gold_hits),
+                overlap_pairs=pairs,
+                overlap_agree=agree,
+                median_seconds=float(statistics.median(seconds)) if seconds else None,
+                last_activity=max((u for _, _, _, u in labels), default=None),
+            )
+        )
     return out
 
 
@@ -74,8 +81,11 @@ def disagreements(rows, decided=()):
     by_triplet = defaultdict(dict)
     for annotator, triplet, value, _seconds, _updated in rows:
         by_triplet[triplet][annotator] = value
-    return {t: labels for t, labels in sorted(by_triplet.items())
-            if len(labels) > 1 and len(set(labels.values())) > 1 and t not in decided}
+    return {
+        t: labels
+        for t, labels in sorted(by_triplet.items())
+        if len(labels) > 1 and len(set(labels.values())) > 1 and t not in decided
+    }
 
 
 def apply_adjudications(labels, decisions, key="triplet"):

@@ -1,5 +1,6 @@
 """Database side of quality control (thin): label rows, gold and decisions of one corpus for
 ``annotation.quality``'s pure functions, and saving an adjudication."""
+
 from __future__ import annotations
 
 from annotation import quality
@@ -8,9 +9,11 @@ from annotation.models import Adjudication, GoldItem, Label, Triplet
 
 
 def label_rows(corpus):
-    return list(Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
-                .order_by("annotator__username", "triplet_id")
-                .values_list("annotator__username", "triplet_id", "value", "seconds_spent", "updated_at"))
+    return list(
+        Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
+        .order_by("annotator__username", "triplet_id")
+        .values_list("annotator__username", "triplet_id", "value", "seconds_spent", "updated_at")
+    )
 
 
 def gold_map(corpus):

@@ -4,6 +4,7 @@
 An annotator sees positions, questions, answers and their own labels, never systems. Review mode
 walks the items one has labelled, in fold order (``labelled_after``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,25 +18,31 @@ FILTERS = {"all": "All items", "unjudged": "Not judged yet", "skipped": "Skipped
 
 @dataclass(frozen=True)
 class ItemRow:
-    number: int      # position + 1: the item number shown to the annotator
+    number: int  # position + 1: the item number shown to the annotator
     item_id: int
     question: str
     answer: str
-    state: str       # todo, skipped or judged
+    state: str  # todo, skipped or judged
     label: str | None
 
     @property
     def label_words(self):
-        return LABEL_TITLES.get(self.label, "") if self.label else {SKIPPED: "Skipped", TODO: "Not judged yet"}[self.state]
+        return (
+            LABEL_TITLES.get(self.label, "") if self.label else {SKIPPED: "Skipped", TODO: "Not judged yet"}[self.state]
+        )
 
 
 def item_rows(fold, user):
     """Every item of a triplet fold with this annotator's state, in fold order."""
-    labels = dict(Label.objects.filter(annotator=user, triplet__fold_items__fold=fold)
-                  .values_list("triplet_id", "value"))
+    labels = dict(
+        Label.objects.filter(annotator=user, triplet__fold_items__fold=fold).values_list("triplet_id", "value")
+    )
     rows = []
-    items = FoldItem.objects.filter(fold=fold).order_by("position").values_list(
-        "position", "pk", "triplet_id", "triplet__question__question", "triplet__answer")
+    items = (
+        FoldItem.objects.filter(fold=fold)
+        .order_by("position")
+        .values_list("position", "pk", "triplet_id", "triplet__question__question", "triplet__answer")
+    )
     for position, pk, triplet_id, question, answer in items:
         if triplet_id not in labels:
             state, value = TODO, None
@@ -63,8 +70,9 @@ def find_number(rows, number):
 
 def labelled_after(fold, user, position=None):
     """The next item (after ``position``; from the start when None) that ``user`` has labelled."""
-    items = FoldItem.objects.filter(fold=fold, triplet__labels__annotator=user,
-                                    triplet__labels__value__isnull=False).select_related("triplet__question")
+    items = FoldItem.objects.filter(
+        fold=fold, triplet__labels__annotator=user, triplet__labels__value__isnull=False
+    ).select_related("triplet__question")
     if position is not None:
         items = items.filter(position__gt=position)
     return items.order_by("position").first()

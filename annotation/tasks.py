@@ -1,4 +1,5 @@
 """Celery tasks of the annotation app: thin shells over the job bodies of ``annotation.jobs``."""
+
 from celery import shared_task
 
 from annotation.jobs import import_body

@@ -1,4 +1,5 @@
 """Database shell over ``annotation.dedup``: the triplets of a corpus and the predictions linked to them."""
+
 from __future__ import annotations
 
 from django.db import connection, transaction
@@ -40,7 +41,9 @@ def triplets_for(corpus, rows):
     question_ids = sorted({r[1] for r in rows})
     existing = {}
     for chunk in _chunks(question_ids, ORM_BATCH):
-        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list("id", "question_id", "normalized_answer"):
+        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list(
+            "id", "question_id", "normalized_answer"
+        ):
             existing[(qid, norm)] = tid
     groups = build_triplets(rows, corpus.dedup_policy)
     new = [g for g in groups if (g.question_key, g.normalized) not in existing]
@@ -78,9 +81,13 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
     progress(message=f"linking {len(pending)} predictions to triplets")
     updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
     Prediction.objects.bulk_update(updates, ["triplet"], batch_size=ORM_BATCH)
-    return {"new_triplets": n_new, "linked_predictions": len(updates), "added_to_folds": extend_folds_if_any(corpus, source)}
+    return {
+        "new_triplets": n_new,
+        "linked_predictions": len(updates),
+        "added_to_folds": extend_folds_if_any(corpus, source),
+    }
 
 
 def _chunks(seq, n):
     for i in range(0, len(seq), n):
-        yield seq[i:i + n]
+        yield seq[i : i + n]

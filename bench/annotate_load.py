@@ -22,6 +22,7 @@ What it does, all on 127.0.0.1:
     python bench/annotate_load.py --users 50 --db postgres
     python bench/annotate_load.py --short --check
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,6 +57,7 @@ DONE_RE = re.compile(r"Fold finished")
 
 # --- environment: database, demo data, server ---------------------------------------------------
 
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -64,14 +66,16 @@ def free_port():
 
 def make_env(args, workdir):
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE", "AXES_ENABLED")}
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "QAEVAL_VAR_DIR": str(workdir),
-        "LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(REPO),
-    })
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "QAEVAL_VAR_DIR": str(workdir),
+            "LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(REPO),
+        }
+    )
     if args.db == "postgres":
         env["DATABASE_URL"] = f"{args.pg_url.rstrip('/')}/{args.pg_name}"
     else:
@@ -87,15 +91,36 @@ def pg_admin(args, sql):
 
 
 def manage(env, *argv):
-    subprocess.run([sys.executable, str(REPO / "manage.py"), *argv], env=env, cwd=REPO, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *argv], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL
+    )
 
 
 def start_server(args, env, port):
     # bin/run-demo's configuration (app preloaded in the master), with this benchmark's sizing.
-    cmd = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{port}",
-           "--worker-class", args.worker_class, "--workers", str(args.workers), "--threads", str(args.threads),
-           "--timeout", "60", "--backlog", "256", "--log-level", "warning", "--access-logfile", "/dev/null"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        "config/gunicorn.conf.py",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        args.worker_class,
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--timeout",
+        "60",
+        "--backlog",
+        "256",
+        "--log-level",
+        "warning",
+        "--access-logfile",
+        "/dev/null",
+    ]
     proc = subprocess.Popen(cmd, env=env, cwd=REPO, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -121,6 +146,7 @@ def stop_server(proc):
 
 
 # --- one annotator ------------------------------------------------------------------------------
+
 
 @dataclass
 class Annotator:
@@ -152,9 +178,13 @@ def parse_fragment(text):
 def login(session, base, username, timeout):
     page = session.get(f"{base}/login/", timeout=timeout)
     token = CSRF_RE.search(page.text).group(1)
-    r = session.post(f"{base}/login/", data={"username": username, "password": PASSWORD,
-                                            "csrfmiddlewaretoken": token, "next": ""},
-                     headers={"Referer": f"{base}/login/"}, timeout=timeout, allow_redirects=False)
+    r = session.post(
+        f"{base}/login/",
+        data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token, "next": ""},
+        headers={"Referer": f"{base}/login/"},
+        timeout=timeout,
+        allow_redirects=False,
+    )
     if r.status_code != 302:
         raise RuntimeError(f"login failed with HTTP {r.status_code}")
 
@@ -164,7 +194,7 @@ def run_annotator(a, args, start_gate, clock, rng):
     timeout = args.timeout
     try:
         login(session, a.base, a.username, timeout)
-    except Exception as exc:  # noqa: BLE001 - every failure is counted, none may pass silently
+    except Exception as exc:
         a.error(f"login: {exc}")
         start_gate.wait()
         return
@@ -181,7 +211,7 @@ def run_annotator(a, args, start_gate, clock, rng):
             a.error(f"GET page: HTTP {r.status_code}")
             return
         item, sub, csrf = parse_fragment(r.text)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         a.error(f"GET page: {exc!r}")
         return
     headers = {"HX-Request": "true", "HX-Current-URL": url, "Referer": url}
@@ -194,8 +224,13 @@ def run_annotator(a, args, start_gate, clock, rng):
         if args.think_ms:
             time.sleep(rng.expovariate(1000.0 / args.think_ms))
         value = rng.choice(LABELS)
-        data = {"csrfmiddlewaretoken": csrf, "item": str(item), "submission_id": sub,
-                "seconds": f"{rng.uniform(1, 30):.2f}", "value": value}
+        data = {
+            "csrfmiddlewaretoken": csrf,
+            "item": str(item),
+            "submission_id": sub,
+            "seconds": f"{rng.uniform(1, 30):.2f}",
+            "value": value,
+        }
         try:
             t0 = time.perf_counter()
             r = session.post(f"{url}judge/", data=data, headers=headers, timeout=timeout)
@@ -210,8 +245,9 @@ def run_annotator(a, args, start_gate, clock, rng):
                 # submission id it is refused loudly (409), never stored nor silently dropped.
                 again_value = rng.choice(LABELS)
                 t0 = time.perf_counter()
-                again = session.post(f"{url}judge/", data={**data, "value": again_value},
-                                     headers=headers, timeout=timeout)
+                again = session.post(
+                    f"{url}judge/", data={**data, "value": again_value}, headers=headers, timeout=timeout
+                )
                 a.judge_ms.append((time.perf_counter() - t0) * 1000)
                 expected = 200 if again_value == value else 409
                 if again.status_code != expected:
@@ -219,12 +255,13 @@ def run_annotator(a, args, start_gate, clock, rng):
                     return
                 a.repeats += 1
             item, sub, csrf = parse_fragment(r.text)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             a.error(f"POST judge item {item}: {exc!r}")
             return
 
 
 # --- database check -----------------------------------------------------------------------------
+
 
 def check_database(env, annotators):
     """Compare what the server acknowledged with what the database holds. Returns problem strings."""
@@ -263,8 +300,15 @@ print(json.dumps({"labels": len(labels), "expected": len(expected),
                   "events": LabelEvent.objects.filter(label__annotator__username__in=names).count(),
                   "problems": problems[:50], "n_problems": len(problems)}))
 """
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, input=json.dumps(payload),
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=REPO,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -285,6 +329,7 @@ print(json.dumps(sorted(rows)))
 
 
 # --- figures ------------------------------------------------------------------------------------
+
 
 def percentile(values, q):
     if not values:
@@ -335,8 +380,12 @@ def run(args):
         annotators = [Annotator(name, fold, base) for name, fold in fold_of_each_annotator(env, args.users)]
         gate = threading.Barrier(len(annotators) + 1)
         clock = {}
-        threads = [threading.Thread(target=run_annotator, args=(a, args, gate, clock, random.Random(args.seed * 1000 + i)),
-                                    daemon=True) for i, a in enumerate(annotators)]
+        threads = [
+            threading.Thread(
+                target=run_annotator, args=(a, args, gate, clock, random.Random(args.seed * 1000 + i)), daemon=True
+            )
+            for i, a in enumerate(annotators)
+        ]
         for t in threads:
             t.start()
         # Logins (password hashing) happen before the gate: the measured phase starts together.
@@ -350,13 +399,27 @@ def run(args):
         server = None
         figures = summary(annotators, elapsed)
         db = check_database(env, annotators)
-        figures.update({"db": args.db, "users": args.users, "workers": args.workers, "threads": args.threads,
-                        "worker_class": args.worker_class, "think_ms": args.think_ms,
-                        "labels_stored": db["labels"], "label_events": db["events"],
-                        "integrity_problems": db["n_problems"]})
+        figures.update(
+            {
+                "db": args.db,
+                "users": args.users,
+                "workers": args.workers,
+                "threads": args.threads,
+                "worker_class": args.worker_class,
+                "think_ms": args.think_ms,
+                "labels_stored": db["labels"],
+                "label_events": db["events"],
+                "integrity_problems": db["n_problems"],
+            }
+        )
         report(figures, annotators, db)
-        ok = figures["errors"] == 0 and db["n_problems"] == 0 and db["labels"] == figures["judgements"] \
-            and db["events"] == figures["judgements"] and figures["judgements"] > 0
+        ok = (
+            figures["errors"] == 0
+            and db["n_problems"] == 0
+            and db["labels"] == figures["judgements"]
+            and db["events"] == figures["judgements"]
+            and figures["judgements"] > 0
+        )
         if args.json:
             Path(args.json).write_text(json.dumps(figures, indent=2))
         return 0 if ok or not args.check else 1
@@ -366,24 +429,32 @@ def run(args):
         if args.db == "postgres" and not args.keep:
             try:
                 pg_admin(args, f'DROP DATABASE IF EXISTS "{args.pg_name}" WITH (FORCE)')
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 print(f"could not drop {args.pg_name}: {exc}", file=sys.stderr)
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
 def report(f, annotators, db):
-    print(f"\n{f['users']} annotators, {f['db']}, gunicorn {f['worker_class']} {f['workers']}x{f['threads']}"
-          f"{', think ' + str(f['think_ms']) + ' ms' if f['think_ms'] else ''}")
-    print(f"  judge requests {f['judge_requests']} ({f['judgements']} judgements + {f['repeated_submits']} repeated)"
-          f" in {f['elapsed_s']} s = {f['throughput_rps']} req/s")
-    print(f"  latency ms: p50 {f['p50_ms']}  p95 {f['p95_ms']}  p99 {f['p99_ms']}  max {f['max_ms']}"
-          f"  (first page p50 {f['page_p50_ms']})")
+    print(
+        f"\n{f['users']} annotators, {f['db']}, gunicorn {f['worker_class']} {f['workers']}x{f['threads']}"
+        f"{', think ' + str(f['think_ms']) + ' ms' if f['think_ms'] else ''}"
+    )
+    print(
+        f"  judge requests {f['judge_requests']} ({f['judgements']} judgements + {f['repeated_submits']} repeated)"
+        f" in {f['elapsed_s']} s = {f['throughput_rps']} req/s"
+    )
+    print(
+        f"  latency ms: p50 {f['p50_ms']}  p95 {f['p95_ms']}  p99 {f['p99_ms']}  max {f['max_ms']}"
+        f"  (first page p50 {f['page_p50_ms']})"
+    )
     print(f"  errors {f['errors']}; folds finished {f['folds_finished']}")
     for line in [e for a in annotators for e in a.errors][:10]:
         print(f"    {line}")
-    print(f"  database: {db['labels']} labels, {db['events']} history events for {db['expected']} acknowledged"
-          f" judgements; {db['n_problems']} problems")
+    print(
+        f"  database: {db['labels']} labels, {db['events']} history events for {db['expected']} acknowledged"
+        f" judgements; {db['n_problems']} problems"
+    )
     for line in db["problems"][:10]:
         print(f"    {line}")
     print("  " + json.dumps(f), flush=True)
@@ -394,8 +465,12 @@ def parse_args(argv=None):
     p.add_argument("--users", type=int, default=8, help="concurrent annotators (one fold each)")
     p.add_argument("--requests-per-user", type=int, default=60, help="judgements each annotator submits")
     p.add_argument("--max-seconds", type=float, default=120, help="stop the load after this long")
-    p.add_argument("--think-ms", type=float, default=0.0,
-                   help="mean pause before each judgement (0: closed loop, no pause - the stress case)")
+    p.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="mean pause before each judgement (0: closed loop, no pause - the stress case)",
+    )
     p.add_argument("--double-submit", type=float, default=0.05, help="share of judgements posted twice")
     p.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
     p.add_argument("--pg-url", default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"))

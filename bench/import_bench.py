@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/import_bench.py [--data ../shared/data/squad-v1.1-dev] [--database-url URL]
 """
+
 import argparse
 import os
 import subprocess
@@ -25,7 +26,9 @@ def main():
         name = url.rsplit("/", 1)[1]
         subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", name], check=True)
         subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
-    os.environ.update(DATABASE_URL=url, QAEVAL_TESTING="1", QAEVAL_VAR_DIR=tmp, DJANGO_SETTINGS_MODULE="config.settings")
+    os.environ.update(
+        DATABASE_URL=url, QAEVAL_TESTING="1", QAEVAL_VAR_DIR=tmp, DJANGO_SETTINGS_MODULE="config.settings"
+    )
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -51,9 +54,11 @@ def main():
     timings["build 10 folds (10% overlap)"] = time.perf_counter() - t2
     total = time.perf_counter() - t0
     print(f"database: {url.split('://')[0]}")
-    print(f"questions: {result['questions']}, predictions: {preds['predictions']} + {result['questions']} reference, "
-          f"systems: {len(preds['systems'])}, triplets: {Triplet.objects.filter(question__corpus=corpus).count()}, "
-          f"folds: {len(folds)}")
+    print(
+        f"questions: {result['questions']}, predictions: {preds['predictions']} + {result['questions']} reference, "
+        f"systems: {len(preds['systems'])}, triplets: {Triplet.objects.filter(question__corpus=corpus).count()}, "
+        f"folds: {len(folds)}"
+    )
     for name, seconds in timings.items():
         print(f"{name:<45} {seconds:7.2f} s")
     print(f"{'total':<45} {total:7.2f} s")

@@ -12,6 +12,7 @@ the questions: its answers are meaningless, its cost per question is real for th
 always runs the full 40 new tokens because random weights rarely emit the end token).
 Questions come from /work/shared/data/squad-v1.1-dev/small/corpus.jsonl when present.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,17 @@ sys.path.insert(0, str(ROOT))
 from models_runner import loading, tiny_models  # noqa: E402
 from models_runner.backends import LOCAL, QAItem, create_backend  # noqa: E402
 
-SQUAD = Path(os.environ.get("QAEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")) / "squad-v1.1-dev" / "small" / "corpus.jsonl"
-BUILDERS = {"extractive": tiny_models.build_extractive, "seq2seq": tiny_models.build_seq2seq,
-            "causal": tiny_models.build_causal}
+SQUAD = (
+    Path(os.environ.get("QAEVAL_SHARED_DATA", ROOT.parent / "shared" / "data"))
+    / "squad-v1.1-dev"
+    / "small"
+    / "corpus.jsonl"
+)
+BUILDERS = {
+    "extractive": tiny_models.build_extractive,
+    "seq2seq": tiny_models.build_seq2seq,
+    "causal": tiny_models.build_causal,
+}
 
 
 def load_questions(n):
@@ -39,8 +48,10 @@ def load_questions(n):
         with open(SQUAD, encoding="utf-8") as fh:
             rows = [json.loads(line) for _, line in zip(range(n), fh)]
         return [QAItem(r["id"], r["question"], r["context"], r.get("language", "en")) for r in rows], str(SQUAD)
-    context = ("The Denver Broncos defeated the Carolina Panthers 24-10 to earn their third Super Bowl title. "
-               "The game was played on February 7, 2016, at Levi's Stadium in Santa Clara, California. ") * 3
+    context = (
+        "The Denver Broncos defeated the Carolina Panthers 24-10 to earn their third Super Bowl title. "
+        "The game was played on February 7, 2016, at Levi's Stadium in Santa Clara, California. "
+    ) * 3
     return [QAItem(i, f"Which team won game {i}?", context) for i in range(n)], "synthetic (shared data not found)"
 
 
@@ -50,7 +61,7 @@ def measure(backend, items, batch_size, warmup=True):
     sync = getattr(getattr(backend, "torch", None), "cuda", None)
     start = time.perf_counter()
     for i in range(0, len(items), batch_size):
-        backend.answer(items[i:i + batch_size])
+        backend.answer(items[i : i + batch_size])
     if sync is not None and backend.device.startswith("cuda"):
         sync.synchronize()
     elapsed = time.perf_counter() - start
@@ -80,8 +91,10 @@ def main(argv=None):
 
     gpu = torch.cuda.get_device_name(0) if device.startswith("cuda") else ""
     items, source = load_questions(max(args.questions, max(sizes)))
-    print(f"device: {device}{' (' + gpu + ')' if gpu else ''}; torch {torch.__version__}; "
-          f"{torch.get_num_threads()} CPU threads; {platform.machine()}")
+    print(
+        f"device: {device}{' (' + gpu + ')' if gpu else ''}; torch {torch.__version__}; "
+        f"{torch.get_num_threads()} CPU threads; {platform.machine()}"
+    )
     print(f"questions: {len(items)} from {source}")
     workdir = Path(tempfile.mkdtemp(prefix="inference-bench-"))
     sentences = [it.question for it in items] + [it.context for it in items] + list(tiny_models.DEFAULT_SENTENCES)
@@ -105,18 +118,28 @@ def main(argv=None):
         load_s = time.perf_counter() - t0
         print(f"\n{name}: {origin}; loaded in {load_s:.2f}s on {backend.device}")
         for bs in sizes:
-            qps, elapsed = measure(backend, items[:max(args.questions, bs)], bs)
+            qps, elapsed = measure(backend, items[: max(args.questions, bs)], bs)
             print(f"  batch {bs:>3}: {qps:9.1f} questions/s  ({elapsed:.2f}s for {max(args.questions, bs)})")
-            results.append({"backend": name, "batch_size": bs, "questions": max(args.questions, bs),
-                            "qps": round(qps, 2), "seconds": round(elapsed, 3), "device": backend.device,
-                            "model": origin, "revision": backend.describe()["revision"]})
+            results.append(
+                {
+                    "backend": name,
+                    "batch_size": bs,
+                    "questions": max(args.questions, bs),
+                    "qps": round(qps, 2),
+                    "seconds": round(elapsed, 3),
+                    "device": backend.device,
+                    "model": origin,
+                    "revision": backend.describe()["revision"],
+                }
+            )
         del backend
         if device.startswith("cuda"):
             torch.cuda.empty_cache()
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps({"device": device, "gpu": gpu, "source": source, "results": results},
-                                             indent=2))
+        Path(args.out).write_text(
+            json.dumps({"device": device, "gpu": gpu, "source": source, "results": results}, indent=2)
+        )
         print(f"\nwrote {args.out}")
     return results
 

@@ -24,6 +24,7 @@ growth, ratio to the first checkout), and writes ``--json``.
 
     python bench/judge_cpu.py --tree /path/to/baseline --tree . --reps 3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,7 @@ from pathlib import Path
 import requests
 
 # The login, form parsing and port helpers of the load benchmark (same folder).
-from annotate_load import CSRF_RE, ITEM_RE, LABELS, SUBMISSION_RE, free_port  # noqa: E402
+from annotate_load import CSRF_RE, ITEM_RE, LABELS, SUBMISSION_RE, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data")) / "squad-v1.1-dev"
@@ -62,31 +63,58 @@ class Tree:
         self.var.mkdir()
         (self.var / "staticfiles").mkdir()
         self.db = self.var / "bench.sqlite3"
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE", "AXES_ENABLED", "DATABASE_URL", "GUNICORN_CMD_ARGS")}
-        self.env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "SECRET_KEY": secrets.token_urlsafe(50),
-                         "ALLOWED_HOSTS": "127.0.0.1,localhost", "QAEVAL_VAR_DIR": str(self.var),
-                         "LOG_LEVEL": "WARNING", "PYTHONPATH": str(self.path),
-                         "DATABASE_URL": f"sqlite:///{self.db}"})
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE", "AXES_ENABLED", "DATABASE_URL", "GUNICORN_CMD_ARGS")
+        }
+        self.env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "SECRET_KEY": secrets.token_urlsafe(50),
+                "ALLOWED_HOSTS": "127.0.0.1,localhost",
+                "QAEVAL_VAR_DIR": str(self.var),
+                "LOG_LEVEL": "WARNING",
+                "PYTHONPATH": str(self.path),
+                "DATABASE_URL": f"sqlite:///{self.db}",
+            }
+        )
         self.proc = None
         self.base = None
 
     def manage(self, *argv):
-        subprocess.run([self.python, "manage.py", *argv], env=self.env, cwd=self.path, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [self.python, "manage.py", *argv], env=self.env, cwd=self.path, check=True, stdout=subprocess.DEVNULL
+        )
 
     def server_command(self, args, port):
         gunicorn = [self.python, "-m", "gunicorn"]
         sizing = ["--workers", str(args.workers), "--threads", str(args.threads)]
         if (self.path / "config" / "gunicorn.conf.py").exists():
             return [*gunicorn, "-c", "config/gunicorn.conf.py", "-b", f"127.0.0.1:{port}", *sizing]
-        return [*gunicorn, "config.wsgi", "-b", f"127.0.0.1:{port}", *sizing, "--worker-class", "gthread",
-                "--access-logfile", "-", "--log-level", "warning"]
+        return [
+            *gunicorn,
+            "config.wsgi",
+            "-b",
+            f"127.0.0.1:{port}",
+            *sizing,
+            "--worker-class",
+            "gthread",
+            "--access-logfile",
+            "-",
+            "--log-level",
+            "warning",
+        ]
 
     def start(self, args):
         port = free_port()
-        self.proc = subprocess.Popen(self.server_command(args, port), env=self.env, cwd=self.path,
-                                     start_new_session=True, stdout=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            self.server_command(args, port),
+            env=self.env,
+            cwd=self.path,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+        )
         self.base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -143,9 +171,13 @@ class Annotator:
         self.session = requests.Session()
         page = self.session.get(f"{tree.base}/login/", timeout=60)
         token = CSRF_RE.search(page.text).group(1)
-        r = self.session.post(f"{tree.base}/login/", data={"username": username, "password": PASSWORD,
-                                                           "csrfmiddlewaretoken": token},
-                              headers={"Referer": f"{tree.base}/login/"}, timeout=60, allow_redirects=False)
+        r = self.session.post(
+            f"{tree.base}/login/",
+            data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token},
+            headers={"Referer": f"{tree.base}/login/"},
+            timeout=60,
+            allow_redirects=False,
+        )
         if r.status_code != 302:
             raise SystemExit(f"{tree.name}: login of {username} failed with HTTP {r.status_code}")
         self.url = f"{tree.base}/annotate/{fold_id}/"
@@ -165,8 +197,13 @@ class Annotator:
         headers = {"HX-Request": "true", "HX-Current-URL": self.url, "Referer": self.url}
         latencies = []
         for _ in range(n):
-            data = {"csrfmiddlewaretoken": self.csrf, "item": self.item, "submission_id": self.sub,
-                    "seconds": f"{self.rng.uniform(1, 30):.2f}", "value": self.rng.choice(LABELS)}
+            data = {
+                "csrfmiddlewaretoken": self.csrf,
+                "item": self.item,
+                "submission_id": self.sub,
+                "seconds": f"{self.rng.uniform(1, 30):.2f}",
+                "value": self.rng.choice(LABELS),
+            }
             t0 = time.perf_counter()
             r = self.session.post(f"{self.url}judge/", data=data, headers=headers, timeout=60)
             latencies.append((time.perf_counter() - t0) * 1000)
@@ -181,16 +218,23 @@ def measure(annotator, n):
     latencies = annotator.judge(n)
     cpu = tree.cpu_ms() - cpu0
     ordered = sorted(latencies)
-    return {"n": n, "cpu_ms_per_request": round(cpu / n, 3), "p50_ms": round(statistics.median(latencies), 1),
-            "p95_ms": round(ordered[int(0.95 * (n - 1))], 1)}
+    return {
+        "n": n,
+        "cpu_ms_per_request": round(cpu / n, 3),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p95_ms": round(ordered[int(0.95 * (n - 1))], 1),
+    }
 
 
 def folds_of_annotators(tree):
-    code = ("import json, django; django.setup(); from annotation.models import Assignment, Fold; "
-            "print(json.dumps(sorted(Assignment.objects.filter(fold__kind=Fold.KIND_TRIPLET, "
-            "annotator__username__startswith='annotator').values_list('annotator__username', 'fold_id'))))")
-    out = subprocess.run([tree.python, "-c", code], env=tree.env, cwd=tree.path, capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import json, django; django.setup(); from annotation.models import Assignment, Fold; "
+        "print(json.dumps(sorted(Assignment.objects.filter(fold__kind=Fold.KIND_TRIPLET, "
+        "annotator__username__startswith='annotator').values_list('annotator__username', 'fold_id'))))"
+    )
+    out = subprocess.run(
+        [tree.python, "-c", code], env=tree.env, cwd=tree.path, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -202,8 +246,17 @@ def run(args):
         t0 = time.monotonic()
         first = trees[0]
         first.manage("migrate", "-v", "0")
-        first.manage("load_demo", "--data", str(args.data), "--corpus", "bench", "--password", PASSWORD,
-                     "--annotators", str(max(args.reps, 2)))
+        first.manage(
+            "load_demo",
+            "--data",
+            str(args.data),
+            "--corpus",
+            "bench",
+            "--password",
+            PASSWORD,
+            "--annotators",
+            str(max(args.reps, 2)),
+        )
         for tree in trees[1:]:
             shutil.copy(first.db, tree.db)
             tree.manage("migrate", "-v", "0")
@@ -225,9 +278,12 @@ def run(args):
                         continue
                     w = {"rep": rep, "phase": phase, "judged_before": a.judged, **measure(a, n)}
                     results[tree.name]["windows"].append(w)
-                    print(f"  {tree.name:<24} rep {rep} {phase:<5} (judgements {w['judged_before'] + 1}-"
-                          f"{w['judged_before'] + n}): {w['cpu_ms_per_request']:.2f} ms CPU/request, "
-                          f"p50 {w['p50_ms']} ms, p95 {w['p95_ms']} ms", flush=True)
+                    print(
+                        f"  {tree.name:<24} rep {rep} {phase:<5} (judgements {w['judged_before'] + 1}-"
+                        f"{w['judged_before'] + n}): {w['cpu_ms_per_request']:.2f} ms CPU/request, "
+                        f"p50 {w['p50_ms']} ms, p95 {w['p95_ms']} ms",
+                        flush=True,
+                    )
     finally:
         for tree in trees:
             tree.stop()
@@ -244,25 +300,35 @@ def summarize(results, trees):
     print("\nserver CPU ms per judge round trip (mean over repetitions):")
     for tree in trees:
         r = results[tree.name]
-        mean = {phase: statistics.fmean(w["cpu_ms_per_request"] for w in r["windows"] if w["phase"] == phase)
-                for phase in ("first", "after")}
-        p50 = {phase: statistics.median(w["p50_ms"] for w in r["windows"] if w["phase"] == phase)
-               for phase in ("first", "after")}
+        mean = {
+            phase: statistics.fmean(w["cpu_ms_per_request"] for w in r["windows"] if w["phase"] == phase)
+            for phase in ("first", "after")
+        }
+        p50 = {
+            phase: statistics.median(w["p50_ms"] for w in r["windows"] if w["phase"] == phase)
+            for phase in ("first", "after")
+        }
         r["cpu_ms_first"], r["cpu_ms_after"] = round(mean["first"], 2), round(mean["after"], 2)
         r["growth"] = round(mean["after"] / mean["first"] - 1, 3)
         r["p50_ms_first"], r["p50_ms_after"] = p50["first"], p50["after"]
         overall = (mean["first"] + mean["after"]) / 2
         base = base or overall
         r["ratio_to_first_tree"] = round(overall / base, 3)
-        print(f"  {tree.name:<24} first {r['cpu_ms_first']:.2f}  after {r['cpu_ms_after']:.2f}  "
-              f"growth {100 * r['growth']:+.1f} %  ratio {r['ratio_to_first_tree']:.3f}  "
-              f"p50 {p50['first']}/{p50['after']} ms  first request {r['first_request_ms']} ms")
+        print(
+            f"  {tree.name:<24} first {r['cpu_ms_first']:.2f}  after {r['cpu_ms_after']:.2f}  "
+            f"growth {100 * r['growth']:+.1f} %  ratio {r['ratio_to_first_tree']:.3f}  "
+            f"p50 {p50['first']}/{p50['after']} ms  first request {r['first_request_ms']} ms"
+        )
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tree", action="append", default=None,
-                   help="checkout to measure (repeat; the first is the reference and builds the data). Default: this one")
+    p.add_argument(
+        "--tree",
+        action="append",
+        default=None,
+        help="checkout to measure (repeat; the first is the reference and builds the data). Default: this one",
+    )
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with corpus.jsonl and predictions.jsonl")
     p.add_argument("--reps", type=int, default=3, help="repetitions, each on a fresh annotator and fold")
     p.add_argument("--window", type=int, default=100, help="judgements per measured window")

@@ -21,6 +21,7 @@ Labels needed for +-w (w = 0.02): classical n = (1.96 sd(h) / w)^2; prediction-p
 n whose PPI++ variance at the optimal lambda, var(h - l f) / n + l^2 var(f) / (N - n), is <= (w / 1.96)^2,
 from the population moments of each system (averaged over seeds).
 """
+
 import argparse
 import os
 import pathlib
@@ -42,33 +43,49 @@ from annotation.interchange import REFERENCE  # noqa: E402
 from evaluation import human, metrics, ppi  # noqa: E402
 from evaluation.inputs import read_inputs  # noqa: E402
 
-SHARED = [pathlib.Path(os.environ["QAEVAL_SHARED_DATA"])] if os.environ.get("QAEVAL_SHARED_DATA") else [
-    p / "shared" / "data" for p in ROOT.parents]  # ../shared/data from the main checkout or a worktree
+SHARED = (
+    [pathlib.Path(os.environ["QAEVAL_SHARED_DATA"])]
+    if os.environ.get("QAEVAL_SHARED_DATA")
+    else [p / "shared" / "data" for p in ROOT.parents]
+)  # ../shared/data from the main checkout or a worktree
 SQUAD = next((p / "squad-v1.1-dev" for p in SHARED if (p / "squad-v1.1-dev").is_dir()), SHARED[0] / "squad-v1.1-dev")
 SCORES = np.array([1.0, 0.5, 0.0])  # correct, partial, incorrect
 HUMAN_ACCURACY = 0.9
-JUDGES = {"excellent (0.95)": (0.95, False), "good (0.85)": (0.85, False), "fair (0.70)": (0.70, False),
-          "lenient (0.85, partial->correct)": (0.85, True), "random (1/3)": (1 / 3, False)}
+JUDGES = {
+    "excellent (0.95)": (0.95, False),
+    "good (0.85)": (0.85, False),
+    "fair (0.70)": (0.70, False),
+    "lenient (0.85, partial->correct)": (0.85, True),
+    "random (1/3)": (1 / 3, False),
+}
 Z = ppi.Z95
 
 
 def load(path):
     t0 = time.perf_counter()
     questions, predictions, _ = read_inputs(path / "corpus.jsonl", path / "predictions.jsonl")
-    refs = pd.DataFrame({"question_id": questions.index, "system": REFERENCE,
-                         "answer": questions["answers"].map(lambda a: a[0] if a else "")})
+    refs = pd.DataFrame(
+        {
+            "question_id": questions.index,
+            "system": REFERENCE,
+            "answer": questions["answers"].map(lambda a: a[0] if a else ""),
+        }
+    )
     predictions = pd.concat([predictions, refs], ignore_index=True)
     predictions["tkey"] = human.triplet_keys(predictions["question_id"], predictions["answer"])
     tcode, tkeys = pd.factorize(predictions["tkey"])
     first = pd.Series(np.arange(len(predictions))).groupby(tcode).first().to_numpy()
     rows = predictions.iloc[first]
-    em, f1, _ = metrics.score_pairs(rows["answer"].tolist(), questions.loc[rows["question_id"], "answers"].tolist(),
-                                    ["en"] * len(rows))
+    em, f1, _ = metrics.score_pairs(
+        rows["answer"].tolist(), questions.loc[rows["question_id"], "answers"].tolist(), ["en"] * len(rows)
+    )
     truth = np.where(em == 1, 0, np.where(f1 >= 0.4, 1, 2))  # index into SCORES
     systems, scode = np.unique(predictions["system"].to_numpy(), return_inverse=True)
-    print(f"SQuAD v1.1 dev: {len(questions):,} questions, {len(predictions):,} predictions of {len(systems)} systems, "
-          f"{len(tkeys):,} triplets; truth: {np.bincount(truth, minlength=3).tolist()} correct/partial/incorrect "
-          f"({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"SQuAD v1.1 dev: {len(questions):,} questions, {len(predictions):,} predictions of {len(systems)} systems, "
+        f"{len(tkeys):,} triplets; truth: {np.bincount(truth, minlength=3).tolist()} correct/partial/incorrect "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
     return systems, scode, tcode, truth
 
 
@@ -87,8 +104,10 @@ def run(args):
     n_triplets = len(truth)
     half = args.half_width
     groups = [np.flatnonzero(scode == s) for s in range(len(systems))]
-    print(f"\n{args.seeds} seeds, {args.label_share:.0%} of the triplets human-labeled (~{int(args.label_share * n_triplets):,}), "
-          f"target +-{half} Hscore")
+    print(
+        f"\n{args.seeds} seeds, {args.label_share:.0%} of the triplets human-labeled (~{int(args.label_share * n_triplets):,}), "
+        f"target +-{half} Hscore"
+    )
     results = []
     for name, (quality, lenient) in JUDGES.items():
         t0 = time.perf_counter()
@@ -116,13 +135,24 @@ def run(args):
                 nc, npi = needed(h, f, half)
                 need_cls[s] += nc / args.seeds
                 need_ppi[s] += npi / args.seeds
-        results.append({"judge": name, "coverage_ppi": cover_ppi / total, "coverage_classical": cover_cls / total,
-                        "width_ppi": float(np.mean(width_ppi)), "width_classical": float(np.mean(width_cls)),
-                        "gain": float(np.median(gains)), "need_cls": need_cls, "need_ppi": need_ppi,
-                        "seconds": time.perf_counter() - t0})
+        results.append(
+            {
+                "judge": name,
+                "coverage_ppi": cover_ppi / total,
+                "coverage_classical": cover_cls / total,
+                "width_ppi": float(np.mean(width_ppi)),
+                "width_classical": float(np.mean(width_cls)),
+                "gain": float(np.median(gains)),
+                "need_cls": need_cls,
+                "need_ppi": need_ppi,
+                "seconds": time.perf_counter() - t0,
+            }
+        )
         r = results[-1]
-        print(f"  {name:34s} coverage PPI {r['coverage_ppi']:.3f}  classical {r['coverage_classical']:.3f}  "
-              f"mean width {r['width_ppi']:.4f} vs {r['width_classical']:.4f}  gain {r['gain']:.2f}  ({r['seconds']:.0f} s)")
+        print(
+            f"  {name:34s} coverage PPI {r['coverage_ppi']:.3f}  classical {r['coverage_classical']:.3f}  "
+            f"mean width {r['width_ppi']:.4f} vs {r['width_classical']:.4f}  gain {r['gain']:.2f}  ({r['seconds']:.0f} s)"
+        )
     print_tables(results, systems, groups, n_triplets, half, args)
     bad = [r["judge"] for r in results if not 0.93 <= r["coverage_ppi"] <= 0.97]
     print("\ncoverage of every judge within 93-97%:", "yes" if not bad else f"NO ({', '.join(bad)})")
@@ -139,24 +169,30 @@ def needed(h, f, half):
     var_f, cov = f.var(ddof=1), np.cov(h, f, ddof=1)[0, 1]
     nu = n_all - n
     lam = np.clip(cov / ((1 + n / nu) * var_f), 0, 1) if var_f > 0 else np.zeros(len(n))
-    var_res = h.var(ddof=1) + lam ** 2 * var_f - 2 * lam * cov
-    variance = var_res / n + lam ** 2 * var_f / nu
+    var_res = h.var(ddof=1) + lam**2 * var_f - 2 * lam * cov
+    variance = var_res / n + lam**2 * var_f / nu
     ok = np.flatnonzero(variance <= target_var)
     n_ppi = int(n[ok[0]]) if len(ok) else n_all
     return min(n_cls, n_all), n_ppi
 
 
 def print_tables(results, systems, groups, n_triplets, half, args):
-    print(f"\nhuman labels needed per system for +-{half} Hscore (mean over systems; each system has "
-          f"~{int(np.mean([len(g) for g in groups])):,} predictions):")
-    print(f"  {'judge':34s} {'classical':>10s} {'PPI':>8s} {'saved':>7s}   all systems at once (triplets, share of {n_triplets:,})")
+    print(
+        f"\nhuman labels needed per system for +-{half} Hscore (mean over systems; each system has "
+        f"~{int(np.mean([len(g) for g in groups])):,} predictions):"
+    )
+    print(
+        f"  {'judge':34s} {'classical':>10s} {'PPI':>8s} {'saved':>7s}   all systems at once (triplets, share of {n_triplets:,})"
+    )
     for r in results:
         c, p = r["need_cls"].mean(), r["need_ppi"].mean()
         # All systems at once: a uniform share of the triplets, large enough for the hardest system.
         share_c = max(r["need_cls"][s] / len(g) for s, g in enumerate(groups))
         share_p = max(r["need_ppi"][s] / len(g) for s, g in enumerate(groups))
-        print(f"  {r['judge']:34s} {c:10.0f} {p:8.0f} {1 - p / c:7.0%}   {share_c * n_triplets:8,.0f} vs "
-              f"{share_p * n_triplets:8,.0f} ({share_c:.1%} vs {share_p:.1%})")
+        print(
+            f"  {r['judge']:34s} {c:10.0f} {p:8.0f} {1 - p / c:7.0%}   {share_c * n_triplets:8,.0f} vs "
+            f"{share_p * n_triplets:8,.0f} ({share_c:.1%} vs {share_p:.1%})"
+        )
 
 
 def main():

@@ -3,6 +3,7 @@
 Every worker runs a reaper thread (``core.worker``) that recovers the jobs whose worker died; its
 tasks come from each installed app's ``tasks`` module (autodiscovery).
 """
+
 import os
 
 from celery import Celery

@@ -8,6 +8,7 @@ worker inherits one (each thread opens and then keeps its own, see ``CONN_MAX_AG
 
 Options from the command line and ``GUNICORN_CMD_ARGS`` override these.
 """
+
 import os
 
 wsgi_app = "config.wsgi:application"

@@ -11,6 +11,7 @@ Everything that differs between a laptop and production comes from environment v
   ``redis://...`` or ``amqp://...`` for production.
 - ``SECURE`` = 1 turns on HTTPS-only cookies, HSTS and the SSL redirect (production behind TLS).
 """
+
 import os
 import secrets
 from pathlib import Path
@@ -195,9 +196,11 @@ SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", 8 * 3600 if SECURE
 SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
 # No inline script anywhere (annotation.middleware adds the header); inline style attributes stay
 # allowed for progress bars.
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-                           "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
-                           "frame-ancestors 'none'")
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -208,8 +211,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StrictLimitOffsetPagination",
-    "DEFAULT_PARSER_CLASSES": ["annotation.middleware.StrictJSONParser", "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_PARSER_CLASSES": [
+        "annotation.middleware.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

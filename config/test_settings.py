@@ -1,11 +1,12 @@
 """Settings for the test suite: the real settings, with a throwaway key and fast password hashing."""
+
 import os
 import tempfile
 
 os.environ.setdefault("QAEVAL_TESTING", "1")
 os.environ.setdefault("QAEVAL_VAR_DIR", tempfile.mkdtemp(prefix="qaeval-test-var-"))
 
-from .settings import *  # noqa: E402,F401,F403
+from .settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AXES_ENABLED = os.environ.get("AXES_ENABLED", "0") == "1"

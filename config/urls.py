@@ -8,8 +8,9 @@ from models_runner.urls import download_urlpatterns as judge_downloads
 
 urlpatterns = [
     # The Job model moved from the annotation app to core: its admin pages' old addresses still work.
-    re_path(r"^admin/annotation/job/(?P<rest>.*)$", RedirectView.as_view(url="/admin/core/job/%(rest)s",
-                                                                         query_string=True)),
+    re_path(
+        r"^admin/annotation/job/(?P<rest>.*)$", RedirectView.as_view(url="/admin/core/job/%(rest)s", query_string=True)
+    ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -1,5 +1,6 @@
 """The Jobs admin: read-only rows written by the workers, a cancel action, and a page that says when
 jobs cannot run and reloads itself while one is queued or running."""
+
 from django.contrib import admin, messages
 
 from core.models import Job
@@ -10,11 +11,36 @@ from core.widgets import progress_bar
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "status", "state", "progress", "message", "error_in_list", "created_by", "created_at",
-                    "finished_at"]
+    list_display = [
+        "id",
+        "kind",
+        "status",
+        "state",
+        "progress",
+        "message",
+        "error_in_list",
+        "created_by",
+        "created_at",
+        "finished_at",
+    ]
     list_filter = ["kind", "status"]
-    readonly_fields = ["kind", "status", "progress", "params", "result", "message", "error", "celery_task_id",
-                       "worker", "attempts", "created_by", "created_at", "started_at", "heartbeat_at", "finished_at"]
+    readonly_fields = [
+        "kind",
+        "status",
+        "progress",
+        "params",
+        "result",
+        "message",
+        "error",
+        "celery_task_id",
+        "worker",
+        "attempts",
+        "created_by",
+        "created_at",
+        "started_at",
+        "heartbeat_at",
+        "finished_at",
+    ]
     exclude = ["progress_done", "progress_total", "cancel_requested", "resumable"]
     actions = ["cancel"]
 

@@ -2,6 +2,7 @@
 
 Researchers and admins read jobs; only admins cancel one and read errors in full (the serializer,
 which other apps' APIs use for their jobs too, is ``core.serializers.JobSerializer``)."""
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers

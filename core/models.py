@@ -3,6 +3,7 @@ report, frames, judge), and one for every Celery worker seen alive.
 
 Both were ``annotation`` models; their tables keep the names they had (``annotation_job``,
 ``annotation_workerbeat``): the move changed no row (``core/migrations/0001_initial.py``)."""
+
 import re
 
 from django.conf import settings
@@ -51,7 +52,7 @@ class Job(models.Model):
 
     @property
     def progress_text(self):
-        """"done / total" when the total is known, else only what is done (never "1057 / 0")."""
+        """ "done / total" when the total is known, else only what is done (never "1057 / 0")."""
         if self.progress_total:
             return f"{self.progress_done} / {self.progress_total}"
         if self.progress_done:

@@ -1,5 +1,6 @@
 """Role checks: DRF permission classes for the API, and decorators for class-free views that answer
 403 to the wrong role (and send anonymous users to the login page)."""
+
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
@@ -26,6 +27,7 @@ class IsAnnotatorRole(BasePermission):
 
 def require(check):
     """A view decorator: login required, then ``check(user)`` or 403."""
+
     def decorator(view):
         @login_required
         @wraps(view)

@@ -10,6 +10,7 @@ Resume functions are found, not imported by hand: an installed app's ``tasks`` m
 ``RESUMERS = {kind: resume}`` next to its Celery shells, and ``resumers()`` reads them all (the way
 Celery's autodiscovery finds the tasks); ``register_resumer`` adds one by hand.
 """
+
 from __future__ import annotations
 
 import logging
@@ -104,8 +105,7 @@ def _lost_error(job, resume):
 
 def worker_seen(name, queues=""):
     """Called by each worker's reaper every round: the worker is alive (for ``health``)."""
-    WorkerBeat.objects.update_or_create(name=name[:200],
-                                        defaults={"seen_at": timezone.now(), "queues": queues[:500]})
+    WorkerBeat.objects.update_or_create(name=name[:200], defaults={"seen_at": timezone.now(), "queues": queues[:500]})
     WorkerBeat.objects.filter(seen_at__lt=timezone.now() - timedelta(days=1)).delete()
 
 
@@ -121,5 +121,10 @@ def health():
         message = f"No worker has been seen in the last {window:.0f} s: jobs will wait until one starts."
     else:
         message = ""
-    return {"ok": not problem and bool(workers), "broker_ok": problem is None, "broker_error": problem or "",
-            "workers": workers, "message": message}
+    return {
+        "ok": not problem and bool(workers),
+        "broker_ok": problem is None,
+        "broker_error": problem or "",
+        "workers": workers,
+        "message": message,
+    }

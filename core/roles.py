@@ -4,6 +4,7 @@
 - researcher: may read every label, the triplet map and the reports; never labels.
 - annotator: labels only the folds assigned to them; never sees system names.
 """
+
 from django.contrib.auth.models import Group
 
 ADMIN, RESEARCHER, ANNOTATOR = "admin", "researcher", "annotator"

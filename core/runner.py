@@ -17,6 +17,7 @@ returns a JSON-able result dict. Guarantees:
 Each app starts its jobs from ``<app>/jobs.py`` (the bodies and the ``start_*`` functions); its
 ``<app>/tasks.py`` holds only the Celery shells that call ``run_job``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -48,8 +49,11 @@ class JobCancelled(Exception):
 def create_job(kind, params=None, *, user=None, total=0, resumable=False):
     """A new Job row (status ``created``); ``enqueue`` sends its task."""
     return Job.objects.create(
-        kind=kind, params=params or {}, created_by=user if getattr(user, "pk", None) else None,
-        progress_total=total, resumable=resumable,
+        kind=kind,
+        params=params or {},
+        created_by=user if getattr(user, "pk", None) else None,
+        progress_total=total,
+        resumable=resumable,
     )
 
 
@@ -76,8 +80,9 @@ def broker_problem(timeout=2.0):
 
 def _unavailable(problem):
     log.warning("broker unreachable, job not started: %s", problem)  # the address stays in the server log
-    return BrokerUnavailable("The task queue (Celery broker) is unreachable, so nothing was started; "
-                             "try again when it is back.")
+    return BrokerUnavailable(
+        "The task queue (Celery broker) is unreachable, so nothing was started; try again when it is back."
+    )
 
 
 def enqueue(job, task, **options):
@@ -97,7 +102,8 @@ def enqueue(job, task, **options):
             result = task.apply_async(args=[job.id], **options)
         except Exception as exc:
             Job.objects.filter(pk=job.pk, status=Job.CREATED).update(
-                status=Job.FAILED, finished_at=timezone.now(), error="not started: the task queue was unreachable")
+                status=Job.FAILED, finished_at=timezone.now(), error="not started: the task queue was unreachable"
+            )
             raise _unavailable(f"{type(exc).__name__}: {exc}"[:300]) from exc
         Job.objects.filter(pk=job.pk, celery_task_id="").update(celery_task_id=result.id or "")
 

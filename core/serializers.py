@@ -1,4 +1,5 @@
 """The Job as the API shows it, for every app's endpoints that answer with a job."""
+
 from rest_framework import serializers
 
 from core import roles
@@ -13,9 +14,24 @@ class JobSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Job
-        fields = ["id", "kind", "status", "stalled", "state_note", "params", "result", "progress_done",
-                  "progress_total", "percent", "message", "error", "attempts", "created_at", "started_at",
-                  "finished_at"]
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "stalled",
+            "state_note",
+            "params",
+            "result",
+            "progress_done",
+            "progress_total",
+            "percent",
+            "message",
+            "error",
+            "attempts",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
 
     def get_error(self, job) -> str:
         """Admins read the whole error (traceback included); others its first line, without paths."""

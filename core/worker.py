@@ -7,6 +7,7 @@ Every ``JOB_REAP_SECONDS`` it calls ``core.reaper.reap_stale_jobs``: resumable j
 the others marked failed. Several workers reaping at once is safe (each change is conditional on the
 heartbeat the reaper saw).
 """
+
 from __future__ import annotations
 
 import logging
@@ -49,8 +50,9 @@ def start_reaper(sender=None, **kwargs):
     except Exception:
         queues = ""
     _stop.clear()
-    threading.Thread(target=reap_forever, args=(settings.JOB_REAP_SECONDS, name, queues), daemon=True,
-                     name="job-reaper").start()
+    threading.Thread(
+        target=reap_forever, args=(settings.JOB_REAP_SECONDS, name, queues), daemon=True, name="job-reaper"
+    ).start()
     log.info("job reaper: every %s s, jobs silent for %s s", settings.JOB_REAP_SECONDS, settings.JOB_STALE_SECONDS)
 
 

@@ -6,6 +6,7 @@ two or more values take part. Alpha is None (JSON null) where it is undefined: f
 items (``MIN_ITEMS``; with one item alpha says nothing about agreement, however the package answers),
 or no variation at all (the expected disagreement is zero). Each result carries its ``n_items``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -142,12 +143,14 @@ def krippendorff_alpha(rows: pd.DataFrame, ranks: dict, pairs: bool = True) -> d
         if n == 0:
             continue
         sub = matrix[[a, b]][:, shared]
-        out["pairs"].append({
-            "annotators": [str(annotators[a]), str(annotators[b])],
-            "n_items": n,
-            "n_labels": 2 * n,
-            "alpha_ordinal": _alpha(sub, "ordinal", domain),
-            "alpha_nominal": _alpha(sub, "nominal", domain),
-            "undefined_reason": None if n >= MIN_ITEMS else f"{n} shared item (alpha needs {MIN_ITEMS} or more)",
-        })
+        out["pairs"].append(
+            {
+                "annotators": [str(annotators[a]), str(annotators[b])],
+                "n_items": n,
+                "n_labels": 2 * n,
+                "alpha_ordinal": _alpha(sub, "ordinal", domain),
+                "alpha_nominal": _alpha(sub, "nominal", domain),
+                "undefined_reason": None if n >= MIN_ITEMS else f"{n} shared item (alpha needs {MIN_ITEMS} or more)",
+            }
+        )
     return out

@@ -1,5 +1,6 @@
 """REST API of the reports (DRF): start a report job, its status, its report.json and its files.
 Researchers and admins only."""
+
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -31,9 +32,15 @@ class ReportRequest(serializers.Serializer):
     human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
     significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
     adjudicated = serializers.BooleanField(required=False, default=False)
-    judge = serializers.CharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None,
-                                  help_text="automatic judge of the prediction-powered estimates: absent or null, "
-                                            "the one with the most labels in the corpus; \"\", none")
+    judge = serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        default=None,
+        help_text="automatic judge of the prediction-powered estimates: absent or null, "
+        'the one with the most labels in the corpus; "", none',
+    )
 
     def validate_corpus(self, value):
         corpus = Corpus.objects.filter(name=value).first()
@@ -44,7 +51,9 @@ class ReportRequest(serializers.Serializer):
     def validate(self, data):
         name = data.get("judge")
         if name and judge_inputs.pick_judge(data["corpus"], name) is None:
-            raise serializers.ValidationError({"judge": f"judge {name!r} has no labels in corpus {data['corpus'].name}"})
+            raise serializers.ValidationError(
+                {"judge": f"judge {name!r} has no labels in corpus {data['corpus'].name}"}
+            )
         return data
 
 
@@ -60,9 +69,19 @@ class ReportJobs(generics.ListAPIView):
         form = ReportRequest(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        job = start_report(d["corpus"], request.user, systems=d["systems"], alpha=d["alpha"], metric=d["metric"],
-                           n_boot=d["n_boot"], seed=d["seed"], human_aggregate=d["human_aggregate"],
-                           significance=d["significance"], adjudicated=d["adjudicated"], judge=d["judge"])
+        job = start_report(
+            d["corpus"],
+            request.user,
+            systems=d["systems"],
+            alpha=d["alpha"],
+            metric=d["metric"],
+            n_boot=d["n_boot"],
+            seed=d["seed"],
+            human_aggregate=d["human_aggregate"],
+            significance=d["significance"],
+            adjudicated=d["adjudicated"],
+            judge=d["judge"],
+        )
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -77,14 +96,22 @@ class ReportJob(generics.RetrieveAPIView):
 class ReportJSON(APIView):
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
-    @extend_schema(operation_id="research_api_report_json", responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    @extend_schema(
+        operation_id="research_api_report_json", responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT}
+    )
     def get(self, request, pk):
         job = get_object_or_404(files.report_jobs(), pk=pk)
         data = files.load_json(job)
         if data is None:
             note = f"; {job.state_note}" if job.state_note else ""
-            return Response({"detail": f"report not available (job {job.status}{note})", "status": job.status,
-                             "stalled": job.stalled}, status=status.HTTP_409_CONFLICT)
+            return Response(
+                {
+                    "detail": f"report not available (job {job.status}{note})",
+                    "status": job.status,
+                    "stalled": job.stalled,
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
         return Response(data)
 
 
@@ -99,15 +126,23 @@ class ReportFiles(APIView):
     @extend_schema(operation_id="research_api_report_files", responses=ReportFileListing)
     def get(self, request, pk):
         job = get_object_or_404(files.report_jobs(), pk=pk)
-        return Response({"status": job.status, "files": [
-            {"name": n, "url": request.build_absolute_uri(f"/research/api/reports/{job.pk}/files/{n}")}
-            for n in files.file_names(job)]})
+        return Response(
+            {
+                "status": job.status,
+                "files": [
+                    {"name": n, "url": request.build_absolute_uri(f"/research/api/reports/{job.pk}/files/{n}")}
+                    for n in files.file_names(job)
+                ],
+            }
+        )
 
 
 class ReportFile(APIView):
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
-    @extend_schema(operation_id="research_api_report_file", responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @extend_schema(
+        operation_id="research_api_report_file", responses={(200, "application/octet-stream"): OpenApiTypes.BINARY}
+    )
     def get(self, request, pk, name):
         job = get_object_or_404(files.report_jobs(), pk=pk)
         path = files.file_path(job, name)

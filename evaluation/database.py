@@ -3,6 +3,7 @@
 Same tables as ``evaluation.inputs`` reads from files; the triplet of each prediction is its
 ``Prediction.triplet`` row (``tkey`` = ``t<id>``), labels are the current ``Label`` rows.
 """
+
 from __future__ import annotations
 
 import pandas as pd

@@ -10,6 +10,7 @@ elements, ``entropy`` = the entropy of the question's frame), or any key of a qu
 ``median`` is the median of the attribute over the questions that have it, or, with
 ``median_over="frames"``, over frames (the entropy factor: the median entropy over frames).
 """
+
 from __future__ import annotations
 
 import math
@@ -50,6 +51,7 @@ class Factor:
     >>> Factor("far", "dist", ">=", 3).op
     '>='
     """
+
     name: str
     attribute: str
     op: str
@@ -147,8 +149,10 @@ def parse_factor(spec) -> Factor:
         return FACTORS_BY_NAME[text]
     parts = text.split(":")
     if len(parts) not in (4, 5):
-        raise ValueError(f"factor {text!r}: expected a predefined name ({', '.join(FACTORS_BY_NAME)}) "
-                         "or name:attribute:op:threshold[:frames]")
+        raise ValueError(
+            f"factor {text!r}: expected a predefined name ({', '.join(FACTORS_BY_NAME)}) "
+            "or name:attribute:op:threshold[:frames]"
+        )
     name, attribute, op, threshold = parts[:4]
     return Factor(name, attribute, op, _coerce_threshold(threshold), parts[4] if len(parts) == 5 else "questions")
 
@@ -204,8 +208,9 @@ def frame_entropy(questions: pd.DataFrame, source: str = "corpus", lexicon: dict
     if source == "lexicon":
         if not lexicon:
             raise ValueError("entropy source 'lexicon' needs a mapping frame -> list of LU names")
-        return pd.Series({frame: math.log2(len(set(lus))) if lus else float("nan") for frame, lus in lexicon.items()},
-                         dtype=float).dropna()
+        return pd.Series(
+            {frame: math.log2(len(set(lus))) if lus else float("nan") for frame, lus in lexicon.items()}, dtype=float
+        ).dropna()
     raise ValueError(f"unknown entropy source {source!r}: 'corpus' or 'lexicon'")
 
 
@@ -320,11 +325,15 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
     if threshold is not None and known.any():
         compare = OPS[factor.op]
         try:
-            hits = np.array([bool(compare(v, threshold)) for v in values[known]], dtype=bool) \
-                if values.dtype == object else np.asarray(compare(values[known].to_numpy(), threshold), dtype=bool)
+            hits = (
+                np.array([bool(compare(v, threshold)) for v in values[known]], dtype=bool)
+                if values.dtype == object
+                else np.asarray(compare(values[known].to_numpy(), threshold), dtype=bool)
+            )
         except TypeError as exc:
-            raise ValueError(f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} "
-                             f"({exc})") from None
+            raise ValueError(
+                f"factor {factor.name!r}: cannot compare {factor.attribute} {factor.op} {threshold!r} ({exc})"
+            ) from None
         side[known] = hits.astype(float)
     return side, threshold
 
@@ -456,14 +465,22 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
     h = e = None
     if ties is not None:  # the tie groups' counts on each side, shared by the means and the test
         h, e = split_counts(ties, hard, easy)
-    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = nanmean_counts(X, hard, ties=ties, group_counts=h), \
-        nanmean_counts(X, easy, ties=ties, group_counts=e)
+    (s_hard, n_hard_scored), (s_easy, n_easy_scored) = (
+        nanmean_counts(X, hard, ties=ties, group_counts=h),
+        nanmean_counts(X, easy, ties=ties, group_counts=e),
+    )
     u, p = mann_whitney(X, hard, easy, ties=ties, counts=(h, e) if ties is not None else None)
     n_known = int(hard.sum() + easy.sum())
     return {
-        "s_hard": s_hard, "s_easy": s_easy, "diff": s_hard - s_easy, "u": u, "p_value": p,
-        "n_hard": int(hard.sum()), "n_easy": int(easy.sum()),
-        "n_hard_scored": n_hard_scored, "n_easy_scored": n_easy_scored,
+        "s_hard": s_hard,
+        "s_easy": s_easy,
+        "diff": s_hard - s_easy,
+        "u": u,
+        "p_value": p,
+        "n_hard": int(hard.sum()),
+        "n_easy": int(easy.sum()),
+        "n_hard_scored": n_hard_scored,
+        "n_easy_scored": n_easy_scored,
         "size_pct": 100.0 * hard.sum() / n_known if n_known else np.nan,
         "size_pct_corpus": 100.0 * hard.sum() / len(side) if len(side) else np.nan,
     }
@@ -530,7 +547,7 @@ def combination_masks(side_a: np.ndarray, side_b: np.ndarray) -> dict:
 DERIVED_SOURCES = {
     "nb_fes": "no question has `frame_elements`: import frame annotation or predict frames",
     "entropy": "no question has a `frame` with an `lu` (entropy source corpus): import frame annotation or "
-               "predict frames",
+    "predict frames",
 }
 
 
@@ -568,8 +585,11 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
         return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
     if name in DERIVED_SOURCES:
         return DERIVED_SOURCES[name]
-    hint = ": import frame annotation or predict frames" if name in ("frame", "lu", "lu_pos", "frame_freq") else \
-        ": add it to the corpus (a column of SPEC 9 or a key of `meta`)"
+    hint = (
+        ": import frame annotation or predict frames"
+        if name in ("frame", "lu", "lu_pos", "frame_freq")
+        else ": add it to the corpus (a column of SPEC 9 or a key of `meta`)"
+    )
     return f"no question has `{name}`{hint}"
 
 

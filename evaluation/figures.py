@@ -4,6 +4,7 @@ renderer for PNG, PDF and SVG backends; no pyplot, no display, safe in a worker)
 Up to 50 systems stay apart: system i gets colour i mod 20 of ``tab20`` and marker / line style
 i div 20, so no two of the first 60 share both (``system_style``). Legends sit outside the axes
 (right of the plot), never over the data. ROVER is drawn thick and black."""
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,11 @@ def system_style(i: int) -> dict:
     ('s', '--', True)
     """
     group = i // len(PALETTE)
-    return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[group % len(MARKERS)],
-            "linestyle": LINESTYLES[group % len(LINESTYLES)]}
+    return {
+        "color": PALETTE[i % len(PALETTE)],
+        "marker": MARKERS[group % len(MARKERS)],
+        "linestyle": LINESTYLES[group % len(LINESTYLES)],
+    }
 
 
 def _legend_outside(fig, ax, n_entries, *, title=None):
@@ -186,6 +190,9 @@ def combinations_figure(data) -> Figure:
 
 FIGURES = {"partitions": partitions_figure, "per_frame": per_frame_figure, "combinations": combinations_figure}
 # file stems (SPEC 11)
-FIGURE_FILES = {"partitions": "figure3_partitions", "per_frame": "figure4_per_frame",
-                "combinations": "figure5_combinations"}
+FIGURE_FILES = {
+    "partitions": "figure3_partitions",
+    "per_frame": "figure4_per_frame",
+    "combinations": "figure5_combinations",
+}
 FORMATS = ("png", "pdf", "svg")

@@ -1,4 +1,5 @@
 """Where a report job's files live, and which of them may be served."""
+
 from __future__ import annotations
 
 import json

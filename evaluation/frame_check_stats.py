@@ -13,6 +13,7 @@ Table 4 percentages are over ratings: with two annotators on 50 questions, 100 r
 Krippendorff's alpha uses the items rated by two or more annotators, ordinal (erroneous < partial <
 full, ``annotation.labels.FRAME_CHECK_RANKS``) and nominal.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,9 @@ def outcome_counts(outcomes):
         values = [o["outcome"] if isinstance(o, dict) else o for o in outcomes]
     unknown = sorted({v for v in values if v not in (*OUTCOMES, ERROR)})
     if unknown:
-        raise ValueError(f"unknown frame outcome(s): {', '.join(map(str, unknown))}; expected one of {', '.join(OUTCOMES)}")
+        raise ValueError(
+            f"unknown frame outcome(s): {', '.join(map(str, unknown))}; expected one of {', '.join(OUTCOMES)}"
+        )
     counts = {o: values.count(o) for o in OUTCOMES}
     counts[ERROR] = values.count(ERROR)
     counts["total"] = len(values)
@@ -48,12 +51,17 @@ def _checks(checks):
         if column not in df.columns:
             df[column] = None
     for column in RATING_FIELDS.values():
-        df[column] = pd.Series([None if v is None or (isinstance(v, float) and math.isnan(v)) else v
-                                for v in df[column]], index=df.index, dtype=object)
+        df[column] = pd.Series(
+            [None if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in df[column]],
+            index=df.index,
+            dtype=object,
+        )
         bad = sorted({v for v in df[column] if v is not None and v not in FRAME_CHECK_VALUES})
         if bad:
-            raise ValueError(f"{column}: unknown rating(s) {', '.join(map(str, bad))}; expected one of "
-                             f"{', '.join(FRAME_CHECK_VALUES)}")
+            raise ValueError(
+                f"{column}: unknown rating(s) {', '.join(map(str, bad))}; expected one of "
+                f"{', '.join(FRAME_CHECK_VALUES)}"
+            )
     return df
 
 
@@ -69,8 +77,12 @@ def table4(checks):
         values = [v for v in df[column] if v is not None]
         counts = {v: values.count(v) for v in FRAME_CHECK_VALUES}
         n = len(values)
-        out[key] = {"label": TABLE4_ROWS[key], "n": n, "counts": counts,
-                    **{v: (100.0 * counts[v] / n if n else None) for v in FRAME_CHECK_VALUES}}
+        out[key] = {
+            "label": TABLE4_ROWS[key],
+            "n": n,
+            "counts": counts,
+            **{v: (100.0 * counts[v] / n if n else None) for v in FRAME_CHECK_VALUES},
+        }
     return out
 
 
@@ -95,5 +107,7 @@ def frame_report(outcomes, checks):
 
 def table4_rows(report_table4):
     """Table 4 as rows ``{evaluation, full, partial, erroneous, n}`` for CSV / LaTeX writers."""
-    return [{"evaluation": t["label"], "full": t["full"], "partial": t["partial"], "erroneous": t["erroneous"], "n": t["n"]}
-            for t in report_table4.values()]
+    return [
+        {"evaluation": t["label"], "full": t["full"], "partial": t["partial"], "erroneous": t["erroneous"], "n": t["n"]}
+        for t in report_table4.values()
+    ]

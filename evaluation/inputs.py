@@ -9,6 +9,7 @@
 Files are read with ``annotation.interchange`` (validated line by line; errors raise
 ``InterchangeError`` with the file, line and field).
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -161,8 +162,13 @@ def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.Dat
     """
     if (predictions["system"] == REFERENCE).any():
         return predictions
-    refs = pd.DataFrame({"question_id": questions.index, "system": REFERENCE,
-                         "answer": [a[0] if len(a) else "" for a in questions["answers"]]})
+    refs = pd.DataFrame(
+        {
+            "question_id": questions.index,
+            "system": REFERENCE,
+            "answer": [a[0] if len(a) else "" for a in questions["answers"]],
+        }
+    )
     return pd.concat([refs, predictions], ignore_index=True)
 
 
@@ -292,8 +298,13 @@ def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
     """
     extra_meta = extra_meta or {}
     for qid, row in questions.iterrows():
-        record = {"id": qid, "context": row["context"], "question": row["question"],
-                  "answers": list(row["answers"]), "language": row["language"]}
+        record = {
+            "id": qid,
+            "context": row["context"],
+            "question": row["question"],
+            "answers": list(row["answers"]),
+            "language": row["language"],
+        }
         for field in SEMANTIC_FIELDS:
             value = row.get(field)
             if value is None or (isinstance(value, float) and value != value):

@@ -3,6 +3,7 @@
 ``start_report`` creates the Job row and sends ``evaluation.tasks.build_report`` (the Celery shell),
 which runs ``report_body`` through ``core.runner.run_job``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,11 +42,16 @@ def report_body(job, progress):
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
-        config = ReportConfig(systems=p.get("systems") or None, alpha=p.get("alpha", DEFAULT_ALPHA),
-                              metric=p.get("metric", "hscore"),
-                              dedup_policy=corpus.dedup_policy, n_boot=p.get("n_boot", DEFAULT_BOOT), seed=p.get("seed", 0),
-                              human_aggregate=p.get("human_aggregate", "mean"),
-                              table_significance=p.get("significance", "raw"))
+        config = ReportConfig(
+            systems=p.get("systems") or None,
+            alpha=p.get("alpha", DEFAULT_ALPHA),
+            metric=p.get("metric", "hscore"),
+            dedup_policy=corpus.dedup_policy,
+            n_boot=p.get("n_boot", DEFAULT_BOOT),
+            seed=p.get("seed", 0),
+            human_aggregate=p.get("human_aggregate", "mean"),
+            table_significance=p.get("significance", "raw"),
+        )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         report = compute_report(questions, predictions, labels, config, progress=progress)
     except ValueError as exc:
@@ -54,8 +60,13 @@ def report_body(job, progress):
     ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
     add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
-    return {"corpus": corpus.name, "files": files, "metric": report.data["metric"], "notes": report.data["notes"],
-            "n_questions": report.data["n_questions"]}
+    return {
+        "corpus": corpus.name,
+        "files": files,
+        "metric": report.data["metric"],
+        "notes": report.data["notes"],
+        "n_questions": report.data["n_questions"],
+    }
 
 
 def add_frame_section(report, corpus):
@@ -78,8 +89,18 @@ def add_frame_section(report, corpus):
 
 
 # The options of a report job and their defaults, in the order the job's params list them.
-REPORT_OPTIONS = {"systems": None, "alpha": DEFAULT_ALPHA, "metric": "hscore", "n_boot": DEFAULT_BOOT, "seed": 0, "figures": True,
-                  "judge": None, "adjudicated": False, "human_aggregate": "mean", "significance": "raw"}
+REPORT_OPTIONS = {
+    "systems": None,
+    "alpha": DEFAULT_ALPHA,
+    "metric": "hscore",
+    "n_boot": DEFAULT_BOOT,
+    "seed": 0,
+    "figures": True,
+    "judge": None,
+    "adjudicated": False,
+    "human_aggregate": "mean",
+    "significance": "raw",
+}
 
 
 def start_report(corpus, user=None, **options):

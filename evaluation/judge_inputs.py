@@ -5,6 +5,7 @@ small per-prediction snapshot the live conclusions page recomputes from (no ques
 Triplet keys are ``t<id>`` as in ``evaluation.database``. Judge labels are ``JudgeLabel`` rows, read
 apart from the human ``Label`` rows.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -31,8 +32,11 @@ def corpus_judges(corpus):
     list of models_runner.models.Judge
         Each annotated with ``n``, its number of labels.
     """
-    return list(Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
-                .annotate(n=Count("labels")).order_by("-n", "name"))
+    return list(
+        Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
+        .annotate(n=Count("labels"))
+        .order_by("-n", "name")
+    )
 
 
 def judge_names():
@@ -44,8 +48,12 @@ def judge_names():
     -------
     list of str
     """
-    return list(Judge.objects.filter(labels__value__isnull=False).annotate(n=Count("labels"))
-                .order_by("-n", "name").values_list("name", flat=True))
+    return list(
+        Judge.objects.filter(labels__value__isnull=False)
+        .annotate(n=Count("labels"))
+        .order_by("-n", "name")
+        .values_list("name", flat=True)
+    )
 
 
 def pick_judge(corpus, name=None):
@@ -86,8 +94,11 @@ def judge_labels(corpus, judge) -> pd.DataFrame | None:
     """
     if judge is None:
         return None
-    rows = list(JudgeLabel.objects.filter(judge=judge, triplet__question__corpus=corpus, value__isnull=False)
-                .values_list("triplet_id", "value"))
+    rows = list(
+        JudgeLabel.objects.filter(judge=judge, triplet__question__corpus=corpus, value__isnull=False).values_list(
+            "triplet_id", "value"
+        )
+    )
     if not rows:
         return None
     frame = pd.DataFrame.from_records(rows, columns=["triplet", "label"])
@@ -107,8 +118,12 @@ def gold_keys(corpus) -> list[str]:
     list of str
         ``t<triplet id>``, in triplet order.
     """
-    return [_tkey(t) for t in GoldItem.objects.filter(triplet__question__corpus=corpus)
-            .order_by("triplet_id").values_list("triplet_id", flat=True)]
+    return [
+        _tkey(t)
+        for t in GoldItem.objects.filter(triplet__question__corpus=corpus)
+        .order_by("triplet_id")
+        .values_list("triplet_id", flat=True)
+    ]
 
 
 def sample_facts(corpus) -> dict:
@@ -132,12 +147,13 @@ def sample_facts(corpus) -> dict:
     folds = set(Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).values_list("id", flat=True))
     labeled = labels.filter(value__isnull=False).values("triplet_id")
     skipped = labels.filter(skipped=True, value__isnull=True).exclude(triplet_id__in=labeled)
-    return {"folds_not_started": len(folds - started) if started else 0,
-            "skipped": skipped.values("triplet_id").distinct().count(),
-            "imported": labels.filter(source="import", value__isnull=False).count(),
-            "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False)
-            .values("triplet_id").distinct().count(),
-            "gold_keys": gold_keys(corpus)}
+    return {
+        "folds_not_started": len(folds - started) if started else 0,
+        "skipped": skipped.values("triplet_id").distinct().count(),
+        "imported": labels.filter(source="import", value__isnull=False).count(),
+        "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False).values("triplet_id").distinct().count(),
+        "gold_keys": gold_keys(corpus),
+    }
 
 
 def judge_inputs(corpus, name=None):
@@ -186,12 +202,21 @@ def snapshot(corpus):
         ``tkey``, ``annotator``, ``label`` of the human labels, oldest first.
     """
     preds = pd.DataFrame.from_records(
-        list(Prediction.objects.filter(question__corpus=corpus, triplet__isnull=False)
-             .values_list("system__name", "triplet_id")), columns=["system", "triplet"])
+        list(
+            Prediction.objects.filter(question__corpus=corpus, triplet__isnull=False).values_list(
+                "system__name", "triplet_id"
+            )
+        ),
+        columns=["system", "triplet"],
+    )
     preds = pd.DataFrame({"system": preds["system"], "tkey": preds["triplet"].map(_tkey)})
-    rows = list(Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
-                .order_by("updated_at", "id").values_list("triplet_id", "annotator_id", "value"))
+    rows = list(
+        Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
+        .order_by("updated_at", "id")
+        .values_list("triplet_id", "annotator_id", "value")
+    )
     labels = pd.DataFrame.from_records(rows, columns=["triplet", "annotator", "label"])
-    labels = pd.DataFrame({"tkey": labels["triplet"].map(_tkey), "annotator": labels["annotator"],
-                           "label": labels["label"]})
+    labels = pd.DataFrame(
+        {"tkey": labels["triplet"].map(_tkey), "annotator": labels["annotator"], "label": labels["label"]}
+    )
     return preds, labels

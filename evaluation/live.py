@@ -3,6 +3,7 @@ exists) estimate and interval, per pair whether the order is settled, and how ma
 the current gain suggests for a chosen interval width. The panel is polled with htmx and recomputed
 from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.ppi.conclusions``),
 never the whole report. Researchers and admins only."""
+
 from django import forms
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
@@ -25,8 +26,14 @@ class ConclusionsForm(forms.Form):
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
     judge = forms.ChoiceField(required=False, help_text="default: the judge with the most labels")
     metric = forms.ChoiceField(choices=[(m, m) for m in ppi.METRICS], initial="hscore", required=False)
-    half_width = forms.FloatField(min_value=0.0001, max_value=100, initial=0.02, required=False,
-                                  label="target half-width", help_text="Hscore in [0, 1], Hcorrect in %")
+    half_width = forms.FloatField(
+        min_value=0.0001,
+        max_value=100,
+        initial=0.02,
+        required=False,
+        label="target half-width",
+        help_text="Hscore in [0, 1], Hcorrect in %",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -46,13 +53,19 @@ def _context(request):
         judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
-        result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width,
-                                 facts=judge_inputs.sample_facts(d["corpus"]))
+        result = ppi.conclusions(
+            predictions, labels, jl, metric=metric, half_width=width, facts=judge_inputs.sample_facts(d["corpus"])
+        )
         for r in result["rows"]:
             r["bar"] = _bar(r, ppi.SCALE[metric])
-        context.update(corpus=d["corpus"], judge=judge, judges=judge_inputs.corpus_judges(d["corpus"]),
-                       result=result, reasons=result["reasons"],
-                       query=request.GET.urlencode() or f"corpus={d['corpus'].name}")
+        context.update(
+            corpus=d["corpus"],
+            judge=judge,
+            judges=judge_inputs.corpus_judges(d["corpus"]),
+            result=result,
+            reasons=result["reasons"],
+            query=request.GET.urlencode() or f"corpus={d['corpus'].name}",
+        )
     return context
 
 
@@ -106,11 +119,16 @@ class ConclusionsAPI(APIView):
 
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
-    @extend_schema(operation_id="research_api_conclusions",
-                   responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
-                   parameters=[OpenApiParameter("corpus", str), OpenApiParameter("judge", str),
-                               OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
-                               OpenApiParameter("half_width", float)])
+    @extend_schema(
+        operation_id="research_api_conclusions",
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        parameters=[
+            OpenApiParameter("corpus", str),
+            OpenApiParameter("judge", str),
+            OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
+            OpenApiParameter("half_width", float),
+        ],
+    )
     def get(self, request):
         context = _context(request)
         if context["result"] is None:

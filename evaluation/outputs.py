@@ -1,6 +1,7 @@
 """Writing a computed report to a folder: report.json, each data table as CSV and LaTeX, the paper
 tables of SPEC 11 (``evaluation.paper``) as CSV and standalone LaTeX, each figure as PNG, PDF and
 SVG, and the hard subset as corpus JSONL."""
+
 from __future__ import annotations
 
 import json

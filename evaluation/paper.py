@@ -11,6 +11,7 @@ of E_f in whole percents of the corpus, then delta per system as an integer, sig
 bold (raw p, or Holm-corrected p with ``table_significance="holm"``); Table 3 P(f | P_k) with
 columns P_n down to P_1 (2 decimals); Table 4 full / partial / erroneous in whole percents.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,11 +21,23 @@ import pandas as pd
 
 METRIC_TITLES = {"hscore": "Hscore", "hcorrect": "% Hcorrect", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
 HUMAN = ("hscore", "hcorrect")
-AGGREGATE_TEXT = {"mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
-                  "majority": "majority label of an answer (ties: mean of the tied labels)"}
+AGGREGATE_TEXT = {
+    "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
+    "majority": "majority label of an answer (ties: mean of the tied labels)",
+}
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 @dataclass
@@ -45,6 +58,7 @@ class PaperTable:
     >>> PaperTable(pd.DataFrame({"F1": [0.5]}), "...").frame["F1"].tolist()
     [0.5]
     """
+
     frame: pd.DataFrame
     latex: str
 
@@ -177,7 +191,8 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
         "\\begin{table}[ht]\n\\centering\n"
         f"\\caption{{{caption}}}\n\\label{{{label}}}\n"
         f"\\begin{{tabular}}{{{align}}}\n\\toprule\n{body}\n\\bottomrule\n\\end{{tabular}}\n"
-        "\\end{table}\n")
+        "\\end{table}\n"
+    )
 
 
 def standalone(table: str) -> str:
@@ -266,8 +281,10 @@ def table1_systems(data) -> PaperTable:
     if data.get("has_labels"):
         caption += " " + _choices_text(data, "hscore")
         if show_coverage:
-            caption += (" Systems below 100\\% coverage: means over their labeled answers; bounds with unlabeled "
-                        "answers counted 0 / 1 are in report.json.")
+            caption += (
+                " Systems below 100\\% coverage: means over their labeled answers; bounds with unlabeled "
+                "answers counted 0 / 1 are in report.json."
+            )
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
         frame["aggregation"] = data.get("human_aggregate", "mean")
@@ -312,8 +329,10 @@ def table2_factors(data, metric) -> PaperTable | None:
     key = "significant_holm" if marks == "holm" else "significant"
     factors = [e["factor"] for e in entries]
     systems = [r["system"] for r in entries[0]["rows"]]
-    size_row = {"system": "size of E_f (%)", **{e["factor"]: whole(e.get("size_pct_corpus", e["size_pct"]))
-                                                for e in entries}}
+    size_row = {
+        "system": "size of E_f (%)",
+        **{e["factor"]: whole(e.get("size_pct_corpus", e["size_pct"])) for e in entries},
+    }
     records, sig = [size_row], {}
     latex_rows = [["size of $E_f$ (\\%)"] + [_cell(size_row[f], percent_sign=True) for f in factors]]
     for i, system in enumerate(systems):
@@ -335,12 +354,15 @@ def table2_factors(data, metric) -> PaperTable | None:
     if metric in HUMAN:
         frame["aggregation"] = data.get("human_aggregate", "mean")
     title = METRIC_TITLES[metric]
-    caption = (f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
-               f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
-               + _choices_text(data, metric))
+    caption = (
+        f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
+        f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
+        + _choices_text(data, metric)
+    )
     header = ["models/factors"] + [escape(f) for f in factors]
-    return PaperTable(frame, booktabs(header, latex_rows, caption.strip(), label=f"tab:factors-{metric}",
-                                      rule_before_last=True))
+    return PaperTable(
+        frame, booktabs(header, latex_rows, caption.strip(), label=f"tab:factors-{metric}", rule_before_last=True)
+    )
 
 
 def table3_factor_by_partition(data) -> PaperTable | None:
@@ -376,10 +398,14 @@ def table3_factor_by_partition(data) -> PaperTable | None:
         records.append(record)
         latex_rows.append([f"$P(f_{{\\mathrm{{{escape(factor)}}}}})$"] + [_cell(record[f"P{k}"], 2) for k in keys])
     header = ["f/P"] + [f"$P_{{{k}}}$" for k in keys]
-    caption = (f"Probability of each factor by agreement partition, of increasing complexity $P_{{{n}}}$ to $P_1$ "
-               f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g}).")
-    return PaperTable(pd.DataFrame(records).set_index("factor"), booktabs(header, latex_rows, caption,
-                                                                         label="tab:factor-by-partition"))
+    caption = (
+        f"Probability of each factor by agreement partition, of increasing complexity $P_{{{n}}}$ to $P_1$ "
+        f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g})."
+    )
+    return PaperTable(
+        pd.DataFrame(records).set_index("factor"),
+        booktabs(header, latex_rows, caption, label="tab:factor-by-partition"),
+    )
 
 
 def table4_frame_checks(data) -> PaperTable | None:
@@ -417,8 +443,9 @@ def table4_frame_checks(data) -> PaperTable | None:
     n = max(t["n"] for t in t4.values())
     caption = f"Manual evaluation (in \\%) of the predicted frames ({n} ratings)."
     frame = pd.DataFrame(records).set_index("evaluation").astype("Int64")
-    return PaperTable(frame, booktabs(["Evaluation", "Full", "Partial", "Erroneous"], latex_rows, caption,
-                                      label="tab:frame-checks"))
+    return PaperTable(
+        frame, booktabs(["Evaluation", "Full", "Partial", "Erroneous"], latex_rows, caption, label="tab:frame-checks")
+    )
 
 
 def paper_tables(data) -> dict:
@@ -449,8 +476,10 @@ def paper_tables(data) -> dict:
         table = table2_factors(data, metric)
         if table is not None:
             out[f"table2_factors_{metric}"] = table
-    for stem, table in (("table3_factor_by_partition", table3_factor_by_partition(data)),
-                        ("table4_frame_checks", table4_frame_checks(data))):
+    for stem, table in (
+        ("table3_factor_by_partition", table3_factor_by_partition(data)),
+        ("table4_frame_checks", table4_frame_checks(data)),
+    ):
         if table is not None:
             out[stem] = table
     return out

@@ -16,6 +16,7 @@ the same scale (correct 1, partial 0.5, incorrect 0 for Hscore; [label == correc
 Scales follow the report: Hscore in [0, 1], Hcorrect in % (SPEC 3). ROVER has no row (its answers
 are other systems' predictions, not a sample of their own).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,12 +32,25 @@ from evaluation import agreement, human
 Z95 = 1.96
 METRICS = ("hscore", "hcorrect")
 SCALE = {"hscore": 1.0, "hcorrect": 100.0}  # report scale (SPEC 3: Hcorrect in %)
-ROW_KEYS = ("system", "metric", "n_total", "n_human", "lambda", "estimate", "ci_low", "ci_high", "classical",
-            "classical_ci_low", "classical_ci_high", "gain")
+ROW_KEYS = (
+    "system",
+    "metric",
+    "n_total",
+    "n_human",
+    "lambda",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "classical",
+    "classical_ci_low",
+    "classical_ci_high",
+    "gain",
+)
 GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
 
 
 # --- per prediction --------------------------------------------------------------------------
+
 
 def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
     """Per triplet key: the judge's ``score`` and ``correct`` (one judge: the last label wins).
@@ -80,12 +94,19 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
     if bad.any():
         raise ValueError(f"judge label {rows.loc[bad, 'label'].iloc[0]!r} is not one of {', '.join(LABEL_VALUES)}")
     rows = rows.drop_duplicates("tkey", keep="last").set_index("tkey")
-    return pd.DataFrame({"score": rows["label"].map(LABEL_SCORES).astype(float),
-                         "correct": (rows["label"] == CORRECT).astype(float)})
+    return pd.DataFrame(
+        {"score": rows["label"].map(LABEL_SCORES).astype(float), "correct": (rows["label"] == CORRECT).astype(float)}
+    )
 
 
-def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
-                      judge_labels: pd.DataFrame | None, *, gold=None, aggregate: str = "mean") -> pd.DataFrame:
+def prediction_scores(
+    predictions: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    judge_labels: pd.DataFrame | None,
+    *,
+    gold=None,
+    aggregate: str = "mean",
+) -> pd.DataFrame:
     """One row per prediction: its human and judge scores.
 
     Parameters
@@ -143,6 +164,7 @@ def prediction_scores(predictions: pd.DataFrame, labels: pd.DataFrame | None,
 
 # --- one estimate (SPEC 10) ------------------------------------------------------------------
 
+
 def estimate(h, f, f_unlabeled) -> dict:
     """Classical and PPI++ estimates of the mean of ``h`` (SPEC 10).
 
@@ -170,8 +192,16 @@ def estimate(h, f, f_unlabeled) -> dict:
     """
     h, f, fu = (np.asarray(a, dtype=float) for a in (h, f, f_unlabeled))
     n, nu = len(h), len(fu)
-    out = {"n": n, "n_unlabeled": nu, "lambda": None, "estimate": None, "variance": None,
-           "classical": float(h.mean()) if n else None, "classical_variance": None, "gain": None}
+    out = {
+        "n": n,
+        "n_unlabeled": nu,
+        "lambda": None,
+        "estimate": None,
+        "variance": None,
+        "classical": float(h.mean()) if n else None,
+        "classical_variance": None,
+        "gain": None,
+    }
     if n < 2:
         return out
     out["classical_variance"] = float(h.var(ddof=1) / n)
@@ -184,7 +214,7 @@ def estimate(h, f, f_unlabeled) -> dict:
         cov = np.cov(h, f, ddof=1)[0, 1]
         lam = float(np.clip(cov / ((1 + n / nu) * var_all), 0.0, 1.0))
     theta = float((h - lam * f).mean() + lam * fu.mean())
-    variance = float((h - lam * f).var(ddof=1) / n + lam ** 2 * fu.var(ddof=1) / nu)
+    variance = float((h - lam * f).var(ddof=1) / n + lam**2 * fu.var(ddof=1) / nu)
     out.update({"lambda": lam, "estimate": theta, "variance": variance})
     if variance > 0:
         out["gain"] = out["classical_variance"] / variance
@@ -217,6 +247,7 @@ def interval(mean, variance):
 
 
 # --- per system ------------------------------------------------------------------------------
+
 
 def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     """The ``ppi`` rows of ``report.json``: per system and metric, over the predictions judged.
@@ -275,10 +306,20 @@ def _row(system, metric, e) -> dict:
         mean, low, high = e["classical"], c_low, c_high
     else:
         mean, (low, high) = e["estimate"], interval(e["estimate"], e["variance"])
-    return {"system": system, "metric": metric, "n_total": e["n"] + e["n_unlabeled"], "n_human": e["n"],
-            "lambda": e["lambda"], "estimate": scaled(mean), "ci_low": scaled(low), "ci_high": scaled(high),
-            "classical": scaled(e["classical"]), "classical_ci_low": scaled(c_low),
-            "classical_ci_high": scaled(c_high), "gain": e["gain"]}
+    return {
+        "system": system,
+        "metric": metric,
+        "n_total": e["n"] + e["n_unlabeled"],
+        "n_human": e["n"],
+        "lambda": e["lambda"],
+        "estimate": scaled(mean),
+        "ci_low": scaled(low),
+        "ci_high": scaled(high),
+        "classical": scaled(e["classical"]),
+        "classical_ci_low": scaled(c_low),
+        "classical_ci_high": scaled(c_high),
+        "gain": e["gain"],
+    }
 
 
 def labels_needed(row: dict, half_width: float) -> int | None:
@@ -352,12 +393,19 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
     for a, b in itertools.combinations(rows, 2):
         apart = a["ci_low"] > b["ci_high"] or b["ci_low"] > a["ci_high"]
         ahead = a if a["estimate"] >= b["estimate"] else b
-        out.append({"systems": [a["system"], b["system"]], "metric": metric, "settled": bool(apart),
-                    "ahead": ahead["system"] if apart else None})
+        out.append(
+            {
+                "systems": [a["system"], b["system"]],
+                "metric": metric,
+                "settled": bool(apart),
+                "ahead": ahead["system"] if apart else None,
+            }
+        )
     return out
 
 
 # --- the judge against the humans ------------------------------------------------------------
+
 
 def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None) -> dict:
     """The judge against the humans: each human label paired with the judge's label of its triplet.
@@ -389,26 +437,38 @@ def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | No
     >>> round(agreement["alpha_ordinal"], 3), agreement["n_pairs"], agreement["confusion"]["correct"]
     (0.806, 4, {'correct': 2, 'partial': 0, 'incorrect': 0})
     """
-    empty = {"alpha_ordinal": None, "alpha_nominal": None, "n_pairs": 0,
-             "confusion": {h: dict.fromkeys(LABEL_VALUES, 0) for h in LABEL_VALUES}}
+    empty = {
+        "alpha_ordinal": None,
+        "alpha_nominal": None,
+        "n_pairs": 0,
+        "confusion": {h: dict.fromkeys(LABEL_VALUES, 0) for h in LABEL_VALUES},
+    }
     if labels is None or labels.empty or judge_labels is None or judge_labels.empty:
         return empty
     hl = human.latest_labels(labels.dropna(subset=["label"]))
     jl = judge_labels.dropna(subset=["label"]).drop_duplicates("tkey", keep="last").set_index("tkey")["label"]
-    pairs = pd.DataFrame({"unit": np.arange(len(hl)), "human": hl["label"].to_numpy(),
-                          "judge": hl["tkey"].map(jl).to_numpy()}).dropna()
+    pairs = pd.DataFrame(
+        {"unit": np.arange(len(hl)), "human": hl["label"].to_numpy(), "judge": hl["tkey"].map(jl).to_numpy()}
+    ).dropna()
     if pairs.empty:
         return empty
-    rows = pd.concat([pairs.assign(annotator="human", value=pairs["human"]),
-                      pairs.assign(annotator="judge", value=pairs["judge"])]).rename(columns={"unit": "item"})
+    rows = pd.concat(
+        [pairs.assign(annotator="human", value=pairs["human"]), pairs.assign(annotator="judge", value=pairs["judge"])]
+    ).rename(columns={"unit": "item"})
     alpha = agreement.krippendorff_alpha(rows[["item", "annotator", "value"]], LABEL_RANKS, pairs=False)
-    confusion = pd.crosstab(pairs["human"], pairs["judge"]).reindex(index=list(LABEL_VALUES),
-                                                                   columns=list(LABEL_VALUES), fill_value=0)
-    return {"alpha_ordinal": alpha["alpha_ordinal"], "alpha_nominal": alpha["alpha_nominal"], "n_pairs": len(pairs),
-            "confusion": {h: {j: int(confusion.loc[h, j]) for j in LABEL_VALUES} for h in LABEL_VALUES}}
+    confusion = pd.crosstab(pairs["human"], pairs["judge"]).reindex(
+        index=list(LABEL_VALUES), columns=list(LABEL_VALUES), fill_value=0
+    )
+    return {
+        "alpha_ordinal": alpha["alpha_ordinal"],
+        "alpha_nominal": alpha["alpha_nominal"],
+        "n_pairs": len(pairs),
+        "confusion": {h: {j: int(confusion.loc[h, j]) for j in LABEL_VALUES} for h in LABEL_VALUES},
+    }
 
 
 # --- validity guard --------------------------------------------------------------------------
+
 
 def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[dict]:
     """Why the human-labeled predictions may not be a uniform random sample of the judged ones.
@@ -448,31 +508,46 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
     h, f = scores["h_hscore"].to_numpy(), scores["f_hscore"].to_numpy()
     unjudged = int((~np.isnan(h) & np.isnan(f)).sum())
     if unjudged:
-        reasons.append({"reason": "human-labeled predictions that the judge did not score", "count": unjudged,
-                        "handling": "left out of the prediction-powered rows (they count in the systems table)"})
+        reasons.append(
+            {
+                "reason": "human-labeled predictions that the judge did not score",
+                "count": unjudged,
+                "handling": "left out of the prediction-powered rows (they count in the systems table)",
+            }
+        )
     judged = ~np.isnan(f)
     lab, unl = f[judged & ~np.isnan(h)], f[judged & np.isnan(h)]
     if len(lab) >= 2 and len(unl) >= 2 and np.ptp(np.concatenate([lab, unl])) > 0:
         p = float(sps.mannwhitneyu(lab, unl).pvalue)
         if p < GUARD_P:
-            reasons.append({"reason": f"the judge scores human-labeled predictions differently from the others "
-                                      f"(mean {lab.mean():.3f} vs {unl.mean():.3f}, Mann-Whitney p = {p:.2g}): "
-                                      "the labeled ones are not a random sample", "count": len(lab),
-                            "handling": "estimates given as computed; intervals may not hold their 95%"})
+            reasons.append(
+                {
+                    "reason": f"the judge scores human-labeled predictions differently from the others "
+                    f"(mean {lab.mean():.3f} vs {unl.mean():.3f}, Mann-Whitney p = {p:.2g}): "
+                    "the labeled ones are not a random sample",
+                    "count": len(lab),
+                    "handling": "estimates given as computed; intervals may not hold their 95%",
+                }
+            )
     facts = facts or {}
     texts = {
-        "folds_not_started": ("triplet folds not started by any annotator: their triplets cannot be in the human "
-                              "sample",
-                              "estimates given over all judged predictions; the human sample covers only started "
-                              "folds"),
-        "skipped": ("triplets skipped by annotators (hard items are skipped more often)",
-                    "counted as unlabeled (judge score only)"),
-        "gold": ("gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at "
-                 "random)",
-                 "their human labels are left out of the prediction-powered rows (judge score only); "
-                 "they count in the systems table"),
-        "imported": ("labels imported from files (not served in the platform's random order)",
-                     "estimates given as computed; check that the file's triplets were drawn at random"),
+        "folds_not_started": (
+            "triplet folds not started by any annotator: their triplets cannot be in the human sample",
+            "estimates given over all judged predictions; the human sample covers only started folds",
+        ),
+        "skipped": (
+            "triplets skipped by annotators (hard items are skipped more often)",
+            "counted as unlabeled (judge score only)",
+        ),
+        "gold": (
+            "gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at random)",
+            "their human labels are left out of the prediction-powered rows (judge score only); "
+            "they count in the systems table",
+        ),
+        "imported": (
+            "labels imported from files (not served in the platform's random order)",
+            "estimates given as computed; check that the file's triplets were drawn at random",
+        ),
     }
     for key, (reason, handling) in texts.items():
         count = int(facts.get(key) or 0)
@@ -482,6 +557,7 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
 
 
 # --- the report section ----------------------------------------------------------------------
+
 
 def judge_name(judge_labels: pd.DataFrame) -> str:
     """The name of the one judge of ``judge_labels`` (its ``annotator``), ``judge`` when unnamed.
@@ -519,8 +595,15 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
     return str(names[0]) if names else "judge"
 
 
-def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame, *,
-                systems=None, facts: dict | None = None, aggregate: str = "mean"):
+def ppi_section(
+    predictions: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    judge_labels: pd.DataFrame,
+    *,
+    systems=None,
+    facts: dict | None = None,
+    aggregate: str = "mean",
+):
     """The prediction-powered part of one report.
 
     Parameters
@@ -562,11 +645,16 @@ def ppi_section(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
     ('judge-1', 6, (4, 10))
     """
     name = judge_name(judge_labels)
-    scores = prediction_scores(predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"),
-                               aggregate=aggregate)
+    scores = prediction_scores(
+        predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"), aggregate=aggregate
+    )
     rows = ppi_rows(scores, systems)
-    judge = {"name": name, "n_labels": int(judge_labels["label"].notna().sum()),
-             "agreement": judge_agreement(labels, judge_labels), "validity": validity_reasons(scores, facts)}
+    judge = {
+        "name": name,
+        "n_labels": int(judge_labels["label"].notna().sum()),
+        "agreement": judge_agreement(labels, judge_labels),
+        "validity": validity_reasons(scores, facts),
+    }
     table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index(["system", "metric"])
     return rows, judge, table
 
@@ -598,8 +686,15 @@ def with_tkeys(frame: pd.DataFrame | None, policy: str) -> pd.DataFrame | None:
     return frame.assign(tkey=human.triplet_keys(frame["question_id"], frame["answer"], policy))
 
 
-def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None, *,
-                  judge_labels: pd.DataFrame | None, policy: str, facts: dict | None = None) -> None:
+def add_to_report(
+    report,
+    predictions: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    *,
+    judge_labels: pd.DataFrame | None,
+    policy: str,
+    facts: dict | None = None,
+) -> None:
     """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables.
 
     The one hook of the report; the validity guard's reasons become notes. Without judge labels:
@@ -654,17 +749,26 @@ def add_to_report(report, predictions: pd.DataFrame, labels: pd.DataFrame | None
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
     aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
-    rows, judge, table = ppi_section(predictions, labels, judge_labels, systems=order or None, facts=facts,
-                                     aggregate=aggregate)
+    rows, judge, table = ppi_section(
+        predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
+    )
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
     report.tables["table_ppi"] = table
     for reason in judge["validity"]:
-        report.data.setdefault("notes", []).append(f"prediction-powered estimates: {reason['reason']} "
-                                                   f"({reason['count']}); {reason['handling']}")
+        report.data.setdefault("notes", []).append(
+            f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"
+        )
 
 
-def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_labels: pd.DataFrame | None, *,
-                metric: str = "hscore", half_width: float = 0.02, facts: dict | None = None) -> dict:
+def conclusions(
+    predictions: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    judge_labels: pd.DataFrame | None,
+    *,
+    metric: str = "hscore",
+    half_width: float = 0.02,
+    facts: dict | None = None,
+) -> dict:
     """What the live page shows, recomputed from the per-prediction inputs only.
 
     Per system the current estimate and interval (prediction-powered when a judge exists, else
@@ -716,8 +820,9 @@ def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
         raise ValueError(f"metric must be one of {', '.join(METRICS)}")
     has_judge = judge_labels is not None and not judge_labels.empty
     # gold triplets' labels stay out of the prediction-powered estimate only (with a judge)
-    scores = prediction_scores(predictions, labels, judge_labels,
-                               gold=(facts or {}).get("gold_keys") if has_judge else None)
+    scores = prediction_scores(
+        predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys") if has_judge else None
+    )
     if judge_labels is None or judge_labels.empty:
         scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
     reasons = validity_reasons(scores, facts) if has_judge else []
@@ -729,5 +834,12 @@ def conclusions(predictions: pd.DataFrame, labels: pd.DataFrame | None, judge_la
         r["remaining"] = r["n_total"] - r["n_human"]
         r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
-    return {"metric": metric, "half_width": half_width, "rows": rows, "pairs": settled_pairs(rows, metric),
-            "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()), "has_judge": has_judge, "reasons": reasons}
+    return {
+        "metric": metric,
+        "half_width": half_width,
+        "rows": rows,
+        "pairs": settled_pairs(rows, metric),
+        "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()),
+        "has_judge": has_judge,
+        "reasons": reasons,
+    }

@@ -11,6 +11,7 @@ distances are computed once per pair of distinct answers of a question (one vect
 systems as gave it. A system with no prediction for a question
 does not vote on it; a question no chosen system answered has no partition (k = 0).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,9 @@ from rapidfuzz.process import cpdist
 DEFAULT_ALPHA = 5
 
 
-def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, *, n_questions: int,
-          alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
+def rover(
+    question: np.ndarray, system: np.ndarray, normalized: np.ndarray, *, n_questions: int, alpha: float = DEFAULT_ALPHA
+) -> pd.DataFrame:
     """ROVER over the predictions of the chosen systems (SPEC 5).
 
     Parameters
@@ -61,12 +63,21 @@ def rover(question: np.ndarray, system: np.ndarray, normalized: np.ndarray, *, n
     2  0      -1         0       0.0
     """
     code, texts = pd.factorize(pd.Series(normalized, dtype=object).fillna("").to_numpy())
-    return rover_codes(question, system, code, texts=np.asarray(texts, dtype=object), n_questions=n_questions,
-                       alpha=alpha)
+    return rover_codes(
+        question, system, code, texts=np.asarray(texts, dtype=object), n_questions=n_questions, alpha=alpha
+    )
 
 
-def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, *, texts: np.ndarray, n_questions: int,
-                alpha: float = DEFAULT_ALPHA, checked: bool = False) -> pd.DataFrame:
+def rover_codes(
+    question: np.ndarray,
+    system: np.ndarray,
+    answer: np.ndarray,
+    *,
+    texts: np.ndarray,
+    n_questions: int,
+    alpha: float = DEFAULT_ALPHA,
+    checked: bool = False,
+) -> pd.DataFrame:
     """``rover`` with the normalized answers given as codes into ``texts``.
 
     Parameters
@@ -113,8 +124,14 @@ def rover_codes(question: np.ndarray, system: np.ndarray, answer: np.ndarray, *,
     q = np.asarray(question, dtype=np.int64)
     s = np.asarray(system, dtype=np.int64)
     a = np.asarray(answer, dtype=np.int64)
-    out = pd.DataFrame({"k": np.zeros(n_questions, dtype=np.int64), "system": np.full(n_questions, -1, dtype=np.int64),
-                        "n_voters": np.zeros(n_questions, dtype=np.int64), "sum_dist": np.zeros(n_questions)})
+    out = pd.DataFrame(
+        {
+            "k": np.zeros(n_questions, dtype=np.int64),
+            "system": np.full(n_questions, -1, dtype=np.int64),
+            "n_voters": np.zeros(n_questions, dtype=np.int64),
+            "sum_dist": np.zeros(n_questions),
+        }
+    )
     if not len(q):
         return out
     n_systems = int(s.max()) + 1

@@ -1,4 +1,5 @@
 """Celery task of the evaluation app: a thin shell over ``evaluation.jobs.report_body``."""
+
 from celery import shared_task
 
 from core.runner import run_job

@@ -1,5 +1,6 @@
 """Researcher pages: start a report, watch its progress (htmx polling), see tables and figures,
 download every file. Researchers and admins only; annotators get 403."""
+
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
@@ -18,13 +19,26 @@ def reports(request):
     form = ReportForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        job = start_report(d["corpus"], request.user, systems=d["systems"], alpha=d["alpha"], metric=d["metric"],
-                           n_boot=d["n_boot"], adjudicated=d["adjudicated"], human_aggregate=d["human_aggregate"],
-                           significance=d["significance"], judge=d["judge"])
+        job = start_report(
+            d["corpus"],
+            request.user,
+            systems=d["systems"],
+            alpha=d["alpha"],
+            metric=d["metric"],
+            n_boot=d["n_boot"],
+            adjudicated=d["adjudicated"],
+            human_aggregate=d["human_aggregate"],
+            significance=d["significance"],
+            judge=d["judge"],
+        )
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]
-    return render(request, "evaluation/reports.html", {"form": form, "jobs": jobs, "health": health()},
-                  status=400 if request.method == "POST" else 200)
+    return render(
+        request,
+        "evaluation/reports.html",
+        {"form": form, "jobs": jobs, "health": health()},
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 def _waiting_health(job):
@@ -42,9 +56,15 @@ def report_detail(request, pk):
     job = _job(pk)
     names = files.file_names(job)
     data = files.load_json(job)
-    context = {"job": job, "health": _waiting_health(job), "files": names, "data": data,
-               "page": report_page(data) if data else None, "tables": files.html_tables(job),
-               "figures": [n for n in names if n.endswith(".svg")]}
+    context = {
+        "job": job,
+        "health": _waiting_health(job),
+        "files": names,
+        "data": data,
+        "page": report_page(data) if data else None,
+        "tables": files.html_tables(job),
+        "figures": [n for n in names if n.endswith(".svg")],
+    }
     return render(request, "evaluation/report_detail.html", context)
 
 
@@ -66,5 +86,6 @@ def report_file(request, pk, name):
     if path is None:
         raise Http404("no such file in this report")
     inline = name.endswith((".png", ".svg"))
-    return FileResponse(open(path, "rb"), content_type=files.content_type(name), as_attachment=not inline,
-                        filename=name)
+    return FileResponse(
+        open(path, "rb"), content_type=files.content_type(name), as_attachment=not inline, filename=name
+    )

@@ -4,6 +4,7 @@ The link and form extend the corpus admin that annotation registers (looked up o
 imported); the URL keeps its path ``admin/annotation/corpus/<pk>/predict-frames/`` and its name
 ``admin:annotation_predict_frames``.
 """
+
 from django import forms
 from django.contrib import admin, messages
 from django.http import Http404
@@ -18,11 +19,18 @@ from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
 
 
 class PredictFramesForm(forms.Form):
-    lexicon = forms.ModelChoiceField(queryset=FrameLexicon.objects.order_by("name"), to_field_name="name",
-                                     help_text="import one with manage.py import_framenet [PATH]")
+    lexicon = forms.ModelChoiceField(
+        queryset=FrameLexicon.objects.order_by("name"),
+        to_field_name="name",
+        help_text="import one with manage.py import_framenet [PATH]",
+    )
     model = forms.CharField(max_length=200, initial="gpt-3.5-turbo")
-    base_url = forms.URLField(required=False, assume_scheme="https", help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)")
-    api_key_env = forms.CharField(initial="OPENAI_API_KEY", help_text="environment variable of the worker holding the key")
+    base_url = forms.URLField(
+        required=False, assume_scheme="https", help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)"
+    )
+    api_key_env = forms.CharField(
+        initial="OPENAI_API_KEY", help_text="environment variable of the worker holding the key"
+    )
     limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many questions")
     force = forms.BooleanField(required=False, help_text="annotate again questions already done")
 
@@ -35,13 +43,18 @@ def _with_frames(base):
 
         def get_urls(self):
             return [
-                path("<int:pk>/predict-frames/", self.admin_site.admin_view(self.predict_frames_view),
-                     name="annotation_predict_frames"),
+                path(
+                    "<int:pk>/predict-frames/",
+                    self.admin_site.admin_view(self.predict_frames_view),
+                    name="annotation_predict_frames",
+                ),
             ] + super().get_urls()
 
         @admin.display(description="frames")
         def frames_link(self, obj):
-            return format_html('<a href="{}">predict frames…</a>', reverse("admin:annotation_predict_frames", args=[obj.pk]))
+            return format_html(
+                '<a href="{}">predict frames…</a>', reverse("admin:annotation_predict_frames", args=[obj.pk])
+            )
 
         def predict_frames_view(self, request, pk):
             """Start the frame proxy (SPEC 8) over this corpus as a background job."""
@@ -51,16 +64,27 @@ def _with_frames(base):
             form = PredictFramesForm(request.POST or None)
             if request.method == "POST" and form.is_valid():
                 d = form.cleaned_data
-                job = start_frame_job(corpus.name, lexicon=d["lexicon"].name, model=d["model"],
-                                      base_url=d["base_url"] or None, force=d["force"], limit=d["limit"],
-                                      api_key_env=d["api_key_env"], user=request.user)
+                job = start_frame_job(
+                    corpus.name,
+                    lexicon=d["lexicon"].name,
+                    model=d["model"],
+                    base_url=d["base_url"] or None,
+                    force=d["force"],
+                    limit=d["limit"],
+                    api_key_env=d["api_key_env"],
+                    user=request.user,
+                )
                 messages.success(request, f"frame prediction started as job {job.pk}")
                 return redirect(reverse("admin:core_job_change", args=[job.pk]))
-            context = {**self.admin_site.each_context(request), "form": form, "opts": self.model._meta,
-                       "title": f"Predict frames for {corpus.name}",
-                       "intro": "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
-                                "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
-                                "recorded as such. Every prompt and reply is stored."}
+            context = {
+                **self.admin_site.each_context(request),
+                "form": form,
+                "opts": self.model._meta,
+                "title": f"Predict frames for {corpus.name}",
+                "intro": "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
+                "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
+                "recorded as such. Every prompt and reply is stored.",
+            }
             return TemplateResponse(request, "admin/annotation/form.html", context)
 
     CorpusAdmin.__name__ = CorpusAdmin.__qualname__ = base.__name__

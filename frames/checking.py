@@ -7,6 +7,7 @@ no-op, and an annotator only reaches folds of kind ``frame`` assigned to them. A
 reach raises :class:`FrameCheckNotFound` (the views answer 404). The statistics over the checks
 (Table 4, agreement) are ``evaluation.frame_check_stats``.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,16 +47,20 @@ def fold_progress(fold, user):
     counts = FoldItem.objects.filter(fold=fold).aggregate(
         total=Count("id", distinct=True),
         done=Count("frame_annotation__checks", filter=mine & Q(frame_annotation__checks__frame_rating__isnull=False)),
-        skipped=Count("frame_annotation__checks",
-                      filter=mine & Q(frame_annotation__checks__frame_rating__isnull=True, frame_annotation__checks__skipped=True)),
+        skipped=Count(
+            "frame_annotation__checks",
+            filter=mine
+            & Q(frame_annotation__checks__frame_rating__isnull=True, frame_annotation__checks__skipped=True),
+        ),
     )
     return annotating.FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
 
 
 def judged(fold, annotator):
     """Items of ``fold`` whose frame ``annotator`` has rated (the admin's fold page)."""
-    return FrameCheck.objects.filter(annotator=annotator, frame_rating__isnull=False,
-                                     frame_annotation__fold_items__fold=fold).count()
+    return FrameCheck.objects.filter(
+        annotator=annotator, frame_rating__isnull=False, frame_annotation__fold_items__fold=fold
+    ).count()
 
 
 def register_fold_kind():
@@ -63,10 +68,18 @@ def register_fold_kind():
     from frames.folds import FrameFoldError, create_frame_folds
     from frames.forms import BuildFrameFoldsForm
 
-    fold_kinds.register(Fold.KIND_FRAME, fold_kinds.FoldKind(
-        progress=fold_progress, judged=judged, build_action="build_frames", build_form=BuildFrameFoldsForm,
-        build=create_frame_folds, errors=(FrameFoldError,), label="frame-check folds",
-    ))
+    fold_kinds.register(
+        Fold.KIND_FRAME,
+        fold_kinds.FoldKind(
+            progress=fold_progress,
+            judged=judged,
+            build_action="build_frames",
+            build_form=BuildFrameFoldsForm,
+            build=create_frame_folds,
+            errors=(FrameFoldError,),
+            label="frame-check folds",
+        ),
+    )
 
 
 def next_item(fold, user):
@@ -75,7 +88,9 @@ def next_item(fold, user):
     todo = items.exclude(frame_annotation__checks__annotator=user).first()
     if todo is not None:
         return todo
-    return items.filter(frame_annotation__checks__annotator=user, frame_annotation__checks__frame_rating__isnull=True).first()
+    return items.filter(
+        frame_annotation__checks__annotator=user, frame_annotation__checks__frame_rating__isnull=True
+    ).first()
 
 
 def previous_item(fold, user, before_position=None):
@@ -86,14 +101,18 @@ def previous_item(fold, user, before_position=None):
 
 
 def item_after(fold, position):
-    return FoldItem.objects.filter(fold=fold, position__gt=position).select_related(*_RELATED).order_by("position").first()
+    return (
+        FoldItem.objects.filter(fold=fold, position__gt=position).select_related(*_RELATED).order_by("position").first()
+    )
 
 
 def current_check(item, user):
     return FrameCheck.objects.filter(frame_annotation_id=item.frame_annotation_id, annotator=user).first()
 
 
-def save_frame_check(user, fold, item, *, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None):
+def save_frame_check(
+    user, fold, item, *, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None
+):
     """Record a rating pair (or a skip) for ``item``; returns ``(check, changed)``.
 
     Both ratings are one of full / partial / erroneous; ``skip`` keeps existing ratings untouched.
@@ -101,10 +120,15 @@ def save_frame_check(user, fold, item, *, frame_rating=None, fe_rating=None, ski
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
         raise ValueError(f"frame and FE ratings must each be one of {', '.join(FRAME_CHECK_VALUES)}")
     return judgements.save(
-        FrameCheck, FrameCheckEvent, "frame_check",
+        FrameCheck,
+        FrameCheckEvent,
+        "frame_check",
         keys={"frame_annotation_id": item.frame_annotation_id, "annotator": user},
         values={"frame_rating": frame_rating, "fe_rating": fe_rating},
-        skip=skip, fold=fold, seconds=seconds, submission_id=submission_id,
+        skip=skip,
+        fold=fold,
+        seconds=seconds,
+        submission_id=submission_id,
     )
 
 
@@ -149,5 +173,10 @@ def frame_check_rows(corpus, lexicon=None):
     return [
         {"item": fa, "question_id": qid, "annotator": who, "frame_rating": fr, "fe_rating": er}
         for fa, qid, who, fr, er in checks.order_by("id").values_list(
-            "frame_annotation_id", "frame_annotation__question__external_id", "annotator__username", "frame_rating", "fe_rating")
+            "frame_annotation_id",
+            "frame_annotation__question__external_id",
+            "annotator__username",
+            "frame_rating",
+            "fe_rating",
+        )
     ]

@@ -5,6 +5,7 @@ as both the item key and the question key (one annotation per question), after a
 sample. ``create_frame_folds`` stores the plan as ``Fold(kind="frame")`` rows; assignment is the
 same as for triplet folds (``annotation.assignments.assign_fold`` / ``assign_all(kind="frame")``).
 """
+
 from __future__ import annotations
 
 import random
@@ -37,7 +38,14 @@ def plan_frame_folds(annotation_ids, *, k=1, seed=0, overlap=0.0, sample=None):
 @transaction.atomic
 def create_frame_folds(corpus, *, lexicon=None, k=1, seed=0, overlap=0.0, sample=None, replace=False):
     """Folds over the corpus's frame annotations with outcome ``done`` (the only ones with a frame)."""
-    clear_folds(corpus, Fold.KIND_FRAME, replace=replace, judgements=FrameCheck.objects.all(), error=FrameFoldError, what="frame folds")
+    clear_folds(
+        corpus,
+        Fold.KIND_FRAME,
+        replace=replace,
+        judgements=FrameCheck.objects.all(),
+        error=FrameFoldError,
+        what="frame folds",
+    )
     annotations = FrameAnnotation.objects.filter(question__corpus=corpus, outcome=DONE)
     if lexicon is not None:
         annotations = annotations.filter(lexicon=lexicon)
@@ -45,6 +53,7 @@ def create_frame_folds(corpus, *, lexicon=None, k=1, seed=0, overlap=0.0, sample
     if not ids:
         raise FrameFoldError(f"corpus {corpus.name} has no predicted frames yet: run predict_frames first")
     plans = plan_frame_folds(ids, k=k, seed=seed, overlap=overlap, sample=sample)
-    params = {"k": k, "seed": seed, "overlap": overlap, "sample": sample,
-              "lexicon": getattr(lexicon, "name", None)}
-    return store_fold_plans(corpus, Fold.KIND_FRAME, plans, name="frames", seed=seed, params=params, target="frame_annotation")
+    params = {"k": k, "seed": seed, "overlap": overlap, "sample": sample, "lexicon": getattr(lexicon, "name", None)}
+    return store_fold_plans(
+        corpus, Fold.KIND_FRAME, plans, name="frames", seed=seed, params=params, target="frame_annotation"
+    )

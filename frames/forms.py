@@ -1,4 +1,5 @@
 """The admin's form for building frame-check folds, shown on annotation's fold page."""
+
 from django import forms
 
 
@@ -7,15 +8,30 @@ class BuildFrameFoldsForm(forms.Form):
 
     frame_k = forms.IntegerField(min_value=1, max_value=1000, initial=2, label="Frame-check folds (K)")
     frame_seed = forms.IntegerField(initial=0, label="Seed")
-    frame_overlap = forms.FloatField(min_value=0, max_value=1, initial=1.0, label="Overlap",
-                                     help_text="share of sampled questions checked by every fold (1: all)")
-    frame_sample = forms.IntegerField(min_value=1, required=False, label="Sample",
-                                      help_text="check only this many questions (empty: all with a frame)")
-    frame_replace = forms.BooleanField(required=False, label="Replace",
-                                       help_text="rebuild frame folds that have no checks yet")
+    frame_overlap = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=1.0,
+        label="Overlap",
+        help_text="share of sampled questions checked by every fold (1: all)",
+    )
+    frame_sample = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Sample",
+        help_text="check only this many questions (empty: all with a frame)",
+    )
+    frame_replace = forms.BooleanField(
+        required=False, label="Replace", help_text="rebuild frame folds that have no checks yet"
+    )
 
     def options(self):
         """Keyword arguments of ``frames.folds.create_frame_folds``."""
         data = self.cleaned_data
-        return {"k": data["frame_k"], "seed": data["frame_seed"], "overlap": data["frame_overlap"],
-                "sample": data["frame_sample"], "replace": data["frame_replace"]}
+        return {
+            "k": data["frame_k"],
+            "seed": data["frame_seed"],
+            "overlap": data["frame_overlap"],
+            "sample": data["frame_sample"],
+            "replace": data["frame_replace"],
+        }

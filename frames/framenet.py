@@ -14,6 +14,7 @@ missing there, from ``luIndex.xml``.
 ``load_lexicon(path)`` returns a :class:`Lexicon`; every problem raises :class:`LexiconError`
 naming the file.
 """
+
 from __future__ import annotations
 
 import html
@@ -27,9 +28,19 @@ _Q = "{%s}" % NS
 
 # FrameNet POS codes (LU name suffix or POS attribute) -> the words of Question.lu_pos.
 POS_NAMES = {
-    "n": "noun", "v": "verb", "a": "adjective", "adv": "adverb", "prep": "preposition",
-    "num": "number", "art": "article", "c": "conjunction", "scon": "conjunction",
-    "intj": "interjection", "pron": "pronoun", "idio": "idiom", "avp": "adverb",
+    "n": "noun",
+    "v": "verb",
+    "a": "adjective",
+    "adv": "adverb",
+    "prep": "preposition",
+    "num": "number",
+    "art": "article",
+    "c": "conjunction",
+    "scon": "conjunction",
+    "intj": "interjection",
+    "pron": "pronoun",
+    "idio": "idiom",
+    "avp": "adverb",
 }
 
 SHIPPED_LEXICON = Path(__file__).resolve().parent / "data" / "framenet_mini"
@@ -184,9 +195,14 @@ def parse_frame_file(path):
         if fe_name in seen:
             continue
         seen.add(fe_name)
-        frame.elements.append(FrameElement(
-            name=fe_name, core_type=fe.get("coreType", ""), definition=_text(fe, "definition"), fn_id=_int(fe.get("ID")),
-        ))
+        frame.elements.append(
+            FrameElement(
+                name=fe_name,
+                core_type=fe.get("coreType", ""),
+                definition=_text(fe, "definition"),
+                fn_id=_int(fe.get("ID")),
+            )
+        )
     seen = set()
     for lu in _children(root, "lexUnit"):
         lu_name = lu.get("name")

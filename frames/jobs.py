@@ -6,6 +6,7 @@ written to the database. The LLM is a ``chat(messages) -> str`` callable: :func:
 it on the project's OpenAI backend (``models_runner.chat``). :func:`start_frame_job` queues the
 whole run as a background Job; ``frames.tasks`` holds only its Celery shell.
 """
+
 from __future__ import annotations
 
 import logging
@@ -42,6 +43,7 @@ def _noop(*args, **kwargs):
 
 # --- lexicons ------------------------------------------------------------------------------------
 
+
 @transaction.atomic
 def store_lexicon(lexicon: Lexicon, name=None):
     """Save a parsed lexicon under ``name``; importing the same name again updates it in place.
@@ -68,19 +70,29 @@ def store_lexicon(lexicon: Lexicon, name=None):
     FrameElementDef.objects.filter(frame__lexicon=row).delete()
     LexicalUnitDef.objects.filter(frame__lexicon=row).delete()
     FrameElementDef.objects.bulk_create(
-        [FrameElementDef(frame_id=ids[f.name], name=fe.name, core_type=fe.core_type, definition=fe.definition)
-         for f in lexicon.frames.values() for fe in f.elements],
+        [
+            FrameElementDef(frame_id=ids[f.name], name=fe.name, core_type=fe.core_type, definition=fe.definition)
+            for f in lexicon.frames.values()
+            for fe in f.elements
+        ],
         batch_size=BATCH,
     )
     LexicalUnitDef.objects.bulk_create(
-        [LexicalUnitDef(frame_id=ids[f.name], name=lu.name, pos=lu.pos, fn_id=lu.fn_id)
-         for f in lexicon.frames.values() for lu in f.lexical_units],
+        [
+            LexicalUnitDef(frame_id=ids[f.name], name=lu.name, pos=lu.pos, fn_id=lu.fn_id)
+            for f in lexicon.frames.values()
+            for lu in f.lexical_units
+        ],
         batch_size=BATCH,
     )
     stats = {
-        "frames": len(lexicon.frames), "new_frames": len(new), "updated_frames": len(changed), "removed_frames": len(removed),
+        "frames": len(lexicon.frames),
+        "new_frames": len(new),
+        "updated_frames": len(changed),
+        "removed_frames": len(removed),
         "frame_elements": sum(len(f.elements) for f in lexicon.frames.values()),
-        "lexical_units": lexicon.n_lexical_units, "created": created,
+        "lexical_units": lexicon.n_lexical_units,
+        "created": created,
     }
     row.source_path = lexicon.source_path
     row.meta = {k: v for k, v in stats.items() if k != "created"}
@@ -112,22 +124,25 @@ def lexicon_from_db(row):
     """The stored lexicon as the pure dataclasses (three queries)."""
     lexicon = Lexicon(name=row.name, source_path=row.source_path)
     by_id = {}
-    for pk, name, fn_id, definition in FrameDef.objects.filter(lexicon=row).order_by("name").values_list(
-        "id", "name", "fn_id", "definition"
+    for pk, name, fn_id, definition in (
+        FrameDef.objects.filter(lexicon=row).order_by("name").values_list("id", "name", "fn_id", "definition")
     ):
         by_id[pk] = lexicon.frames[name] = Frame(name=name, fn_id=fn_id, definition=definition)
-    for frame_id, name, core, definition in FrameElementDef.objects.filter(frame__lexicon=row).order_by("id").values_list(
-        "frame_id", "name", "core_type", "definition"
+    for frame_id, name, core, definition in (
+        FrameElementDef.objects.filter(frame__lexicon=row)
+        .order_by("id")
+        .values_list("frame_id", "name", "core_type", "definition")
     ):
         by_id[frame_id].elements.append(FrameElement(name=name, core_type=core, definition=definition))
-    for frame_id, name, pos, fn_id in LexicalUnitDef.objects.filter(frame__lexicon=row).order_by("id").values_list(
-        "frame_id", "name", "pos", "fn_id"
+    for frame_id, name, pos, fn_id in (
+        LexicalUnitDef.objects.filter(frame__lexicon=row).order_by("id").values_list("frame_id", "name", "pos", "fn_id")
     ):
         by_id[frame_id].lexical_units.append(LexicalUnit(name=name, pos=pos, fn_id=fn_id))
     return lexicon
 
 
 # --- the LLM -------------------------------------------------------------------------------------
+
 
 class FrameChat:
     """``chat(messages, question=None) -> str`` on ``models_runner.chat.ChatClient``: retries, rate
@@ -144,18 +159,37 @@ class FrameChat:
         return self.client.send(messages, purpose=purpose, question=question)
 
 
-def make_chat(model=DEFAULT_MODEL, *, base_url=None, api_key=None, api_key_env="OPENAI_API_KEY", max_retries=5,
-              requests_per_minute=None, temperature=0.0, max_tokens=300, timeout=60.0, **options):
+def make_chat(
+    model=DEFAULT_MODEL,
+    *,
+    base_url=None,
+    api_key=None,
+    api_key_env="OPENAI_API_KEY",
+    max_retries=5,
+    requests_per_minute=None,
+    temperature=0.0,
+    max_tokens=300,
+    timeout=60.0,
+    **options,
+):
     """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``)."""
     client = ChatClient(
-        model=model, base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None, api_key=api_key,
-        api_key_env=api_key_env, max_retries=max_retries, requests_per_minute=requests_per_minute,
-        temperature=temperature, max_tokens=max_tokens, timeout=timeout, **options,
+        model=model,
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+        api_key=api_key,
+        api_key_env=api_key_env,
+        max_retries=max_retries,
+        requests_per_minute=requests_per_minute,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        timeout=timeout,
+        **options,
     )
     return FrameChat(client)
 
 
 # --- running the proxy over a corpus -------------------------------------------------------------
+
 
 def _is_manual(question):
     """A frame on the question that this proxy did not write (imported annotation): never touched."""
@@ -185,14 +219,25 @@ def _write_question(question, annotation, result, lexicon_name):
 
 def _save(question, lexicon_row, frame_ids, result, job, model):
     fields = {
-        "job": job, "outcome": result.outcome, "candidates": result.candidates,
-        "frame_id": frame_ids.get(result.frame), "frame_name": result.frame_name or result.frame,
-        "trigger": result.trigger, "lu": result.lu, "frame_elements": result.frame_elements,
-        "frame_prompt": result.frame_prompt, "frame_reply": result.frame_reply,
-        "fe_prompt": result.fe_prompt, "fe_reply": result.fe_reply, "model": model, "meta": result.flags,
+        "job": job,
+        "outcome": result.outcome,
+        "candidates": result.candidates,
+        "frame_id": frame_ids.get(result.frame),
+        "frame_name": result.frame_name or result.frame,
+        "trigger": result.trigger,
+        "lu": result.lu,
+        "frame_elements": result.frame_elements,
+        "frame_prompt": result.frame_prompt,
+        "frame_reply": result.frame_reply,
+        "fe_prompt": result.fe_prompt,
+        "fe_reply": result.fe_reply,
+        "model": model,
+        "meta": result.flags,
     }
     with transaction.atomic():
-        annotation, _ = FrameAnnotation.objects.update_or_create(question=question, lexicon=lexicon_row, defaults=fields)
+        annotation, _ = FrameAnnotation.objects.update_or_create(
+            question=question, lexicon=lexicon_row, defaults=fields
+        )
         _write_question(question, annotation, result, lexicon_row.name)
     return annotation
 
@@ -202,8 +247,12 @@ def outcome_rows(corpus, lexicon_row=None):
     annotations = FrameAnnotation.objects.filter(question__corpus=corpus)
     if lexicon_row is not None:
         annotations = annotations.filter(lexicon=lexicon_row)
-    return [{"question_id": q, "outcome": o, "frame": f or None}
-            for q, o, f in annotations.order_by("question__position").values_list("question__external_id", "outcome", "frame_name")]
+    return [
+        {"question_id": q, "outcome": o, "frame": f or None}
+        for q, o, f in annotations.order_by("question__position").values_list(
+            "question__external_id", "outcome", "frame_name"
+        )
+    ]
 
 
 def outcome_counts(corpus, lexicon_row):
@@ -213,8 +262,19 @@ def outcome_counts(corpus, lexicon_row):
     return {o: counts.get(o, 0) for o in ALL_OUTCOMES}
 
 
-def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=None, fe_hint=False,
-                   progress=_noop, job=None, max_consecutive_errors=5):
+def predict_frames(
+    corpus,
+    lexicon_row,
+    chat,
+    *,
+    force=False,
+    limit=None,
+    model=None,
+    fe_hint=False,
+    progress=_noop,
+    job=None,
+    max_consecutive_errors=5,
+):
     """Run the proxy on every question of ``corpus`` not yet annotated with this lexicon.
 
     Questions already annotated (any outcome but ``error``) are skipped unless ``force``; questions
@@ -229,7 +289,9 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
     index = proxy.TriggerIndex.from_lexicon(lexicon)
     frame_ids = dict(FrameDef.objects.filter(lexicon=lexicon_row).values_list("name", "id"))
     done_before = dict(
-        FrameAnnotation.objects.filter(question__corpus=corpus, lexicon=lexicon_row).values_list("question_id", "outcome")
+        FrameAnnotation.objects.filter(question__corpus=corpus, lexicon=lexicon_row).values_list(
+            "question_id", "outcome"
+        )
     )
     questions = list(Question.objects.filter(corpus=corpus).order_by("position", "id"))
     todo, skipped_done, skipped_manual = [], 0, 0
@@ -254,7 +316,8 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
             errors_in_row += 1
             log.warning("frame proxy failed on question %s: %s", question.pk, exc)
             result = proxy.ProxyResult(
-                outcome=ERROR, candidates=[c.pair() for c in index.candidates(question.question)],
+                outcome=ERROR,
+                candidates=[c.pair() for c in index.candidates(question.question)],
                 flags={"error": f"{type(exc).__name__}: {exc}"[:1000]},
             )
         _save(question, lexicon_row, frame_ids, result, job, model)
@@ -263,19 +326,41 @@ def predict_frames(corpus, lexicon_row, chat, *, force=False, limit=None, model=
             raise FrameJobError(f"{errors_in_row} LLM calls failed in a row; last error: {result.flags['error']}")
         progress(done=i, total=len(todo), message=f"{i}/{len(todo)}: {question.external_id} -> {result.outcome}")
     return {
-        "corpus": corpus.name, "lexicon": lexicon_row.name, "model": model,
-        "processed": len(todo), "skipped_done": skipped_done, "skipped_manual": skipped_manual,
+        "corpus": corpus.name,
+        "lexicon": lexicon_row.name,
+        "model": model,
+        "processed": len(todo),
+        "skipped_done": skipped_done,
+        "skipped_manual": skipped_manual,
         "run": {o: run.get(o, 0) for o in ALL_OUTCOMES},
         "outcomes": outcome_counts(corpus, lexicon_row),
     }
 
 
-def job_params(corpus, *, lexicon=SHIPPED_NAME, model=None, base_url=None, force=False, limit=None, fe_hint=False,
-               api_key_env=None, requests_per_minute=None):
+def job_params(
+    corpus,
+    *,
+    lexicon=SHIPPED_NAME,
+    model=None,
+    base_url=None,
+    force=False,
+    limit=None,
+    fe_hint=False,
+    api_key_env=None,
+    requests_per_minute=None,
+):
     """Job parameters (never the API key itself: only the name of the variable that holds it)."""
-    return {"corpus": corpus, "lexicon": lexicon, "model": model or DEFAULT_MODEL, "base_url": base_url,
-            "force": bool(force), "limit": limit, "fe_hint": bool(fe_hint), "api_key_env": api_key_env,
-            "requests_per_minute": requests_per_minute}
+    return {
+        "corpus": corpus,
+        "lexicon": lexicon,
+        "model": model or DEFAULT_MODEL,
+        "base_url": base_url,
+        "force": bool(force),
+        "limit": limit,
+        "fe_hint": bool(fe_hint),
+        "api_key_env": api_key_env,
+        "requests_per_minute": requests_per_minute,
+    }
 
 
 def frame_job_body(job, progress, chat=None):
@@ -286,23 +371,54 @@ def frame_job_body(job, progress, chat=None):
         raise FrameJobError(f"no corpus named {params.get('corpus')!r}")
     lexicon_row = get_lexicon(params.get("lexicon") or SHIPPED_NAME)
     model = params.get("model") or DEFAULT_MODEL
-    chat = chat or make_chat(model=model, base_url=params.get("base_url"), api_key_env=params.get("api_key_env") or "OPENAI_API_KEY",
-                             requests_per_minute=params.get("requests_per_minute"))
+    chat = chat or make_chat(
+        model=model,
+        base_url=params.get("base_url"),
+        api_key_env=params.get("api_key_env") or "OPENAI_API_KEY",
+        requests_per_minute=params.get("requests_per_minute"),
+    )
     return predict_frames(
-        corpus, lexicon_row, chat, force=params.get("force", False), limit=params.get("limit"), model=model,
-        fe_hint=params.get("fe_hint", False), progress=progress, job=job,
+        corpus,
+        lexicon_row,
+        chat,
+        force=params.get("force", False),
+        limit=params.get("limit"),
+        model=model,
+        fe_hint=params.get("fe_hint", False),
+        progress=progress,
+        job=job,
     )
 
 
-def start_frame_job(corpus, *, lexicon=SHIPPED_NAME, model=None, base_url=None, force=False, limit=None,
-                    fe_hint=False, api_key_env=None, requests_per_minute=None, user=None):
+def start_frame_job(
+    corpus,
+    *,
+    lexicon=SHIPPED_NAME,
+    model=None,
+    base_url=None,
+    force=False,
+    limit=None,
+    fe_hint=False,
+    api_key_env=None,
+    requests_per_minute=None,
+    user=None,
+):
     """Create the Job row and queue ``frames.tasks.predict_frames`` once the current transaction commits.
 
     Resumable: each question is committed on its own, so a redelivered task continues the work.
     """
     from frames.tasks import predict_frames as predict_frames_task
 
-    params = job_params(corpus, lexicon=lexicon, model=model, base_url=base_url, force=force, limit=limit,
-                        fe_hint=fe_hint, api_key_env=api_key_env, requests_per_minute=requests_per_minute)
+    params = job_params(
+        corpus,
+        lexicon=lexicon,
+        model=model,
+        base_url=base_url,
+        force=force,
+        limit=limit,
+        fe_hint=fe_hint,
+        api_key_env=api_key_env,
+        requests_per_minute=requests_per_minute,
+    )
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, predict_frames_task)

@@ -3,6 +3,7 @@
 The tables keep the names they had when these models lived in ``annotation`` (``annotation_*``):
 ``frames.0001_initial`` moved the models without moving data.
 """
+
 from django.conf import settings
 from django.db import models
 
@@ -15,7 +16,6 @@ class FrameLexicon(models.Model):
     source_path = models.CharField(max_length=500, blank=True)
     meta = models.JSONField(default=dict, blank=True)
     imported_at = models.DateTimeField(auto_now_add=True)
-
 
     class Meta:
         db_table = "annotation_framelexicon"
@@ -124,11 +124,17 @@ class FrameCheckEvent(models.Model):
     fe_rating = models.CharField(max_length=16, null=True, blank=True)
     skipped = models.BooleanField(default=False)
     seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(max_length=64, null=True, blank=True,
-                                     help_text="Chosen by the client; unique per judgement row (annotator and item).")
+    submission_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text="Chosen by the client; unique per judgement row (annotator and item).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         db_table = "annotation_framecheckevent"
         ordering = ["frame_check", "created_at", "id"]
-        constraints = [models.UniqueConstraint(fields=["frame_check", "submission_id"], name="uniq_frame_check_event_submission")]
+        constraints = [
+            models.UniqueConstraint(fields=["frame_check", "submission_id"], name="uniq_frame_check_event_submission")
+        ]

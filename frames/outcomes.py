@@ -9,6 +9,7 @@ the lexicon), ``bad_output`` (a reply that cannot be read), ``done`` (a frame an
 >>> ALL_OUTCOMES[-1]
 'error'
 """
+
 NO_TRIGGER = "no_trigger"
 UNKNOWN_FRAME = "unknown_frame"
 BAD_OUTPUT = "bad_output"

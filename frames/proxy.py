@@ -13,6 +13,7 @@ Outcomes: ``no_trigger`` (no candidate), ``unknown_frame`` (the chosen frame is 
 ``bad_output`` (a reply that cannot be read: no pair in the first, no JSON object in the second, or
 an object whose every FE is foreign to the frame), ``done``; spelled once in ``frames.outcomes``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -121,6 +122,7 @@ class TriggerIndex:
 
 # --- prompts -------------------------------------------------------------------------------------
 
+
 def format_pair(frame, word):
     return repr((frame, word))
 
@@ -221,7 +223,7 @@ def _pair_from_value(value):
             word = next((keys[k] for k in _WORD_KEYS if k in keys), None)
             return Pair(_strip_quotes(frame), _strip_quotes(word) if isinstance(word, str) else None)
         if len(value) == 1:
-            (k, v), = value.items()
+            ((k, v),) = value.items()
             if isinstance(v, str) and _looks_like_frame(_strip_quotes(k)):
                 return Pair(_strip_quotes(k), _strip_quotes(v))
             return _pair_from_value(v)
@@ -299,8 +301,28 @@ class Choice:
     flags: dict = field(default_factory=dict)
 
 
-_NOUN_CUES = {"the", "a", "an", "this", "that", "these", "those", "his", "her", "its", "their", "our", "my",
-              "your", "whose", "which", "what", "first", "last", "s"}
+_NOUN_CUES = {
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "his",
+    "her",
+    "its",
+    "their",
+    "our",
+    "my",
+    "your",
+    "whose",
+    "which",
+    "what",
+    "first",
+    "last",
+    "s",
+}
 
 
 def choose_lu(lus, question, word):
@@ -333,8 +355,12 @@ def resolve_pair(reply, candidates, lexicon, question=""):
         pair = Pair(named[0], None)
     frame = lexicon.frame(pair.frame)
     if frame is None:
-        return Choice(UNKNOWN_FRAME, frame_name=pair.frame, word=pair.word or "",
-                      flags={"reason": f"frame {pair.frame!r} is not in the lexicon"})
+        return Choice(
+            UNKNOWN_FRAME,
+            frame_name=pair.frame,
+            word=pair.word or "",
+            flags={"reason": f"frame {pair.frame!r} is not in the lexicon"},
+        )
     mine = [c for c in candidates if c.frame == frame.name]
     word = pair.word or ""
     chosen = next((c for c in mine if c.word.casefold() == normalize_text(word).casefold()), None)
@@ -347,7 +373,9 @@ def resolve_pair(reply, candidates, lexicon, question=""):
         lus = tuple(lu.name for lu in frame.lexical_units if lu.word.casefold() == normalize_text(word).casefold())
     else:
         word, lus = chosen.word, chosen.lus
-    return Choice(DONE, frame_name=pair.frame, frame=frame, word=word, lu=choose_lu(list(lus), question, word), flags=flags)
+    return Choice(
+        DONE, frame_name=pair.frame, frame=frame, word=word, lu=choose_lu(list(lus), question, word), flags=flags
+    )
 
 
 _FE_WRAPPERS = {"frameelements", "fes", "fe", "elements", "frameelement", "arguments", "roles"}
@@ -411,7 +439,9 @@ def parse_fe_reply(reply):
     spans are kept with ``None`` (the caller drops them).
     """
     for value in _json_values(reply or ""):
-        if isinstance(value, dict) or (isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value)):
+        if isinstance(value, dict) or (
+            isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value)
+        ):
             fes = _fes_from_value(value)
             if fes is not None:
                 return fes
@@ -443,6 +473,7 @@ def validate_fes(fes, frame, trigger=""):
 
 
 # --- one question --------------------------------------------------------------------------------
+
 
 @dataclass
 class ProxyResult:

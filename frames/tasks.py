@@ -2,6 +2,7 @@
 
 Celery's autodiscovery imports this module in the worker (``frames`` is an installed app).
 """
+
 from celery import shared_task
 
 from core.runner import run_job

@@ -1,4 +1,5 @@
 """The frame-check pages (same paths and URL names as when they were part of annotation's URLs)."""
+
 from django.urls import path
 
 from frames import views

@@ -5,6 +5,7 @@ the next item as an htmx fragment; folds of kind ``frame`` assigned to the user 
 Keys: 1/2/3 rate the frame, 4/5/6 rate the FEs; once both are chosen the pair is saved; Enter saves
 the choice shown, S skips, B goes back. A fold or item out of reach is a 404.
 """
+
 from functools import wraps
 
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -43,8 +44,10 @@ def _elements(annotation):
     defs = {}
     if annotation.frame_id:
         defs = {fe.name: fe for fe in annotation.frame.elements.all()}
-    return [(name, span, getattr(defs.get(name), "core_type", ""), getattr(defs.get(name), "definition", ""))
-            for name, span in (annotation.frame_elements or {}).items()]
+    return [
+        (name, span, getattr(defs.get(name), "core_type", ""), getattr(defs.get(name), "definition", ""))
+        for name, span in (annotation.frame_elements or {}).items()
+    ]
 
 
 def _item_context(request, fold, item):
@@ -56,8 +59,11 @@ def _item_context(request, fold, item):
         "item": item,
         "fa": annotation,
         "question": annotation.question if annotation else None,
-        "segments": checking.question_segments(annotation.question.question, annotation.trigger,
-                                                     annotation.frame_elements) if annotation else [],
+        "segments": checking.question_segments(
+            annotation.question.question, annotation.trigger, annotation.frame_elements
+        )
+        if annotation
+        else [],
         "elements": _elements(annotation) if annotation else [],
         "check": check,
         "frame_buttons": FRAME_BUTTONS,
@@ -114,14 +120,24 @@ def rate(request, fold_id):
         return HttpResponseBadRequest("rate both the frame and the frame elements: full, partial or erroneous")
     try:
         checking.save_frame_check(
-            request.user, fold, item, frame_rating=frame_rating, fe_rating=fe_rating, skip=skip,
-            seconds=request.POST.get("seconds"), submission_id=request.POST.get("submission_id"),
+            request.user,
+            fold,
+            item,
+            frame_rating=frame_rating,
+            fe_rating=fe_rating,
+            skip=skip,
+            seconds=request.POST.get("seconds"),
+            submission_id=request.POST.get("submission_id"),
         )
     except judgements.SubmissionConflict as conflict:
         return _conflict_response(conflict)
-    nxt = annotating.choose_next(item, skip=skip, revisit=request.POST.get("revisit") == "1",
-                                 next_todo=lambda: checking.next_item(fold, request.user),
-                                 after=lambda position: checking.item_after(fold, position))
+    nxt = annotating.choose_next(
+        item,
+        skip=skip,
+        revisit=request.POST.get("revisit") == "1",
+        next_todo=lambda: checking.next_item(fold, request.user),
+        after=lambda position: checking.item_after(fold, position),
+    )
     if not request.htmx:
         return redirect("frame-check", fold_id=fold.pk)
     return _render_item(request, fold, nxt)

@@ -34,12 +34,41 @@ class AdminRoleOnly:
 
 @admin.register(InferenceRun)
 class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
-    list_display = ["id", "system", "corpus", "backend", "status", "progress", "device", "batch_size",
-                    "throughput", "created_at"]
+    list_display = [
+        "id",
+        "system",
+        "corpus",
+        "backend",
+        "status",
+        "progress",
+        "device",
+        "batch_size",
+        "throughput",
+        "created_at",
+    ]
     list_filter = ["backend", "job__status", "corpus"]
-    readonly_fields = ["job", "system", "corpus", "backend", "status", "progress", "error", "model_path", "revision",
-                       "prompt_template", "parameters", "device", "batch_size", "queue", "questions_total",
-                       "questions_done", "skipped_existing", "duration_s", "throughput_qps", "created_at"]
+    readonly_fields = [
+        "job",
+        "system",
+        "corpus",
+        "backend",
+        "status",
+        "progress",
+        "error",
+        "model_path",
+        "revision",
+        "prompt_template",
+        "parameters",
+        "device",
+        "batch_size",
+        "queue",
+        "questions_total",
+        "questions_done",
+        "skipped_existing",
+        "duration_s",
+        "throughput_qps",
+        "created_at",
+    ]
     change_list_template = "models_runner/admin/inferencerun_change_list.html"
     actions = ["cancel"]
 
@@ -63,7 +92,9 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
         return super().get_queryset(request).select_related("job", "system", "corpus")
 
     def get_urls(self):
-        return [path("start/", self.admin_site.admin_view(self.start_view), name="models_runner_start")] + super().get_urls()
+        return [
+            path("start/", self.admin_site.admin_view(self.start_view), name="models_runner_start")
+        ] + super().get_urls()
 
     def start_view(self, request):
         if not roles.is_admin(request.user):
@@ -72,15 +103,26 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             try:
-                run = jobs.start_run(data["corpus"], data["system"], data["backend"], options=form.backend_options(),
-                                     batch_size=data["batch_size"], device=data["device"], user=request.user)
+                run = jobs.start_run(
+                    data["corpus"],
+                    data["system"],
+                    data["backend"],
+                    options=form.backend_options(),
+                    batch_size=data["batch_size"],
+                    device=data["device"],
+                    user=request.user,
+                )
             except inference.RunError as exc:
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"run {run.pk} queued on {run.queue} as job {run.job_id}")
                 return redirect(reverse("admin:models_runner_inferencerun_change", args=[run.pk]))
-        context = {**self.admin_site.each_context(request), "form": form, "title": "Start an inference run",
-                   "opts": self.model._meta}
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "title": "Start an inference run",
+            "opts": self.model._meta,
+        }
         return TemplateResponse(request, "models_runner/admin/start_run.html", context)
 
     @admin.action(description="Cancel the selected runs")
@@ -111,8 +153,9 @@ class JudgeAdmin(admin.ModelAdmin):
     def has_module_permission(self, request):
         return roles.is_admin(request.user)
 
-    has_view_permission = has_add_permission = has_change_permission = (
-        lambda self, request, obj=None: roles.is_admin(request.user))
+    has_view_permission = has_add_permission = has_change_permission = lambda self, request, obj=None: roles.is_admin(
+        request.user
+    )
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
@@ -129,8 +172,9 @@ class JudgeAdmin(admin.ModelAdmin):
         return obj.labels.count()
 
     def get_urls(self):
-        return [path("<int:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start")
-                ] + super().get_urls()
+        return [
+            path("<int:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start")
+        ] + super().get_urls()
 
     @admin.action(description="Judge a corpus with the selected judge")
     def judge_corpus(self, request, queryset):
@@ -143,15 +187,20 @@ class JudgeAdmin(admin.ModelAdmin):
         form = StartJudgeRunForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
-                run = jobs.start_judge_run(form.cleaned_data["corpus"], judge, form.cleaned_data["batch_size"],
-                                         user=request.user)
+                run = jobs.start_judge_run(
+                    form.cleaned_data["corpus"], judge, form.cleaned_data["batch_size"], user=request.user
+                )
             except judging.JudgeError as exc:
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"judge run {run.pk} queued as job {run.job_id}")
                 return redirect(reverse("admin:models_runner_judgerun_change", args=[run.pk]))
-        context = {**self.admin_site.each_context(request), "form": form, "title": f"Judge a corpus with {judge}",
-                   "opts": self.model._meta}
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "title": f"Judge a corpus with {judge}",
+            "opts": self.model._meta,
+        }
         return TemplateResponse(request, "models_runner/admin/start_run.html", context)
 
 
@@ -159,8 +208,21 @@ class JudgeAdmin(admin.ModelAdmin):
 class JudgeRunAdmin(AdminRoleOnly, admin.ModelAdmin):
     list_display = ["id", "judge", "corpus", "status", "progress", "triplets_done", "unparsed", "created_at"]
     list_filter = ["job__status", "judge", "corpus"]
-    readonly_fields = ["job", "judge", "corpus", "status", "progress", "error", "prompt", "batch_size",
-                       "triplets_total", "triplets_done", "unparsed", "duration_s", "created_at"]
+    readonly_fields = [
+        "job",
+        "judge",
+        "corpus",
+        "status",
+        "progress",
+        "error",
+        "prompt",
+        "batch_size",
+        "triplets_total",
+        "triplets_done",
+        "unparsed",
+        "duration_s",
+        "created_at",
+    ]
     actions = ["cancel"]
     status, progress, error = InferenceRunAdmin.status, InferenceRunAdmin.progress, InferenceRunAdmin.error
 

@@ -1,5 +1,6 @@
 """REST API of inference runs. Admins start and cancel runs; researchers read them; annotators get
 403 on every endpoint and method (the permission is checked before the method)."""
+
 import sys
 
 from django.shortcuts import get_object_or_404
@@ -41,10 +42,34 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = InferenceRun
-        fields = ["id", "job", "system", "corpus", "backend", "status", "progress_done", "progress_total", "percent",
-                  "message", "error", "model_path", "revision", "prompt_template", "parameters", "device", "batch_size",
-                  "queue", "questions_total", "questions_done", "skipped_existing", "duration_s", "throughput_qps",
-                  "created_at", "started_at", "finished_at"]
+        fields = [
+            "id",
+            "job",
+            "system",
+            "corpus",
+            "backend",
+            "status",
+            "progress_done",
+            "progress_total",
+            "percent",
+            "message",
+            "error",
+            "model_path",
+            "revision",
+            "prompt_template",
+            "parameters",
+            "device",
+            "batch_size",
+            "queue",
+            "questions_total",
+            "questions_done",
+            "skipped_existing",
+            "duration_s",
+            "throughput_qps",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
 
@@ -83,8 +108,15 @@ class RunList(APIView):
         form.is_valid(raise_exception=True)
         d = form.validated_data
         try:
-            run = jobs.start_run(d["corpus"], d["system"], d["backend"], options=d["options"],
-                                 batch_size=d["batch_size"], device=d["device"], user=request.user)
+            run = jobs.start_run(
+                d["corpus"],
+                d["system"],
+                d["backend"],
+                options=d["options"],
+                batch_size=d["batch_size"],
+                device=d["device"],
+                user=request.user,
+            )
         except inference.RunError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(RunSerializer(_runs().get(pk=run.pk)).data, status=status.HTTP_202_ACCEPTED)

@@ -10,6 +10,7 @@ whether it succeeds or not. Retried: HTTP 429, 5xx, connection errors and timeou
 exponential backoff (``backoff_base * 2**attempt``, capped at ``backoff_max``, at least the
 server's ``Retry-After``); other errors (400, 401, 404, ...) fail at once.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,7 +31,7 @@ class ChatError(UserFacingError, RuntimeError):
 
 def backoff_delay(attempt: int, *, base: float = 1.0, cap: float = 30.0, retry_after: float | None = None) -> float:
     """Seconds to wait before retry number ``attempt + 1`` (attempt counts from 0)."""
-    delay = min(cap, base * (2 ** attempt))
+    delay = min(cap, base * (2**attempt))
     if retry_after is not None:
         delay = max(delay, min(cap, retry_after))
     return delay
@@ -93,9 +94,23 @@ def store_exchange(run=None, question=None, **fields):
 
 
 class ChatClient:
-    def __init__(self, model, base_url=None, api_key_env="OPENAI_API_KEY", api_key=None, max_retries=5,
-                 backoff_base=1.0, backoff_max=30.0, requests_per_minute=None, timeout=60.0, temperature=0.0,
-                 max_tokens=None, store=store_exchange, sleep=time.sleep, limiter=None):
+    def __init__(
+        self,
+        model,
+        base_url=None,
+        api_key_env="OPENAI_API_KEY",
+        api_key=None,
+        max_retries=5,
+        backoff_base=1.0,
+        backoff_max=30.0,
+        requests_per_minute=None,
+        timeout=60.0,
+        temperature=0.0,
+        max_tokens=None,
+        store=store_exchange,
+        sleep=time.sleep,
+        limiter=None,
+    ):
         import openai
 
         if not model:
@@ -104,7 +119,11 @@ class ChatClient:
         if not key:
             raise ChatError(f"no API key: set the environment variable {api_key_env or 'OPENAI_API_KEY'}")
         self.model, self.base_url = model, base_url or ""
-        self.max_retries, self.backoff_base, self.backoff_max = int(max_retries), float(backoff_base), float(backoff_max)
+        self.max_retries, self.backoff_base, self.backoff_max = (
+            int(max_retries),
+            float(backoff_base),
+            float(backoff_max),
+        )
         self.params = {"temperature": temperature}
         if max_tokens:
             self.params["max_tokens"] = int(max_tokens)
@@ -126,11 +145,15 @@ class ChatClient:
                 retryable, status = classify(exc)
                 errors.append(f"attempt {attempt + 1}: {type(exc).__name__}: {exc}"[:1000])
                 if not retryable or attempt >= self.max_retries:
-                    exchange = self._record(messages, params, purpose, question, run, "", "error", status,
-                                            attempt + 1, started, errors)
-                    raise ChatError(f"chat request failed after {attempt + 1} attempt(s): {errors[-1]}",
-                                    status, exchange) from exc
-                self.sleep(backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_max, retry_after=_retry_after(exc)))
+                    exchange = self._record(
+                        messages, params, purpose, question, run, "", "error", status, attempt + 1, started, errors
+                    )
+                    raise ChatError(
+                        f"chat request failed after {attempt + 1} attempt(s): {errors[-1]}", status, exchange
+                    ) from exc
+                self.sleep(
+                    backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_max, retry_after=_retry_after(exc))
+                )
                 attempt += 1
                 continue
             reply = (response.choices[0].message.content or "") if response.choices else ""
@@ -151,7 +174,17 @@ class ChatClient:
         if self.store is None:
             return None
         return self.store(
-            run=run, question=question, purpose=purpose, base_url=self.base_url, model=self.model,
-            messages=list(messages), params=params, reply=reply, status=status, http_status=http_status,
-            attempts=attempts, latency_s=time.monotonic() - started, error="\n".join(errors),
+            run=run,
+            question=question,
+            purpose=purpose,
+            base_url=self.base_url,
+            model=self.model,
+            messages=list(messages),
+            params=params,
+            reply=reply,
+            status=status,
+            http_status=http_status,
+            attempts=attempts,
+            latency_s=time.monotonic() - started,
+            error="\n".join(errors),
         )

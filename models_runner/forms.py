@@ -1,4 +1,5 @@
 """Admin forms: start an inference run (checked by ``inference.prepare_run``), edit an LLM judge, start a judge run."""
+
 import json
 
 from django import forms
@@ -12,12 +13,18 @@ class StartRunForm(forms.Form):
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
     system = forms.CharField(max_length=200, help_text="name of the system whose predictions the run writes")
     backend = forms.ChoiceField(choices=[(name, name) for name in REGISTRY])
-    model = forms.CharField(required=False, max_length=1000,
-                            help_text="local model directory (extractive, seq2seq, causal) or API model name (openai)")
+    model = forms.CharField(
+        required=False,
+        max_length=1000,
+        help_text="local model directory (extractive, seq2seq, causal) or API model name (openai)",
+    )
     batch_size = forms.IntegerField(min_value=1, max_value=4096, initial=8)
     device = forms.CharField(initial="auto", max_length=20, help_text="auto, cpu, cuda, cuda:N")
-    options = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-                              help_text='other backend options as a JSON object, e.g. {"adapter": "/models/lora", "shots": 2}')
+    options = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        help_text='other backend options as a JSON object, e.g. {"adapter": "/models/lora", "shots": 2}',
+    )
 
     def clean_options(self):
         raw = self.cleaned_data.get("options") or ""

@@ -8,6 +8,7 @@ the reaper of any worker sends the task again (``core.reaper.reap_stale_jobs``) 
 no question ever gets two predictions. At the end the new predictions are linked to triplets
 (``annotation.triplet_store.assign_triplets``) exactly like imported ones.
 """
+
 from __future__ import annotations
 
 import logging
@@ -58,8 +59,12 @@ def prepare_run(corpus, system_name, backend, options=None, batch_size=8, device
     identity = {"backend": backend, "model": options.get("model", ""), "adapter": options.get("adapter", "")}
     system = System.objects.filter(name=system_name).first()
     if system is None:
-        system = System.objects.create(name=system_name, kind=System.KIND_MODEL, meta=identity,
-                                       description=f"{backend} {identity['model']}".strip())
+        system = System.objects.create(
+            name=system_name,
+            kind=System.KIND_MODEL,
+            meta=identity,
+            description=f"{backend} {identity['model']}".strip(),
+        )
     elif system.kind != System.KIND_MODEL:
         raise RunError(f"system {system_name!r} holds {system.kind} answers; choose another name for a model run")
     elif {k: system.meta.get(k, "") for k in identity} != identity:
@@ -69,11 +74,32 @@ def prepare_run(corpus, system_name, backend, options=None, batch_size=8, device
         )
     queue = queue or queue_for(backend, device)
     total = corpus.questions.count()
-    job = create_job(JOB_KIND, {"corpus": corpus.name, "system": system.name, "backend": backend, "device": device,
-                                "batch_size": batch_size, "queue": queue}, user=user, total=total, resumable=True)
-    return InferenceRun.objects.create(job=job, system=system, corpus=corpus, backend=backend, parameters=options,
-                                       model_path=options.get("model", ""), device=device or "auto",
-                                       batch_size=batch_size, queue=queue, questions_total=total)
+    job = create_job(
+        JOB_KIND,
+        {
+            "corpus": corpus.name,
+            "system": system.name,
+            "backend": backend,
+            "device": device,
+            "batch_size": batch_size,
+            "queue": queue,
+        },
+        user=user,
+        total=total,
+        resumable=True,
+    )
+    return InferenceRun.objects.create(
+        job=job,
+        system=system,
+        corpus=corpus,
+        backend=backend,
+        parameters=options,
+        model_path=options.get("model", ""),
+        device=device or "auto",
+        batch_size=batch_size,
+        queue=queue,
+        questions_total=total,
+    )
 
 
 def _missing_corpus(name):

@@ -6,6 +6,7 @@
 ``core.runner.run_job``. Each body asks only for what has no saved answer (label) yet and writes each
 batch with one bulk insert that ignores conflicts, so a resumed job continues where the saved work stops.
 """
+
 from __future__ import annotations
 
 import time
@@ -38,16 +39,20 @@ def start_run(corpus, system_name, backend, *, options=None, batch_size=8, devic
     """``inference.prepare_run`` then send the Celery task (``gpu`` queue for weights unless device=cpu)."""
     from models_runner import tasks
 
-    run = prepare_run(corpus, system_name, backend, options, batch_size=batch_size, device=device, user=user,
-                      queue=queue)
+    run = prepare_run(
+        corpus, system_name, backend, options, batch_size=batch_size, device=device, user=user, queue=queue
+    )
     task = tasks.run_inference_gpu if run.queue == "gpu" else tasks.run_inference
     enqueue(run.job, task, queue=run.queue)
     return run
 
 
 def pending_questions(run):
-    return (Question.objects.filter(corpus_id=run.corpus_id).exclude(predictions__system_id=run.system_id)
-            .order_by("position", "id"))
+    return (
+        Question.objects.filter(corpus_id=run.corpus_id)
+        .exclude(predictions__system_id=run.system_id)
+        .order_by("position", "id")
+    )
 
 
 def run_body(job, progress, backend_factory=create_backend):
@@ -67,28 +72,33 @@ def run_body(job, progress, backend_factory=create_backend):
     backend.load()
     info = backend.describe()
     InferenceRun.objects.filter(pk=run.pk).update(
-        model_path=info["model_path"][:1000], revision=info["revision"][:200], prompt_template=info["prompt_template"],
+        model_path=info["model_path"][:1000],
+        revision=info["revision"][:200],
+        prompt_template=info["prompt_template"],
         device=info["device"],
     )
     done, spent = 0, 0.0
     check_cancel = getattr(progress, "check_cancel", None)
     size = run.batch_size
     for start in range(0, len(pending), size):
-        rows = pending[start:start + size]
+        rows = pending[start : start + size]
         t0 = time.perf_counter()
         answers = backend.answer([QAItem(qid, q, c, lang) for qid, q, c, lang in rows])
         dt = time.perf_counter() - t0
         if len(answers) != len(rows):
             raise RuntimeError(f"backend {run.backend} gave {len(answers)} answers for {len(rows)} questions")
         Prediction.objects.bulk_create(
-            [Prediction(system_id=run.system_id, question_id=qid, answer=answer or "", meta={"run": run.pk})
-             for (qid, *_), answer in zip(rows, answers)],
+            [
+                Prediction(system_id=run.system_id, question_id=qid, answer=answer or "", meta={"run": run.pk})
+                for (qid, *_), answer in zip(rows, answers)
+            ],
             ignore_conflicts=True,
         )
         done += len(rows)
         spent += dt
-        InferenceRun.objects.filter(pk=run.pk).update(duration_s=F("duration_s") + dt,
-                                                      questions_done=F("questions_done") + len(rows))
+        InferenceRun.objects.filter(pk=run.pk).update(
+            duration_s=F("duration_s") + dt, questions_done=F("questions_done") + len(rows)
+        )
         rate = done / spent if spent else 0
         progress(done=already + done, message=f"answered {already + done} of {total} ({rate:.1f} q/s)")
         if check_cancel:  # every batch, not only when progress is written
@@ -99,10 +109,16 @@ def run_body(job, progress, backend_factory=create_backend):
     progress(done=total, message="linking predictions to triplets", force=True)
     triplets = assign_triplets(run.corpus)
     return {
-        "system": run.system.name, "questions": total, "answered_now": done, "skipped_existing": already,
-        "device": info["device"], "batch_size": size, "duration_s": round(run.duration_s, 3),
+        "system": run.system.name,
+        "questions": total,
+        "answered_now": done,
+        "skipped_existing": already,
+        "device": info["device"],
+        "batch_size": size,
+        "duration_s": round(run.duration_s, 3),
         "throughput_qps": round(run.throughput_qps, 3) if run.throughput_qps else None,
-        "revision": info["revision"], **triplets,
+        "revision": info["revision"],
+        **triplets,
     }
 
 
@@ -123,8 +139,11 @@ def start_judge_run(corpus, judge, batch_size=8, *, user=None) -> JudgeRun:
 
 
 def pending_triplets(run):
-    return (Triplet.objects.filter(question__corpus_id=run.corpus_id).exclude(judge_labels__judge_id=run.judge_id)
-            .order_by("question__position", "id"))
+    return (
+        Triplet.objects.filter(question__corpus_id=run.corpus_id)
+        .exclude(judge_labels__judge_id=run.judge_id)
+        .order_by("question__position", "id")
+    )
 
 
 def judge_body(job, progress, sleep=None):
@@ -134,24 +153,30 @@ def judge_body(job, progress, sleep=None):
     client = make_client(run.judge.parameters, store=recorder, sleep=sleep)
     on_error = judge_parameters(run.judge.parameters)["on_error"]
     total = Triplet.objects.filter(question__corpus_id=run.corpus_id).count()
-    pending = list(pending_triplets(run).values_list("id", "question_id", "question__context", "question__question",
-                                                     "answer"))
+    pending = list(
+        pending_triplets(run).values_list("id", "question_id", "question__context", "question__question", "answer")
+    )
     already = total - len(pending)
-    progress(done=already, total=total, message=f"judging with {client.model}"
-             + (f", resuming after {already}" if already else ""), force=True)
+    progress(
+        done=already,
+        total=total,
+        message=f"judging with {client.model}" + (f", resuming after {already}" if already else ""),
+        force=True,
+    )
     done = unparsed = failed = 0
     spent = 0.0
     check_cancel = getattr(progress, "check_cancel", None)
     # core.runner.run_job keeps the heartbeat fresh while this runs.
     for start in range(0, len(pending), run.batch_size):
-        batch = pending[start:start + run.batch_size]
+        batch = pending[start : start + run.batch_size]
         t0 = time.perf_counter()
         rows = []
         for tid, qid, context, question, answer in batch:
             recorder.last = None
             try:
-                reply = client.send(judge_messages(run.prompt, context, question, answer), purpose=PURPOSE,
-                                    question=qid)
+                reply = client.send(
+                    judge_messages(run.prompt, context, question, answer), purpose=PURPOSE, question=qid
+                )
             except ChatError:
                 if on_error == "fail":
                     raise
@@ -159,19 +184,38 @@ def judge_body(job, progress, sleep=None):
                 continue
             value = parse_reply(reply)
             unparsed += value is None
-            rows.append(JudgeLabel(judge_id=run.judge_id, triplet_id=tid, value=value, run_id=run.pk,
-                                   exchange=recorder.last, source="llm"))
+            rows.append(
+                JudgeLabel(
+                    judge_id=run.judge_id,
+                    triplet_id=tid,
+                    value=value,
+                    run_id=run.pk,
+                    exchange=recorder.last,
+                    source="llm",
+                )
+            )
         dt = time.perf_counter() - t0
         with transaction.atomic():
             JudgeLabel.objects.bulk_create(rows, ignore_conflicts=True)
             JudgeRun.objects.filter(pk=run.pk).update(
-                triplets_done=F("triplets_done") + len(rows), duration_s=F("duration_s") + dt,
-                unparsed=F("unparsed") + sum(r.value is None for r in rows))
+                triplets_done=F("triplets_done") + len(rows),
+                duration_s=F("duration_s") + dt,
+                unparsed=F("unparsed") + sum(r.value is None for r in rows),
+            )
         done += len(batch)
         spent += dt
-        progress(done=already + done, message=f"judged {already + done} of {total} "
-                 f"({done / spent if spent else 0:.1f} triplets/s)")
+        progress(
+            done=already + done,
+            message=f"judged {already + done} of {total} ({done / spent if spent else 0:.1f} triplets/s)",
+        )
         if check_cancel:
             check_cancel()
-    return {"judge": run.judge.name, "corpus": run.corpus.name, "triplets": total, "judged_now": done - failed,
-            "skipped_existing": already, "unparsed": unparsed, "failed": failed}
+    return {
+        "judge": run.judge.name,
+        "corpus": run.corpus.name,
+        "triplets": total,
+        "judged_now": done - failed,
+        "skipped_existing": already,
+        "unparsed": unparsed,
+        "failed": failed,
+    }

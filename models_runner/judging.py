@@ -13,6 +13,7 @@ exchange, purpose ``judge``); cancel and progress are the Job's.
 Judge labels are ``JudgeLabel`` rows: never ``annotation.Label``, so they never count as human, are
 never shown to annotators and never enter the agreement between annotators.
 """
+
 from __future__ import annotations
 
 import re
@@ -49,8 +50,16 @@ Judge the proposed answer against the passage and the question:
 Reply with one word: correct, partial or incorrect."""
 
 DEFAULTS = {
-    "model": "", "base_url": "", "api_key_env": "OPENAI_API_KEY", "requests_per_minute": 0, "max_retries": 5,
-    "backoff_base": 1.0, "backoff_max": 30.0, "timeout": 60.0, "temperature": 0.0, "max_tokens": 10,
+    "model": "",
+    "base_url": "",
+    "api_key_env": "OPENAI_API_KEY",
+    "requests_per_minute": 0,
+    "max_retries": 5,
+    "backoff_base": 1.0,
+    "backoff_max": 30.0,
+    "timeout": 60.0,
+    "temperature": 0.0,
+    "max_tokens": 10,
     "on_error": "fail",
 }
 
@@ -88,16 +97,21 @@ def check_prompt(prompt: str) -> str:
         raise JudgeError(f"judge prompt: {exc} (write literal braces as {{{{ and }}}})") from None
     unknown = fields - PROMPT_FIELDS
     if unknown:
-        raise JudgeError(f"judge prompt: unknown field(s) {', '.join(sorted(unknown))}; use {{context}}, "
-                         "{question} and {answer}")
+        raise JudgeError(
+            f"judge prompt: unknown field(s) {', '.join(sorted(unknown))}; use {{context}}, {{question}} and {{answer}}"
+        )
     if not {"question", "answer"} <= fields:
         raise JudgeError("judge prompt: it must contain {question} and {answer}")
     return prompt
 
 
 def judge_messages(prompt: str, context: str, question: str, answer: str) -> list[dict]:
-    return [{"role": "user", "content": prompt.format(context=(context or "").strip() or NO_PASSAGE,
-                                                      question=question, answer=answer)}]
+    return [
+        {
+            "role": "user",
+            "content": prompt.format(context=(context or "").strip() or NO_PASSAGE, question=question, answer=answer),
+        }
+    ]
 
 
 def judge_parameters(parameters: dict) -> dict:
@@ -110,8 +124,15 @@ def judge_parameters(parameters: dict) -> dict:
         raise JudgeError("an LLM judge needs the parameter model (the API's model name)")
     if p["on_error"] not in ("fail", "skip"):
         raise JudgeError("on_error must be 'fail' (the run stops) or 'skip' (the triplet stays unjudged)")
-    for key in ("requests_per_minute", "max_retries", "backoff_base", "backoff_max", "timeout", "temperature",
-                "max_tokens"):
+    for key in (
+        "requests_per_minute",
+        "max_retries",
+        "backoff_base",
+        "backoff_max",
+        "timeout",
+        "temperature",
+        "max_tokens",
+    ):
         if not isinstance(p[key], (int, float)) or isinstance(p[key], bool) or p[key] < 0:
             raise JudgeError(f"judge parameter {key} must be a number >= 0, got {p[key]!r}")
     return p
@@ -131,15 +152,26 @@ def make_client(parameters: dict, store=store_exchange, sleep=None) -> ChatClien
     p = judge_parameters(parameters)
     extra = {"sleep": sleep} if sleep else {}
     try:
-        return ChatClient(p["model"], base_url=p["base_url"] or None, api_key_env=p["api_key_env"],
-                          max_retries=p["max_retries"], backoff_base=p["backoff_base"], backoff_max=p["backoff_max"],
-                          requests_per_minute=p["requests_per_minute"], timeout=p["timeout"],
-                          temperature=p["temperature"], max_tokens=p["max_tokens"], store=store, **extra)
+        return ChatClient(
+            p["model"],
+            base_url=p["base_url"] or None,
+            api_key_env=p["api_key_env"],
+            max_retries=p["max_retries"],
+            backoff_base=p["backoff_base"],
+            backoff_max=p["backoff_max"],
+            requests_per_minute=p["requests_per_minute"],
+            timeout=p["timeout"],
+            temperature=p["temperature"],
+            max_tokens=p["max_tokens"],
+            store=store,
+            **extra,
+        )
     except ChatError as exc:
         raise JudgeError(str(exc)) from None
 
 
 # --- runs ------------------------------------------------------------------------------------
+
 
 def prepare_judge_run(corpus, judge, batch_size=8, user=None) -> JudgeRun:
     """Check everything, then create the Job (resumable) and the JudgeRun."""
@@ -156,10 +188,16 @@ def prepare_judge_run(corpus, judge, batch_size=8, user=None) -> JudgeRun:
     total = Triplet.objects.filter(question__corpus=corpus).count()
     if not total:
         raise JudgeError(f"corpus {corpus.name} has no triplets")
-    job = create_job(JOB_KIND, {"corpus": corpus.name, "judge": judge.name, "batch_size": int(batch_size),
-                                "queue": "default"}, user=user, total=total, resumable=True)
-    return JudgeRun.objects.create(job=job, judge=judge, corpus=corpus, prompt=prompt, batch_size=int(batch_size),
-                                   triplets_total=total)
+    job = create_job(
+        JOB_KIND,
+        {"corpus": corpus.name, "judge": judge.name, "batch_size": int(batch_size), "queue": "default"},
+        user=user,
+        total=total,
+        resumable=True,
+    )
+    return JudgeRun.objects.create(
+        job=job, judge=judge, corpus=corpus, prompt=prompt, batch_size=int(batch_size), triplets_total=total
+    )
 
 
 def _missing(what, name):
@@ -167,6 +205,7 @@ def _missing(what, name):
 
 
 # --- files -----------------------------------------------------------------------------------
+
 
 def import_judge_labels(path, corpus, judge_name=None) -> dict:
     """Import a judge-labels file (SPEC 10: labels format, ``annotator`` names the judge) as the
@@ -187,8 +226,10 @@ def import_judge_labels(path, corpus, judge_name=None) -> dict:
         judge = existing or Judge.objects.create(name=name, kind=Judge.FILE, description=f"imported from {path}")
         tids = [tid for tid, _, _ in rows]
         JudgeLabel.objects.filter(judge=judge, triplet_id__in=tids).delete()
-        JudgeLabel.objects.bulk_create([JudgeLabel(judge=judge, triplet_id=tid, value=value, source="import")
-                                        for tid, _, value in rows], batch_size=2000)
+        JudgeLabel.objects.bulk_create(
+            [JudgeLabel(judge=judge, triplet_id=tid, value=value, source="import") for tid, _, value in rows],
+            batch_size=2000,
+        )
     return {"judge": name, "labels": len(rows)}
 
 
@@ -199,7 +240,14 @@ def judge_label_rows(judge, corpus=None):
     if corpus is not None:
         qs = qs.filter(triplet__question__corpus=corpus)
     values = qs.order_by("triplet__question__position", "triplet_id").values_list(
-        "triplet__question__external_id", "triplet__answer", "value", "triplet__question__corpus__name", "triplet_id")
+        "triplet__question__external_id", "triplet__answer", "value", "triplet__question__corpus__name", "triplet_id"
+    )
     for qid, answer, value, corpus_name, tid in values.iterator(chunk_size=2000):
-        yield {"question_id": qid, "answer": answer, "annotator": judge.name, "label": value, "corpus": corpus_name,
-               "triplet_id": tid}
+        yield {
+            "question_id": qid,
+            "answer": answer,
+            "annotator": judge.name,
+            "label": value,
+            "corpus": corpus_name,
+            "triplet_id": tid,
+        }

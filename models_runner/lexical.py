@@ -16,6 +16,7 @@ Heuristic, in the spirit of the sliding-window baseline of MCTest (Richardson et
    amounts); ties go to the longer, then the earlier candidate. The answer is the exact context
    text from the candidate's first to last character, so the baseline stays extractive.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,16 +25,9 @@ from dataclasses import dataclass
 WORD = re.compile(r"\w+(?:['’\-]\w+)*", re.UNICODE)
 KEY_LEN = 6
 
-STOP_WORDS = frozenset("""
-a an the of in on at to for from by with as is are was were be been being do does did has have had
-and or but not no nor so than that this these those it its it's which who whom whose what when where
-why how there their they them he she his her him we our you your i me my if then into about over under
-after before during between also can could would should will shall may might must very more most
-other such some any each many much one all both few own same just only up out off again further once
-de la le les l un une des du d et ou en au aux à a est sont était été être avoir a ont par pour sur
-dans avec sans sous que qui quoi quel quelle quels quelles dont où quand comment pourquoi combien ce
-cette ces son sa ses leur leurs il elle ils elles on nous vous je se s ne pas plus y lui qu c n
-""".split())
+STOP_WORDS = frozenset(
+    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "as", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "has", "have", "had", "and", "or", "but", "not", "no", "nor", "so", "than", "that", "this", "these", "those", "it", "its", "it's", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "there", "their", "they", "them", "he", "she", "his", "her", "him", "we", "our", "you", "your", "i", "me", "my", "if", "then", "into", "about", "over", "under", "after", "before", "during", "between", "also", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "very", "more", "most", "other", "such", "some", "any", "each", "many", "much", "one", "all", "both", "few", "own", "same", "just", "only", "up", "out", "off", "again", "further", "once", "de", "la", "le", "les", "l", "un", "une", "des", "du", "d", "et", "ou", "en", "au", "aux", "à", "a", "est", "sont", "était", "été", "être", "avoir", "a", "ont", "par", "pour", "sur", "dans", "avec", "sans", "sous", "que", "qui", "quoi", "quel", "quelle", "quels", "quelles", "dont", "où", "quand", "comment", "pourquoi", "combien", "ce", "cette", "ces", "son", "sa", "ses", "leur", "leurs", "il", "elle", "ils", "elles", "on", "nous", "vous", "je", "se", "s", "ne", "pas", "plus", "y", "lui", "qu", "c", "n"]
+)
 
 
 @dataclass(frozen=True)
@@ -64,7 +58,7 @@ def best_window(tokens: list[Token], keys: set[str], window: int) -> tuple[int, 
     n = len(tokens)
     for first in range(max(1, n - window + 1)):
         last = min(n, first + window) - 1
-        score = len({t.key for t in tokens[first:last + 1]} & keys)
+        score = len({t.key for t in tokens[first : last + 1]} & keys)
         if score > best[0]:
             best = (score, first, last)
     return best
@@ -87,7 +81,7 @@ def extract_answer(question: str, context: str, *, window: int = 10, max_answer_
         return ""
     matched = [i for i in range(first, last + 1) if tokens[i].key in keys]
     lo, hi = max(0, first - max_answer_words), min(len(tokens) - 1, last + max_answer_words)
-    free = [not (tokens[i].key in question_keys) for i in range(len(tokens))]
+    free = [tokens[i].key not in question_keys for i in range(len(tokens))]
     best = None
     for s in range(lo, hi + 1):
         if not free[s] or tokens[s].stop:
@@ -105,4 +99,4 @@ def extract_answer(question: str, context: str, *, window: int = 10, max_answer_
     if best is None:
         return ""
     _, s, e = best
-    return context[tokens[s].start:tokens[e].end]
+    return context[tokens[s].start : tokens[e].end]

@@ -4,6 +4,7 @@
 ``from_pretrained`` call passes ``local_files_only=True``. A model that is not on disk is a
 ``ModelNotFound`` error naming the path that was tried.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +20,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "adapter_model.safetensors", "adapter_model.bin")
 WEIGHT_PATTERNS = ("*.safetensors", "*.bin")
-FULL_HASH_LIMIT = 2 * 1024 ** 3  # above this, hash size + first and last 64 MiB of each file
-SAMPLE = 64 * 1024 ** 2
+FULL_HASH_LIMIT = 2 * 1024**3  # above this, hash size + first and last 64 MiB of each file
+SAMPLE = 64 * 1024**2
 
 
 class ModelNotFound(UserFacingError, FileNotFoundError):

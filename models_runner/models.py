@@ -1,5 +1,6 @@
 """One row per inference run, one per request sent to a chat LLM, and the automatic judges (SPEC 10)
 with their runs and labels."""
+
 from django.db import models
 
 from annotation.labels import LABEL_VALUES
@@ -40,8 +41,9 @@ class LLMExchange(models.Model):
     OK, ERROR = "ok", "error"
 
     run = models.ForeignKey(InferenceRun, null=True, blank=True, on_delete=models.CASCADE, related_name="exchanges")
-    question = models.ForeignKey("annotation.Question", null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="llm_exchanges")
+    question = models.ForeignKey(
+        "annotation.Question", null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_exchanges"
+    )
     purpose = models.CharField(max_length=60, blank=True, help_text="answer, frame_selection, frame_elements, ...")
     base_url = models.CharField(max_length=500, blank=True)
     model = models.CharField(max_length=200)
@@ -71,12 +73,18 @@ class Judge(models.Model):
     LLM, FILE = "llm", "file"
 
     name = models.SlugField(max_length=100, unique=True)
-    kind = models.CharField(max_length=10, choices=[(LLM, "LLM through an OpenAI-compatible API"),
-                                                    (FILE, "imported judge-labels file")], default=LLM)
-    prompt = models.TextField(blank=True, help_text="Chat prompt with {context}, {question} and {answer}; "
-                                                    "see models_runner.judging.DEFAULT_PROMPT.")
-    parameters = models.JSONField(default=dict, blank=True,
-                                  help_text="model, base_url, api_key_env, requests_per_minute, max_retries, ...")
+    kind = models.CharField(
+        max_length=10,
+        choices=[(LLM, "LLM through an OpenAI-compatible API"), (FILE, "imported judge-labels file")],
+        default=LLM,
+    )
+    prompt = models.TextField(
+        blank=True,
+        help_text="Chat prompt with {context}, {question} and {answer}; see models_runner.judging.DEFAULT_PROMPT.",
+    )
+    parameters = models.JSONField(
+        default=dict, blank=True, help_text="model, base_url, api_key_env, requests_per_minute, max_retries, ..."
+    )
     description = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -114,8 +122,7 @@ class JudgeLabel(models.Model):
 
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="labels")
     triplet = models.ForeignKey("annotation.Triplet", on_delete=models.CASCADE, related_name="judge_labels")
-    value = models.CharField(max_length=16, null=True, blank=True,
-                             choices=[(v, v) for v in LABEL_VALUES])
+    value = models.CharField(max_length=16, null=True, blank=True, choices=[(v, v) for v in LABEL_VALUES])
     run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="labels")
     exchange = models.ForeignKey(LLMExchange, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source = models.CharField(max_length=10, default="llm", help_text="llm or import.")

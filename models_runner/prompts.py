@@ -6,6 +6,7 @@ its three FQuAD examples (``[...]``); ``FEW_SHOT_EXAMPLES`` keeps the paper's qu
 with short stand-in paragraphs that contain those answers. Give the exact FQuAD paragraphs through
 the ``examples`` option to reproduce the paper's prompt byte for byte.
 """
+
 from __future__ import annotations
 
 import re
@@ -88,8 +89,9 @@ def _block(context: str, question: str) -> str:
     return f"### Paragraph:\n{context.strip()}\n### Question:\n{question.strip()}\n### Answer:\n"
 
 
-def few_shot_prompt(question: str, context: str, examples=FEW_SHOT_EXAMPLES, *,
-                    instruction: str = EXTRACTION_INSTRUCTION) -> str:
+def few_shot_prompt(
+    question: str, context: str, examples=FEW_SHOT_EXAMPLES, *, instruction: str = EXTRACTION_INSTRUCTION
+) -> str:
     """The causal-LM extraction prompt of appendix A.3.
 
     Instruction, two blank lines, then per example ``### Paragraph / ### Question / ### Answer`` with
@@ -122,13 +124,12 @@ def parse_completion(text: str) -> str:
     return "" if text.upper() == NO_ANSWER or not text else text
 
 
-CHAT_SYSTEM = (
-    EXTRACTION_INSTRUCTION + " Answer with the extracted words only, between double quotes, or NULL."
-)
+CHAT_SYSTEM = EXTRACTION_INSTRUCTION + " Answer with the extracted words only, between double quotes, or NULL."
 
 
-def chat_messages(question: str, context: str, *, shots: int = 1, examples=FEW_SHOT_EXAMPLES,
-                  system: str = CHAT_SYSTEM) -> list[dict]:
+def chat_messages(
+    question: str, context: str, *, shots: int = 1, examples=FEW_SHOT_EXAMPLES, system: str = CHAT_SYSTEM
+) -> list[dict]:
     """One- or two-shot chat prompt (paper section 4: GPT-3.5 one-shot, Mixtral two-shot).
 
     A system message states the extraction requirement; each example is a user turn (paragraph and

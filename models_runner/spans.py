@@ -6,6 +6,7 @@ score = start_logit + end_logit, the span lies inside the context part of the fe
 question, not special tokens), end >= start, and it has at most ``max_answer_len`` tokens.
 The text is sliced from the original context through the tokens' character offsets.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -58,10 +59,16 @@ def best_answer(features, context, *, max_answer_len=30, n_best=20):
     ``start_logits``, ``end_logits``, ``offsets``, ``context_mask``. Empty string when none."""
     best = None
     for f in features:
-        span = best_span_in_feature(f["start_logits"], f["end_logits"], f["offsets"], context_mask=f["context_mask"],
-                                    max_answer_len=max_answer_len, n_best=n_best)
+        span = best_span_in_feature(
+            f["start_logits"],
+            f["end_logits"],
+            f["offsets"],
+            context_mask=f["context_mask"],
+            max_answer_len=max_answer_len,
+            n_best=n_best,
+        )
         if span is not None and (best is None or span.score > best.score):
             best = span
     if best is None:
         return ""
-    return context[best.start_char:best.end_char].strip()
+    return context[best.start_char : best.end_char].strip()

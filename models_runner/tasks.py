@@ -5,6 +5,7 @@ run as resumable Job rows, and the reaper's resume functions that send them agai
 GPU workers (``celery -A config worker -Q gpu``) can run on other machines; ``run_inference`` runs on
 the default queue (baseline, openai, and weights on an explicit cpu).
 """
+
 from celery import shared_task
 
 from core.models import Job

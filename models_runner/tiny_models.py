@@ -5,6 +5,7 @@ wraps it in ``PreTrainedTokenizerFast``, creates a model from a tiny config with
 and writes both with ``save_pretrained`` into ``directory``: the backends then load them exactly
 like a real checkpoint. Answers of such models are meaningless; their speed and code paths are not.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +17,7 @@ DEFAULT_SENTENCES = (
     "question : contexte : Qui ne peut pas se libérer pour la scène envisagée par Wallis ?",
     "Below is a paragraph of text , paired with a question . Extract the sequence of words in the article "
     "that answers the following question , or answer NULL if there are no answers .",
-    "### Paragraph : ### Question : ### Answer : \" Claude Rains \" tracé du canal quelques-uns",
+    '### Paragraph : ### Question : ### Answer : " Claude Rains " tracé du canal quelques-uns',
 )
 SIZES = {
     "tiny": {"hidden": 32, "layers": 2, "heads": 2, "ff": 64},
@@ -30,8 +31,14 @@ def _sizes(size):
     return SIZES[size]
 
 
-def word_tokenizer(sentences=DEFAULT_SENTENCES, specials=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
-                   pair_template=True, vocab_size=4000, unk="[UNK]", pad="[PAD]"):
+def word_tokenizer(
+    sentences=DEFAULT_SENTENCES,
+    specials=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
+    pair_template=True,
+    vocab_size=4000,
+    unk="[UNK]",
+    pad="[PAD]",
+):
     """A ``PreTrainedTokenizerFast`` over a WordLevel model trained on ``sentences``."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
@@ -39,7 +46,9 @@ def word_tokenizer(sentences=DEFAULT_SENTENCES, specials=("[PAD]", "[UNK]", "[CL
     tok = Tokenizer(models.WordLevel(unk_token=unk))
     tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(list(sentences), trainers.WordLevelTrainer(vocab_size=vocab_size, special_tokens=list(specials)))
+    tok.train_from_iterator(
+        list(sentences), trainers.WordLevelTrainer(vocab_size=vocab_size, special_tokens=list(specials))
+    )
     names = dict(pad_token=pad, unk_token=unk)
     if pair_template:
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
@@ -58,9 +67,15 @@ def build_extractive(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0
     s = _sizes(size)
     torch.manual_seed(seed)
     tokenizer = word_tokenizer(sentences)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=s["hidden"], num_hidden_layers=s["layers"],
-                        num_attention_heads=s["heads"], intermediate_size=s["ff"], max_position_embeddings=512,
-                        pad_token_id=tokenizer.pad_token_id)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=s["hidden"],
+        num_hidden_layers=s["layers"],
+        num_attention_heads=s["heads"],
+        intermediate_size=s["ff"],
+        max_position_embeddings=512,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     return _save(BertForQuestionAnswering(config), tokenizer, directory)
 
 
@@ -71,12 +86,22 @@ def build_seq2seq(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
 
     s = _sizes(size)
     torch.manual_seed(seed)
-    tokenizer = word_tokenizer(sentences, specials=("<pad>", "</s>", "<unk>"), pair_template=False,
-                               unk="<unk>", pad="<pad>")
+    tokenizer = word_tokenizer(
+        sentences, specials=("<pad>", "</s>", "<unk>"), pair_template=False, unk="<unk>", pad="<pad>"
+    )
     tokenizer.eos_token = "</s>"
-    config = T5Config(vocab_size=len(tokenizer), d_model=s["hidden"], d_kv=s["hidden"] // s["heads"], d_ff=s["ff"],
-                      num_layers=s["layers"], num_decoder_layers=s["layers"], num_heads=s["heads"],
-                      pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    config = T5Config(
+        vocab_size=len(tokenizer),
+        d_model=s["hidden"],
+        d_kv=s["hidden"] // s["heads"],
+        d_ff=s["ff"],
+        num_layers=s["layers"],
+        num_decoder_layers=s["layers"],
+        num_heads=s["heads"],
+        pad_token_id=0,
+        eos_token_id=1,
+        decoder_start_token_id=0,
+    )
     return _save(T5ForConditionalGeneration(config), tokenizer, directory)
 
 
@@ -87,13 +112,22 @@ def build_causal(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
 
     s = _sizes(size)
     torch.manual_seed(seed)
-    tokenizer = word_tokenizer(sentences, specials=("<pad>", "<s>", "</s>", "<unk>"), pair_template=False,
-                               unk="<unk>", pad="<pad>")
+    tokenizer = word_tokenizer(
+        sentences, specials=("<pad>", "<s>", "</s>", "<unk>"), pair_template=False, unk="<unk>", pad="<pad>"
+    )
     tokenizer.bos_token, tokenizer.eos_token = "<s>", "</s>"
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=s["hidden"], intermediate_size=s["ff"],
-                         num_hidden_layers=s["layers"], num_attention_heads=s["heads"], num_key_value_heads=s["heads"],
-                         max_position_embeddings=2048, pad_token_id=tokenizer.pad_token_id,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=s["hidden"],
+        intermediate_size=s["ff"],
+        num_hidden_layers=s["layers"],
+        num_attention_heads=s["heads"],
+        num_key_value_heads=s["heads"],
+        max_position_embeddings=2048,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     return _save(LlamaForCausalLM(config), tokenizer, directory)
 
 
@@ -106,8 +140,17 @@ def build_lora_adapter(base_dir, directory, r=4, seed=0):
 
     torch.manual_seed(seed)
     base = AutoModelForCausalLM.from_pretrained(base_dir, local_files_only=True)
-    model = get_peft_model(base, LoraConfig(r=r, lora_alpha=2 * r, target_modules=["q_proj", "v_proj"],
-                                            lora_dropout=0.0, bias="none", task_type="CAUSAL_LM"))
+    model = get_peft_model(
+        base,
+        LoraConfig(
+            r=r,
+            lora_alpha=2 * r,
+            target_modules=["q_proj", "v_proj"],
+            lora_dropout=0.0,
+            bias="none",
+            task_type="CAUSAL_LM",
+        ),
+    )
     with torch.no_grad():
         for name, param in model.named_parameters():
             if "lora_B" in name:

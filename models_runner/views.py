@@ -1,4 +1,5 @@
 """Pages of the models_runner app: the download of an automatic judge's labels."""
+
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 

@@ -1,4 +1,5 @@
 """Headless Chromium (Debian package) driven by Playwright against Django's live server."""
+
 import os
 import shutil
 
@@ -12,8 +13,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 def browser():
     from tests.conftest import require  # here: tests.conftest imports this module
 
-    require(shutil.which(CHROMIUM) or os.path.exists(CHROMIUM),
-            f"Chromium not found at {CHROMIUM} (apt-get install chromium chromium-driver)")
+    require(
+        shutil.which(CHROMIUM) or os.path.exists(CHROMIUM),
+        f"Chromium not found at {CHROMIUM} (apt-get install chromium chromium-driver)",
+    )
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's sync API runs an event loop
     from playwright.sync_api import sync_playwright
 

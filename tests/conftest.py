@@ -17,6 +17,7 @@ SERVICES_PROBLEM = pytest.StashKey[str]()  # why the services tests cannot run, 
 
 # --- missing prerequisites: a skip on a workstation, a failure in CI ---------------------------------
 
+
 def in_ci():
     """True where the environment variable ``CI`` is ``true`` (as .ci/run and CI services set it)."""
     return os.environ.get("CI", "").strip().lower() == "true"
@@ -65,22 +66,43 @@ def build_tiny_corpus(tmp_path):
     from annotation.importers import import_corpus, import_predictions
     from annotation.models import Corpus
 
-    corpus = write_jsonl(tmp_path / "corpus.jsonl", [
-        {"id": "q1", "context": "Denver Broncos won Super Bowl 50 in 2016.", "question": "Who won?", "answers": ["Denver Broncos"]},
-        {"id": "q2", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?", "answers": ["Warsaw", "Warsaw"]},
-        {"id": "q3", "context": "The game was in Santa Clara.", "question": "Where was the game?", "answers": ["Santa Clara"]},
-    ])
-    preds = write_jsonl(tmp_path / "predictions.jsonl", [
-        {"question_id": "q1", "system": "sys-alpha", "answer": "Denver Broncos"},
-        {"question_id": "q1", "system": "sys-beta", "answer": " Denver  Broncos"},
-        {"question_id": "q1", "system": "sys-gamma", "answer": "Carolina Panthers"},
-        {"question_id": "q2", "system": "sys-alpha", "answer": "Warsaw"},
-        {"question_id": "q2", "system": "sys-beta", "answer": "Poland"},
-        {"question_id": "q2", "system": "sys-gamma", "answer": ""},
-        {"question_id": "q3", "system": "sys-alpha", "answer": "Santa Clara"},
-        {"question_id": "q3", "system": "sys-beta", "answer": "Santa Clara, California"},
-        {"question_id": "q3", "system": "sys-gamma", "answer": "Santa Clara"},
-    ])
+    corpus = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [
+            {
+                "id": "q1",
+                "context": "Denver Broncos won Super Bowl 50 in 2016.",
+                "question": "Who won?",
+                "answers": ["Denver Broncos"],
+            },
+            {
+                "id": "q2",
+                "context": "Warsaw is the capital of Poland.",
+                "question": "Capital of Poland?",
+                "answers": ["Warsaw", "Warsaw"],
+            },
+            {
+                "id": "q3",
+                "context": "The game was in Santa Clara.",
+                "question": "Where was the game?",
+                "answers": ["Santa Clara"],
+            },
+        ],
+    )
+    preds = write_jsonl(
+        tmp_path / "predictions.jsonl",
+        [
+            {"question_id": "q1", "system": "sys-alpha", "answer": "Denver Broncos"},
+            {"question_id": "q1", "system": "sys-beta", "answer": " Denver  Broncos"},
+            {"question_id": "q1", "system": "sys-gamma", "answer": "Carolina Panthers"},
+            {"question_id": "q2", "system": "sys-alpha", "answer": "Warsaw"},
+            {"question_id": "q2", "system": "sys-beta", "answer": "Poland"},
+            {"question_id": "q2", "system": "sys-gamma", "answer": ""},
+            {"question_id": "q3", "system": "sys-alpha", "answer": "Santa Clara"},
+            {"question_id": "q3", "system": "sys-beta", "answer": "Santa Clara, California"},
+            {"question_id": "q3", "system": "sys-gamma", "answer": "Santa Clara"},
+        ],
+    )
     import_corpus(corpus, "tiny")
     import_predictions(preds, Corpus.objects.get(name="tiny"))
     return Corpus.objects.get(name="tiny")

@@ -9,6 +9,7 @@ The responder gets the parsed request body (``model``, ``messages``, ...) and re
 string (the assistant message), or an ``(http_status, json_body)`` tuple to simulate errors such as
 429 rate limits or 500s.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,21 +33,27 @@ class OpenAIStub:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
-                    stub.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, **body})
+                    stub.requests.append(
+                        {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, **body}
+                    )
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
                 reply = stub.responder(body)
                 if isinstance(reply, tuple):
                     return self._send(*reply)
-                self._send(200, {
-                    "id": f"chatcmpl-{len(stub.requests)}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model", "stub"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply}}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(stub.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "stub"),
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    },
+                )
 
             def _send(self, status, payload):
                 data = json.dumps(payload).encode()

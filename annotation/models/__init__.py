@@ -1,4 +1,5 @@
 """Database models of the annotation app, one module per concept."""
+
 from .corpus import Corpus, Prediction, Question, System
 from .flags import Flag
 from .labels import Label, LabelEvent
@@ -7,12 +8,12 @@ from .triplets import Assignment, Fold, FoldItem, Triplet
 
 __all__ = [
     "Adjudication",
-    "GoldItem",
     "Assignment",
     "Corpus",
     "Flag",
     "Fold",
     "FoldItem",
+    "GoldItem",
     "Label",
     "LabelEvent",
     "Prediction",

@@ -1,4 +1,5 @@
 """Corpus, questions, systems and their predictions (SPEC section 1 and 9)."""
+
 from django.db import models
 
 from annotation.dedup import DEFAULT_POLICY, POLICIES
@@ -10,8 +11,10 @@ class Corpus(models.Model):
     description = models.TextField(blank=True)
     dedup_policy = models.CharField(max_length=20, choices=[(p, p) for p in POLICIES], default=DEFAULT_POLICY)
     guidelines = models.TextField(
-        blank=True, help_text="Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
-                              "Empty: the built-in guidelines.")
+        blank=True,
+        help_text="Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
+        "Empty: the built-in guidelines.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

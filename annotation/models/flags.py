@@ -1,4 +1,5 @@
 """An annotator's flag on an item ("ambiguous question", "passage wrong"), with a free comment."""
+
 from django.conf import settings
 from django.db import models
 

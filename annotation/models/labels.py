@@ -1,4 +1,5 @@
 """Labels: one current judgement per (triplet, annotator), with the full history of changes."""
+
 from django.conf import settings
 from django.db import models
 
@@ -10,7 +11,10 @@ class Label(models.Model):
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="labels")
     fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
     value = models.CharField(
-        max_length=16, choices=[(v, v) for v in LABEL_VALUES], null=True, blank=True,
+        max_length=16,
+        choices=[(v, v) for v in LABEL_VALUES],
+        null=True,
+        blank=True,
         help_text="Null while the item is skipped.",
     )
     skipped = models.BooleanField(default=False)
@@ -34,8 +38,12 @@ class LabelEvent(models.Model):
     value = models.CharField(max_length=16, null=True, blank=True)
     skipped = models.BooleanField(default=False)
     seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(max_length=64, null=True, blank=True,
-                                     help_text="Chosen by the client; unique per judgement row (annotator and item).")
+    submission_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text="Chosen by the client; unique per judgement row (annotator and item).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,5 +1,6 @@
 """Quality control: gold items (an expected label an admin set) and adjudications (the final label an
 admin picked where annotators disagree)."""
+
 from django.conf import settings
 from django.db import models
 

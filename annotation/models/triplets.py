@@ -1,4 +1,5 @@
 """Triplets (unique context, question, answer), folds and their assignment to annotators."""
+
 from django.conf import settings
 from django.db import models
 

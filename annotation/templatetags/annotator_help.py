@@ -1,4 +1,5 @@
 """Template filters of the annotator pages: safe Markdown guidelines, the answer in the passage."""
+
 from django import template
 from django.utils.safestring import mark_safe
 

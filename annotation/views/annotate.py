@@ -6,6 +6,7 @@ label and finds the next item (with its label and "has a previous item") from th
 cursor in one transaction; nothing here counts or scans the annotator's past. Review mode
 (``annotation/reviewing.py``) walks one's labelled items instead.
 """
+
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
@@ -59,6 +60,7 @@ def fold_view(*methods):
     The view gets the user's Assignment (``annotating.open_fold``: 403 without the annotator role,
     404 for a fold that is not theirs). Same answers as the separate decorators: 403, then 405, then 404.
     """
+
     def decorator(view):
         @login_required
         @wraps(view)
@@ -96,7 +98,9 @@ def show_item(request, assignment, item_id):
 @fold_view("GET")
 def previous(request, assignment):
     before = request.GET.get("before")
-    item = annotating.previous_item(assignment.fold, request.user.pk, int(before) if before and before.isdigit() else None)
+    item = annotating.previous_item(
+        assignment.fold, request.user.pk, int(before) if before and before.isdigit() else None
+    )
     if item is None:
         item = annotating.next_item(assignment.fold, request.user.pk)
     return _render_item(request, assignment, item)
@@ -114,8 +118,13 @@ def judge(request, assignment):
         return HttpResponseBadRequest("label must be one of correct, partial, incorrect")
     try:
         _label, _changed, nxt = annotating.judge(
-            assignment, item, value=value, skip=skip, seconds=request.POST.get("seconds"),
-            submission_id=request.POST.get("submission_id"), revisit=request.POST.get("revisit") == "1",
+            assignment,
+            item,
+            value=value,
+            skip=skip,
+            seconds=request.POST.get("seconds"),
+            submission_id=request.POST.get("submission_id"),
+            revisit=request.POST.get("revisit") == "1",
         )
     except judgements.SubmissionConflict as conflict:
         return conflict_response(conflict)
@@ -123,8 +132,11 @@ def judge(request, assignment):
     if request.POST.get("review") == "1":  # review mode walks one's labelled items (annotation/reviewing.py)
         after = reviewing.labelled_after(fold, request.user, item.position)
         if not request.htmx:
-            return redirect(reverse("annotate-item", args=[fold.pk, after.pk]) + "?review=1" if after
-                            else reverse("annotate", args=[fold.pk]))
+            return redirect(
+                reverse("annotate-item", args=[fold.pk, after.pk]) + "?review=1"
+                if after
+                else reverse("annotate", args=[fold.pk])
+            )
         nxt = annotating.get_fold_item(fold, after.pk, request.user.pk) if after else None
         return _render_item(request, assignment, nxt, review=True)
     if not request.htmx:

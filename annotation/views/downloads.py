@@ -19,7 +19,9 @@ def labels(request):
     stem = f"labels-{corpus.name}" if corpus else "labels"
     rows = exports.label_rows(corpus)
     if request.GET.get("format") == "csv":
-        return streamed_download(exports.csv_lines(rows, exports.LABEL_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8")
+        return streamed_download(
+            exports.csv_lines(rows, exports.LABEL_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8"
+        )
     return streamed_download(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")
 
 
@@ -28,7 +30,9 @@ def labels(request):
 def triplet_map(request):
     corpus = _corpus(request)
     stem = f"triplet-map-{corpus.name}" if corpus else "triplet-map"
-    return streamed_download(exports.jsonl_lines(exports.triplet_map_rows(corpus)), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")
+    return streamed_download(
+        exports.jsonl_lines(exports.triplet_map_rows(corpus)), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8"
+    )
 
 
 @researcher_required
@@ -39,5 +43,7 @@ def flags(request):
     stem = f"flags-{corpus.name}" if corpus else "flags"
     rows = exports.flag_rows(corpus)
     if request.GET.get("format") == "csv":
-        return streamed_download(exports.csv_lines(rows, exports.FLAG_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8")
+        return streamed_download(
+            exports.csv_lines(rows, exports.FLAG_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8"
+        )
     return streamed_download(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")

@@ -1,5 +1,6 @@
 """An annotator flags an item of their fold with a reason and a free comment (listed for admins,
 exported with the labels: annotation/exports.py ``flag_rows``)."""
+
 from django import forms
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect
@@ -33,5 +34,8 @@ def flag_item(request, fold_id):
     flag.save()
     if not request.htmx:
         return redirect("annotate-item", fold_id=fold.pk, item_id=item.pk)
-    return HttpResponse(format_html('<p class="flag-saved">Thank you: flag “{}” saved for an admin to look at.</p>',
-                                    flag.get_reason_display()))
+    return HttpResponse(
+        format_html(
+            '<p class="flag-saved">Thank you: flag “{}” saved for an admin to look at.</p>', flag.get_reason_display()
+        )
+    )

@@ -1,4 +1,5 @@
 """The admin's fold page: build folds, assign them, and watch per-fold and per-annotator progress."""
+
 from collections import defaultdict
 
 from django import forms
@@ -40,7 +41,9 @@ def fold_table(corpus):
     folds = list(Fold.objects.filter(corpus=corpus).annotate(n_items=Count("items")).order_by("kind", "index"))
     per_fold = defaultdict(list)
     per_annotator = defaultdict(lambda: [0, 0])
-    for a in Assignment.objects.filter(fold__in=folds).select_related("annotator", "fold").order_by("annotator__username"):
+    for a in (
+        Assignment.objects.filter(fold__in=folds).select_related("annotator", "fold").order_by("annotator__username")
+    ):
         done = fold_kinds.get(a.fold.kind).judged(a.fold, a.annotator)
         per_fold[a.fold_id].append((a, done))
     table = []
@@ -66,9 +69,14 @@ def fold_assignments(request):
         table, per_annotator = fold_table(corpus)
         frame_kind = fold_kinds.get(Fold.KIND_FRAME)
         context.update(
-            table=table, per_annotator=per_annotator, build_form=BuildFoldsForm(), assign_form=AssignForm(corpus),
-            frame_form=frame_kind.build_form() if frame_kind else None, quality=quality_data.corpus_quality(corpus),
-            disagreements=len(quality_data.open_disagreements(corpus)), has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
+            table=table,
+            per_annotator=per_annotator,
+            build_form=BuildFoldsForm(),
+            assign_form=AssignForm(corpus),
+            frame_form=frame_kind.build_form() if frame_kind else None,
+            quality=quality_data.corpus_quality(corpus),
+            disagreements=len(quality_data.open_disagreements(corpus)),
+            has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
             unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True).count(),
         )
     return render(request, "annotation/fold_assignments.html", context)
@@ -90,7 +98,9 @@ def fold_action(request, corpus_id):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":
             added = gold.interleave_gold(corpus)
-            messages.success(request, f"added {added} gold items to the folds" if added else "every fold already has every gold item")
+            messages.success(
+                request, f"added {added} gold items to the folds" if added else "every fold already has every gold item"
+            )
         elif action == "assign":
             form = AssignForm(corpus, request.POST)
             if not form.is_valid():
@@ -123,6 +133,9 @@ def _build_other_kind(request, corpus, kind):
 @require_safe
 def confirm_unassign(request, corpus_id, assignment_id):
     """Removing an assignment asks first (GET shows what goes, POST to ``fold_action`` removes it)."""
-    assignment = get_object_or_404(Assignment.objects.select_related("fold", "annotator"), pk=assignment_id,
-                                   fold__corpus_id=corpus_id)
-    return render(request, "annotation/confirm_unassign.html", {"assignment": assignment, "corpus": assignment.fold.corpus})
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("fold", "annotator"), pk=assignment_id, fold__corpus_id=corpus_id
+    )
+    return render(
+        request, "annotation/confirm_unassign.html", {"assignment": assignment, "corpus": assignment.fold.corpus}
+    )

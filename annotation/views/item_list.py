@@ -1,4 +1,5 @@
 """The annotator's item list of a fold (filters, jump to an item) and review mode."""
+
 from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,10 +27,21 @@ def item_list(request, fold_id):
         shown = reviewing.filter_rows(rows, show, label)
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
-    return render(request, "annotation/item_list.html", {
-        "fold": fold, "rows": shown, "total": len(rows), "show": show, "label": label, "error": error,
-        "filters": reviewing.FILTERS, "labels": LABEL_TITLES,
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "annotation/item_list.html",
+        {
+            "fold": fold,
+            "rows": shown,
+            "total": len(rows),
+            "show": show,
+            "label": label,
+            "error": error,
+            "filters": reviewing.FILTERS,
+            "labels": LABEL_TITLES,
+        },
+        status=400 if error else 200,
+    )
 
 
 @annotator_required

@@ -1,4 +1,5 @@
 """Admin pages of quality control: adjudication of overlap items where annotators disagree."""
+
 from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,7 +26,13 @@ def adjudicate(request, corpus_id):
         except (ValueError, ObjectDoesNotExist) as exc:
             messages.error(request, f"not saved: {exc}")
         return redirect(reverse("adjudicate", args=[corpus.pk]))
-    return render(request, "annotation/adjudicate.html", {
-        "corpus": corpus, "items": quality_data.open_disagreements(corpus), "labels": LABEL_TITLES,
-        "decided": len(quality_data.decisions(corpus)),
-    })
+    return render(
+        request,
+        "annotation/adjudicate.html",
+        {
+            "corpus": corpus,
+            "items": quality_data.open_disagreements(corpus),
+            "labels": LABEL_TITLES,
+            "decided": len(quality_data.decisions(corpus)),
+        },
+    )

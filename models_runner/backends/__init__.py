@@ -2,6 +2,7 @@
 
 Backend modules are imported on first use so that ``baseline`` and ``openai`` never import torch.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,4 +37,4 @@ def create_backend(name: str, options=None, run=None, **kwargs) -> Backend:
     return cls(merged) if run is None else cls(merged, run=run)
 
 
-__all__ = ["Backend", "BackendError", "QAItem", "REGISTRY", "LOCAL", "NEEDS_WEIGHTS", "backend_class", "create_backend"]
+__all__ = ["LOCAL", "NEEDS_WEIGHTS", "REGISTRY", "Backend", "BackendError", "QAItem", "backend_class", "create_backend"]

@@ -1,4 +1,5 @@
 """The backend interface and option checking shared by all backends."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """``baseline``: sliding-window lexical overlap (``models_runner.lexical``), no weights, no torch."""
+
 from __future__ import annotations
 
 import time
@@ -34,6 +35,11 @@ class BaselineBackend(Backend):
         if self.options["delay_s"]:
             time.sleep(self.options["delay_s"])
         return [
-            lexical.extract_answer(it.question, it.context, window=self.options["window"], max_answer_words=self.options["max_answer_words"])
+            lexical.extract_answer(
+                it.question,
+                it.context,
+                window=self.options["window"],
+                max_answer_words=self.options["max_answer_words"],
+            )
             for it in items
         ]

@@ -1,5 +1,6 @@
 """``causal``: a causal LM (LLaMA-2 in the paper) with the few-shot extraction prompt of appendix A.3,
 optionally with a PEFT LoRA adapter; the answer is parsed from the completion ("NULL" -> "")."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,7 +34,9 @@ class CausalBackend(HFBackend):
         if adapter:
             adapter_path = Path(adapter).expanduser()
             if not (adapter_path / "adapter_config.json").exists():
-                raise loading.ModelNotFound(f"LoRA adapter not found: no adapter_config.json in {adapter_path.resolve()}")
+                raise loading.ModelNotFound(
+                    f"LoRA adapter not found: no adapter_config.json in {adapter_path.resolve()}"
+                )
             from peft import PeftModel
 
             model = PeftModel.from_pretrained(model, str(adapter_path), is_trainable=False)
@@ -56,11 +59,16 @@ class CausalBackend(HFBackend):
         if not items:
             return []
         texts = [prompts.few_shot_prompt(it.question, it.context, self.examples) for it in items]
-        encoded = self.tokenizer(texts, truncation=True, max_length=self.options["max_length"], padding="longest",
-                                 return_tensors="pt")
+        encoded = self.tokenizer(
+            texts, truncation=True, max_length=self.options["max_length"], padding="longest", return_tensors="pt"
+        )
         inputs = self.to_device(encoded, ["input_ids", "attention_mask"])
         with self.torch.inference_mode():
-            out = self.model.generate(**inputs, max_new_tokens=self.options["max_new_tokens"], do_sample=False,
-                                      pad_token_id=self.tokenizer.pad_token_id)
-        completions = self.tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+            out = self.model.generate(
+                **inputs,
+                max_new_tokens=self.options["max_new_tokens"],
+                do_sample=False,
+                pad_token_id=self.tokenizer.pad_token_id,
+            )
+        completions = self.tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
         return [prompts.parse_completion(text) for text in completions]

@@ -4,6 +4,7 @@ Long contexts are cut into overlapping features (``max_length`` tokens, ``doc_st
 overlap) with offset mappings; the answer is the best span over the features of the question
 (``models_runner.spans``), at most ``max_answer_len`` tokens, sliced from the context text.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -49,9 +50,15 @@ class ExtractiveBackend(HFBackend):
         contexts = [it.context for it in items]
         first, second = (questions, contexts) if self.question_first else (contexts, questions)
         encoded = self.tokenizer(
-            first, second, truncation="only_second" if self.question_first else "only_first",
-            max_length=self.options["max_length"], stride=self.options["doc_stride"],
-            return_overflowing_tokens=True, return_offsets_mapping=True, padding="longest", return_tensors="pt",
+            first,
+            second,
+            truncation="only_second" if self.question_first else "only_first",
+            max_length=self.options["max_length"],
+            stride=self.options["doc_stride"],
+            return_overflowing_tokens=True,
+            return_offsets_mapping=True,
+            padding="longest",
+            return_tensors="pt",
         )
         context_index = 1 if self.question_first else 0
         sample_map = encoded["overflow_to_sample_mapping"].tolist()
@@ -63,9 +70,15 @@ class ExtractiveBackend(HFBackend):
         starts = out.start_logits.float().cpu().numpy()
         ends = out.end_logits.float().cpu().numpy()
         for i, sample in enumerate(sample_map):
-            feature_rows[sample].append({"start_logits": starts[i], "end_logits": ends[i],
-                                         "offsets": offsets[i], "context_mask": masks[i]})
+            feature_rows[sample].append(
+                {"start_logits": starts[i], "end_logits": ends[i], "offsets": offsets[i], "context_mask": masks[i]}
+            )
         return [
-            spans.best_answer(feature_rows[j], contexts[j], max_answer_len=self.options["max_answer_len"], n_best=self.options["n_best"])
+            spans.best_answer(
+                feature_rows[j],
+                contexts[j],
+                max_answer_len=self.options["max_answer_len"],
+                n_best=self.options["n_best"],
+            )
             for j in range(len(items))
         ]

@@ -1,4 +1,5 @@
 """Shared loading for the Hugging Face backends (extractive, seq2seq, causal)."""
+
 from __future__ import annotations
 
 from models_runner import loading

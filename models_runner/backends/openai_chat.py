@@ -7,6 +7,7 @@ Options: ``model`` (required), ``base_url`` (default: the client's, i.e. api.ope
 ``on_error`` (``fail``: the run stops; ``empty``: the question gets an empty answer and the error is
 kept in the exchange row). Every request goes through ``models_runner.chat.ChatClient``.
 """
+
 from __future__ import annotations
 
 from models_runner import prompts
@@ -18,9 +19,19 @@ from .base import Backend, BackendError
 class OpenAIBackend(Backend):
     name = "openai"
     defaults = {
-        "model": "", "base_url": "", "api_key_env": "OPENAI_API_KEY", "shots": 1, "examples": None,
-        "requests_per_minute": 0, "max_retries": 5, "backoff_base": 1.0, "backoff_max": 30.0,
-        "timeout": 60.0, "temperature": 0.0, "max_tokens": 100, "on_error": "fail",
+        "model": "",
+        "base_url": "",
+        "api_key_env": "OPENAI_API_KEY",
+        "shots": 1,
+        "examples": None,
+        "requests_per_minute": 0,
+        "max_retries": 5,
+        "backoff_base": 1.0,
+        "backoff_max": 30.0,
+        "timeout": 60.0,
+        "temperature": 0.0,
+        "max_tokens": 100,
+        "on_error": "fail",
     }
 
     def __init__(self, options=None, run=None, sleep=None):
@@ -58,10 +69,17 @@ class OpenAIBackend(Backend):
         extra = {"sleep": self._sleep} if self._sleep else {}
         try:
             self.client = ChatClient(
-                o["model"], base_url=o["base_url"] or None, api_key_env=o["api_key_env"], max_retries=o["max_retries"],
-                backoff_base=o["backoff_base"], backoff_max=o["backoff_max"],
-                requests_per_minute=o["requests_per_minute"], timeout=o["timeout"], temperature=o["temperature"],
-                max_tokens=o["max_tokens"], **extra,
+                o["model"],
+                base_url=o["base_url"] or None,
+                api_key_env=o["api_key_env"],
+                max_retries=o["max_retries"],
+                backoff_base=o["backoff_base"],
+                backoff_max=o["backoff_max"],
+                requests_per_minute=o["requests_per_minute"],
+                timeout=o["timeout"],
+                temperature=o["temperature"],
+                max_tokens=o["max_tokens"],
+                **extra,
             )
         except ChatError as exc:
             raise BackendError(str(exc)) from None
@@ -75,7 +93,9 @@ class OpenAIBackend(Backend):
         self.ensure_loaded()
         answers = []
         for it in items:
-            messages = prompts.chat_messages(it.question, it.context, shots=self.options["shots"], examples=self.examples)
+            messages = prompts.chat_messages(
+                it.question, it.context, shots=self.options["shots"], examples=self.examples
+            )
             # Inside a run, QAItem.key is the Question pk: the exchange points at its question.
             question = it.key if self.run is not None and isinstance(it.key, int) else None
             try:

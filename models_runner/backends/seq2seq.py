@@ -1,4 +1,5 @@
 """``seq2seq``: T5 / mT5 / FLAN-T5 generation with the paper's input (appendix A.2)."""
+
 from __future__ import annotations
 
 from models_runner import prompts
@@ -31,10 +32,14 @@ class Seq2SeqBackend(HFBackend):
         if not items:
             return []
         texts = [prompts.seq2seq_input(it.question, it.context, self.options["template"]) for it in items]
-        encoded = self.tokenizer(texts, truncation=True, max_length=self.options["max_length"], padding="longest",
-                                 return_tensors="pt")
+        encoded = self.tokenizer(
+            texts, truncation=True, max_length=self.options["max_length"], padding="longest", return_tensors="pt"
+        )
         with self.torch.inference_mode():
-            out = self.model.generate(**self.to_device(encoded, ["input_ids", "attention_mask"]),
-                                      max_new_tokens=self.options["max_new_tokens"], num_beams=self.options["num_beams"],
-                                      do_sample=False)
+            out = self.model.generate(
+                **self.to_device(encoded, ["input_ids", "attention_mask"]),
+                max_new_tokens=self.options["max_new_tokens"],
+                num_beams=self.options["num_beams"],
+                do_sample=False,
+            )
         return [text.strip() for text in self.tokenizer.batch_decode(out, skip_special_tokens=True)]

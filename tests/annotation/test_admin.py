@@ -1,4 +1,5 @@
 """The Django admin's own pages: import upload and frame prediction start background jobs."""
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -25,22 +26,28 @@ def test_admin_upload_starts_an_import_job(admin_client, django_capture_on_commi
     try:
         line = b'{"id": "a1", "context": "C", "question": "Q?", "answers": ["x"]}\n'
         with django_capture_on_commit_callbacks(execute=True):
-            resp = admin_client.post("/admin/annotation/corpus/import/", {
-                "kind": "corpus", "corpus": "uploaded", "file": SimpleUploadedFile("c.jsonl", line)})
+            resp = admin_client.post(
+                "/admin/annotation/corpus/import/",
+                {"kind": "corpus", "corpus": "uploaded", "file": SimpleUploadedFile("c.jsonl", line)},
+            )
         assert resp.status_code == 302
         job = Job.objects.get()
         assert job.kind == "import_corpus" and job.status == Job.SUCCEEDED, job.error
         bad = b'{"id": "a2", "context": "C"}\n'
         with django_capture_on_commit_callbacks(execute=True):
-            admin_client.post("/admin/annotation/corpus/import/", {
-                "kind": "corpus", "corpus": "uploaded", "file": SimpleUploadedFile("bad.jsonl", bad)})
+            admin_client.post(
+                "/admin/annotation/corpus/import/",
+                {"kind": "corpus", "corpus": "uploaded", "file": SimpleUploadedFile("bad.jsonl", bad)},
+            )
         failed = Job.objects.order_by("-id").first()
         assert failed.status == Job.FAILED and failed.error == "bad.jsonl:1: field 'question': missing required field"
     finally:
         app.conf.task_always_eager = False
 
 
-def test_admin_frame_prediction_form_creates_a_resumable_job(admin_client, tiny_corpus, django_capture_on_commit_callbacks):
+def test_admin_frame_prediction_form_creates_a_resumable_job(
+    admin_client, tiny_corpus, django_capture_on_commit_callbacks
+):
     from frames import jobs as frame_jobs
 
     frame_jobs.ensure_shipped_lexicon()
@@ -48,8 +55,10 @@ def test_admin_frame_prediction_form_creates_a_resumable_job(admin_client, tiny_
     page = admin_client.get(f"/admin/annotation/corpus/{tiny_corpus.pk}/predict-frames/")
     assert page.status_code == 200 and b"paper&#x27;s two prompts" in page.content
     with django_capture_on_commit_callbacks(execute=False):
-        resp = admin_client.post(f"/admin/annotation/corpus/{tiny_corpus.pk}/predict-frames/", {
-            "lexicon": frame_jobs.SHIPPED_NAME, "model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "K"})
+        resp = admin_client.post(
+            f"/admin/annotation/corpus/{tiny_corpus.pk}/predict-frames/",
+            {"lexicon": frame_jobs.SHIPPED_NAME, "model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "K"},
+        )
     assert resp.status_code == 302
     job = Job.objects.get(kind=frame_jobs.JOB_KIND)
     assert job.resumable and job.params["corpus"] == "tiny" and job.status == Job.CREATED

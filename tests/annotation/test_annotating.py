@@ -130,9 +130,14 @@ def test_api_judge_loop(setup):
     client, fold = setup["client"], setup["folds"][0]
     data = client.get(f"/api/my/folds/{fold.pk}/next/").json()
     item = data["item"]["item_id"]
-    resp = client.post(f"/api/my/folds/{fold.pk}/judge/", {"item": item, "label": "partial", "submission_id": "s1"},
-                       content_type="application/json")
+    resp = client.post(
+        f"/api/my/folds/{fold.pk}/judge/",
+        {"item": item, "label": "partial", "submission_id": "s1"},
+        content_type="application/json",
+    )
     assert resp.status_code == 200 and resp.json()["saved"]["label"] == "partial"
     assert resp.json()["next"]["item_id"] != item and resp.json()["progress"]["done"] == 1
-    bad = client.post(f"/api/my/folds/{fold.pk}/judge/", {"item": item, "label": "great"}, content_type="application/json")
+    bad = client.post(
+        f"/api/my/folds/{fold.pk}/judge/", {"item": item, "label": "great"}, content_type="application/json"
+    )
     assert bad.status_code == 400 and "label" in bad.json()

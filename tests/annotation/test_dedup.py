@@ -22,14 +22,19 @@ def test_build_triplets_groups_per_question_and_keeps_first_spelling():
     rows = [("p1", "q1", "Paris"), ("p2", "q1", " Paris "), ("p3", "q2", "Paris"), ("p4", "q1", "paris")]
     groups = build_triplets(rows)
     assert [(g.question_key, g.answer, g.prediction_keys) for g in groups] == [
-        ("q1", "Paris", ["p1", "p2"]), ("q2", "Paris", ["p3"]), ("q1", "paris", ["p4"])]
+        ("q1", "Paris", ["p1", "p2"]),
+        ("q2", "Paris", ["p3"]),
+        ("q1", "paris", ["p4"]),
+    ]
     assert len(build_triplets(rows, "casefold")) == 2
 
 
 def _squad_rows(folder):
     rows = [(("reference", r["id"]), r["id"], r["answers"][0]) for _, r in read_corpus(folder / "corpus.jsonl")]
-    rows += [((p["system"], p["question_id"]), p["question_id"], p["answer"])
-             for _, p in read_predictions(folder / "predictions.jsonl")]
+    rows += [
+        ((p["system"], p["question_id"]), p["question_id"], p["answer"])
+        for _, p in read_predictions(folder / "predictions.jsonl")
+    ]
     return rows
 
 

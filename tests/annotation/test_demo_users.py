@@ -1,9 +1,9 @@
 """The demo's passwords are kept where the server output cannot scroll them away (README: Try it)."""
+
 import stat
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
@@ -14,11 +14,20 @@ pytestmark = pytest.mark.django_db
 
 def test_load_demo_writes_the_users_file_and_bin_run_demo_prints_it_last(tmp_path, settings):
     settings.VAR_DIR = tmp_path / "var"
-    write_jsonl(tmp_path / "corpus.jsonl", [{"id": "q1", "context": "Warsaw is big.", "question": "Where?",
-                                            "answers": ["Warsaw"]},
-                                           {"id": "q2", "context": "Paris too.", "question": "Which?", "answers": ["Paris"]}])
-    write_jsonl(tmp_path / "predictions.jsonl", [{"question_id": "q1", "system": "s", "answer": "Warsaw"},
-                                                {"question_id": "q2", "system": "s", "answer": "Paris"}])
+    write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [
+            {"id": "q1", "context": "Warsaw is big.", "question": "Where?", "answers": ["Warsaw"]},
+            {"id": "q2", "context": "Paris too.", "question": "Which?", "answers": ["Paris"]},
+        ],
+    )
+    write_jsonl(
+        tmp_path / "predictions.jsonl",
+        [
+            {"question_id": "q1", "system": "s", "answer": "Warsaw"},
+            {"question_id": "q2", "system": "s", "answer": "Paris"},
+        ],
+    )
     call_command("load_demo", data=str(tmp_path), annotators=2, password="demo-pass-12345")
     users = settings.VAR_DIR / "demo-users.txt"
     text = users.read_text()

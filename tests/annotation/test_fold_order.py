@@ -4,6 +4,7 @@ Pure: folds are built by ``annotation.folds`` from the triplets ``annotation.ded
 real predictions; Spearman's rho between an item's place in its fold and (a) how many systems
 gave its answer, (b) when its system was added, must not be significant.
 """
+
 import json
 import random
 
@@ -13,8 +14,19 @@ from scipy.stats import spearmanr
 from annotation.dedup import build_triplets
 from annotation.folds import build_folds, interleave
 
-SYSTEMS_ORDER = ["reference", "bert-ens", "slqa-plus-ens", "rnet-plus-ens", "match-lstm-ens", "logreg-baseline",
-                 "coattention", "dcr", "rasor-ens", "span-classifier", "rnet"]
+SYSTEMS_ORDER = [
+    "reference",
+    "bert-ens",
+    "slqa-plus-ens",
+    "rnet-plus-ens",
+    "match-lstm-ens",
+    "logreg-baseline",
+    "coattention",
+    "dcr",
+    "rasor-ens",
+    "span-classifier",
+    "rnet",
+]
 
 
 def _rows(squad_small):

@@ -1,5 +1,6 @@
 """Helping annotators judge well (issue 12, point 3): corpus guidelines in safe Markdown with a first-run
 screen, the answer highlighted in the passage, flags with a comment listed for admins and exported."""
+
 import json
 
 import pytest
@@ -13,8 +14,10 @@ from tests.annotation.test_annotating import judge
 
 pytestmark = pytest.mark.django_db
 
-HOSTILE = ("# Judge carefully\n\n- **Correct**: exact\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
-           "[click](javascript:alert(3)) and [docs](https://example.org/guide)")
+HOSTILE = (
+    "# Judge carefully\n\n- **Correct**: exact\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+    "[click](javascript:alert(3)) and [docs](https://example.org/guide)"
+)
 
 
 def test_markdown_is_rendered_and_raw_html_is_text():
@@ -66,20 +69,24 @@ def test_the_answer_is_highlighted_in_the_passage(annotating):
     item = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
     hit = next(i for i in item if i.triplet.answer and i.triplet.answer.lower() in i.triplet.question.context.lower())
     html = client.get(reverse("annotate-item", args=[fold.pk, hit.pk])).content.decode()
-    assert f'<mark class="answer-in-passage">' in html
+    assert '<mark class="answer-in-passage">' in html
 
 
 def test_flag_with_comment_is_listed_for_admins_and_exported(annotating, admin_client, make_user):
     client, fold = annotating["client"], annotating["fold"]
     item = FoldItem.objects.filter(fold=fold).order_by("position").first()
     judge(client, fold, item.pk, "partial", "s1")
-    resp = client.post(reverse("flag-item", args=[fold.pk]),
-                       {"item": item.pk, "reason": "ambiguous_question", "comment": "two readings =1+1"},
-                       HTTP_HX_REQUEST="true")
+    resp = client.post(
+        reverse("flag-item", args=[fold.pk]),
+        {"item": item.pk, "reason": "ambiguous_question", "comment": "two readings =1+1"},
+        HTTP_HX_REQUEST="true",
+    )
     assert resp.status_code == 200 and "Ambiguous question" in resp.content.decode()
     flag = Flag.objects.get()
     assert (flag.annotator, flag.triplet_id, flag.comment) == (annotating["ann"], item.triplet_id, "two readings =1+1")
-    bad = client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "nonsense"}, HTTP_HX_REQUEST="true")
+    bad = client.post(
+        reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "nonsense"}, HTTP_HX_REQUEST="true"
+    )
     assert bad.status_code == 400 and "reason" in bad.content.decode() and Flag.objects.count() == 1
     other = make_user("other", "annotator")
     client.force_login(other)
@@ -91,8 +98,16 @@ def test_flag_with_comment_is_listed_for_admins_and_exported(annotating, admin_c
     researcher = make_user("res", "researcher")
     client.force_login(researcher)
     rows = [json.loads(line) for line in b"".join(client.get(reverse("download-flags")).streaming_content).splitlines()]
-    assert rows == [{**rows[0], "reason": "ambiguous_question", "comment": "two readings =1+1", "label": "partial",
-                     "annotator": "ann", "resolved": False}]
+    assert rows == [
+        {
+            **rows[0],
+            "reason": "ambiguous_question",
+            "comment": "two readings =1+1",
+            "label": "partial",
+            "annotator": "ann",
+            "resolved": False,
+        }
+    ]
     csv = b"".join(client.get(reverse("download-flags") + "?format=csv").streaming_content).decode()
     assert csv.splitlines()[0].startswith("question_id,answer,annotator,label,reason,comment")
     client.force_login(annotating["ann"])

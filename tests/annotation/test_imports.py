@@ -12,8 +12,14 @@ pytestmark = pytest.mark.django_db
 
 
 def counts():
-    return (Corpus.objects.count(), Question.objects.count(), Prediction.objects.count(), Triplet.objects.count(),
-            System.objects.count(), Label.objects.count())
+    return (
+        Corpus.objects.count(),
+        Question.objects.count(),
+        Prediction.objects.count(),
+        Triplet.objects.count(),
+        System.objects.count(),
+        Label.objects.count(),
+    )
 
 
 def test_tiny_corpus_triplets_link_every_prediction(tiny_corpus):
@@ -36,17 +42,26 @@ def test_small_squad_import_pins_counts(squad_small):
     assert Triplet.objects.count() == 3144
 
 
-@pytest.mark.parametrize("bad_line, field, reason", [
-    ('{"question_id": "q1", "system": "z", "answer": ', None, "malformed JSON"),
-    ({"question_id": "q1", "answer": "x"}, "system", "missing required field"),
-    ({"question_id": "nope", "system": "z", "answer": "x"}, "question_id", "unknown question id 'nope'"),
-    ({"question_id": "q1", "system": "sys-alpha", "answer": "again"}, "question_id", "already has a prediction"),
-    ({"question_id": "q2", "system": "z", "answer": "x"}, "question_id", "duplicate prediction of system 'z'"),
-])
+@pytest.mark.parametrize(
+    "bad_line, field, reason",
+    [
+        ('{"question_id": "q1", "system": "z", "answer": ', None, "malformed JSON"),
+        ({"question_id": "q1", "answer": "x"}, "system", "missing required field"),
+        ({"question_id": "nope", "system": "z", "answer": "x"}, "question_id", "unknown question id 'nope'"),
+        ({"question_id": "q1", "system": "sys-alpha", "answer": "again"}, "question_id", "already has a prediction"),
+        ({"question_id": "q2", "system": "z", "answer": "x"}, "question_id", "duplicate prediction of system 'z'"),
+    ],
+)
 def test_bad_prediction_line_imports_nothing(tiny_corpus, tmp_path, bad_line, field, reason):
     before = counts()
-    path = write_jsonl(tmp_path / "p.jsonl", [
-        {"question_id": "q1", "system": "z", "answer": "new"}, {"question_id": "q2", "system": "z", "answer": "y"}, bad_line])
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"question_id": "q1", "system": "z", "answer": "new"},
+            {"question_id": "q2", "system": "z", "answer": "y"},
+            bad_line,
+        ],
+    )
     with pytest.raises(InterchangeError) as err:
         import_predictions(path, tiny_corpus)
     assert (err.value.line, err.value.field) == (3, field) and reason in err.value.reason
@@ -55,21 +70,34 @@ def test_bad_prediction_line_imports_nothing(tiny_corpus, tmp_path, bad_line, fi
 
 def test_every_bad_line_is_listed_not_only_the_first(tiny_corpus, tmp_path):
     before = counts()
-    path = write_jsonl(tmp_path / "p.jsonl", [
-        {"question_id": "q1", "system": "z", "answer": "new"}, {"question_id": "nope", "system": "z", "answer": "x"},
-        "{broken", {"question_id": "q1", "system": "z", "answer": "again"}] + [{"question_id": "q2", "answer": "x"}] * 30)
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"question_id": "q1", "system": "z", "answer": "new"},
+            {"question_id": "nope", "system": "z", "answer": "x"},
+            "{broken",
+            {"question_id": "q1", "system": "z", "answer": "again"},
+        ]
+        + [{"question_id": "q2", "answer": "x"}] * 30,
+    )
     with pytest.raises(InterchangeError) as err:
         import_predictions(path, tiny_corpus)
     lines = str(err.value).splitlines()
     assert lines[0] == f"{path}:2: 33 bad lines:"
     assert lines[1] == f"{path}:2: field 'question_id': unknown question id 'nope'"
     assert lines[2].startswith(f"{path}:3: malformed JSON")
-    assert lines[3] == f"{path}:4: field 'question_id': duplicate prediction of system 'z' for question 'q1' (first at line 1)"
+    assert (
+        lines[3]
+        == f"{path}:4: field 'question_id': duplicate prediction of system 'z' for question 'q1' (first at line 1)"
+    )
     assert lines[4] == f"{path}:5: field 'system': missing required field"
     assert len(lines) == 1 + 20 + 1 and lines[-1] == "... and 13 more bad lines"
     assert [r["line"] for r in err.value.rejects] == list(range(2, 35))
     assert counts() == before
-    corpus = write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "question": "Q?", "answers": []}, {"id": "a"}, {"id": "a", "question": "Q?", "answers": []}])
+    corpus = write_jsonl(
+        tmp_path / "c.jsonl",
+        [{"id": "a", "question": "Q?", "answers": []}, {"id": "a"}, {"id": "a", "question": "Q?", "answers": []}],
+    )
     with pytest.raises(InterchangeError) as err:
         import_corpus(corpus, "new")
     assert [(r["line"], r["field"]) for r in err.value.rejects] == [(2, "question"), (3, "id")]
@@ -77,8 +105,11 @@ def test_every_bad_line_is_listed_not_only_the_first(tiny_corpus, tmp_path):
 
 def test_bad_corpus_and_empty_file_import_nothing(tmp_path, db):
     good = {"id": "x1", "context": "c", "question": "q", "answers": ["a"]}
-    for rows, reason in [([good, {**good}], "duplicate id"), ([], "file is empty"),
-                         ([good, {**good, "id": "x2", "question": " "}], "must not be empty")]:
+    for rows, reason in [
+        ([good, {**good}], "duplicate id"),
+        ([], "file is empty"),
+        ([good, {**good, "id": "x2", "question": " "}], "must not be empty"),
+    ]:
         path = write_jsonl(tmp_path / "c.jsonl", rows)
         with pytest.raises(InterchangeError, match=reason):
             import_corpus(path, "new")
@@ -86,14 +117,21 @@ def test_bad_corpus_and_empty_file_import_nothing(tmp_path, db):
 
 
 def test_labels_import_maps_answers_to_triplets_and_keeps_history(tiny_corpus, tmp_path):
-    path = write_jsonl(tmp_path / "l.jsonl", [
-        {"question_id": "q1", "answer": "Denver  Broncos ", "annotator": "ext1", "label": "correct"},
-        {"question_id": "q2", "answer": "", "annotator": "ext1", "label": "incorrect"},
-    ])
+    path = write_jsonl(
+        tmp_path / "l.jsonl",
+        [
+            {"question_id": "q1", "answer": "Denver  Broncos ", "annotator": "ext1", "label": "correct"},
+            {"question_id": "q2", "answer": "", "annotator": "ext1", "label": "incorrect"},
+        ],
+    )
     result = import_labels(path, tiny_corpus)
     assert result["created"] == 2
     label = Label.objects.get(triplet__answer="Denver Broncos")
-    assert label.annotator.username == "ext1" and not label.annotator.is_active and not label.annotator.has_usable_password()
+    assert (
+        label.annotator.username == "ext1"
+        and not label.annotator.is_active
+        and not label.annotator.has_usable_password()
+    )
     write_jsonl(path, [{"question_id": "q1", "answer": "Denver Broncos", "annotator": "ext1", "label": "partial"}])
     assert import_labels(path, tiny_corpus)["changed"] == 1
     label.refresh_from_db()
@@ -102,9 +140,13 @@ def test_labels_import_maps_answers_to_triplets_and_keeps_history(tiny_corpus, t
 
 
 def test_label_for_an_answer_nobody_gave_is_an_error(tiny_corpus, tmp_path):
-    path = write_jsonl(tmp_path / "l.jsonl", [
-        {"question_id": "q1", "answer": "Denver Broncos", "annotator": "e", "label": "correct"},
-        {"question_id": "q1", "answer": "Seattle", "annotator": "e", "label": "correct"}])
+    path = write_jsonl(
+        tmp_path / "l.jsonl",
+        [
+            {"question_id": "q1", "answer": "Denver Broncos", "annotator": "e", "label": "correct"},
+            {"question_id": "q1", "answer": "Seattle", "annotator": "e", "label": "correct"},
+        ],
+    )
     with pytest.raises(InterchangeError, match="no answer 'Seattle'") as err:
         import_labels(path, tiny_corpus)
     assert err.value.line == 2 and Label.objects.count() == 0
@@ -157,10 +199,13 @@ def test_predictions_imported_after_folds_join_them_beside_their_question(tiny_c
 
     folds = create_folds(tiny_corpus, k=2, seed=0, overlap=0)
     home = {fi.triplet.question.external_id: fi.fold_id for fi in FoldItem.objects.select_related("triplet__question")}
-    path = write_jsonl(tmp_path / "late.jsonl", [
-        {"question_id": "q1", "system": "late", "answer": "Denver Broncos"},      # an existing triplet
-        {"question_id": "q2", "system": "late", "answer": "Krakow"},               # a new one
-    ])
+    path = write_jsonl(
+        tmp_path / "late.jsonl",
+        [
+            {"question_id": "q1", "system": "late", "answer": "Denver Broncos"},  # an existing triplet
+            {"question_id": "q2", "system": "late", "answer": "Krakow"},  # a new one
+        ],
+    )
     result = import_predictions(path, tiny_corpus)
     assert result["new_triplets"] == 1 and result["added_to_folds"] == 1
     new = FoldItem.objects.get(triplet__answer="Krakow")

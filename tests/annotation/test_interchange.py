@@ -14,19 +14,24 @@ Q = {"id": "q1", "context": "Paris is in France.", "question": "Where is Paris?"
 
 
 def test_corpus_line_with_attributes_and_unknown_keys():
-    [(line, rec)] = list(read_corpus(jsonl({**Q, "language": "FR", "frame": "Locale", "dist": 2, "frame_freq": 3, "source": "x"})))
+    [(line, rec)] = list(
+        read_corpus(jsonl({**Q, "language": "FR", "frame": "Locale", "dist": 2, "frame_freq": 3, "source": "x"}))
+    )
     assert line == 1 and rec["language"] == "fr" and rec["frame"] == "Locale" and rec["dist"] == 2
     assert rec["frame_freq"] == 3.0 and rec["meta"] == {"source": "x"}
 
 
-@pytest.mark.parametrize("bad, line, field, reason", [
-    ([Q, '{"id": "q2", "context": '], 2, None, "malformed JSON"),
-    ([Q, {k: v for k, v in Q.items() if k != "question"}], 2, "question", "missing required field"),
-    ([Q, {**Q, "answers": "France"}], 2, "answers", "list of strings"),
-    ([Q, {**Q, "dist": "far"}], 2, "dist", "expected int"),
-    ([Q, {**Q}], 2, "id", "duplicate id 'q1' (first at line 1)"),
-    ([Q, "[1, 2]"], 2, None, "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "bad, line, field, reason",
+    [
+        ([Q, '{"id": "q2", "context": '], 2, None, "malformed JSON"),
+        ([Q, {k: v for k, v in Q.items() if k != "question"}], 2, "question", "missing required field"),
+        ([Q, {**Q, "answers": "France"}], 2, "answers", "list of strings"),
+        ([Q, {**Q, "dist": "far"}], 2, "dist", "expected int"),
+        ([Q, {**Q}], 2, "id", "duplicate id 'q1' (first at line 1)"),
+        ([Q, "[1, 2]"], 2, None, "expected a JSON object"),
+    ],
+)
 def test_corpus_errors_name_file_line_and_field(bad, line, field, reason):
     with pytest.raises(InterchangeError) as err:
         list(read_corpus(jsonl(*bad), file="corpus.jsonl"))
@@ -68,12 +73,27 @@ def test_labels_wrong_value():
 
 
 def test_squad_json_format():
-    doc = {"data": [{"title": "T", "paragraphs": [{"context": "C", "qas": [
-        {"id": "a", "question": "Q?", "answers": [{"text": "x", "answer_start": 0}]},
-        {"id": "b", "question": "Q2?", "answers": [], "is_impossible": True}]}]}]}
+    doc = {
+        "data": [
+            {
+                "title": "T",
+                "paragraphs": [
+                    {
+                        "context": "C",
+                        "qas": [
+                            {"id": "a", "question": "Q?", "answers": [{"text": "x", "answer_start": 0}]},
+                            {"id": "b", "question": "Q2?", "answers": [], "is_impossible": True},
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
     recs = [r for _, r in read_squad(io.BytesIO(json.dumps(doc).encode()))]
     assert [(r["id"], r["answers"], r["meta"]) for r in recs] == [
-        ("a", ["x"], {"article": "T"}), ("b", [], {"is_impossible": True, "article": "T"})]
+        ("a", ["x"], {"article": "T"}),
+        ("b", [], {"is_impossible": True, "article": "T"}),
+    ]
     doc["data"][0]["paragraphs"][0]["qas"][1]["id"] = "a"
     with pytest.raises(InterchangeError, match="duplicate id 'a'") as err:
         list(read_squad(io.BytesIO(json.dumps(doc).encode()), file="s.json"))

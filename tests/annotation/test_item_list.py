@@ -1,4 +1,5 @@
 """Moving freely (issue 12, point 2): item list with filters and jump-to, review mode, label in words."""
+
 import pytest
 from django.urls import reverse
 
@@ -69,11 +70,17 @@ def test_review_mode_walks_labelled_items_and_can_change_them(labelled):
     assert 'id="current-label">Correct<' in page
     assert reverse("annotate-item", args=[fold.pk, items[2].pk]) + "?review=1" in page  # N: skips the skipped item
     # changing a label in review mode shows the next labelled item, still in review mode
-    after = client.post(reverse("judge", args=[fold.pk]), {"item": items[0].pk, "value": "partial",
-                        "submission_id": "r1", "review": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    after = client.post(
+        reverse("judge", args=[fold.pk]),
+        {"item": items[0].pk, "value": "partial", "submission_id": "r1", "review": "1"},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
     assert f'name="item" value="{items[2].pk}"' in after and 'id="current-label">Incorrect<' in after
-    done = client.post(reverse("judge", args=[fold.pk]), {"item": items[2].pk, "value": "incorrect",
-                       "submission_id": "r2", "review": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    done = client.post(
+        reverse("judge", args=[fold.pk]),
+        {"item": items[2].pk, "value": "incorrect", "submission_id": "r2", "review": "1"},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
     assert "Review finished" in done
     assert reviewing.item_rows(fold, labelled["ann"])[0].label == "partial"
 

@@ -1,5 +1,6 @@
 """The judge round trip stays cheap and flat: few queries, none growing with the annotator's past,
 and progress counters that always agree with a recount from the labels."""
+
 import re
 
 import pytest
@@ -26,7 +27,8 @@ def big_fold(tiny_corpus, make_user, client):
     fold = Fold.objects.create(corpus=tiny_corpus, index=0, name="big")
     question = Question.objects.filter(corpus=tiny_corpus).first()
     triplets = Triplet.objects.bulk_create(
-        [Triplet(question=question, answer=f"answer {i}", normalized_answer=f"answer {i}") for i in range(60)])
+        [Triplet(question=question, answer=f"answer {i}", normalized_answer=f"answer {i}") for i in range(60)]
+    )
     FoldItem.objects.bulk_create([FoldItem(fold=fold, position=i, triplet=t) for i, t in enumerate(triplets)])
     ann = make_user("ann", "annotator")
     assign_fold(fold, ann)
@@ -110,8 +112,9 @@ def test_counters_match_a_recount_through_skips_revisits_repeats_and_the_api(big
     assert fields(html)[0] == items[2].pk
     post(client, fold, items[0].pk, "s3", value="incorrect", revisit="1")  # a skipped item judged later
     post(client, fold, items[1].pk, "s4", action="skip", value="", revisit="1")  # skip over a judged one
-    api = client.post(reverse("api-judge", args=[fold.pk]), {"item": items[5].pk, "label": "correct"},
-                      content_type="application/json")
+    api = client.post(
+        reverse("api-judge", args=[fold.pk]), {"item": items[5].pk, "label": "correct"}, content_type="application/json"
+    )
     assert api.status_code == 200
     assignment = Assignment.objects.get(fold=fold, annotator=ann)
     assert (assignment.done, assignment.skipped) == recount(fold, ann) == (3, 0)
@@ -126,7 +129,9 @@ def test_labels_written_elsewhere_are_counted_when_the_fold_is_opened(big_fold):
     client.get(reverse("annotate", args=[fold.pk]))
     items = list(FoldItem.objects.filter(fold=fold).order_by("position"))
     # an import (not the judge loop) labels the first three items
-    Label.objects.bulk_create([Label(triplet=it.triplet, annotator=ann, fold=fold, value="correct") for it in items[:3]])
+    Label.objects.bulk_create(
+        [Label(triplet=it.triplet, annotator=ann, fold=fold, value="correct") for it in items[:3]]
+    )
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
     assert "3 / 60" in html and fields(html)[0] == items[3].pk
     # the imported labels are removed again: opening the fold finds the first item to do again

@@ -1,5 +1,6 @@
 """Predictions that come after the folds (issue 11 point 5) are interleaved over each fold's
 unjudged part, on the SQuAD small data through the real importers."""
+
 import json
 
 import pytest
@@ -15,8 +16,11 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def _fold_rows(fold):
-    return list(FoldItem.objects.filter(fold=fold).order_by("position")
-                .values_list("position", "triplet_id", "triplet__question_id"))
+    return list(
+        FoldItem.objects.filter(fold=fold)
+        .order_by("position")
+        .values_list("position", "triplet_id", "triplet__question_id")
+    )
 
 
 def test_a_late_system_is_spread_over_the_unjudged_part(squad_small, tmp_path, make_user, client):
@@ -48,8 +52,11 @@ def test_a_late_system_is_spread_over_the_unjudged_part(squad_small, tmp_path, m
         assert len(added) == 1 and added[0]["source"] == "import" and added[0]["at"]
         new_total += added[0]["n"]
         brand_new = {r[1] for r in rows} & late_triplets - set(
-            FoldItem.objects.filter(fold=f, triplet__predictions__system__name__in=["bert-ens", "slqa-plus-ens", "rnet-plus-ens", "reference"])
-            .values_list("triplet_id", flat=True))
+            FoldItem.objects.filter(
+                fold=f,
+                triplet__predictions__system__name__in=["bert-ens", "slqa-plus-ens", "rnet-plus-ens", "reference"],
+            ).values_list("triplet_id", flat=True)
+        )
         assert len(brand_new) == added[0]["n"]
         # no two consecutive items of one question, none of the new system's block back to back
         assert not any(a[2] == b[2] for a, b in zip(rows, rows[1:]))

@@ -1,5 +1,6 @@
 """A fold or item that is not the annotator's: the service layer raises ``annotating.NotFound`` (no
 ``Http404`` outside the web layer) and every page and API answer is the same 404 as before."""
+
 import re
 
 import pytest
@@ -32,9 +33,11 @@ def page(response):
 
 def test_service_raises_a_lookup_error_not_http404(world):
     theirs, ann = world["theirs"], world["ann"]
-    for call in (lambda: annotating.get_assigned_fold(ann, theirs.pk),
-                 lambda: annotating.open_fold(ann, theirs.pk),
-                 lambda: annotating.get_fold_item(world["mine"], theirs.items.first().pk)):
+    for call in (
+        lambda: annotating.get_assigned_fold(ann, theirs.pk),
+        lambda: annotating.open_fold(ann, theirs.pk),
+        lambda: annotating.get_fold_item(world["mine"], theirs.items.first().pk),
+    ):
         with pytest.raises(annotating.NotFound) as raised:
             call()
         assert isinstance(raised.value, LookupError) and not isinstance(raised.value, Http404)
@@ -74,8 +77,18 @@ def test_api_answers_404_with_the_same_detail(world):
         (client.get(f"/api/my/folds/{theirs.pk}/next/"), fold_gone),
         (client.get(f"/api/my/folds/{theirs.pk}/items/{item}/"), fold_gone),
         (client.get(f"/api/my/folds/{mine.pk}/items/{item}/"), item_gone),
-        (client.post(f"/api/my/folds/{theirs.pk}/judge/", {"item": item, "label": "correct"}, content_type="application/json"), fold_gone),
-        (client.post(f"/api/my/folds/{mine.pk}/judge/", {"item": item, "label": "correct"}, content_type="application/json"), item_gone),
+        (
+            client.post(
+                f"/api/my/folds/{theirs.pk}/judge/", {"item": item, "label": "correct"}, content_type="application/json"
+            ),
+            fold_gone,
+        ),
+        (
+            client.post(
+                f"/api/my/folds/{mine.pk}/judge/", {"item": item, "label": "correct"}, content_type="application/json"
+            ),
+            item_gone,
+        ),
     ]:
         assert response.status_code == 404
         assert response.json() == body

@@ -1,5 +1,6 @@
 """Open-domain corpora (issue 11 point 3): no passage. Import (JSONL and SQuAD JSON), the annotator
 page, the report and the frame proxy work with the question alone."""
+
 import json
 import re
 
@@ -18,7 +19,7 @@ from tests.conftest import write_jsonl
 pytestmark = pytest.mark.django_db
 
 QUESTIONS = [
-    {"id": "o1", "question": "Who wrote Hamlet?", "answers": ["William Shakespeare"]},              # no context key
+    {"id": "o1", "question": "Who wrote Hamlet?", "answers": ["William Shakespeare"]},  # no context key
     {"id": "o2", "context": "", "question": "What is the capital of Peru?", "answers": ["Lima"]},  # empty
     {"id": "o3", "context": None, "question": "How many legs has a spider?", "answers": ["eight", "8"]},
 ]
@@ -43,10 +44,30 @@ def open_corpus(tmp_path):
 def test_jsonl_and_squad_json_without_passage_import(open_corpus, tmp_path):
     assert list(Question.objects.filter(corpus=open_corpus).values_list("context", flat=True)) == ["", "", ""]
     squad = tmp_path / "open.json"
-    squad.write_text(json.dumps({"data": [{"title": "Quiz", "paragraphs": [
-        {"context": "", "qas": [{"id": "s1", "question": "Who painted the Mona Lisa?",
-                                 "answers": [{"text": "Leonardo da Vinci", "answer_start": -1}]}]},
-        {"qas": [{"id": "s2", "question": "Largest planet?", "answers": [{"text": "Jupiter"}]}]}]}]}))
+    squad.write_text(
+        json.dumps(
+            {
+                "data": [
+                    {
+                        "title": "Quiz",
+                        "paragraphs": [
+                            {
+                                "context": "",
+                                "qas": [
+                                    {
+                                        "id": "s1",
+                                        "question": "Who painted the Mona Lisa?",
+                                        "answers": [{"text": "Leonardo da Vinci", "answer_start": -1}],
+                                    }
+                                ],
+                            },
+                            {"qas": [{"id": "s2", "question": "Largest planet?", "answers": [{"text": "Jupiter"}]}]},
+                        ],
+                    }
+                ]
+            }
+        )
+    )
     assert import_corpus(squad, "open-squad")["questions"] == 2
     assert set(Question.objects.filter(corpus__name="open-squad").values_list("context", flat=True)) == {""}
 
@@ -72,9 +93,16 @@ def test_annotator_page_says_there_is_no_passage(open_corpus, tiny_corpus, make_
 
 def test_report_on_an_open_domain_corpus(open_corpus, tmp_path):
     good = {"Shakespeare", "Lima", "8", "William Shakespeare", "eight"}
-    rows = [{"question_id": p["question_id"], "answer": p["answer"], "annotator": who,
-             "label": "correct" if p["answer"] in good else "incorrect"}
-            for p in PREDICTIONS for who in ("r1", "r2")]
+    rows = [
+        {
+            "question_id": p["question_id"],
+            "answer": p["answer"],
+            "annotator": who,
+            "label": "correct" if p["answer"] in good else "incorrect",
+        }
+        for p in PREDICTIONS
+        for who in ("r1", "r2")
+    ]
     import_labels(write_jsonl(tmp_path / "l.jsonl", rows), open_corpus)
     q, p, l = database.report_inputs(open_corpus)
     data = compute_report(q, p, l, ReportConfig(n_boot=0)).data
@@ -91,7 +119,9 @@ def test_frame_proxy_needs_only_the_question(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     corpus = Corpus.objects.create(name="open-frames")
     for i, text in enumerate(SCRIPT):
-        Question.objects.create(corpus=corpus, external_id=f"q{i}", position=i, context="", question=text, answers=["x"])
+        Question.objects.create(
+            corpus=corpus, external_id=f"q{i}", position=i, context="", question=text, answers=["x"]
+        )
     with OpenAIStub(responder) as stub:
         job = run(corpus, stub)
     assert job.result["outcomes"] == EXPECTED, job.error

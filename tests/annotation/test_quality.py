@@ -1,6 +1,7 @@
 """Quality control (issue 12, point 4): gold accuracy, agreement, speed and last activity per annotator
 (Folds page and API), adjudication of disagreements, and reports on adjudicated labels."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
@@ -13,13 +14,19 @@ from annotation.models import Adjudication, FoldItem, GoldItem
 from evaluation import database
 from tests.annotation.test_annotating import judge
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
-T1 = datetime(2026, 1, 2, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+T1 = datetime(2026, 1, 2, tzinfo=UTC)
 
 
 def test_figures_are_ratios_of_integers():
-    rows = [("a", 1, "correct", 2.0, T0), ("a", 2, "partial", 4.0, T1), ("a", 3, "incorrect", 9.0, T0),
-            ("b", 1, "correct", 1.0, T0), ("b", 2, "correct", 3.0, T0), ("c", 2, "partial", 5.0, T1)]
+    rows = [
+        ("a", 1, "correct", 2.0, T0),
+        ("a", 2, "partial", 4.0, T1),
+        ("a", 3, "incorrect", 9.0, T0),
+        ("b", 1, "correct", 1.0, T0),
+        ("b", 2, "correct", 3.0, T0),
+        ("c", 2, "partial", 5.0, T1),
+    ]
     a, b, c = quality.annotator_quality(rows, gold={1: "correct", 2: "partial"})
     assert (a.annotator, a.n_labels, a.gold_n, a.gold_agree, a.gold_accuracy) == ("a", 3, 2, 2, 1.0)
     assert (a.overlap_pairs, a.overlap_agree) == (3, 2) and a.agreement == 2 / 3
@@ -32,7 +39,9 @@ def test_figures_are_ratios_of_integers():
 
 
 def test_apply_adjudications_replaces_only_decided_items():
-    labels = pd.DataFrame({"triplet": [1, 1, 2], "annotator": ["a", "b", "a"], "label": ["correct", "incorrect", "partial"]})
+    labels = pd.DataFrame(
+        {"triplet": [1, 1, 2], "annotator": ["a", "b", "a"], "label": ["correct", "incorrect", "partial"]}
+    )
     out = quality.apply_adjudications(labels, {1: "partial"})
     assert list(out["label"]) == ["partial", "partial", "partial"]
     assert list(labels["label"]) == ["correct", "incorrect", "partial"]  # input untouched
@@ -49,8 +58,12 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     theirs = {i.triplet_id: i for i in FoldItem.objects.filter(fold=folds[1])}
     first, second = mine[0].triplet, mine[1].triplet
     # an admin marks a gold item in the admin
-    assert admin_client.post(reverse("admin:annotation_golditem_add"),
-                             {"triplet": first.pk, "expected": "correct", "note": "obvious"}).status_code == 302
+    assert (
+        admin_client.post(
+            reverse("admin:annotation_golditem_add"), {"triplet": first.pk, "expected": "correct", "note": "obvious"}
+        ).status_code
+        == 302
+    )
     assert GoldItem.objects.get().created_by == admin_user
     client.force_login(ann)
     judge(client, folds[0], mine[0].pk, "correct", "1")
@@ -76,7 +89,9 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "partial"})
     assert Adjudication.objects.get().value == "partial"
     assert "No open disagreement" in admin_client.get(reverse("adjudicate", args=[tiny_corpus.pk])).content.decode()
-    bad = admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "great"}, follow=True)
+    bad = admin_client.post(
+        reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "great"}, follow=True
+    )
     assert "not saved: label must be one of" in bad.content.decode() and Adjudication.objects.get().value == "partial"
 
     _, _, raw = database.report_inputs(tiny_corpus)
@@ -117,11 +132,17 @@ def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, mak
         positions = list(FoldItem.objects.filter(fold=fold).order_by("position").values_list("position", "triplet_id"))
         assert [p for p, _ in positions] == list(range(len(positions)))  # contiguous
         assert gold_ids <= {t for _, t in positions}
-    after = [t for _, t in FoldItem.objects.filter(fold=folds[1]).order_by("position").values_list("position", "triplet_id")]
+    after = [
+        t for _, t in FoldItem.objects.filter(fold=folds[1]).order_by("position").values_list("position", "triplet_id")
+    ]
     assert [t for t in after if t not in gold_ids] == before  # existing order kept
     assert folds[1].items.count() == len(before) + 2
-    assert admin_client.post(reverse("fold-action", args=[tiny_corpus.pk]), {"action": "interleave_gold"},
-                             follow=True).content.decode().count("every fold already has every gold item") == 1
+    assert (
+        admin_client.post(reverse("fold-action", args=[tiny_corpus.pk]), {"action": "interleave_gold"}, follow=True)
+        .content.decode()
+        .count("every fold already has every gold item")
+        == 1
+    )
     # an annotator may still take a second fold: gold items are shared on purpose
     assign_fold(folds[0], ann)
     # the gold items show up like any other item; answering them feeds accuracy on gold
@@ -137,7 +158,9 @@ def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, mak
 def test_hostile_values_on_the_new_endpoints_are_clean_4xx(tiny_corpus, admin_client, make_user, client):
     assert admin_client.get("/api/quality/", {"corpus": "tiny\x00"}).status_code == 400  # NUL: refused at the edge
     assert admin_client.get("/api/quality/", {"corpus": "x" * 500}).status_code == 404
-    bad = admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": "9" * 30, "value": "correct"}, follow=True)
+    bad = admin_client.post(
+        reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": "9" * 30, "value": "correct"}, follow=True
+    )
     assert bad.status_code == 200 and "not saved" in bad.content.decode()
     fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]
     ann = make_user("ann", "annotator")
@@ -145,7 +168,11 @@ def test_hostile_values_on_the_new_endpoints_are_clean_4xx(tiny_corpus, admin_cl
     client.force_login(ann)
     assert client.post(reverse("flag-item", args=[fold.pk]), {"item": "9" * 30, "reason": "other"}).status_code == 400
     item = fold.items.first()
-    assert client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "other",
-                                                              "comment": "nul\x00byte"}).status_code == 400
+    assert (
+        client.post(
+            reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "other", "comment": "nul\x00byte"}
+        ).status_code
+        == 400
+    )
     assert client.get(reverse("item-list", args=[fold.pk]), {"jump": "9" * 30}).status_code == 400
     assert client.get(reverse("item-list", args=[fold.pk]), {"label": "x\x00"}).status_code == 400

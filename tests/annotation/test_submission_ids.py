@@ -3,6 +3,7 @@
 Runs on SQLite and, with DATABASE_URL set, on PostgreSQL (see docs/robustness.md). Each case goes
 through the annotator page (htmx POST) and through the REST API.
 """
+
 import pytest
 from django.urls import reverse
 
@@ -24,13 +25,19 @@ def shared(tiny_corpus, make_user, client):
 
 
 def page_judge(client, fold, item, value, sub):
-    return client.post(reverse("judge", args=[fold.pk]), {"item": item.pk, "value": value, "submission_id": sub},
-                       HTTP_HX_REQUEST="true")
+    return client.post(
+        reverse("judge", args=[fold.pk]),
+        {"item": item.pk, "value": value, "submission_id": sub},
+        HTTP_HX_REQUEST="true",
+    )
 
 
 def api_judge(client, fold, item, value, sub):
-    return client.post(reverse("api-judge", args=[fold.pk]), {"item": item.pk, "label": value, "submission_id": sub},
-                       content_type="application/json")
+    return client.post(
+        reverse("api-judge", args=[fold.pk]),
+        {"item": item.pk, "label": value, "submission_id": sub},
+        content_type="application/json",
+    )
 
 
 SENDERS = {"page": page_judge, "api": api_judge}
@@ -64,7 +71,9 @@ def test_an_id_used_on_another_item_is_saved(shared, via):
     assert send(client, fold, first, "correct", "same-id").status_code == 200
     assert send(client, fold, second, "partial", "same-id").status_code == 200
     assert {l.triplet_id: l.value for l in Label.objects.filter(annotator=shared["ann"])} == {
-        first.triplet_id: "correct", second.triplet_id: "partial"}
+        first.triplet_id: "correct",
+        second.triplet_id: "partial",
+    }
 
 
 @pytest.mark.parametrize("via", SENDERS)
@@ -102,8 +111,11 @@ def test_a_skip_then_a_label_with_the_same_id_is_a_conflict_not_a_silent_drop(sh
     client, fold = shared["client"], shared["folds"][0]
     item = items_of(fold)[0]
     client.force_login(shared["ann"])
-    skip = client.post(reverse("judge", args=[fold.pk]), {"item": item.pk, "action": "skip", "submission_id": "k"},
-                       HTTP_HX_REQUEST="true")
+    skip = client.post(
+        reverse("judge", args=[fold.pk]),
+        {"item": item.pk, "action": "skip", "submission_id": "k"},
+        HTTP_HX_REQUEST="true",
+    )
     assert skip.status_code == 200
     assert page_judge(client, fold, item, "correct", "k").status_code == 409
     assert Label.objects.get(annotator=shared["ann"], triplet=item.triplet).skipped

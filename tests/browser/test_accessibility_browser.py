@@ -4,6 +4,7 @@ shortcut overlay, flag dialog, item list with filters and review mode; adjudicat
 finished report, unassign confirmation, API docs, admin lists and change forms), no serious or critical
 violation (this includes colour contrast AA and accessible names); styled 403/404/lockout pages with a way back;
 the annotate page usable at 390 px wide."""
+
 from pathlib import Path
 
 import pytest
@@ -41,8 +42,11 @@ def axe_violations(page, skip=()):
     page.evaluate(AXE.read_text())  # evaluated through the DevTools protocol: no inline script, CSP holds
     rules = {rule: {"enabled": False} for rule in skip}
     result = page.evaluate("rules => axe.run(document, {resultTypes: ['violations'], rules})", rules)
-    return [f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
-            for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 @pytest.fixture
@@ -58,22 +62,44 @@ def site(live_server, tiny_corpus, framed_corpus, make_user, monkeypatch):  # no
     make_user("res", "researcher")
     make_user("boss", "admin")
     assignment = Assignment.objects.get(fold=fold)
-    report = Job.objects.create(kind="report", status=Job.RUNNING, progress_done=1, progress_total=4,
-                                params={"corpus": tiny_corpus.name})
+    report = Job.objects.create(
+        kind="report", status=Job.RUNNING, progress_done=1, progress_total=4, params={"corpus": tiny_corpus.name}
+    )
     judge = Judge.objects.create(name="tiny-judge", prompt="Is {answer} right for {question}? {context}")
-    return {"report": report, "fold": fold, "frame_fold": frame_fold, "corpus": framed_corpus,
-            "assignment": assignment, "judge": judge}
+    return {
+        "report": report,
+        "fold": fold,
+        "frame_fold": frame_fold,
+        "corpus": framed_corpus,
+        "assignment": assignment,
+        "judge": judge,
+    }
 
 
 def finished_report(tmp_path, researcher):
     """A succeeded report with tables, figures and a judge's PPI card (the report page with data)."""
     corpus = labelled_corpus(tmp_path)
-    rows = sorted({(p.question.external_id, p.answer)
-                   for p in Prediction.objects.filter(question__corpus=corpus).select_related("question")})
-    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", [
-        {"question_id": q, "answer": a, "annotator": "judge-a",
-         "label": "correct" if a.startswith("gold") or i % 7 == 0 else "incorrect"} for i, (q, a) in enumerate(rows)]),
-        corpus)
+    rows = sorted(
+        {
+            (p.question.external_id, p.answer)
+            for p in Prediction.objects.filter(question__corpus=corpus).select_related("question")
+        }
+    )
+    import_judge_labels(
+        write_jsonl(
+            tmp_path / "j.jsonl",
+            [
+                {
+                    "question_id": q,
+                    "answer": a,
+                    "annotator": "judge-a",
+                    "label": "correct" if a.startswith("gold") or i % 7 == 0 else "incorrect",
+                }
+                for i, (q, a) in enumerate(rows)
+            ],
+        ),
+        corpus,
+    )
     job = start_report(corpus, researcher, n_boot=0, figures=True)
     build_report(job.pk)
     job.refresh_from_db()
@@ -86,17 +112,35 @@ def pages_for(role, site):
     (first-run guidelines, overlays, review mode) are walked in annotator_states."""
     f, c = site["fold"], site["fold"].corpus
     common = ["/", "/no-such-page/", "/api/docs/", "/api/redoc/"]
-    research = ["/research/", f"/research/reports/{site['report'].pk}/", "/research/conclusions/", "/folds/",
-                f"/folds/{c.pk}/adjudicate/"] + ([f"/research/reports/{site['done'].pk}/"] if site.get("done") else [])
+    research = [
+        "/research/",
+        f"/research/reports/{site['report'].pk}/",
+        "/research/conclusions/",
+        "/folds/",
+        f"/folds/{c.pk}/adjudicate/",
+    ] + ([f"/research/reports/{site['done'].pk}/"] if site.get("done") else [])
     return {
-        "ann": common + [f"/annotate/{f.pk}/items/", f"/annotate/{f.pk}/items/?show=judged&label=correct",
-                         f"/frames/check/{site['frame_fold'].pk}/", "/folds/", "/annotate/99999/",
-                         "/research/"],
+        "ann": common
+        + [
+            f"/annotate/{f.pk}/items/",
+            f"/annotate/{f.pk}/items/?show=judged&label=correct",
+            f"/frames/check/{site['frame_fold'].pk}/",
+            "/folds/",
+            "/annotate/99999/",
+            "/research/",
+        ],
         "res": common + research,
-        "boss": common + research + [
-            f"/folds/{c.pk}/unassign/{site['assignment'].pk}/", "/admin/", "/admin/core/job/",
-            f"/admin/core/job/{site['report'].pk}/change/", f"/admin/annotation/corpus/{c.pk}/change/",
-            f"/admin/models_runner/judge/{site['judge'].pk}/change/", "/admin/models_runner/judge/add/"],
+        "boss": common
+        + research
+        + [
+            f"/folds/{c.pk}/unassign/{site['assignment'].pk}/",
+            "/admin/",
+            "/admin/core/job/",
+            f"/admin/core/job/{site['report'].pk}/change/",
+            f"/admin/annotation/corpus/{c.pk}/change/",
+            f"/admin/models_runner/judge/{site['judge'].pk}/change/",
+            "/admin/models_runner/judge/add/",
+        ],
     }[role]
 
 
@@ -196,5 +240,5 @@ def test_annotate_page_is_usable_at_390_px(page, live_server, site):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no horizontal overflow
     for name in ["Correct", "Partially correct", "Incorrect", "Skip"]:
         box = page.get_by_role("button", name=name, exact=False).first.bounding_box()
-        assert box and 0 <= box["x"] and box["x"] + box["width"] <= 390 and box["y"] + box["height"] <= 844, name
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["y"] + box["height"] <= 844, name
     page.screenshot(path="/tmp/h12_annotate_frame_corpus_390.png")

@@ -1,4 +1,5 @@
 """An annotator logs in, labels with the keyboard and sees progress move; labels reach the database."""
+
 import pytest
 
 from annotation.assignments import assign_fold

@@ -1,5 +1,6 @@
 """The live conclusions page (SPEC 10) in headless Chromium: it updates by itself (htmx polling) after
 human labels are added, at 1366 and 390 px wide."""
+
 import os
 
 import pytest
@@ -22,8 +23,10 @@ def right(system, i):
 
 @pytest.fixture
 def judged_corpus(tmp_path):
-    qs = [{"id": f"q{i}", "context": f"Team {i} won.", "question": f"Who won {i}?", "answers": [f"Team {i}"]}
-          for i in range(N)]
+    qs = [
+        {"id": f"q{i}", "context": f"Team {i} won.", "question": f"Who won {i}?", "answers": [f"Team {i}"]}
+        for i in range(N)
+    ]
     preds, judge = [], []
     for system in SYSTEMS:
         for i in range(N):
@@ -37,7 +40,9 @@ def judged_corpus(tmp_path):
         key = (p["question_id"], p["answer"])
         if key not in seen:
             seen.add(key)
-            judge.append({**p, "annotator": "gpt-judge", "label": "correct" if p["answer"].startswith("Team") else "incorrect"})
+            judge.append(
+                {**p, "annotator": "gpt-judge", "label": "correct" if p["answer"].startswith("Team") else "incorrect"}
+            )
             judge[-1].pop("system")
     import_judge_labels(write_jsonl(tmp_path / "j.jsonl", judge), corpus)
     return corpus, preds
@@ -49,8 +54,14 @@ def human_labels(tmp_path, preds, questions, name):
         i = int(p["question_id"][1:])
         if i in questions and (p["question_id"], p["answer"]) not in seen:
             seen.add((p["question_id"], p["answer"]))
-            rows.append({"question_id": p["question_id"], "answer": p["answer"], "annotator": "ann",
-                         "label": "correct" if p["answer"].startswith("Team") else "incorrect"})
+            rows.append(
+                {
+                    "question_id": p["question_id"],
+                    "answer": p["answer"],
+                    "annotator": "ann",
+                    "label": "correct" if p["answer"].startswith("Team") else "incorrect",
+                }
+            )
     return write_jsonl(tmp_path / name, rows)
 
 
@@ -58,7 +69,7 @@ def test_live_page_updates_when_labels_arrive(page, live_server, judged_corpus, 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     monkeypatch.setattr("evaluation.live.POLL_SECONDS", 1)
     corpus, preds = judged_corpus
-    import_labels(human_labels(tmp_path, preds, range(0, 6), "l1.jsonl"), corpus)
+    import_labels(human_labels(tmp_path, preds, range(6), "l1.jsonl"), corpus)
     make_user("res", "researcher")
     login(page, live_server, "res")
     page.goto(f"{live_server.url}/research/conclusions/?corpus=live&half_width=0.05")

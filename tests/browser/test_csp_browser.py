@@ -1,6 +1,7 @@
 """The pages work under their Content-Security-Policy (no bypass): the annotator labels with the
 keyboard (htmx + static scripts only), the fold page's selector submits, and the browser reports no
 CSP violation."""
+
 import pytest
 from playwright.sync_api import expect
 
@@ -38,8 +39,9 @@ def test_fold_selector_submits_under_the_csp(browser, live_server, tiny_corpus, 
     from annotation.importers import import_corpus
     from tests.conftest import write_jsonl
 
-    import_corpus(write_jsonl(tmp_path / "c.jsonl", [{"id": "z1", "context": "c", "question": "q", "answers": ["a"]}]),
-                  "zeta")
+    import_corpus(
+        write_jsonl(tmp_path / "c.jsonl", [{"id": "z1", "context": "c", "question": "q", "answers": ["a"]}]), "zeta"
+    )
     boss = make_user("boss", "admin")
     context = browser.new_context()
     page = context.new_page()

@@ -1,4 +1,5 @@
 """An annotator rates one frame check with the keyboard in headless Chromium; the row reaches the DB."""
+
 import os
 
 import pytest

@@ -1,4 +1,5 @@
 """Guidelines, answer highlight and flags in Chromium (issue 12, point 3)."""
+
 import pytest
 
 from annotation.assignments import assign_fold
@@ -9,7 +10,9 @@ from tests.browser_fixtures import login
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_first_run_guidelines_highlight_and_flag_with_the_keyboard(page, live_server, tiny_corpus, make_user, monkeypatch):
+def test_first_run_guidelines_highlight_and_flag_with_the_keyboard(
+    page, live_server, tiny_corpus, make_user, monkeypatch
+):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     tiny_corpus.guidelines = "# Our rules\n\nJudge **only** the answer.\n\n<script>window.pwned = 1</script>"
     tiny_corpus.save()

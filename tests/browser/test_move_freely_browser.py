@@ -1,5 +1,6 @@
 """Moving freely in Chromium (issue 12, point 2): `?` overlay, item list, jump, review mode; screenshots
 at 1366 and 390 px wide (/tmp/h12_*.png) to look at."""
+
 import pytest
 
 from annotation.assignments import assign_fold

@@ -1,5 +1,6 @@
 """An open-domain corpus end to end (issue 11 point 3): imported with no passage, folds, labelled in
 Chromium, then reported."""
+
 import pytest
 
 from annotation.assignments import assign_fold
@@ -8,9 +9,9 @@ from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, Label
 from evaluation import database
 from evaluation.report import ReportConfig, compute_report
+from tests.annotation.test_open_domain import PREDICTIONS, QUESTIONS
 from tests.browser_fixtures import login
 from tests.conftest import write_jsonl
-from tests.annotation.test_open_domain import PREDICTIONS, QUESTIONS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -2,6 +2,7 @@
 alpha with its n, annotator pairs undefined below 2 shared items, skipped factors with their
 reasons, readable numbers, the coverage warning, and tables that sort on a click; at 1366 and
 390 px wide (screenshots under /tmp for a look)."""
+
 import os
 import random
 
@@ -26,10 +27,21 @@ def labelled_corpus(tmp_path):
     for i in range(60):
         frame = f"Frame{i % 6}"
         hard = i % 2 == 0
-        corpus.append({"id": f"q{i}", "context": f"Context {i}.", "question": f"Question {i}?", "answers": [f"gold {i}"],
-                       "frame": frame, "lu": f"w{i % 3}.v", "lu_pos": "noun" if hard else "verb",
-                       "frame_elements": ["A"] * (1 if hard else 3), "coref": hard, "trigger_in_question": not hard,
-                       "frame_freq": 10 + i % 6})
+        corpus.append(
+            {
+                "id": f"q{i}",
+                "context": f"Context {i}.",
+                "question": f"Question {i}?",
+                "answers": [f"gold {i}"],
+                "frame": frame,
+                "lu": f"w{i % 3}.v",
+                "lu_pos": "noun" if hard else "verb",
+                "frame_elements": ["A"] * (1 if hard else 3),
+                "coref": hard,
+                "trigger_in_question": not hard,
+                "frame_freq": 10 + i % 6,
+            }
+        )
         for system, good in (("sys-a", 0.95 if not hard else 0.35), ("sys-b", 0.8), ("sys-c", 0.7)):
             right = rng.random() < good
             answer = f"gold {i}" if right else f"{system} wrong {i}"
@@ -43,11 +55,17 @@ def labelled_corpus(tmp_path):
         value = "correct" if p["answer"].startswith("gold") else "incorrect"
         labels.append({**{k: p[k] for k in ("question_id", "answer")}, "annotator": "ann1", "label": value})
         if int(p["question_id"][1:]) < 12:  # a second annotator on the first questions
-            labels.append({**{k: p[k] for k in ("question_id", "answer")}, "annotator": "ann2",
-                           "label": value if rng.random() < 0.8 else "partial"})
+            labels.append(
+                {
+                    **{k: p[k] for k in ("question_id", "answer")},
+                    "annotator": "ann2",
+                    "label": value if rng.random() < 0.8 else "partial",
+                }
+            )
     labels.append({"question_id": "q30", "answer": "gold 30", "annotator": "ann3", "label": "partial"})  # 1 shared
-    files = [write_jsonl(tmp_path / n, rows) for n, rows in
-             (("c.jsonl", corpus), ("p.jsonl", preds), ("l.jsonl", labels))]
+    files = [
+        write_jsonl(tmp_path / n, rows) for n, rows in (("c.jsonl", corpus), ("p.jsonl", preds), ("l.jsonl", labels))
+    ]
     import_corpus(files[0], "lab")
     c = Corpus.objects.get(name="lab")
     import_predictions(files[1], c)
@@ -70,7 +88,11 @@ def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, set
 
     # choices printed, marks explained
     choices = page.inner_text("#report-choices")
-    assert "labels of one answer mean: labels of an answer averaged" in choices and "raw p < 0.05" in choices and "Holm" in choices
+    assert (
+        "labels of one answer mean: labels of an answer averaged" in choices
+        and "raw p < 0.05" in choices
+        and "Holm" in choices
+    )
     # coverage warning: sys-c below 100 %, and a ranking that could flip
     warning = page.inner_text("#coverage-warning")
     assert "sys-c" in warning and "could flip" in warning
@@ -85,7 +107,9 @@ def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, set
     assert int(cell.inner_text().rstrip("*†")) < 0
     assert "p " in cell.get_attribute("title") and "U " in cell.get_attribute("title")
     # skipped factor with its reason
-    assert "dist" in page.inner_text("#skipped-factors") and "no question has ‘dist’" in page.inner_text("#skipped-factors")
+    assert "dist" in page.inner_text("#skipped-factors") and "no question has ‘dist’" in page.inner_text(
+        "#skipped-factors"
+    )
     # agreement: overall alpha with n, a pair with one shared item undefined with its n
     agreement = page.inner_text("#agreement")
     assert "n = " in agreement and "items with two or more labels" in agreement
@@ -95,13 +119,18 @@ def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, set
 
     # sorting: the systems table by Hscore, ascending then descending (static JS, no inline script)
     assert page.locator("script:not([src])").count() == 0 or all(
-        "htmx" in (s or "") for s in page.locator("script:not([src])").all_inner_texts())
+        "htmx" in (s or "") for s in page.locator("script:not([src])").all_inner_texts()
+    )
     header = page.locator("#systems-table thead th", has_text="Hscore")
     index = page.locator("#systems-table thead th").all_inner_texts().index(header.inner_text())
 
     def column():
-        return [float(t) for t in page.locator(f"#systems-table tbody tr td:nth-child({index + 1})").all_inner_texts()
-                if t.split("\n")[0].strip() != "—" for t in [t.split("\n")[0]]]
+        return [
+            float(t)
+            for t in page.locator(f"#systems-table tbody tr td:nth-child({index + 1})").all_inner_texts()
+            if t.split("\n")[0].strip() != "—"
+            for t in [t.split("\n")[0]]
+        ]
 
     header.click()
     values = column()
@@ -125,12 +154,25 @@ def test_report_page_with_a_judge(page, live_server, make_user, tmp_path, settin
     settings.MEDIA_ROOT = tmp_path / "media"
     corpus = labelled_corpus(tmp_path)
     rng = random.Random(1)
-    rows = {(p.question.external_id, p.answer) for p in Prediction.objects.filter(question__corpus=corpus)
-            .select_related("question")}
-    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", [
-        {"question_id": q, "answer": a, "annotator": "judge-a",
-         "label": ("correct" if a.startswith("gold") else "incorrect") if rng.random() < 0.9 else "partial"}
-        for q, a in sorted(rows)]), corpus)
+    rows = {
+        (p.question.external_id, p.answer)
+        for p in Prediction.objects.filter(question__corpus=corpus).select_related("question")
+    }
+    import_judge_labels(
+        write_jsonl(
+            tmp_path / "j.jsonl",
+            [
+                {
+                    "question_id": q,
+                    "answer": a,
+                    "annotator": "judge-a",
+                    "label": ("correct" if a.startswith("gold") else "incorrect") if rng.random() < 0.9 else "partial",
+                }
+                for q, a in sorted(rows)
+            ],
+        ),
+        corpus,
+    )
     job = start_report(corpus, make_user("res", "researcher"), n_boot=0, figures=False)
     build_report(job.pk)
     job.refresh_from_db()

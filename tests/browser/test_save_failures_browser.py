@@ -4,6 +4,7 @@ Each case presses a label key while the save cannot succeed, checks that the pag
 the buttons with the item and the chosen label kept, then lets the save through and checks that
 exactly one judgement was stored, under the submission id the page was rendered with.
 """
+
 import re
 
 import pytest
@@ -31,8 +32,11 @@ def annotating(page, live_server, tiny_corpus, make_user, monkeypatch):
 
 
 def shown(page):
-    return {"answer": page.inner_text("#answer"), "item": page.input_value("input[name=item]"),
-            "submission_id": page.input_value("input[name=submission_id]")}
+    return {
+        "answer": page.inner_text("#answer"),
+        "item": page.input_value("input[name=item]"),
+        "submission_id": page.input_value("input[name=submission_id]"),
+    }
 
 
 def expect_kept(page, before, words, label_class):
@@ -42,7 +46,9 @@ def expect_kept(page, before, words, label_class):
     assert page.get_attribute(".save-status", "role") == "alert"
     assert page.inner_text("#answer") == before["answer"]
     assert page.input_value("input[name=item]") == before["item"]
-    assert page.locator(f"button.{label_class}.pending").count() == 1, page.evaluate("sessionStorage.getItem('qaeval.pendingSave')")
+    assert page.locator(f"button.{label_class}.pending").count() == 1, page.evaluate(
+        "sessionStorage.getItem('qaeval.pendingSave')"
+    )
     return status
 
 
@@ -117,8 +123,9 @@ def test_a_changed_choice_while_unsaved_is_sent_with_a_new_id(annotating):
     page.keyboard.press("3")  # the annotator changes their mind while it is not saved
     expect_kept(page, before, "cannot be reached", "incorrect")
     page.unroute("**/judge/")
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '1 / {annotating['total']}'",
-                           timeout=20000)
+    page.wait_for_function(
+        f"document.querySelector('#progress-count').textContent === '1 / {annotating['total']}'", timeout=20000
+    )
     label = Label.objects.get()
     assert label.value == "incorrect" and label.events.count() == 1
 

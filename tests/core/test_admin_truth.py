@@ -1,4 +1,5 @@
 """Admin pages that tell the truth (issue 12, point 5): job list, frame-check folds, removal asks first."""
+
 import pytest
 from django.urls import reverse
 
@@ -15,13 +16,19 @@ def test_job_progress_text_never_shows_a_zero_total():
     assert Job(progress_done=1057, progress_total=0, status=Job.SUCCEEDED).progress_text == "1057 done"
     assert Job(progress_done=3, progress_total=10, status=Job.RUNNING).progress_text == "3 / 10"
     assert Job(status=Job.CREATED).progress_text == "not started"
-    assert Job(error="Traceback...\n  File x\nValueError: bad.jsonl:3: field 'id'\n").error_summary == \
-        "ValueError: bad.jsonl:3: field 'id'"
+    assert (
+        Job(error="Traceback...\n  File x\nValueError: bad.jsonl:3: field 'id'\n").error_summary
+        == "ValueError: bad.jsonl:3: field 'id'"
+    )
 
 
 def test_job_list_shows_progress_and_error_refreshes_while_running_and_rows_are_read_only(admin_client):
-    failed = Job.objects.create(kind="import_corpus", status=Job.FAILED, progress_done=1057,
-                                error="Traceback\nImportError: data.jsonl:7: field 'question': missing")
+    failed = Job.objects.create(
+        kind="import_corpus",
+        status=Job.FAILED,
+        progress_done=1057,
+        error="Traceback\nImportError: data.jsonl:7: field 'question': missing",
+    )
     html = admin_client.get(reverse("admin:core_job_changelist")).content.decode()
     assert "1057 done" in html and "1057 / 0" not in html
     assert "data.jsonl:7: field &#x27;question&#x27;: missing" in html
@@ -49,7 +56,9 @@ def test_frame_check_folds_are_built_and_assigned_from_the_folds_page(admin_clie
     admin_client.post(url, {"action": "assign_all", "kind": "frame"})
     assert Assignment.objects.filter(fold__kind=Fold.KIND_FRAME, annotator=ann).count() == 1
     assert Assignment.objects.filter(fold__kind=Fold.KIND_FRAME, annotator=other).count() == 1
-    bad = admin_client.post(url, {"action": "build_frames", "frame_k": 0, "frame_seed": 0, "frame_overlap": 1.0}, follow=True)
+    bad = admin_client.post(
+        url, {"action": "build_frames", "frame_k": 0, "frame_seed": 0, "frame_overlap": 1.0}, follow=True
+    )
     assert "frame_k" in bad.content.decode() and frame_folds.count() == 2
 
 
@@ -63,5 +72,7 @@ def test_removing_an_assignment_asks_for_confirmation(admin_client, tiny_corpus,
     confirm = admin_client.get(confirm_url)
     assert confirm.status_code == 200 and "Remove ann from" in confirm.content.decode()
     assert Assignment.objects.filter(pk=assignment.pk).exists()  # asking removes nothing
-    admin_client.post(reverse("fold-action", args=[tiny_corpus.pk]), {"action": "unassign", "assignment": assignment.pk})
+    admin_client.post(
+        reverse("fold-action", args=[tiny_corpus.pk]), {"action": "unassign", "assignment": assignment.pk}
+    )
     assert not Assignment.objects.filter(pk=assignment.pk).exists()

@@ -1,5 +1,6 @@
 """API for tools (issue 12, point 7): DRF tokens created in the admin; Swagger UI and Redoc served with
 local assets (drf-spectacular-sidecar), no CDN."""
+
 import re
 
 import pytest

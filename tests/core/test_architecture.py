@@ -1,5 +1,6 @@
 """The house rules of docs/architecture.md, as bin/check-architecture checks them (.ci/run and the
 pre-commit hooks run the script too): the tree keeps them, and the check does catch each breach."""
+
 import importlib.machinery
 import importlib.util
 import textwrap
@@ -30,15 +31,22 @@ def write(root, rel, text):
     path.write_text(textwrap.dedent(text))
 
 
-@pytest.mark.parametrize(("rel", "text", "expected"), [
-    ("annotation/x.py", "from evaluation.metrics import f1\n", "annotation imports evaluation.metrics: evaluation sits above"),
-    ("core/x.py", "import annotation.models\n", "core imports annotation.models: annotation sits above"),
-    ("frames/x.py", "from evaluation import report\n", "frames imports evaluation.report: evaluation sits above"),
-    ("evaluation/x.py", "from annotation.views.access import x\n", "another app's views module"),
-    ("evaluation/y.py", "from annotation import api\n", "another app's api module"),
-    ("models_runner/x.py", "from core.admin import JobAdmin\n", "another app's admin module"),
-    ("frames/long.py", "def f():\n" + "    x = 1\n" * 80, "function f is 81 lines (at most 80)"),
-])
+@pytest.mark.parametrize(
+    ("rel", "text", "expected"),
+    [
+        (
+            "annotation/x.py",
+            "from evaluation.metrics import f1\n",
+            "annotation imports evaluation.metrics: evaluation sits above",
+        ),
+        ("core/x.py", "import annotation.models\n", "core imports annotation.models: annotation sits above"),
+        ("frames/x.py", "from evaluation import report\n", "frames imports evaluation.report: evaluation sits above"),
+        ("evaluation/x.py", "from annotation.views.access import x\n", "another app's views module"),
+        ("evaluation/y.py", "from annotation import api\n", "another app's api module"),
+        ("models_runner/x.py", "from core.admin import JobAdmin\n", "another app's admin module"),
+        ("frames/long.py", "def f():\n" + "    x = 1\n" * 80, "function f is 81 lines (at most 80)"),
+    ],
+)
 def test_each_breach_is_caught(tmp_path, rel, text, expected):
     write(tmp_path, rel, text)
     found = list(check.breaches(tmp_path))

@@ -4,6 +4,7 @@ The rule lives in ``tests/conftest.py`` (``require`` / ``skip_or_fail`` and the 
 Each case runs pytest in a subprocess on a tiny test file whose conftest takes those hooks, with the
 environment of the case: CI, QAEVAL_SERVICES and a DATABASE_URL that nothing answers at.
 """
+
 import os
 import re
 import socket
@@ -16,7 +17,7 @@ from tests.conftest import REPO
 
 CONFTEST = "from tests.conftest import pytest_collection_modifyitems, pytest_runtest_setup  # noqa: F401\n"
 INI = "[pytest]\nmarkers =\n    services: needs PostgreSQL, Redis and a real Celery worker\n"
-TESTS = '''
+TESTS = """
 import pytest
 
 from tests.conftest import require
@@ -33,7 +34,7 @@ def test_services():
 
 def test_plain():
     pass
-'''
+"""
 
 
 def free_port():
@@ -46,15 +47,37 @@ def run(tmp_path, **env):
     (tmp_path / "pytest.ini").write_text(INI)
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_tiny.py").write_text(TESTS)
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("CI", "QAEVAL_SERVICES", "DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
-             and not k.startswith("PYTEST_")}
-    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:django", "-p", "no:xdist", "-p", "no:cacheprovider",
-                          "-rA", "test_tiny.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                         env={**clean, "PYTHONPATH": str(REPO), **env})
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CI", "QAEVAL_SERVICES", "DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+        and not k.startswith("PYTEST_")
+    }
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:django",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "-rA",
+            "test_tiny.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**clean, "PYTHONPATH": str(REPO), **env},
+    )
     summary = out.stdout.strip().splitlines()[-1]
-    counts = {word.rstrip("s") if word.startswith("error") else word: int(n)
-              for n, word in re.findall(r"(\d+) (passed|failed|skipped|deselected|errors?)", summary)}
+    counts = {
+        word.rstrip("s") if word.startswith("error") else word: int(n)
+        for n, word in re.findall(r"(\d+) (passed|failed|skipped|deselected|errors?)", summary)
+    }
     return out.returncode, counts, out.stdout
 
 

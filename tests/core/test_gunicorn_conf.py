@@ -1,4 +1,5 @@
 """bin/run-demo's gunicorn configuration loads everything before the workers fork."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +28,12 @@ print("evaluation.report" in sys.modules, "pandas" in sys.modules,
 
 
 def test_when_ready_imports_the_views_and_templates_and_closes_connections(tmp_path):
-    env = {"DJANGO_SETTINGS_MODULE": "config.test_settings", "QAEVAL_VAR_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
-           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "QAEVAL_VAR_DIR": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
     out = subprocess.run([sys.executable, "-c", CHECK], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True", "True", "True"], out.stdout

@@ -1,5 +1,6 @@
 """Job and WorkerBeat moved from the annotation app to core without moving a row: a database
 migrated as it was before the move keeps every job, its links and its permissions."""
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -23,17 +24,21 @@ def test_rows_links_and_permissions_survive_the_move():
     ContentType.objects.clear_cache()
     old = migrate(BEFORE)
     try:
-        job_type, _ = old.get_model("contenttypes", "ContentType").objects.get_or_create(app_label="annotation",
-                                                                                         model="job")
+        job_type, _ = old.get_model("contenttypes", "ContentType").objects.get_or_create(
+            app_label="annotation", model="job"
+        )
         view_job, _ = old.get_model("auth", "Permission").objects.get_or_create(
-            content_type=job_type, codename="view_job", defaults={"name": "Can view job"})
+            content_type=job_type, codename="view_job", defaults={"name": "Can view job"}
+        )
         user = old.get_model("auth", "User").objects.create(username="u")
-        job = old.get_model("annotation", "Job").objects.create(kind="inference", status="succeeded", created_by=user,
-                                                                params={"k": 1}, progress_done=2, progress_total=2)
+        job = old.get_model("annotation", "Job").objects.create(
+            kind="inference", status="succeeded", created_by=user, params={"k": 1}, progress_done=2, progress_total=2
+        )
         corpus = old.get_model("annotation", "Corpus").objects.create(name="c")
         system = old.get_model("annotation", "System").objects.create(name="s", kind="model")
-        old.get_model("models_runner", "InferenceRun").objects.create(job=job, corpus=corpus, system=system,
-                                                                      backend="baseline")
+        old.get_model("models_runner", "InferenceRun").objects.create(
+            job=job, corpus=corpus, system=system, backend="baseline"
+        )
         old.get_model("annotation", "WorkerBeat").objects.create(name="w1", queues="default")
         group = old.get_model("auth", "Group").objects.create(name="watchers")
         group.permissions.add(view_job)
@@ -54,5 +59,6 @@ def test_rows_links_and_permissions_survive_the_move():
     assert ContentType.objects.get_for_model(Job).app_label == "core"
     assert not ContentType.objects.filter(app_label="annotation", model__in=["job", "workerbeat"]).exists()
     assert list(Group.objects.get(name="watchers").permissions.values_list("content_type__app_label", "codename")) == [
-        ("core", "view_job")]
+        ("core", "view_job")
+    ]
     assert Job._meta.db_table == "annotation_job" and WorkerBeat._meta.db_table == "annotation_workerbeat"

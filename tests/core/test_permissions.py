@@ -7,6 +7,7 @@ The URLs come from the resolver (config/urls.py and the apps' urls): a URL witho
 an admin URL without a row fails the same test. The objects the URLs name are built once for the
 module (``world``); each role's test sends every method to every URL and lists all differences.
 """
+
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
@@ -289,8 +290,9 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         users = {}
         for role, username in (("annotator", "ann"), ("researcher", "res"), ("admin", "adm")):
             # the admin as load_demo makes it: staff, superuser and in the admin group
-            users[role] = get_user_model().objects.create_user(username, is_staff=role == "admin",
-                                                               is_superuser=role == "admin")
+            users[role] = get_user_model().objects.create_user(
+                username, is_staff=role == "admin", is_superuser=role == "admin"
+            )
             users[role].groups.add(Group.objects.get_or_create(name=role)[0])
         tiny, framed = build_tiny_corpus(folder), build_framed_corpus()
         Judge.objects.create(name="matrix-judge", prompt="Is {answer} right for {question}? {context}")
@@ -298,20 +300,31 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         assign_fold(fold, users["annotator"])
         client = Client()
         client.force_login(users["admin"])
-        for data in ({"action": "build_frames", "frame_k": 2, "frame_seed": 0, "frame_overlap": 0},
-                     {"action": "assign_all", "kind": "frame"}):
+        for data in (
+            {"action": "build_frames", "frame_k": 2, "frame_seed": 0, "frame_overlap": 0},
+            {"action": "assign_all", "kind": "frame"},
+        ):
             resp = client.post(reverse("fold-action", args=[framed.pk]), data, follow=True)
             assert not [str(m) for m in resp.context["messages"] if m.level_tag == "error"]
         with TestCase.captureOnCommitCallbacks(execute=False):
-            run = client.post(reverse("api-runs"), {"corpus": tiny.name, "system": "matrix-run", "backend": "baseline"},
-                              content_type="application/json")
+            run = client.post(
+                reverse("api-runs"),
+                {"corpus": tiny.name, "system": "matrix-run", "backend": "baseline"},
+                content_type="application/json",
+            )
         assert run.status_code == 202, run.content
         client.force_login(users["researcher"])
         app.conf.task_always_eager = True
         try:
             with override_settings(CELERY_TASK_ALWAYS_EAGER=True), TestCase.captureOnCommitCallbacks(execute=True):
-                form = {"corpus": tiny.name, "alpha": 5, "metric": "hscore", "n_boot": 0, "human_aggregate": "mean",
-                        "significance": "raw"}
+                form = {
+                    "corpus": tiny.name,
+                    "alpha": 5,
+                    "metric": "hscore",
+                    "n_boot": 0,
+                    "human_aggregate": "mean",
+                    "significance": "raw",
+                }
                 report = client.post(reverse("reports"), form)
         finally:
             app.conf.task_always_eager = False
@@ -320,9 +333,15 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         assert client.get(reverse("api-report", args=[report_pk])).json()["status"] == "succeeded"
         frame_fold = Assignment.objects.filter(fold__corpus=framed, annotator=users["annotator"]).first().fold
         yield {
-            "users": users, "fold": fold.pk, "item": fold.items.first().pk, "corpus": tiny.pk,
-            "assignment": Assignment.objects.get(fold=fold).pk, "frame_fold": frame_fold.pk,
-            "frame_item": frame_fold.items.first().pk, "report": report_pk, "run": run.json()["id"],
+            "users": users,
+            "fold": fold.pk,
+            "item": fold.items.first().pk,
+            "corpus": tiny.pk,
+            "assignment": Assignment.objects.get(fold=fold).pk,
+            "frame_fold": frame_fold.pk,
+            "frame_item": frame_fold.items.first().pk,
+            "report": report_pk,
+            "run": run.json()["id"],
         }
         transaction.set_rollback(True)
 
@@ -334,16 +353,35 @@ def url_kwargs(name, w):
     frame, frame_item = {"fold_id": w["frame_fold"]}, {"fold_id": w["frame_fold"], "item_id": w["frame_item"]}
     corpus, my_fold = {"corpus_id": w["corpus"]}, {"pk": w["fold"]}
     return {
-        "annotate": fold, "annotate-item": item, "previous": fold, "judge": fold, "item-list": fold, "review": fold,
-        "flag-item": fold, "frame-check": frame, "frame-check-item": frame_item, "frame-check-previous": frame,
-        "frame-check-rate": frame, "fold-action": corpus, "adjudicate": corpus,
+        "annotate": fold,
+        "annotate-item": item,
+        "previous": fold,
+        "judge": fold,
+        "item-list": fold,
+        "review": fold,
+        "flag-item": fold,
+        "frame-check": frame,
+        "frame-check-item": frame_item,
+        "frame-check-previous": frame,
+        "frame-check-rate": frame,
+        "fold-action": corpus,
+        "adjudicate": corpus,
         "fold-unassign": {**corpus, "assignment_id": w["assignment"]},
-        "api-corpus": {"pk": w["corpus"]}, "api-job": report, "api-job-cancel": report,
-        "api-next-item": my_fold, "api-item": {"pk": w["fold"], "item_id": w["item"]}, "api-judge": my_fold,
-        "report-detail": report, "report-progress": report, "report-file": {**report, "name": "report.json"},
-        "api-report": report, "api-report-json": report, "api-report-files": report,
+        "api-corpus": {"pk": w["corpus"]},
+        "api-job": report,
+        "api-job-cancel": report,
+        "api-next-item": my_fold,
+        "api-item": {"pk": w["fold"], "item_id": w["item"]},
+        "api-judge": my_fold,
+        "report-detail": report,
+        "report-progress": report,
+        "report-file": {**report, "name": "report.json"},
+        "api-report": report,
+        "api-report-json": report,
+        "api-report-files": report,
         "api-report-file": {**report, "name": "report.json"},
-        "api-run": {"pk": w["run"]}, "api-run-cancel": {"pk": w["run"]},
+        "api-run": {"pk": w["run"]},
+        "api-run-cancel": {"pk": w["run"]},
     }.get(name, {})
 
 
@@ -365,8 +403,14 @@ def observed(resp, path, w):
     for short, prefix in (("L", f"{reverse('login')}?next="), ("AL", f"{reverse('admin:login')}?next=")):
         if where.startswith(prefix):
             return short
-    targets = {reverse("home"): "H", reverse("login"): "LI", reverse("fold-assignments"): "S", path: "self",
-               reverse("annotate", args=[w["fold"]]): "A", reverse("admin:index"): "AI"}
+    targets = {
+        reverse("home"): "H",
+        reverse("login"): "LI",
+        reverse("fold-assignments"): "S",
+        path: "self",
+        reverse("annotate", args=[w["fold"]]): "A",
+        reverse("admin:index"): "AI",
+    }
     base = where.split("?")[0]
     if base in targets:
         return targets[base]
@@ -442,7 +486,7 @@ def admin_matrix():
         model, *codes = line.split()
         assert len(codes) == 2 * len(ADMIN_VIEWS), line
         for i, view in enumerate(ADMIN_VIEWS):
-            rows[f"{model}.{view}"] = dict(zip(ADMIN_METHODS, codes[2 * i:2 * i + 2]))
+            rows[f"{model}.{view}"] = dict(zip(ADMIN_METHODS, codes[2 * i : 2 * i + 2]))
     for line in ADMIN_OTHERS.strip().splitlines()[1:]:
         key, *codes = line.split()
         rows[key] = dict(zip(ADMIN_METHODS, codes))
@@ -453,7 +497,8 @@ def admin_expected(key, role):
     if role == "admin":
         return admin_matrix().get(key)
     return {"login": {"get": "200", "post": "200"}, "logout": {"get": "AI", "post": "AI"}}.get(
-        key, {"get": "AL", "post": "AL"})
+        key, {"get": "AL", "post": "AL"}
+    )
 
 
 def admin_url_patterns():
@@ -464,8 +509,9 @@ def admin_url_patterns():
         if not name.startswith("admin:"):
             continue
         # a model's own views carry their ModelAdmin; a custom view (get_urls) is one of its methods
-        model_admin = getattr(p.callback, "model_admin", None) or getattr(getattr(p.callback, "__wrapped__", None),
-                                                                          "__self__", None)
+        model_admin = getattr(p.callback, "model_admin", None) or getattr(
+            getattr(p.callback, "__wrapped__", None), "__self__", None
+        )
         model = getattr(model_admin, "model", None)
         key = name.removeprefix("admin:")
         if model is not None:
@@ -496,6 +542,7 @@ def admin_urls(w):
 
 
 # --- the tests ---------------------------------------------------------------------------------
+
 
 def show(key, role, codes):
     return f"{key:22} {role:11} " + " ".join(f"{c:4}" for c in codes).rstrip()
@@ -532,8 +579,9 @@ def test_matrix(world, db, client, role):
         want = [(admin_expected(key, role) or {}).get(m) for m in ADMIN_METHODS]
         got.append(show(f"admin {key}", role, codes))
         if codes != want:
-            failures.append(f"admin {key} ({path}) as {role}: got {' '.join(codes)}, "
-                            f"expected {' '.join(map(str, want))}")
+            failures.append(
+                f"admin {key} ({path}) as {role}: got {' '.join(codes)}, expected {' '.join(map(str, want))}"
+            )
     assert not failures, "\n".join(failures) + "\n\nall answers:\n" + "\n".join(got)
 
 
@@ -553,8 +601,12 @@ def test_every_url_has_a_row():
 def test_other_annotator_gets_404_for_fold_they_do_not_have(world, client, make_user):
     client.force_login(make_user("stranger", "annotator"))
     f, i = world["fold"], world["item"]
-    for name, kwargs in (("annotate", {"fold_id": f}), ("annotate-item", {"fold_id": f, "item_id": i}),
-                         ("api-next-item", {"pk": f}), ("api-item", {"pk": f, "item_id": i})):
+    for name, kwargs in (
+        ("annotate", {"fold_id": f}),
+        ("annotate-item", {"fold_id": f, "item_id": i}),
+        ("api-next-item", {"pk": f}),
+        ("api-item", {"pk": f, "item_id": i}),
+    ):
         assert client.get(reverse(name, kwargs=kwargs)).status_code == 404, name
     assert client.post(reverse("judge", args=[f]), {"item": i, "value": "correct"}).status_code == 404
 

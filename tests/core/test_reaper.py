@@ -5,6 +5,7 @@ A running job whose heartbeat is silent: a kind with a registered resume functio
 asked to be cancelled is cancelled; after ``JOB_MAX_ATTEMPTS`` a resumable job is failed too.
 Several reapers at once act once. The pages and the API say "stalled" while it waits.
 """
+
 from datetime import timedelta
 
 import pytest
@@ -28,8 +29,13 @@ def sent(monkeypatch):
 
 def running(kind, resumable=False, silent=120, attempts=1, **fields):
     job = create_job(kind, resumable=resumable)
-    Job.objects.filter(pk=job.pk).update(status=Job.RUNNING, attempts=attempts, worker="host:1",
-                                         heartbeat_at=timezone.now() - timedelta(seconds=silent), **fields)
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.RUNNING,
+        attempts=attempts,
+        worker="host:1",
+        heartbeat_at=timezone.now() - timedelta(seconds=silent),
+        **fields,
+    )
     return Job.objects.get(pk=job.pk)
 
 
@@ -44,7 +50,9 @@ def test_resumable_kind_is_sent_again_others_fail(sent):
     back = Job.objects.get(pk=resumable.pk)
     assert back.status == Job.CREATED and "queued again to resume" in back.message
     failed = Job.objects.get(pk=plain.pk)
-    assert failed.status == Job.FAILED and failed.error.startswith("worker lost") and "nothing was applied" in failed.error
+    assert (
+        failed.status == Job.FAILED and failed.error.startswith("worker lost") and "nothing was applied" in failed.error
+    )
     assert "saved work is kept" in Job.objects.get(pk=unregistered.pk).error
     assert Job.objects.get(pk=fresh.pk).status == Job.RUNNING
     # a second reaper (another worker) finds nothing left to do
@@ -86,7 +94,6 @@ def test_the_api_and_the_page_say_stalled(client, make_user, settings):
     assert body.status_code == 409 and body.json()["stalled"] is True
 
 
-
 def test_the_platform_registers_its_resumable_kinds_with_their_real_tasks(monkeypatch):
     """Inference (to its own queue), frame prediction and LLM judge runs are re-sent by the reaper."""
     import models_runner.tasks as runner_tasks
@@ -94,9 +101,10 @@ def test_the_platform_registers_its_resumable_kinds_with_their_real_tasks(monkey
 
     assert {"inference", "frames", "judge"} <= set(reaper.resumers())
     sent = []
-    for task in (runner_tasks.run_inference, runner_tasks.run_inference_gpu, runner_tasks.run_judge,
-                 predict_frames):
-        monkeypatch.setattr(task, "apply_async", lambda args, queue=None, _name=task.name: sent.append((_name, args[0], queue)))
+    for task in (runner_tasks.run_inference, runner_tasks.run_inference_gpu, runner_tasks.run_judge, predict_frames):
+        monkeypatch.setattr(
+            task, "apply_async", lambda args, queue=None, _name=task.name: sent.append((_name, args[0], queue))
+        )
     gpu = running("inference", resumable=True, params={"queue": "gpu"})
     judge = running("judge", resumable=True, params={"queue": "default"})
     frames = running("frames", resumable=True)

@@ -1,5 +1,6 @@
 """One base class for the errors whose message says it all: a job that raises one fails with that
 message alone (and its ``as_dict`` in the result); any other error keeps its traceback for admins."""
+
 import pytest
 
 from core.errors import UserFacingError
@@ -18,8 +19,16 @@ def test_the_user_facing_errors_share_one_base():
     from models_runner.judging import JudgeError
     from models_runner.loading import ModelNotFound
 
-    for cls in (InterchangeError, ReportInputError, BackendError, ChatError, RunError, JudgeError, ModelNotFound,
-                BrokerUnavailable):
+    for cls in (
+        InterchangeError,
+        ReportInputError,
+        BackendError,
+        ChatError,
+        RunError,
+        JudgeError,
+        ModelNotFound,
+        BrokerUnavailable,
+    ):
         assert issubclass(cls, UserFacingError), cls
     # ... and stay what callers catch them as.
     assert issubclass(InterchangeError, ValueError) and issubclass(ModelNotFound, FileNotFoundError)

@@ -1,21 +1,23 @@
 """How core is wired: the Job API keeps its addresses, resumable kinds are found without importing
 anything by hand, every worker gets the reaper, and apps keep to their floors."""
+
 import ast
 import os
 import subprocess
 import sys
 
-import pytest
 from django.urls import resolve, reverse
 
 from tests.conftest import REPO
 
 
-
 def test_the_job_endpoints_keep_their_addresses_and_names():
-    assert [reverse("api-jobs"), reverse("api-jobs-health"), reverse("api-job", args=[7]),
-            reverse("api-job-cancel", args=[7])] == ["/api/jobs/", "/api/jobs/health/", "/api/jobs/7/",
-                                                      "/api/jobs/7/cancel/"]
+    assert [
+        reverse("api-jobs"),
+        reverse("api-jobs-health"),
+        reverse("api-job", args=[7]),
+        reverse("api-job-cancel", args=[7]),
+    ] == ["/api/jobs/", "/api/jobs/health/", "/api/jobs/7/", "/api/jobs/7/cancel/"]
     assert resolve("/api/jobs/7/").func.view_class.__module__ == "core.api"
     assert reverse("download-judge-labels") == "/downloads/judge-labels/"
     assert resolve("/downloads/judge-labels/").func.__module__ == "models_runner.views"
@@ -28,11 +30,19 @@ def test_the_old_admin_addresses_of_jobs_lead_to_the_new_ones(admin_client):
 
 
 def test_a_fresh_process_knows_every_resumable_kind_and_connects_the_reaper():
-    code = ("import django; django.setup(); from core.reaper import resumers; "
-            "from celery.signals import worker_ready; from core.worker import start_reaper; import config.celery; "
-            "print(sorted(resumers())); print(any(r() is start_reaper for _, r in worker_ready.receivers))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"})
+    code = (
+        "import django; django.setup(); from core.reaper import resumers; "
+        "from celery.signals import worker_ready; from core.worker import start_reaper; import config.celery; "
+        "print(sorted(resumers())); print(any(r() is start_reaper for _, r in worker_ready.receivers))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"},
+    )
     assert out.returncode == 0, out.stderr
     kinds, connected = out.stdout.strip().splitlines()[-2:]
     assert {"inference", "judge", "frames"} <= set(ast.literal_eval(kinds)) and connected == "True"

@@ -1,4 +1,3 @@
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -43,20 +42,35 @@ def test_pairs_use_only_shared_items():
 
 def test_labels_ordinal_vs_nominal():
     # Disagreements between neighbours (partial/correct) cost less ordinally than nominally.
-    rows = pd.DataFrame([
-        {"item": i, "annotator": a, "value": v}
-        for i, (x, y) in enumerate([("correct", "correct"), ("correct", "partial"), ("incorrect", "incorrect"),
-                                    ("partial", "partial"), ("correct", "correct"), ("incorrect", "incorrect")])
-        for a, v in (("ann1", x), ("ann2", y))
-    ])
+    rows = pd.DataFrame(
+        [
+            {"item": i, "annotator": a, "value": v}
+            for i, (x, y) in enumerate(
+                [
+                    ("correct", "correct"),
+                    ("correct", "partial"),
+                    ("incorrect", "incorrect"),
+                    ("partial", "partial"),
+                    ("correct", "correct"),
+                    ("incorrect", "incorrect"),
+                ]
+            )
+            for a, v in (("ann1", x), ("ann2", y))
+        ]
+    )
     out = krippendorff_alpha(rows, LABEL_RANKS)
     assert out["alpha_ordinal"] > out["alpha_nominal"]
     assert out["n_items"] == 6
 
 
 def test_undefined_alpha_is_none_and_single_labels_ignored():
-    rows = pd.DataFrame([{"item": 1, "annotator": "a", "value": "full"}, {"item": 1, "annotator": "b", "value": "full"},
-                         {"item": 2, "annotator": "a", "value": "erroneous"}])
+    rows = pd.DataFrame(
+        [
+            {"item": 1, "annotator": "a", "value": "full"},
+            {"item": 1, "annotator": "b", "value": "full"},
+            {"item": 2, "annotator": "a", "value": "erroneous"},
+        ]
+    )
     out = krippendorff_alpha(rows, FRAME_CHECK_RANKS)
     assert out["alpha_ordinal"] is None and out["alpha_nominal"] is None
     assert out["n_items"] == 1 and out["n_labels"] == 2
@@ -73,8 +87,17 @@ def test_pair_sharing_one_item_is_undefined_with_its_n():
     from annotation.labels import LABEL_RANKS
     from evaluation.agreement import krippendorff_alpha
 
-    rows = pd.DataFrame([("i1", "a", "correct"), ("i1", "b", "incorrect"), ("i2", "a", "correct"), ("i2", "c", "correct"),
-                         ("i3", "a", "partial"), ("i3", "c", "incorrect")], columns=["item", "annotator", "value"])
+    rows = pd.DataFrame(
+        [
+            ("i1", "a", "correct"),
+            ("i1", "b", "incorrect"),
+            ("i2", "a", "correct"),
+            ("i2", "c", "correct"),
+            ("i3", "a", "partial"),
+            ("i3", "c", "incorrect"),
+        ],
+        columns=["item", "annotator", "value"],
+    )
     out = krippendorff_alpha(rows, LABEL_RANKS)
     pairs = {tuple(p["annotators"]): p for p in out["pairs"]}
     ab = pairs[("a", "b")]

@@ -1,5 +1,6 @@
 """The report in the app: the Celery task over the database, the researcher pages, the REST API,
 and who may reach them (role x endpoint x method)."""
+
 import json
 
 import pytest
@@ -53,7 +54,16 @@ def test_task_computes_report_from_database(world):
     assert rows["reference"]["hscore"] == pytest.approx(0.625)
     assert data["partitions"]["n_systems"] == 3  # reference does not vote
     assert data["agreement"]["n_items"] == 1
-    assert {"report.json", "systems.csv", "systems.tex", "figure3_partitions.png", "figure3_partitions.pdf", "figure3_partitions.svg", "table1_systems.csv", "table1_systems.tex"} <= set(job.result["files"])
+    assert {
+        "report.json",
+        "systems.csv",
+        "systems.tex",
+        "figure3_partitions.png",
+        "figure3_partitions.pdf",
+        "figure3_partitions.svg",
+        "table1_systems.csv",
+        "table1_systems.tex",
+    } <= set(job.result["files"])
 
 
 def test_database_inputs_match_offline_computation(world):
@@ -62,8 +72,12 @@ def test_database_inputs_match_offline_computation(world):
     a = compute_report(q, p, l, ReportConfig(n_boot=0)).data["systems"]
     # the same labels keyed by (question, answer) instead of triplet ids give the same scores
     tmap = {f"t{t.pk}": (t.question.external_id, t.answer) for t in Triplet.objects.select_related("question")}
-    offline_labels = l.assign(question_id=l["tkey"].map(lambda k: tmap[k][0]), answer=l["tkey"].map(lambda k: tmap[k][1]))
-    b = compute_report(q, p.drop(columns="tkey"), offline_labels.drop(columns="tkey"), ReportConfig(n_boot=0)).data["systems"]
+    offline_labels = l.assign(
+        question_id=l["tkey"].map(lambda k: tmap[k][0]), answer=l["tkey"].map(lambda k: tmap[k][1])
+    )
+    b = compute_report(q, p.drop(columns="tkey"), offline_labels.drop(columns="tkey"), ReportConfig(n_boot=0)).data[
+        "systems"
+    ]
     assert a == b
 
 
@@ -94,8 +108,9 @@ def test_pages_show_progress_tables_and_figures(world, client):
 
 def test_form_starts_a_report(world, client):
     client.force_login(world["users"]["researcher"])
-    resp = client.post("/research/", {"corpus": "tiny", "systems": "sys-beta, sys-alpha", "alpha": 3,
-                                      "metric": "em", "n_boot": 0})
+    resp = client.post(
+        "/research/", {"corpus": "tiny", "systems": "sys-beta, sys-alpha", "alpha": 3, "metric": "em", "n_boot": 0}
+    )
     job = Job.objects.filter(kind="report").order_by("-id").first()
     assert resp.status_code == 302 and resp["Location"] == f"/research/reports/{job.pk}/"
     assert job.params["systems"] == ["sys-beta", "sys-alpha"] and job.params["metric"] == "em"
@@ -104,7 +119,9 @@ def test_form_starts_a_report(world, client):
 
 def test_api_start_status_json_and_files(world, client):
     client.force_login(world["users"]["researcher"])
-    resp = client.post("/research/api/reports/", {"corpus": "tiny", "metric": "f1", "n_boot": 0}, content_type="application/json")
+    resp = client.post(
+        "/research/api/reports/", {"corpus": "tiny", "metric": "f1", "n_boot": 0}, content_type="application/json"
+    )
     assert resp.status_code == 202
     new = resp.json()["id"]
     assert client.get(f"/research/api/reports/{new}/").json()["status"] == "created"
@@ -172,9 +189,12 @@ def test_frame_section_in_database_report(world, make_user):
         outcome = FrameAnnotation.NO_TRIGGER if qid == "q3" else FrameAnnotation.DONE
         fa = FrameAnnotation.objects.create(question=question, lexicon=lexicon, outcome=outcome, frame_name="Win")
         if outcome == FrameAnnotation.DONE:
-            FrameCheck.objects.create(frame_annotation=fa, annotator=checker_a, frame_rating="full", fe_rating="partial")
-            FrameCheck.objects.create(frame_annotation=fa, annotator=checker_b, frame_rating="full" if i else "erroneous",
-                                      fe_rating="partial")
+            FrameCheck.objects.create(
+                frame_annotation=fa, annotator=checker_a, frame_rating="full", fe_rating="partial"
+            )
+            FrameCheck.objects.create(
+                frame_annotation=fa, annotator=checker_b, frame_rating="full" if i else "erroneous", fe_rating="partial"
+            )
     job = run_report(world["corpus"], world["users"]["researcher"], n_boot=0, figures=False)
     assert job.status == Job.SUCCEEDED, job.error
     data = json.loads((report_dir(job.pk) / "report.json").read_text())
@@ -190,17 +210,33 @@ def test_offline_and_in_app_reports_agree_on_the_same_data(world, tmp_path, sett
     from tests.conftest import write_jsonl
 
     rows = Label.objects.select_related("triplet__question", "annotator")
-    labels = write_jsonl(tmp_path / "labels.jsonl", [
-        {"question_id": r.triplet.question.external_id, "answer": r.triplet.answer, "annotator": r.annotator.username,
-         "label": r.value} for r in rows.order_by("updated_at", "id")])
+    labels = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            {
+                "question_id": r.triplet.question.external_id,
+                "answer": r.triplet.answer,
+                "annotator": r.annotator.username,
+                "label": r.value,
+            }
+            for r in rows.order_by("updated_at", "id")
+        ],
+    )
     # an extra label on an answer no system gave: it must not change the agreement
     extra = tmp_path / "labels.jsonl"
     with open(extra, "a", encoding="utf-8") as f:
         f.write(json.dumps({"question_id": "q2", "answer": "Krakow", "annotator": "ann2", "label": "correct"}) + "\n")
     job = run_report(world["corpus"], world["users"]["researcher"], n_boot=0, figures=False)
     app = json.loads((report_dir(job.pk) / "report.json").read_text())
-    call_command("report", corpus=str(tmp_path / "corpus.jsonl"), predictions=str(tmp_path / "predictions.jsonl"),
-                 labels=str(labels), out=str(tmp_path / "offline"), bootstrap=0, no_figures=True)
+    call_command(
+        "report",
+        corpus=str(tmp_path / "corpus.jsonl"),
+        predictions=str(tmp_path / "predictions.jsonl"),
+        labels=str(labels),
+        out=str(tmp_path / "offline"),
+        bootstrap=0,
+        no_figures=True,
+    )
     offline = json.loads((tmp_path / "offline" / "report.json").read_text())
     assert [r["system"] for r in offline["systems"]] == [r["system"] for r in app["systems"]]
     assert offline["systems"] == app["systems"]

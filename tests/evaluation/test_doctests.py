@@ -4,14 +4,27 @@ Every public function of the pure modules (no database) carries a numpydoc docst
 Parameters, Returns and Examples sections (as scikit-learn's metrics do); the database-bound
 modules carry Parameters and Returns.
 """
+
 import doctest
 import importlib
 import inspect
 
 import pytest
 
-PURE = ("metrics", "rover", "agreement", "factors", "stats", "paper", "figures", "outputs", "inputs", "ppi",
-        "page", "files")
+PURE = (
+    "metrics",
+    "rover",
+    "agreement",
+    "factors",
+    "stats",
+    "paper",
+    "figures",
+    "outputs",
+    "inputs",
+    "ppi",
+    "page",
+    "files",
+)
 DATABASE = ("judge_inputs", "database", "live")
 # functions that read the database: a docstring without an example
 NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json", "html_tables"}}

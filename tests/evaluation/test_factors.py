@@ -51,11 +51,15 @@ def test_empty_side_gives_nan_not_error():
 
 def test_predefined_factors():
     qs = questions(
-        frame_freq=[1.0, 2.0, 3.0, 4.0, None], coref=[True, False, None, True, False],
-        lu_pos=["noun", "verb", "noun", None, "adj"], trigger_in_question=[False, True, True, None, False],
+        frame_freq=[1.0, 2.0, 3.0, 4.0, None],
+        coref=[True, False, None, True, False],
+        lu_pos=["noun", "verb", "noun", None, "adj"],
+        trigger_in_question=[False, True, True, None, False],
         frame_elements=[["A"], ["A", "B"], ["A", "B", "C"], None, []],
     )
-    sides, thresholds = fx.factor_sides(qs, [fx.FACTORS_BY_NAME[n] for n in ("bias", "coref", "trigger", "lu_in_q", "nb_fes")])
+    sides, thresholds = fx.factor_sides(
+        qs, [fx.FACTORS_BY_NAME[n] for n in ("bias", "coref", "trigger", "lu_in_q", "nb_fes")]
+    )
     assert thresholds["bias"] == 3.0  # balanced: the rare values below 3 are 2 of the 4 questions
     assert list(sides["bias"].fillna(-1)) == [1, 1, 0, 0, -1]
     assert list(sides["coref"].fillna(-1)) == [1, 0, -1, 1, 0]
@@ -65,8 +69,10 @@ def test_predefined_factors():
 
 
 def test_entropy_from_corpus_and_lexicon():
-    qs = questions(frame=["F1", "F1", "F1", "F1", "F2", "F2", "F3", "F3", "F3", "F3", None],
-                   lu=["a.v", "a.v", "b.n", "b.n", "c.v", "c.v", "d.v", "e.v", "f.v", "g.v", None])
+    qs = questions(
+        frame=["F1", "F1", "F1", "F1", "F2", "F2", "F3", "F3", "F3", "F3", None],
+        lu=["a.v", "a.v", "b.n", "b.n", "c.v", "c.v", "d.v", "e.v", "f.v", "g.v", None],
+    )
     ent = fx.frame_entropy(qs)
     assert ent.to_dict() == pytest.approx({"F1": 1.0, "F2": 0.0, "F3": 2.0})
     side, threshold = fx.factor_side(qs, fx.FACTORS_BY_NAME["entropy"], ent)
@@ -115,7 +121,11 @@ def test_mann_whitney_from_tie_groups_equals_scipy_on_random_data():
             X[rng.random((n, cols)) < 0.25] = np.nan
         if trial % 7 == 0:
             X[:, 0] = 0.5
-        side = rng.choice([0.0, 1.0, np.nan], n, p=[0.5, 0.4, 0.1]) if trial % 4 else rng.choice([0.0, 1.0], n, p=[0.93, 0.07])
+        side = (
+            rng.choice([0.0, 1.0, np.nan], n, p=[0.5, 0.4, 0.1])
+            if trial % 4
+            else rng.choice([0.0, 1.0], n, p=[0.93, 0.07])
+        )
         ties = stats.tie_groups(X)
         for hard, easy in ((side == 1, side == 0), (side == 0, side == 1)):
             u, p = stats.mann_whitney(X, hard, easy, ties=ties)

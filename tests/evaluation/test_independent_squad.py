@@ -13,6 +13,7 @@ fractions, ROVER with a brute-force vote, factor sides and thresholds from their
 reliability matrix built here) come from libraries. Everything must agree: per-question scores and
 U exactly, means and p-values to 1e-9.
 """
+
 import json
 import math
 import random
@@ -21,7 +22,7 @@ import string
 import unicodedata
 from collections import Counter, defaultdict
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import krippendorff
 import numpy as np
@@ -41,6 +42,7 @@ FACTORS = ("bias", "coref", "trigger", "lu_in_q", "dist", "nb_fes", "entropy")
 
 # --- inputs --------------------------------------------------------------------------------------
 
+
 def simulate(corpus, predictions):
     rng = random.Random(15)
     frames = [f"Frame_{i}" for i in range(40)]
@@ -49,8 +51,12 @@ def simulate(corpus, predictions):
         r = random.Random(q["id"])
         frame = r.choice(frames)
         if r.random() < 0.95:
-            q.update(frame=frame, lu=f"{frame.lower()}_{r.randint(0, r.randint(0, 5))}.v",
-                     lu_pos=r.choice(["noun", "verb", "adj"]), frame_freq=freq[frame])
+            q.update(
+                frame=frame,
+                lu=f"{frame.lower()}_{r.randint(0, r.randint(0, 5))}.v",
+                lu_pos=r.choice(["noun", "verb", "adj"]),
+                frame_freq=freq[frame],
+            )
             if r.random() < 0.9:
                 q["frame_elements"] = ["FE"] * r.randint(0, 5)
         if r.random() < 0.9:
@@ -74,7 +80,7 @@ def simulate(corpus, predictions):
         annotators = r.sample(["ann1", "ann2", "ann3", "ann4"], 2 if r.random() < 0.1 else 1)
         for ann in annotators:
             noise = r.random()
-            label = ("correct" if quality == 1 else "partial" if quality > Fraction(1, 2) else "incorrect")
+            label = "correct" if quality == 1 else "partial" if quality > Fraction(1, 2) else "incorrect"
             if noise < 0.1:
                 label = r.choice(list(VALUES))
             labels.append({"question_id": p["question_id"], "answer": p["answer"], "annotator": ann, "label": label})
@@ -87,6 +93,7 @@ def ws(text):
 
 
 # --- SPEC 4, independently -----------------------------------------------------------------------
+
 
 def squad_normalize(s):
     s = s.lower()
@@ -109,7 +116,7 @@ def rouge_tokens(text):
     return tuple(re.findall(r"[^\W_]+", unicodedata.normalize("NFC", text).lower()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def lcs(a, b):
     prev = [0] * (len(b) + 1)
     for x in a:
@@ -131,6 +138,7 @@ def rouge_l(pred, gold):
 
 
 # --- helpers -------------------------------------------------------------------------------------
+
 
 def mean(values):
     values = [v for v in values if v is not None]
@@ -163,6 +171,7 @@ def alpha(matrix, level):
 
 # --- the test ------------------------------------------------------------------------------------
 
+
 def test_full_squad_dev_report_recomputed_independently():
     require(SQUAD.exists(), f"shared data not found at {SQUAD}")
     corpus = [json.loads(line) for line in open(SQUAD / "corpus.jsonl", encoding="utf-8")]
@@ -170,7 +179,6 @@ def test_full_squad_dev_report_recomputed_independently():
     corpus, labels = simulate(corpus, raw_predictions)
 
     # the report, through the same readers as the offline command
-    import pandas as pd
 
     from evaluation.inputs import labels_frame, predictions_frame, questions_frame
 
@@ -250,7 +258,9 @@ def test_full_squad_dev_report_recomputed_independently():
         assert close(r["hscore"], mean(scores["hscore"][s])), s
         assert close(r["hcorrect"], 100 * mean(scores["hcorrect"][s])), s
         known = sum(scores["hscore"][s][i] for i in labeled)
-        assert close(r["hscore_low"], known / len(present)) and close(r["hscore_high"], (known + len(present) - len(labeled)) / len(present))
+        assert close(r["hscore_low"], known / len(present)) and close(
+            r["hscore_high"], (known + len(present) - len(labeled)) / len(present)
+        )
     assert rows["logreg-baseline"]["missing"] == 13
 
     # partitions
@@ -273,8 +283,10 @@ def test_full_squad_dev_report_recomputed_independently():
     for q in corpus:
         if q.get("frame") and q.get("lu"):
             lus[q["frame"]][q["lu"]] += 1
-    entropy = {f: -sum((c / sum(cnt.values())) * math.log2(c / sum(cnt.values())) for c in cnt.values())
-               for f, cnt in lus.items()}
+    entropy = {
+        f: -sum((c / sum(cnt.values())) * math.log2(c / sum(cnt.values())) for c in cnt.values())
+        for f, cnt in lus.items()
+    }
     median_entropy = float(np.median(list(entropy.values())))
     rules = {
         "bias": lambda q: None if "frame_freq" not in q else q["frame_freq"] < bias_t,
@@ -367,7 +379,7 @@ def test_full_squad_dev_report_recomputed_independently():
     assert close(agreement["alpha_nominal"], alpha(matrix, "nominal"))
     pairs = {tuple(p["annotators"]): p for p in agreement["pairs"]}
     for i, x in enumerate(annotators):
-        for y in annotators[i + 1:]:
+        for y in annotators[i + 1 :]:
             shared = [k for k in multi if x in by_triplet[k] and y in by_triplet[k]]
             if not shared:
                 assert (x, y) not in pairs

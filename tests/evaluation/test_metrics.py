@@ -5,23 +5,29 @@ from rouge_score import rouge_scorer
 from evaluation import metrics
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("The Denver Broncos!", "denver broncos"),
-    ("  an   apple, a day ", "apple day"),
-    ("Theatre", "theatre"),  # articles only as whole words
-    ("24–10", "24–10"),  # the official script drops ASCII punctuation only
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("The Denver Broncos!", "denver broncos"),
+        ("  an   apple, a day ", "apple day"),
+        ("Theatre", "theatre"),  # articles only as whole words
+        ("24–10", "24–10"),  # the official script drops ASCII punctuation only
+    ],
+)
 def test_squad_normalization(text, expected):
     assert metrics.normalize_squad(text) == expected
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("L'homme", "homme"),
-    ("l'homme est là", "homme est là"),
-    ("aujourd'hui", "aujourdhui"),  # not an elision: the apostrophe goes, the word stays
-    ("Le château de l’Élysée.", "château élysée"),
-    ("qu'il", "qu il"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("L'homme", "homme"),
+        ("l'homme est là", "homme est là"),
+        ("aujourd'hui", "aujourdhui"),  # not an elision: the apostrophe goes, the word stays
+        ("Le château de l’Élysée.", "château élysée"),
+        ("qu'il", "qu il"),
+    ],
+)
 def test_french_normalization_keeps_accents_and_splits_elisions(text, expected):
     assert metrics.normalize_french(text) == expected
     assert metrics.normalize(text, "fr") == expected
@@ -91,8 +97,28 @@ def test_score_pairs_bulk_equals_single_functions_on_random_text():
     # score_pairs compares in bulk (token characters, rapidfuzz LCS); every value must be the
     # single functions' own, on text with repeats, articles, punctuation, accents and empties
     rng = np.random.default_rng(0)
-    words = ["the", "a", "cat", "Cat", "sat", "l'homme", "la", "réponse", "élégante", "2", "3€", "d'accord",
-             "...", "-", "x", "y", "an", "de", "Éte", "chat"]
+    words = [
+        "the",
+        "a",
+        "cat",
+        "Cat",
+        "sat",
+        "l'homme",
+        "la",
+        "réponse",
+        "élégante",
+        "2",
+        "3€",
+        "d'accord",
+        "...",
+        "-",
+        "x",
+        "y",
+        "an",
+        "de",
+        "Éte",
+        "chat",
+    ]
 
     def text():
         return " ".join(rng.choice(words, int(rng.integers(0, 6)))) + rng.choice(["", ".", "?", " !"])
@@ -148,7 +174,11 @@ def test_f_measures_equal_exact_fractions_on_random_counts():
 def test_rouge_l_equals_rouge_score_package():
     # the LCS F-measure of rouge-score (with the Unicode tokenizer), as an exact integer ratio
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=metrics.UnicodeTokenizer())
-    pairs = [("a b c d", "a c"), ("La réponse élégante", "réponse élégante"), ("x y z w v", "v w x y"),
-             ("the cat sat on the mat", "a cat on a mat sat")]
+    pairs = [
+        ("a b c d", "a c"),
+        ("La réponse élégante", "réponse élégante"),
+        ("x y z w v", "v w x y"),
+        ("the cat sat on the mat", "a cat on a mat sat"),
+    ]
     for pred, ref in pairs:
         assert metrics.rouge_l(pred, [ref]) == pytest.approx(scorer.score(ref, pred)["rougeL"].fmeasure, abs=1e-15)

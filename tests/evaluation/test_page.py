@@ -1,4 +1,5 @@
 """The report page's content (evaluation.page): formats, marks, warnings, reasons."""
+
 from evaluation import page
 from evaluation.report import ReportConfig, compute_report
 from tests.evaluation.test_report import frames
@@ -41,22 +42,70 @@ def test_ppi_tables_one_per_metric_formatted_like_the_systems_table():
     d = data()
     assert page.report_page(d)["ppi_tables"] == []  # no judge: no table
     d["ppi"] = [
-        {"system": "s1", "metric": "hscore", "n_total": 40, "n_human": 10, "lambda": 0.8123, "estimate": 0.71234,
-         "ci_low": 0.65, "ci_high": 0.7746, "classical": 0.7, "classical_ci_low": 0.6, "classical_ci_high": 0.8,
-         "gain": 2.5},
-        {"system": "s1", "metric": "hcorrect", "n_total": 40, "n_human": 10, "lambda": 0.5, "estimate": 61.25,
-         "ci_low": 50.0, "ci_high": 72.5, "classical": 60.0, "classical_ci_low": 45.0, "classical_ci_high": 75.0,
-         "gain": 1.25},
-        {"system": "s2", "metric": "hscore", "n_total": 40, "n_human": 1, "lambda": None, "estimate": 0.5,
-         "ci_low": None, "ci_high": None, "classical": 0.5, "classical_ci_low": None, "classical_ci_high": None,
-         "gain": None},
+        {
+            "system": "s1",
+            "metric": "hscore",
+            "n_total": 40,
+            "n_human": 10,
+            "lambda": 0.8123,
+            "estimate": 0.71234,
+            "ci_low": 0.65,
+            "ci_high": 0.7746,
+            "classical": 0.7,
+            "classical_ci_low": 0.6,
+            "classical_ci_high": 0.8,
+            "gain": 2.5,
+        },
+        {
+            "system": "s1",
+            "metric": "hcorrect",
+            "n_total": 40,
+            "n_human": 10,
+            "lambda": 0.5,
+            "estimate": 61.25,
+            "ci_low": 50.0,
+            "ci_high": 72.5,
+            "classical": 60.0,
+            "classical_ci_low": 45.0,
+            "classical_ci_high": 75.0,
+            "gain": 1.25,
+        },
+        {
+            "system": "s2",
+            "metric": "hscore",
+            "n_total": 40,
+            "n_human": 1,
+            "lambda": None,
+            "estimate": 0.5,
+            "ci_low": None,
+            "ci_high": None,
+            "classical": 0.5,
+            "classical_ci_low": None,
+            "classical_ci_high": None,
+            "gain": None,
+        },
     ]
     hscore, hcorrect = page.report_page(d)["ppi_tables"]
     assert (hscore["metric"], hscore["title"], hcorrect["metric"]) == ("hscore", "Hscore", "hcorrect")
     s1, s2 = hscore["rows"]
-    assert s1 == {"system": "s1", "n": "10 / 40", "n_sort": 10, "estimate": "0.712", "estimate_sort": repr(0.71234),
-                  "interval": "0.650 – 0.775", "classical": "0.700", "classical_sort": repr(0.7),
-                  "classical_interval": "0.600 – 0.800", "lambda": "0.81", "gain": "2.50×", "gain_sort": repr(2.5)}
+    assert s1 == {
+        "system": "s1",
+        "n": "10 / 40",
+        "n_sort": 10,
+        "estimate": "0.712",
+        "estimate_sort": repr(0.71234),
+        "interval": "0.650 – 0.775",
+        "classical": "0.700",
+        "classical_sort": repr(0.7),
+        "classical_interval": "0.600 – 0.800",
+        "lambda": "0.81",
+        "gain": "2.50×",
+        "gain_sort": repr(2.5),
+    }
     assert (s2["interval"], s2["lambda"], s2["gain"], s2["classical_interval"]) == ("—", "—", "—", "—")
     (c1,) = hcorrect["rows"]
-    assert (c1["estimate"], c1["interval"], c1["classical_interval"]) == ("61.2 %", "50.0 % – 72.5 %", "45.0 % – 75.0 %")
+    assert (c1["estimate"], c1["interval"], c1["classical_interval"]) == (
+        "61.2 %",
+        "50.0 % – 72.5 %",
+        "45.0 % – 75.0 %",
+    )

@@ -1,4 +1,5 @@
 """SPEC 10: classical and prediction-powered (PPI++) estimates, gain, agreement and validity guard."""
+
 import json
 import math
 
@@ -12,9 +13,9 @@ from tests.conftest import write_jsonl
 
 
 def test_spec10_by_hand_on_a_small_case():
-    h = [1, 0.5, 0, 1]          # human scores of the n = 4 labeled predictions
-    f = [1, 1, 0, 0.5]          # the judge's scores of the same predictions
-    fu = [1, 0, 0, 1]           # the judge's scores of the N_u = 4 unlabeled predictions
+    h = [1, 0.5, 0, 1]  # human scores of the n = 4 labeled predictions
+    f = [1, 1, 0, 0.5]  # the judge's scores of the same predictions
+    fu = [1, 0, 0, 1]  # the judge's scores of the N_u = 4 unlabeled predictions
     # By hand (fractions):
     # mean(h) = 2.5/4; deviations .375 -.125 -.625 .375 -> sum of squares .6875 -> var_n(h) = .6875/3 = 11/48
     # mean(f) = 2.5/4; deviations .375 .375 -.625 -.125 -> var_n(f) = 11/48 as well
@@ -22,12 +23,12 @@ def test_spec10_by_hand_on_a_small_case():
     # f over all 8: mean 4.5/8 = .5625, sum of squares 1.71875 -> var = 1.71875/7 = 11/44.8
     var_h, var_f, cov = 11 / 48, 11 / 48, 7 / 48
     var_all = 1.71875 / 7
-    lam = cov / ((1 + 4 / 4) * var_all)          # = 49/165, inside [0, 1]
+    lam = cov / ((1 + 4 / 4) * var_all)  # = 49/165, inside [0, 1]
     assert lam == pytest.approx(49 / 165)
     theta = (2.5 / 4 - lam * 2.5 / 4) + lam * 0.5
-    var_resid = var_h + lam ** 2 * var_f - 2 * lam * cov    # var_n(h - lam f)
-    var_fu = 1 / 3                                          # [1, 0, 0, 1]: 4 x .25 / 3
-    variance = var_resid / 4 + lam ** 2 * var_fu / 4
+    var_resid = var_h + lam**2 * var_f - 2 * lam * cov  # var_n(h - lam f)
+    var_fu = 1 / 3  # [1, 0, 0, 1]: 4 x .25 / 3
+    variance = var_resid / 4 + lam**2 * var_fu / 4
     classical_variance = var_h / 4
 
     e = ppi.estimate(h, f, fu)
@@ -39,8 +40,15 @@ def test_spec10_by_hand_on_a_small_case():
     assert e["classical_variance"] == pytest.approx(classical_variance, abs=1e-12)
     assert e["gain"] == pytest.approx(classical_variance / variance, abs=1e-12)
 
-    scores = pd.DataFrame({"system": "s", "h_hscore": h + [np.nan] * 4, "f_hscore": f + fu,
-                           "h_hcorrect": [1, 0, 0, 1] + [np.nan] * 4, "f_hcorrect": [1, 1, 0, 0] + [1, 0, 0, 1]})
+    scores = pd.DataFrame(
+        {
+            "system": "s",
+            "h_hscore": h + [np.nan] * 4,
+            "f_hscore": f + fu,
+            "h_hcorrect": [1, 0, 0, 1] + [np.nan] * 4,
+            "f_hcorrect": [1, 1, 0, 0] + [1, 0, 0, 1],
+        }
+    )
     row = ppi.ppi_rows(scores)[0]
     assert set(row) == set(ppi.ROW_KEYS)
     assert row["metric"] == "hscore" and row["n_total"] == 8 and row["n_human"] == 4
@@ -76,27 +84,43 @@ def test_a_perfect_judge_gives_a_large_gain_and_hcorrect_is_in_percent():
     rng = np.random.default_rng(0)
     truth = rng.choice([0.0, 0.5, 1.0], size=400)
     h = np.where(np.arange(400) < 40, truth, np.nan)
-    scores = pd.DataFrame({"system": "s", "h_hscore": h, "f_hscore": truth,
-                           "h_hcorrect": np.where(np.isnan(h), np.nan, truth == 1.0), "f_hcorrect": truth == 1.0})
+    scores = pd.DataFrame(
+        {
+            "system": "s",
+            "h_hscore": h,
+            "f_hscore": truth,
+            "h_hcorrect": np.where(np.isnan(h), np.nan, truth == 1.0),
+            "f_hcorrect": truth == 1.0,
+        }
+    )
     hscore, hcorrect = ppi.ppi_rows(scores)
     assert hscore["lambda"] > 0.8 and hscore["gain"] > 5
     assert hscore["ci_high"] - hscore["ci_low"] < hscore["classical_ci_high"] - hscore["classical_ci_low"]
-    assert hcorrect["estimate"] == pytest.approx(100 * (truth == 1.0)[:40].mean() * (1 - hcorrect["lambda"])
-                                                 + 100 * hcorrect["lambda"] * (truth == 1.0)[40:].mean())
+    assert hcorrect["estimate"] == pytest.approx(
+        100 * (truth == 1.0)[:40].mean() * (1 - hcorrect["lambda"])
+        + 100 * hcorrect["lambda"] * (truth == 1.0)[40:].mean()
+    )
 
 
 def test_labels_needed_and_settled_pairs():
-    row = {"n_human": 100, "n_total": 10000, "classical_ci_low": 0.5 - 1.96 * 0.4 / 10,
-           "classical_ci_high": 0.5 + 1.96 * 0.4 / 10, "gain": 2.0}
+    row = {
+        "n_human": 100,
+        "n_total": 10000,
+        "classical_ci_low": 0.5 - 1.96 * 0.4 / 10,
+        "classical_ci_high": 0.5 + 1.96 * 0.4 / 10,
+        "gain": 2.0,
+    }
     # sd 0.4: +-0.02 needs (1.96 * 0.4 / 0.02)^2 = 1536.64 -> 1537 without the judge, 769 with gain 2.
     assert ppi.labels_needed(row, 0.02) == 769 - 100
     assert ppi.labels_needed({**row, "gain": None}, 0.02) == 1537 - 100
     assert ppi.labels_needed({**row, "gain": 1000.0}, 0.02) == 0
     with pytest.raises(ValueError):
         ppi.labels_needed(row, 0)
-    rows = [{"system": "a", "metric": "hscore", "estimate": 0.8, "ci_low": 0.75, "ci_high": 0.85},
-            {"system": "b", "metric": "hscore", "estimate": 0.6, "ci_low": 0.55, "ci_high": 0.65},
-            {"system": "c", "metric": "hscore", "estimate": 0.7, "ci_low": 0.62, "ci_high": 0.78}]
+    rows = [
+        {"system": "a", "metric": "hscore", "estimate": 0.8, "ci_low": 0.75, "ci_high": 0.85},
+        {"system": "b", "metric": "hscore", "estimate": 0.6, "ci_low": 0.55, "ci_high": 0.65},
+        {"system": "c", "metric": "hscore", "estimate": 0.7, "ci_low": 0.62, "ci_high": 0.78},
+    ]
     pairs = {tuple(p["systems"]): p for p in ppi.settled_pairs(rows)}
     assert pairs[("a", "b")]["settled"] and pairs[("a", "b")]["ahead"] == "a"
     assert not pairs[("a", "c")]["settled"] and pairs[("a", "c")]["ahead"] is None
@@ -104,9 +128,16 @@ def test_labels_needed_and_settled_pairs():
 
 
 def test_judge_agreement_pairs_each_human_label_with_the_judge():
-    labels = pd.DataFrame({"tkey": ["t1", "t1", "t2", "t3"], "annotator": ["ann", "bob", "ann", "ann"],
-                           "label": ["correct", "partial", "incorrect", "correct"]})
-    judge = pd.DataFrame({"tkey": ["t1", "t2", "t3"], "annotator": "gpt", "label": ["correct", "incorrect", "incorrect"]})
+    labels = pd.DataFrame(
+        {
+            "tkey": ["t1", "t1", "t2", "t3"],
+            "annotator": ["ann", "bob", "ann", "ann"],
+            "label": ["correct", "partial", "incorrect", "correct"],
+        }
+    )
+    judge = pd.DataFrame(
+        {"tkey": ["t1", "t2", "t3"], "annotator": "gpt", "label": ["correct", "incorrect", "incorrect"]}
+    )
     out = ppi.judge_agreement(labels, judge)
     assert out["n_pairs"] == 4
     assert out["confusion"]["correct"] == {"correct": 1, "partial": 0, "incorrect": 1}
@@ -132,27 +163,54 @@ def test_validity_guard_reasons():
 
 
 def _offline_files(tmp_path):
-    questions = [{"id": f"q{i}", "context": f"Team {i} won.", "question": f"Who won {i}?", "answers": [f"Team {i}"]}
-                 for i in range(40)]
+    questions = [
+        {"id": f"q{i}", "context": f"Team {i} won.", "question": f"Who won {i}?", "answers": [f"Team {i}"]}
+        for i in range(40)
+    ]
     preds, labels, judge = [], [], []
     for i in range(40):
         for system, answer in (("good", f"Team {i}"), ("bad", f"Team {i + 1}" if i % 3 else f"Team {i}")):
             preds.append({"question_id": f"q{i}", "system": system, "answer": answer})
             right = answer == f"Team {i}"
-            judge.append({"question_id": f"q{i}", "answer": answer, "annotator": "gpt-judge",
-                          "label": "correct" if right else "incorrect"})
+            judge.append(
+                {
+                    "question_id": f"q{i}",
+                    "answer": answer,
+                    "annotator": "gpt-judge",
+                    "label": "correct" if right else "incorrect",
+                }
+            )
             if i % 4 == 0:
-                labels.append({"question_id": f"q{i}", "answer": answer, "annotator": "ann",
-                               "label": "correct" if right else "incorrect"})
-    return (write_jsonl(tmp_path / "c.jsonl", questions), write_jsonl(tmp_path / "p.jsonl", preds),
-            write_jsonl(tmp_path / "l.jsonl", labels), write_jsonl(tmp_path / "j.jsonl", judge))
+                labels.append(
+                    {
+                        "question_id": f"q{i}",
+                        "answer": answer,
+                        "annotator": "ann",
+                        "label": "correct" if right else "incorrect",
+                    }
+                )
+    return (
+        write_jsonl(tmp_path / "c.jsonl", questions),
+        write_jsonl(tmp_path / "p.jsonl", preds),
+        write_jsonl(tmp_path / "l.jsonl", labels),
+        write_jsonl(tmp_path / "j.jsonl", judge),
+    )
 
 
 def test_offline_report_with_judge_labels(tmp_path):
     corpus, preds, labels, judge = _offline_files(tmp_path)
     out = tmp_path / "out"
-    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), judge_labels=str(judge),
-                 out=str(out), bootstrap=0, no_figures=True, no_reference_system=True)
+    call_command(
+        "report",
+        corpus=str(corpus),
+        predictions=str(preds),
+        labels=str(labels),
+        judge_labels=str(judge),
+        out=str(out),
+        bootstrap=0,
+        no_figures=True,
+        no_reference_system=True,
+    )
     data = json.loads((out / "report.json").read_text())
     rows = {(r["system"], r["metric"]): r for r in data["ppi"]}
     assert set(rows) == {(s, m) for s in ("good", "bad") for m in ("hscore", "hcorrect")}
@@ -175,30 +233,65 @@ def _bad_mean(row):
 
 def test_offline_report_judge_labels_errors(tmp_path):
     corpus, preds, labels, judge = _offline_files(tmp_path)
-    two = write_jsonl(tmp_path / "two.jsonl", [
-        {"question_id": "q0", "answer": "Team 0", "annotator": "a", "label": "correct"},
-        {"question_id": "q1", "answer": "Team 1", "annotator": "b", "label": "correct"}])
+    two = write_jsonl(
+        tmp_path / "two.jsonl",
+        [
+            {"question_id": "q0", "answer": "Team 0", "annotator": "a", "label": "correct"},
+            {"question_id": "q1", "answer": "Team 1", "annotator": "b", "label": "correct"},
+        ],
+    )
     with pytest.raises(CommandError, match="several judges"):
-        call_command("report", corpus=str(corpus), predictions=str(preds), judge_labels=str(two),
-                     out=str(tmp_path / "o"), bootstrap=0, no_figures=True)
-    broken = write_jsonl(tmp_path / "broken.jsonl", [{"question_id": "q0", "answer": "x", "annotator": "a",
-                                                      "label": "great"}])
+        call_command(
+            "report",
+            corpus=str(corpus),
+            predictions=str(preds),
+            judge_labels=str(two),
+            out=str(tmp_path / "o"),
+            bootstrap=0,
+            no_figures=True,
+        )
+    broken = write_jsonl(
+        tmp_path / "broken.jsonl", [{"question_id": "q0", "answer": "x", "annotator": "a", "label": "great"}]
+    )
     with pytest.raises(CommandError, match="broken.jsonl:1"):
-        call_command("report", corpus=str(corpus), predictions=str(preds), judge_labels=str(broken),
-                     out=str(tmp_path / "o"), bootstrap=0, no_figures=True)
+        call_command(
+            "report",
+            corpus=str(corpus),
+            predictions=str(preds),
+            judge_labels=str(broken),
+            out=str(tmp_path / "o"),
+            bootstrap=0,
+            no_figures=True,
+        )
 
 
 def test_conclusions_api_and_page_roles(tiny_corpus, client, make_user, tmp_path):
     from annotation.importers import import_labels
     from models_runner.judging import import_judge_labels
 
-    rows = [("q1", "Denver Broncos", "correct"), ("q1", "Carolina Panthers", "incorrect"), ("q2", "Warsaw", "correct"),
-            ("q2", "Poland", "incorrect"), ("q2", "", "incorrect"), ("q3", "Santa Clara", "correct"),
-            ("q3", "Santa Clara, California", "partial")]
-    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", [
-        {"question_id": q, "answer": a, "annotator": "judge-a", "label": v} for q, a, v in rows]), tiny_corpus)
-    import_labels(write_jsonl(tmp_path / "l.jsonl", [
-        {"question_id": q, "answer": a, "annotator": "ann", "label": v} for q, a, v in rows[:4]]), tiny_corpus)
+    rows = [
+        ("q1", "Denver Broncos", "correct"),
+        ("q1", "Carolina Panthers", "incorrect"),
+        ("q2", "Warsaw", "correct"),
+        ("q2", "Poland", "incorrect"),
+        ("q2", "", "incorrect"),
+        ("q3", "Santa Clara", "correct"),
+        ("q3", "Santa Clara, California", "partial"),
+    ]
+    import_judge_labels(
+        write_jsonl(
+            tmp_path / "j.jsonl",
+            [{"question_id": q, "answer": a, "annotator": "judge-a", "label": v} for q, a, v in rows],
+        ),
+        tiny_corpus,
+    )
+    import_labels(
+        write_jsonl(
+            tmp_path / "l.jsonl",
+            [{"question_id": q, "answer": a, "annotator": "ann", "label": v} for q, a, v in rows[:4]],
+        ),
+        tiny_corpus,
+    )
     client.force_login(make_user("ann2", "annotator"))
     assert client.get("/research/api/conclusions/?corpus=tiny").status_code == 403
     assert client.get("/research/conclusions/?corpus=tiny").status_code == 403
@@ -227,19 +320,35 @@ def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
     from evaluation.judge_inputs import sample_facts
 
     folds = create_folds(tiny_corpus, k=3, seed=0, overlap=0)
-    assert sample_facts(tiny_corpus) == {"folds_not_started": 0, "skipped": 0, "imported": 0, "gold": 0,
-                                         "gold_keys": []}  # nothing started
+    assert sample_facts(tiny_corpus) == {
+        "folds_not_started": 0,
+        "skipped": 0,
+        "imported": 0,
+        "gold": 0,
+        "gold_keys": [],
+    }  # nothing started
     ann = make_user("ann", "annotator")
     first, second = (f.items.order_by("position").first().triplet for f in folds[:2])
     Label.objects.create(triplet=first, annotator=ann, fold=folds[0], value="correct", source="ui")
     Label.objects.create(triplet=second, annotator=ann, fold=folds[1], value=None, skipped=True, source="ui")
-    assert sample_facts(tiny_corpus) == {"folds_not_started": 1, "skipped": 1, "imported": 0, "gold": 0, "gold_keys": []}
+    assert sample_facts(tiny_corpus) == {
+        "folds_not_started": 1,
+        "skipped": 1,
+        "imported": 0,
+        "gold": 0,
+        "gold_keys": [],
+    }
 
 
 def test_conclusions_without_a_judge_are_classical():
     predictions = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "tkey": [f"t{i}" for i in range(8)]})
-    labels = pd.DataFrame({"tkey": ["t0", "t1", "t2", "t4", "t5"], "annotator": "ann",
-                           "label": ["correct", "correct", "incorrect", "incorrect", "partial"]})
+    labels = pd.DataFrame(
+        {
+            "tkey": ["t0", "t1", "t2", "t4", "t5"],
+            "annotator": "ann",
+            "label": ["correct", "correct", "incorrect", "incorrect", "partial"],
+        }
+    )
     out = ppi.conclusions(predictions, labels, None, metric="hscore", half_width=0.1)
     a, b = sorted(out["rows"], key=lambda r: r["system"])
     assert not out["has_judge"] and out["reasons"] == [] and out["n_human"] == 5

@@ -1,5 +1,6 @@
 """The report end to end on hand-made data: human metrics through triplets, ROVER as a system,
 factors, agreement, strict JSON, the offline command and the hard-subset export."""
+
 import json
 import math
 import shutil
@@ -17,10 +18,26 @@ from evaluation.report import ReportConfig, compute_report
 from tests.conftest import require, write_jsonl
 
 CORPUS = [
-    {"id": "q1", "context": "Denver Broncos won.", "question": "Who won?", "answers": ["Denver Broncos"],
-     "dist": 1, "frame": "Win", "lu": "win.v", "frame_elements": ["Winner", "Prize", "Time"]},
-    {"id": "q2", "context": "Warsaw is the capital.", "question": "Capital?", "answers": ["Warsaw"],
-     "dist": 3, "frame": "Capital", "lu": "capital.n", "frame_elements": ["City"]},
+    {
+        "id": "q1",
+        "context": "Denver Broncos won.",
+        "question": "Who won?",
+        "answers": ["Denver Broncos"],
+        "dist": 1,
+        "frame": "Win",
+        "lu": "win.v",
+        "frame_elements": ["Winner", "Prize", "Time"],
+    },
+    {
+        "id": "q2",
+        "context": "Warsaw is the capital.",
+        "question": "Capital?",
+        "answers": ["Warsaw"],
+        "dist": 3,
+        "frame": "Capital",
+        "lu": "capital.n",
+        "frame_elements": ["City"],
+    },
     {"id": "q3", "context": "x", "question": "y?", "answers": ["z"], "custom": "kept"},
 ]
 PREDICTIONS = [
@@ -44,8 +61,11 @@ LABELS = [
 
 @pytest.fixture
 def files(tmp_path):
-    return (write_jsonl(tmp_path / "corpus.jsonl", CORPUS), write_jsonl(tmp_path / "predictions.jsonl", PREDICTIONS),
-            write_jsonl(tmp_path / "labels.jsonl", LABELS))
+    return (
+        write_jsonl(tmp_path / "corpus.jsonl", CORPUS),
+        write_jsonl(tmp_path / "predictions.jsonl", PREDICTIONS),
+        write_jsonl(tmp_path / "labels.jsonl", LABELS),
+    )
 
 
 def frames():
@@ -120,8 +140,18 @@ def test_bad_inputs_are_clear_errors():
 def test_offline_command_writes_every_file(files, tmp_path):
     corpus, preds, labels = files
     out = tmp_path / "out"
-    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(out),
-                 alpha=5, metric="hscore", bootstrap=100, hard_factors="nb_fes", hard_partitions="1")
+    call_command(
+        "report",
+        corpus=str(corpus),
+        predictions=str(preds),
+        labels=str(labels),
+        out=str(out),
+        alpha=5,
+        metric="hscore",
+        bootstrap=100,
+        hard_factors="nb_fes",
+        hard_partitions="1",
+    )
     names = {p.name for p in out.iterdir()}
     for stem in ("systems", "partitions", "factors_hscore", "factors_f1", "per_frame"):
         assert {f"{stem}.csv", f"{stem}.tex"} <= names
@@ -168,12 +198,15 @@ def test_strict_json_rejects_nan():
 
 # --- coverage, aggregation, reference, paper tables (SPEC 3, 9, 11) ------------------------------
 
+
 def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_flip():
     q, p, l = frames()
     rows = by_system(compute_report(q, p, l, ReportConfig(n_boot=0)))
     # s1: 3 predictions, labeled q1 (0.75, 50 %) and q2 (1.0, 100 %), q3 unlabeled
     assert rows["s1"]["hscore_low"] == (0.75 + 1.0) / 3 and rows["s1"]["hscore_high"] == (0.75 + 1.0 + 1) / 3
-    assert rows["s1"]["hcorrect_low"] == pytest.approx(100 * 1.5 / 3) and rows["s1"]["hcorrect_high"] == pytest.approx(100 * 2.5 / 3)
+    assert rows["s1"]["hcorrect_low"] == pytest.approx(100 * 1.5 / 3) and rows["s1"]["hcorrect_high"] == pytest.approx(
+        100 * 2.5 / 3
+    )
     # s3: both predictions labeled (Carolina incorrect; "" unlabeled -> coverage 1/2)
     assert rows["s3"]["hscore_low"] == 0.0 and rows["s3"]["hscore_high"] == 0.5
     report = compute_report(q, p, l, ReportConfig(n_boot=0))
@@ -187,9 +220,11 @@ def test_ranking_flips_need_overlapping_bounds_and_partial_coverage():
     from evaluation.report import ranking_flips
 
     full = {"coverage": 1.0}
-    rows = [{"system": "a", "hscore": 0.9, "hscore_low": 0.9, "hscore_high": 0.9, **full},
-            {"system": "b", "hscore": 0.8, "hscore_low": 0.8, "hscore_high": 0.8, **full},
-            {"system": "c", "hscore": 0.85, "hscore_low": 0.7, "hscore_high": 0.95, "coverage": 0.8}]
+    rows = [
+        {"system": "a", "hscore": 0.9, "hscore_low": 0.9, "hscore_high": 0.9, **full},
+        {"system": "b", "hscore": 0.8, "hscore_low": 0.8, "hscore_high": 0.8, **full},
+        {"system": "c", "hscore": 0.85, "hscore_low": 0.7, "hscore_high": 0.95, "coverage": 0.8},
+    ]
     assert [(f["higher"], f["lower"]) for f in ranking_flips(rows)] == [("a", "c"), ("c", "b")]
     rows[2].update(hscore_low=0.84, hscore_high=0.86)
     assert ranking_flips(rows) == []
@@ -198,10 +233,13 @@ def test_ranking_flips_need_overlapping_bounds_and_partial_coverage():
 def test_majority_aggregation_and_ties():
     from evaluation import human
 
-    labels = pd.DataFrame({"tkey": ["t1"] * 3 + ["t2"] * 2 + ["t3"] * 3,
-                           "annotator": ["a", "b", "c", "a", "b", "a", "b", "c"],
-                           "label": ["correct", "correct", "incorrect", "correct", "partial",
-                                     "correct", "partial", "incorrect"]})
+    labels = pd.DataFrame(
+        {
+            "tkey": ["t1"] * 3 + ["t2"] * 2 + ["t3"] * 3,
+            "annotator": ["a", "b", "c", "a", "b", "a", "b", "c"],
+            "label": ["correct", "correct", "incorrect", "correct", "partial", "correct", "partial", "incorrect"],
+        }
+    )
     mean = human.triplet_scores(labels, "mean")
     majority = human.triplet_scores(labels, "majority")
     assert mean.loc["t1", "score"] == 2 / 3 and mean.loc["t1", "correct"] == 2 / 3
@@ -220,16 +258,31 @@ def test_majority_aggregation_and_ties():
 
 def test_offline_reference_system_from_the_corpus(files, tmp_path):
     corpus, preds, labels = files
-    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(tmp_path / "a"),
-                 bootstrap=0, no_figures=True)
+    call_command(
+        "report",
+        corpus=str(corpus),
+        predictions=str(preds),
+        labels=str(labels),
+        out=str(tmp_path / "a"),
+        bootstrap=0,
+        no_figures=True,
+    )
     data = json.loads((tmp_path / "a" / "report.json").read_text())
     rows = {r["system"]: r for r in data["systems"]}
     assert [r["system"] for r in data["systems"]][:1] == ["reference"]
     assert rows["reference"]["n"] == 3 and rows["reference"]["em"] == 1.0
     assert rows["reference"]["hscore"] == pytest.approx(0.875)  # the gold answers share s1's triplets
     assert "reference" not in data["partitions"]["systems"]  # the references do not vote
-    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(tmp_path / "b"),
-                 bootstrap=0, no_figures=True, no_reference_system=True)
+    call_command(
+        "report",
+        corpus=str(corpus),
+        predictions=str(preds),
+        labels=str(labels),
+        out=str(tmp_path / "b"),
+        bootstrap=0,
+        no_figures=True,
+        no_reference_system=True,
+    )
     data = json.loads((tmp_path / "b" / "report.json").read_text())
     assert "reference" not in {r["system"] for r in data["systems"]}
 
@@ -273,10 +326,14 @@ def test_paper_tables_layout_and_significance_choice():
 def test_paper_table4_from_frame_checks():
     from evaluation import paper
 
-    data = {"frames": {"table4": {"frame": {"label": "Frame Prediction", "n": 100, "full": 57.0, "partial": 18.0,
-                                            "erroneous": 25.0},
-                                  "fes": {"label": "Frame Elements", "n": 100, "full": 66.4, "partial": 21.6,
-                                          "erroneous": 12.0}}}}
+    data = {
+        "frames": {
+            "table4": {
+                "frame": {"label": "Frame Prediction", "n": 100, "full": 57.0, "partial": 18.0, "erroneous": 25.0},
+                "fes": {"label": "Frame Elements", "n": 100, "full": 66.4, "partial": 21.6, "erroneous": 12.0},
+            }
+        }
+    }
     t4 = paper.table4_frame_checks(data)
     assert t4.frame.loc["Frame Elements", "Full"] == 66 and t4.frame.loc["Frame Elements", "Partial"] == 22
     assert "Frame Prediction & 57 & 18 & 25" in t4.latex
@@ -294,8 +351,12 @@ def test_figures_legend_outside_the_axes_for_fifty_systems():
 
     from evaluation.figures import partitions_figure
 
-    data = {"metric": "hscore", "keys": ["1", "2", "3"], "counts": {"1": 5, "2": 6, "3": 7},
-            "by_system": {f"system-{i}": {"1": 0.1 + i / 100, "2": 0.5, "3": 0.9} for i in range(50)}}
+    data = {
+        "metric": "hscore",
+        "keys": ["1", "2", "3"],
+        "counts": {"1": 5, "2": 6, "3": 7},
+        "by_system": {f"system-{i}": {"1": 0.1 + i / 100, "2": 0.5, "3": 0.9} for i in range(50)},
+    }
     data["by_system"]["ROVER"] = {"1": 0.2, "2": 0.6, "3": 0.95}
     fig = partitions_figure(data)
     FigureCanvasAgg(fig).draw()
@@ -313,19 +374,31 @@ def pdflatex():
 def test_every_generated_tex_compiles_with_pdflatex(pdflatex, files, tmp_path):
     corpus, preds, labels = files
     out = tmp_path / "out"
-    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(out), bootstrap=20,
-                 no_figures=True)
+    call_command(
+        "report",
+        corpus=str(corpus),
+        predictions=str(preds),
+        labels=str(labels),
+        out=str(out),
+        bootstrap=20,
+        no_figures=True,
+    )
     data = json.loads((out / "report.json").read_text())
-    data["frames"] = {"table4": {"frame": {"label": "Frame Prediction", "n": 4, "full": 50.0, "partial": 25.0,
-                                           "erroneous": 25.0}}}
+    data["frames"] = {
+        "table4": {"frame": {"label": "Frame Prediction", "n": 4, "full": 50.0, "partial": 25.0, "erroneous": 25.0}}
+    }
     from evaluation import paper
 
     (out / "table4_frame_checks.tex").write_text(paper.table4_frame_checks(data).latex)
     texs = sorted(out.glob("*.tex"))
     assert len(texs) >= 12 and any(t.name.startswith("table2_") for t in texs)
     for tex in texs:
-        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-output-directory",
-                              str(tmp_path), str(tex)], capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-output-directory", str(tmp_path), str(tex)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 0, f"{tex.name}:\n{run.stdout[-2000:]}"
         assert (tmp_path / (tex.stem + ".pdf")).stat().st_size > 1000
 
@@ -339,25 +412,58 @@ def test_offline_command_as_a_researcher_types_it_without_secret_key_or_database
 
     corpus, preds, labels = files
     repo = Path(__file__).resolve().parents[2]
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
-           "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none"}
-    run = subprocess.run([sys.executable, "manage.py", "report", "--corpus", str(corpus), "--predictions", str(preds),
-                          "--labels", str(labels), "--out", str(tmp_path / "out"), "--bootstrap", "10", "--no-figures"],
-                         cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none",
+    }
+    run = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "report",
+            "--corpus",
+            str(corpus),
+            "--predictions",
+            str(preds),
+            "--labels",
+            str(labels),
+            "--out",
+            str(tmp_path / "out"),
+            "--bootstrap",
+            "10",
+            "--no-figures",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert "report on 3 questions" in run.stdout
     assert json.loads((tmp_path / "out" / "report.json").read_text())["systems"][0]["system"] == "reference"
     # any other command still needs the key
-    run = subprocess.run([sys.executable, "manage.py", "check"], cwd=repo, env=env, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=repo, env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode != 0 and "SECRET_KEY must be set" in run.stderr
 
 
 def test_aggregation_choice_printed_with_every_table(files, tmp_path):
     corpus, preds, labels = files
     out = tmp_path / "out"
-    call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(out), bootstrap=0,
-                 no_figures=True, human_aggregate="majority", significance="holm")
+    call_command(
+        "report",
+        corpus=str(corpus),
+        predictions=str(preds),
+        labels=str(labels),
+        out=str(out),
+        bootstrap=0,
+        no_figures=True,
+        human_aggregate="majority",
+        significance="holm",
+    )
     assert json.loads((out / "report.json").read_text())["human_aggregate"] == "majority"
     assert "labels aggregated by majority" in (out / "systems.tex").read_text()
     assert "majority label of an answer" in (out / "table1_systems.tex").read_text()
@@ -370,8 +476,13 @@ def test_aggregation_choice_printed_with_every_table(files, tmp_path):
 def test_many_possible_flips_make_ten_notes_and_a_summary():
     q, p, l = frames()
     # 13 more systems answering q3 only (unlabeled): every pair overlaps with s1's wide bounds
-    extra = pd.DataFrame([{"question_id": "q1", "system": f"x{i}", "answer": "Denver Broncos" if i % 2 else "Carolina"}
-                          for i in range(13)] + [{"question_id": "q3", "system": f"x{i}", "answer": "z"} for i in range(13)])
+    extra = pd.DataFrame(
+        [
+            {"question_id": "q1", "system": f"x{i}", "answer": "Denver Broncos" if i % 2 else "Carolina"}
+            for i in range(13)
+        ]
+        + [{"question_id": "q3", "system": f"x{i}", "answer": "z"} for i in range(13)]
+    )
     report = compute_report(q, pd.concat([p, extra], ignore_index=True), l, ReportConfig(n_boot=0))
     flips = report.data["ranking_flips"]
     notes = [n for n in report.data["notes"] if n.startswith("partial coverage")]

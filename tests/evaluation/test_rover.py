@@ -93,14 +93,24 @@ def brute_force(answers_by_question, order, alpha):
 
 def test_rover_equals_a_brute_force_reading_of_spec5_on_random_answers():
     rng = np.random.default_rng(0)
-    pool = ["Denver", "Denver Broncos", "the Denver Broncos", "Broncos", "Carolina", "Carolina Panthers", "1990",
-            "in 1990", "", "x"]
+    pool = [
+        "Denver",
+        "Denver Broncos",
+        "the Denver Broncos",
+        "Broncos",
+        "Carolina",
+        "Carolina Panthers",
+        "1990",
+        "in 1990",
+        "",
+        "x",
+    ]
     order = [f"s{i}" for i in range(7)]
     questions = []
     for _ in range(400):
         n_voters = int(rng.integers(0, 8))
         chosen = rng.choice(order, n_voters, replace=False)
-        questions.append({str(s): str(rng.choice(pool[:int(rng.integers(1, 11))])) for s in chosen})
+        questions.append({str(s): str(rng.choice(pool[: int(rng.integers(1, 11))])) for s in chosen})
     order_shuffled = list(rng.permutation(order))
     for alpha in (1, 5, 9):
         out, _ = run(questions, alpha=alpha, order=order_shuffled)

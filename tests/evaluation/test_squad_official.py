@@ -1,5 +1,6 @@
 """EM and F1 of the report against the official SQuAD v1.1 evaluation, re-implemented here from
 the evaluate-v1.1.py script (independently of evaluation.metrics), on the real dev predictions."""
+
 import json
 import re
 import string
@@ -9,13 +10,20 @@ import pytest
 
 from evaluation.inputs import read_inputs
 from evaluation.report import ReportConfig, compute_report
-from tests.conftest import SQUAD, SQUAD_SMALL, require
+from tests.conftest import SQUAD, require
 
 # README.md of the data: the official figures on the full dev set.
 README_TABLE = {
-    "bert-ens": (86.21, 92.20), "slqa-plus-ens": (81.95, 88.38), "rnet-plus-ens": (82.47, 88.48),
-    "match-lstm-ens": (67.63, 76.76), "logreg-baseline": (40.14, 50.98), "coattention": (67.64, 76.92),
-    "dcr": (62.52, 71.26), "rasor-ens": (66.43, 74.94), "span-classifier": (65.71, 74.69), "rnet": (65.88, 75.21),
+    "bert-ens": (86.21, 92.20),
+    "slqa-plus-ens": (81.95, 88.38),
+    "rnet-plus-ens": (82.47, 88.48),
+    "match-lstm-ens": (67.63, 76.76),
+    "logreg-baseline": (40.14, 50.98),
+    "coattention": (67.64, 76.92),
+    "dcr": (62.52, 71.26),
+    "rasor-ens": (66.43, 74.94),
+    "span-classifier": (65.71, 74.69),
+    "rnet": (65.88, 75.21),
 }
 
 
@@ -76,6 +84,8 @@ def official(folder):
             f1 += metric_max_over_ground_truths(f1_score, by_q[qid], gts)
         out[system] = (100.0 * em / len(answers), 100.0 * f1 / len(answers))
     return out
+
+
 # -------------------------------------------------------------------------------------------------
 
 
@@ -135,12 +145,15 @@ def test_small_per_question_f1_is_the_exact_fraction_and_mann_whitney_equals_sci
         column = [float(max(exact(answers[(system, qid)], g) for g in q.at[qid, "answers"])) for qid in q.index]
         assert f1[:, c].tolist() == column, system  # the same floats, bit for bit
         expected[system] = column
-    assert len({v for col in expected.values() for v in col if v == float(Fraction(1, 11)) or
-                math.isclose(v, 1 / 11)}) <= 1
+    assert (
+        len({v for col in expected.values() for v in col if v == float(Fraction(1, 11)) or math.isclose(v, 1 / 11)})
+        <= 1
+    )
     hard = [d >= 2 for d in q["dist"]]
     entry = next(e for e in report.data["factors"] if e["metric"] == "f1")
     for row in entry["rows"][:-1]:
         col = expected[row["system"]]
-        res = mannwhitneyu([v for v, h in zip(col, hard) if h], [v for v, h in zip(col, hard) if not h],
-                           alternative="two-sided")
+        res = mannwhitneyu(
+            [v for v, h in zip(col, hard) if h], [v for v, h in zip(col, hard) if not h], alternative="two-sided"
+        )
         assert row["u"] == res.statistic and row["p_value"] == pytest.approx(res.pvalue, rel=1e-12, abs=1e-15)

@@ -64,8 +64,12 @@ def straightforward_bootstrap(tasks, n_rows, n_boot, seed, block):
     """Each replicate: draw n_rows row indices (the documented stream: blocks of `block`
     replicates of rng.integers), take the drawn rows, and nanmean each group's defined values."""
     rng = np.random.default_rng(seed)
-    draws = np.vstack([rng.integers(0, n_rows, size=(min(block, n_boot - i), n_rows), dtype=np.int32)
-                       for i in range(0, n_boot, block)])
+    draws = np.vstack(
+        [
+            rng.integers(0, n_rows, size=(min(block, n_boot - i), n_rows), dtype=np.int32)
+            for i in range(0, n_boot, block)
+        ]
+    )
     out = {}
     for name, (X, codes) in tasks.items():
         out[name] = {}

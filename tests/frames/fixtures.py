@@ -8,7 +8,10 @@ from frames import jobs as frame_jobs
 # question -> (frame reply, FE reply) of a scripted LLM
 REPLIES = {
     "What year was Beyoncé born?": ("('Being_born', 'born')", '{"Child": "Beyoncé", "Time": "What year"}'),
-    "Which team will win the game?": ("('Win_prize', 'win')", '{"Competitor": "Which team", "Competition": "the game"}'),
+    "Which team will win the game?": (
+        "('Win_prize', 'win')",
+        '{"Competitor": "Which team", "Competition": "the game"}',
+    ),
     "Who will lead the army?": ("('Leadership', 'lead')", '{"Leader": "Who", "Governed": "the army"}'),
     "Where is the stadium located?": ("('Being_located', 'located')", '{"Theme": "the stadium", "Location": "Where"}'),
 }
@@ -30,8 +33,14 @@ def build_framed_corpus():
     """The ``framed_corpus`` fixture's corpus, for a fixture of a wider scope."""
     corpus = Corpus.objects.create(name="framed")
     for i, text in enumerate(REPLIES):
-        Question.objects.create(corpus=corpus, external_id=f"f{i}", position=i, question=text, answers=["x"],
-                                context=f"Paragraph {i} about {text.lower()}")
+        Question.objects.create(
+            corpus=corpus,
+            external_id=f"f{i}",
+            position=i,
+            question=text,
+            answers=["x"],
+            context=f"Paragraph {i} about {text.lower()}",
+        )
     result = frame_jobs.predict_frames(corpus, frame_jobs.ensure_shipped_lexicon(), scripted_chat, model="scripted")
     assert result["outcomes"]["done"] == 4
     return corpus

@@ -1,4 +1,5 @@
 """Frame-check folds and the annotator's frame-check page through Django's test client."""
+
 import pytest
 from django.urls import reverse
 
@@ -35,19 +36,32 @@ def test_create_frame_folds_only_done_annotations(framed_corpus):
 
 
 def test_question_segments_marks_trigger_and_spans():
-    segs = frame_checking.question_segments("What year was Beyoncé born?", "born", {"Child": "beyoncé", "Time": "What year", "X": "absent"})
-    assert segs == [("What year", "fe", "Time"), (" was ", "", ""), ("Beyoncé", "fe", "Child"), (" ", "", ""),
-                    ("born", "trigger", "born"), ("?", "", "")]
+    segs = frame_checking.question_segments(
+        "What year was Beyoncé born?", "born", {"Child": "beyoncé", "Time": "What year", "X": "absent"}
+    )
+    assert segs == [
+        ("What year", "fe", "Time"),
+        (" was ", "", ""),
+        ("Beyoncé", "fe", "Child"),
+        (" ", "", ""),
+        ("born", "trigger", "born"),
+        ("?", "", ""),
+    ]
     assert "".join(t for t, _, _ in segs) == "What year was Beyoncé born?"
 
 
 @pytest.fixture
 def fold_for(framed_corpus, make_user):
     def make(username="checker"):
-        fold = create_frame_folds(framed_corpus, k=1)[0] if not Fold.objects.filter(kind="frame").exists() else Fold.objects.get(kind="frame")
+        fold = (
+            create_frame_folds(framed_corpus, k=1)[0]
+            if not Fold.objects.filter(kind="frame").exists()
+            else Fold.objects.get(kind="frame")
+        )
         user = make_user(username, "annotator")
         assign_fold(fold, user)
         return fold, user
+
     return make
 
 
@@ -82,10 +96,15 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
     post(client, fold, item=second.pk, action="skip", submission_id="s2")
     assert frame_checking.fold_progress(fold, user).skipped == 1
     assert post(client, fold, item=second.pk, frame_rating="full", submission_id="s3").status_code == 400
-    assert post(client, fold, item=second.pk, frame_rating="full", fe_rating="correct", submission_id="s4").status_code == 400
+    assert (
+        post(client, fold, item=second.pk, frame_rating="full", fe_rating="correct", submission_id="s4").status_code
+        == 400
+    )
 
     # going back to the first item and changing it keeps the history
-    back = client.get(reverse("frame-check-previous", args=[fold.pk]) + f"?before={second.position}", HTTP_HX_REQUEST="true")
+    back = client.get(
+        reverse("frame-check-previous", args=[fold.pk]) + f"?before={second.position}", HTTP_HX_REQUEST="true"
+    )
     assert f'value="{first.pk}"' in back.content.decode() and 'name="revisit"' in back.content.decode()
     post(client, fold, item=first.pk, frame_rating="partial", fe_rating="full", submission_id="s5", revisit="1")
     check.refresh_from_db()
@@ -131,8 +150,8 @@ def test_overlap_fold_never_goes_twice_to_one_annotator(framed_corpus, make_user
 
 
 def test_report_from_database_rows(framed_corpus, make_user):
-    from frames.jobs import outcome_rows
     from evaluation.frame_check_stats import frame_report
+    from frames.jobs import outcome_rows
 
     first, second = create_frame_folds(framed_corpus, k=2, overlap=1.0)
     a, b = make_user("a", "annotator"), make_user("b", "annotator")

@@ -1,12 +1,13 @@
 """Frame folds on annotation's pages through the fold-kind registry (annotation never imports frames):
 the admin's fold page builds them and counts checks; the check service raises a domain error, the
 views answer 404."""
+
 import pytest
 from django.urls import reverse
 
 from annotation import fold_kinds
-from annotation.models import Fold
 from annotation.assignments import assign_fold
+from annotation.models import Fold
 from frames import checking
 from frames.folds import create_frame_folds
 
@@ -23,8 +24,11 @@ def test_fold_page_builds_frame_folds_and_counts_checks(client, framed_corpus, m
     client.force_login(make_user("boss", "admin"))
     page = client.get(reverse("fold-assignments"), {"corpus": framed_corpus.name}).content.decode()
     assert 'name="frame_k"' in page and "Build frame-check folds" in page
-    resp = client.post(reverse("fold-action", args=[framed_corpus.pk]),
-                       {"action": "build_frames", "frame_k": 2, "frame_seed": 0, "frame_overlap": 1.0}, follow=True)
+    resp = client.post(
+        reverse("fold-action", args=[framed_corpus.pk]),
+        {"action": "build_frames", "frame_k": 2, "frame_seed": 0, "frame_overlap": 1.0},
+        follow=True,
+    )
     assert "built 2 frame-check folds" in resp.content.decode()
     fold = Fold.objects.filter(kind=Fold.KIND_FRAME).order_by("index").first()
     checker = make_user("checker", "annotator")
@@ -34,8 +38,9 @@ def test_fold_page_builds_frame_folds_and_counts_checks(client, framed_corpus, m
     table = client.get(reverse("fold-assignments"), {"corpus": framed_corpus.name}).context["table"]
     people = {row["fold"].pk: row["people"] for row in table}
     assert [done for _, done in people[fold.pk]] == [1]
-    bad = client.post(reverse("fold-action", args=[framed_corpus.pk]), {"action": "build_frames", "frame_k": 0},
-                      follow=True)
+    bad = client.post(
+        reverse("fold-action", args=[framed_corpus.pk]), {"action": "build_frames", "frame_k": 0}, follow=True
+    )
     assert "frame_k" in bad.content.decode() and Fold.objects.filter(kind=Fold.KIND_FRAME).count() == 2
 
 

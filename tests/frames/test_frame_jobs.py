@@ -1,4 +1,5 @@
 """The whole frame chain on the shipped lexicon against the local OpenAI-compatible HTTP server."""
+
 import re
 import shutil
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db
 # question -> (frame reply, FE reply); None: never asked
 SCRIPT = {
     "Which team won the game in 2016?": (
-        "(\"Competition\", \"game\")",
+        '("Competition", "game")',
         'Here you go:\n```json\n{"Participants": "Which team", "Time": "in 2016", "Competition": "the game"}\n```',
     ),
     "What year was Beyoncé born?": (
@@ -63,15 +64,30 @@ def stub():
 def corpus():
     corpus = Corpus.objects.create(name="frames-demo")
     for i, text in enumerate(SCRIPT):
-        Question.objects.create(corpus=corpus, external_id=f"q{i}", position=i, context="ctx", question=text, answers=["x"])
-    Question.objects.create(corpus=corpus, external_id="manual", position=99, context="c", question="Who won the game?",
-                            answers=["x"], frame="Win_prize", lu="win.v", lu_pos="verb", frame_elements=["Competitor"])
+        Question.objects.create(
+            corpus=corpus, external_id=f"q{i}", position=i, context="ctx", question=text, answers=["x"]
+        )
+    Question.objects.create(
+        corpus=corpus,
+        external_id="manual",
+        position=99,
+        context="c",
+        question="Who won the game?",
+        answers=["x"],
+        frame="Win_prize",
+        lu="win.v",
+        lu_pos="verb",
+        frame_elements=["Competitor"],
+    )
     return corpus
 
 
 def run(corpus, stub, **params):
-    job = create_job(frame_jobs.JOB_KIND, params=frame_jobs.job_params(
-        corpus.name, model="stub-model", base_url=stub.base_url, **params), resumable=True)
+    job = create_job(
+        frame_jobs.JOB_KIND,
+        params=frame_jobs.job_params(corpus.name, model="stub-model", base_url=stub.base_url, **params),
+        resumable=True,
+    )
     return run_job(job.pk, frame_jobs.frame_job_body)
 
 
@@ -90,11 +106,21 @@ def test_whole_chain_outcomes_and_question_attributes(corpus, stub):
     assert (game.frame, game.lu, game.lu_pos, game.trigger_in_question) == ("Competition", "game.n", "noun", True)
     assert game.frame_elements == ["Participants", "Time", "Competition"]
     born = q["What year was Beyoncé born?"]
-    assert (born.frame, born.lu, born.lu_pos, born.frame_elements) == ("Being_born", "born.a", "adjective", ["Child", "Time"])
+    assert (born.frame, born.lu, born.lu_pos, born.frame_elements) == (
+        "Being_born",
+        "born.a",
+        "adjective",
+        ["Child", "Time"],
+    )
     attack = q["Did the army attack Warsaw?"]
     assert (attack.lu, attack.lu_pos, attack.frame_elements) == ("attack.v", "verb", ["Assailant", "Victim"])
-    for text in ("Who will lead the invasion?", "Where is the stadium located?", "How much did the company pay?",
-                 "Who is the leader?", "Qwerty uiop?"):
+    for text in (
+        "Who will lead the invasion?",
+        "Where is the stadium located?",
+        "How much did the company pay?",
+        "Who is the leader?",
+        "Qwerty uiop?",
+    ):
         assert q[text].frame is None and q[text].frame_elements is None and q[text].trigger_in_question is None
     manual = q["Who won the game?"]
     assert (manual.frame, manual.frame_elements) == ("Win_prize", ["Competitor"])
@@ -112,7 +138,9 @@ def test_whole_chain_outcomes_and_question_attributes(corpus, stub):
     # every request is also kept by models_runner's chat client, linked to its question
     exchanges = LLMExchange.objects.filter(question=born_fa.question).order_by("id")
     assert [(e.purpose, e.reply) for e in exchanges] == [
-        ("frame_selection", born_fa.frame_reply), ("frame_elements", born_fa.fe_reply)]
+        ("frame_selection", born_fa.frame_reply),
+        ("frame_elements", born_fa.fe_reply),
+    ]
     assert exchanges[0].messages[-1]["content"] == born_fa.frame_prompt
     unknown = fa["Who will lead the invasion?"]
     assert unknown.outcome == "unknown_frame" and unknown.frame_name == "Hostile_encounter" and unknown.frame is None

@@ -1,5 +1,6 @@
 """The frame models moved from annotation to frames without moving data (issue 9): a database at the
 old head, with frame rows in it, migrates forward and back with every row kept."""
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -28,16 +29,25 @@ def _seed(apps):
     get("annotation", "FrameElementDef").objects.create(frame=frame, name="Assailant")
     get("annotation", "LexicalUnitDef").objects.create(frame=frame, name="attack.v")
     annotation = get("annotation", "FrameAnnotation").objects.create(
-        question=question, lexicon=lexicon, outcome="done", frame=frame, frame_name="Attack")
+        question=question, lexicon=lexicon, outcome="done", frame=frame, frame_name="Attack"
+    )
     fold = get("annotation", "Fold").objects.create(corpus=corpus, kind="frame", index=0, name="f0")
     get("annotation", "FoldItem").objects.create(fold=fold, position=0, frame_annotation=annotation)
-    check = get("annotation", "FrameCheck").objects.create(frame_annotation=annotation, annotator=user, fold=fold,
-                                                           frame_rating="full", fe_rating="partial")
+    check = get("annotation", "FrameCheck").objects.create(
+        frame_annotation=annotation, annotator=user, fold=fold, frame_rating="full", fe_rating="partial"
+    )
     get("annotation", "FrameCheckEvent").objects.create(frame_check=check, frame_rating="full", submission_id="s1")
 
 
-MODELS = ["FrameLexicon", "FrameDef", "FrameElementDef", "LexicalUnitDef", "FrameAnnotation", "FrameCheck",
-          "FrameCheckEvent"]
+MODELS = [
+    "FrameLexicon",
+    "FrameDef",
+    "FrameElementDef",
+    "LexicalUnitDef",
+    "FrameAnnotation",
+    "FrameCheck",
+    "FrameCheckEvent",
+]
 
 
 def test_frame_rows_survive_the_move_and_its_reversal():

@@ -25,7 +25,10 @@ def test_candidates_whole_words_case_insensitive(index):
     assert pairs(index, "Which TEAM won the Game?") == [("Aggregate", "team"), ("Competition", "game")]
     assert pairs(index, "How many games were there?") == [("Quantity", "many")]  # "games" is not "game"
     assert pairs(index, "Who is the team's coach?") == [
-        ("Aggregate", "team"), ("Education_teaching", "coach"), ("People_by_vocation", "coach")]
+        ("Aggregate", "team"),
+        ("Education_teaching", "coach"),
+        ("People_by_vocation", "coach"),
+    ]
     assert pairs(index, "Xyzzy plugh?") == []
 
 
@@ -78,25 +81,45 @@ def test_index_is_fast_on_thousands_of_lus_and_questions():
 def test_prompts_copy_the_paper(index):
     cands = index.candidates("What year was Beyoncé born?")
     prompt = fp.frame_prompt("What year was Beyoncé born?", cands)
-    assert prompt.startswith("From a list of (frame, lexical unit) from FrameNet, predict which is the most likely "
-                             "for the given question. Only answer with the correct (frame, lexical unit) pair.")
+    assert prompt.startswith(
+        "From a list of (frame, lexical unit) from FrameNet, predict which is the most likely "
+        "for the given question. Only answer with the correct (frame, lexical unit) pair."
+    )
     assert "List : [('Calendric_unit', 'year'), ('Measure_duration', 'year'), ('Being_born', 'born')]" in prompt
     assert prompt.endswith("Question : What year was Beyoncé born?")
     fe = fp.fe_prompt("What year was Beyoncé born?", "Being_born", "born")
-    assert fe.startswith("From a FrameNet (frame , lu/trigger) pair and a context extract the corresponding "
-                         "Frame Elements from the given question. The LU can't be a FE.  Output a json.")
+    assert fe.startswith(
+        "From a FrameNet (frame , lu/trigger) pair and a context extract the corresponding "
+        "Frame Elements from the given question. The LU can't be a FE.  Output a json."
+    )
     assert "Pair : ('Being_born', 'born')" in fe and fe.endswith("Question : What year was Beyoncé born?")
-    assert "Frame Elements of the frame : Child, Time" in fp.fe_prompt("q", "Being_born", "born", elements=["Child", "Time"])
+    assert "Frame Elements of the frame : Child, Time" in fp.fe_prompt(
+        "q", "Being_born", "born", elements=["Child", "Time"]
+    )
 
 
-@pytest.mark.parametrize("reply", [
-    '("Attack", "attack")', "('Attack', 'attack')", "(Attack, attack)", "[Attack, attack]",
-    "\u201cAttack\u201d, \u201cattack\u201d", "Attack - attack", "Attack \u2013 attack", "Attack: attack",
-    "Frame: Attack, word: attack", "frame = Attack; lexical unit = attack", "Frame: **Attack**, LU: attack",
-    '{"frame": "Attack", "lexical_unit": "attack"}', '{"Frame": "Attack", "Lexical unit": "attack"}',
-    '["Attack", "attack"]', '{"Attack": "attack"}', '```json\n{"frame": "Attack", "lu": "attack"}\n```',
-    "The most likely pair is ('Attack', 'attack') because the question is about an assault.",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '("Attack", "attack")',
+        "('Attack', 'attack')",
+        "(Attack, attack)",
+        "[Attack, attack]",
+        "\u201cAttack\u201d, \u201cattack\u201d",
+        "Attack - attack",
+        "Attack \u2013 attack",
+        "Attack: attack",
+        "Frame: Attack, word: attack",
+        "frame = Attack; lexical unit = attack",
+        "Frame: **Attack**, LU: attack",
+        '{"frame": "Attack", "lexical_unit": "attack"}',
+        '{"Frame": "Attack", "Lexical unit": "attack"}',
+        '["Attack", "attack"]',
+        '{"Attack": "attack"}',
+        '```json\n{"frame": "Attack", "lu": "attack"}\n```',
+        "The most likely pair is ('Attack', 'attack') because the question is about an assault.",
+    ],
+)
 def test_parse_pair_forms(reply):
     assert fp.parse_pair(reply) == fp.Pair("Attack", "attack")
 
@@ -126,16 +149,22 @@ def test_resolve_pair_outcomes(lexicon, index):
     assert outside.outcome == fp.DONE and outside.flags["not_a_candidate"] and outside.lu == "die.v"
 
 
-@pytest.mark.parametrize("reply,expected", [
-    ('{"Assailant": "Who", "Victim": "Warsaw"}', {"Assailant": "Who", "Victim": "Warsaw"}),
-    ('Sure!\n```json\n{"Assailant": "Who", "Victim": "Warsaw"}\n```\nThe LU is excluded.', {"Assailant": "Who", "Victim": "Warsaw"}),
-    ('{"Assailant": "Who", "Victim": "Warsaw"} (Time is not mentioned)', {"Assailant": "Who", "Victim": "Warsaw"}),
-    ('{"frame": "Attack", "frame_elements": {"Victim": "Warsaw"}}', {"Victim": "Warsaw"}),
-    ('{"Frame Elements": [{"name": "Victim", "text": "Warsaw"}]}', {"Victim": "Warsaw"}),
-    ("{'Victim': 'Warsaw', 'Time': None}", {"Victim": "Warsaw", "Time": None}),
-    ('{"Victim": ["Warsaw", "its people"], "Time": "N/A"}', {"Victim": "Warsaw; its people", "Time": None}),
-    ("{}", {}),
-])
+@pytest.mark.parametrize(
+    "reply,expected",
+    [
+        ('{"Assailant": "Who", "Victim": "Warsaw"}', {"Assailant": "Who", "Victim": "Warsaw"}),
+        (
+            'Sure!\n```json\n{"Assailant": "Who", "Victim": "Warsaw"}\n```\nThe LU is excluded.',
+            {"Assailant": "Who", "Victim": "Warsaw"},
+        ),
+        ('{"Assailant": "Who", "Victim": "Warsaw"} (Time is not mentioned)', {"Assailant": "Who", "Victim": "Warsaw"}),
+        ('{"frame": "Attack", "frame_elements": {"Victim": "Warsaw"}}', {"Victim": "Warsaw"}),
+        ('{"Frame Elements": [{"name": "Victim", "text": "Warsaw"}]}', {"Victim": "Warsaw"}),
+        ("{'Victim': 'Warsaw', 'Time': None}", {"Victim": "Warsaw", "Time": None}),
+        ('{"Victim": ["Warsaw", "its people"], "Time": "N/A"}', {"Victim": "Warsaw; its people", "Time": None}),
+        ("{}", {}),
+    ],
+)
 def test_parse_fe_reply_forms(reply, expected):
     assert fp.parse_fe_reply(reply) == expected
 
@@ -148,10 +177,15 @@ def test_parse_fe_reply_rejects_non_objects(reply):
 def test_validate_fes_keeps_only_the_frames_fes(lexicon):
     kept, dropped = fp.validate_fes(
         {"assailant": "Who", "Victim": "Warsaw", "Speaker": "x", "Time": None, "Weapon": "attack"},
-        lexicon.frames["Attack"], trigger="attack")
+        lexicon.frames["Attack"],
+        trigger="attack",
+    )
     assert kept == {"Assailant": "Who", "Victim": "Warsaw"}
     assert {d["name"]: d["reason"] for d in dropped} == {
-        "Speaker": "not an FE of the frame", "Time": "empty span", "Weapon": "the span is the trigger"}
+        "Speaker": "not an FE of the frame",
+        "Time": "empty span",
+        "Weapon": "the span is the trigger",
+    }
 
 
 def fake_chat(frame_reply, fe_reply):
@@ -187,7 +221,15 @@ def test_annotate_question_chain(lexicon, index):
 
 
 def test_frame_lookup_ignores_case_and_separators():
-    lex = Lexicon("x", {"Being_in_control": Frame("Being_in_control", elements=[FrameElement("Controlling_entity")],
-                                                  lexical_units=[LexicalUnit("control.v", "v")])})
+    lex = Lexicon(
+        "x",
+        {
+            "Being_in_control": Frame(
+                "Being_in_control",
+                elements=[FrameElement("Controlling_entity")],
+                lexical_units=[LexicalUnit("control.v", "v")],
+            )
+        },
+    )
     assert lex.frame("being in control").name == "Being_in_control"
     assert lex.frame("Control") is None

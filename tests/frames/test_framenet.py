@@ -3,7 +3,13 @@ import shutil
 import pytest
 
 from frames.framenet import (
-    SHIPPED_LEXICON, LexiconError, load_lexicon, lu_pos_code, lu_word, plain_text, pos_name,
+    SHIPPED_LEXICON,
+    LexiconError,
+    load_lexicon,
+    lu_pos_code,
+    lu_word,
+    plain_text,
+    pos_name,
 )
 
 
@@ -24,9 +30,20 @@ def test_shipped_lexicon_reads_frames_fes_and_lus():
     assert {"attack.v", "attack.n"} <= {lu.name for lu in attack.lexical_units}
     assert attack.definition.startswith("An Assailant uses force")  # markup stripped
     assert "<" not in attack.definition
-    for needed in ("Leadership", "Being_born", "Death", "Arriving", "Commerce_buy", "Locale_by_use",
-                   "Measure_duration", "Education_teaching", "Competition", "Win_prize", "Creating",
-                   "Change_position_on_a_scale"):
+    for needed in (
+        "Leadership",
+        "Being_born",
+        "Death",
+        "Arriving",
+        "Commerce_buy",
+        "Locale_by_use",
+        "Measure_duration",
+        "Education_teaching",
+        "Competition",
+        "Win_prize",
+        "Creating",
+        "Change_position_on_a_scale",
+    ):
         assert needed in lexicon.frames
     words = {lu.word for f in lexicon.frames.values() for lu in f.lexical_units}
     assert {"win", "born", "lead", "team", "game", "buy", "year", "found", "take place"} <= words
@@ -66,9 +83,13 @@ def test_missing_frame_file_and_missing_index(lexicon_copy, tmp_path):
 
 def test_lu_index_adds_units_missing_from_frame_files(lexicon_copy):
     index = lexicon_copy / "luIndex.xml"
-    index.write_text(index.read_text().replace(
-        "</luIndex>", '    <lu ID="1" name="ambush.n" frameName="Attack" POS="N"/>\n'
-                      '    <lu ID="2" name="ghost.n" frameName="No_such_frame" POS="N"/>\n</luIndex>'))
+    index.write_text(
+        index.read_text().replace(
+            "</luIndex>",
+            '    <lu ID="1" name="ambush.n" frameName="Attack" POS="N"/>\n'
+            '    <lu ID="2" name="ghost.n" frameName="No_such_frame" POS="N"/>\n</luIndex>',
+        )
+    )
     attack = load_lexicon(lexicon_copy).frames["Attack"]
     assert "ambush.n" in [lu.name for lu in attack.lexical_units]
     assert [lu.name for lu in attack.lexical_units].count("attack.v") == 1

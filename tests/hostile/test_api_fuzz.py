@@ -4,6 +4,7 @@ Every operation gets generated requests (valid and invalid bodies, paths and que
 through the WSGI app as an admin and as an annotator (HTTP basic auth; DRF accepts it besides the
 session). No response may be a server error. Bounded: a few examples per operation.
 """
+
 import base64
 
 import pytest
@@ -56,10 +57,16 @@ def test_no_operation_answers_a_server_error(api, username):
     headers = basic(username)
     statuses = {}
     for op in ops:
+
         @given(case=op.as_strategy())
-        @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-                  phases=[Phase.explicit, Phase.generate],
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         def fuzz(case):
             response = case.call(headers=headers)
             statuses.setdefault(op.label, set()).add(response.status_code)

@@ -1,4 +1,5 @@
 """CSRF is enforced on the annotator page and the API; login is rate-limited by django-axes."""
+
 import re
 
 import pytest

@@ -1,4 +1,5 @@
 """Production settings pass ``manage.py check --deploy`` with no warning at all."""
+
 import os
 import secrets
 import subprocess
@@ -9,12 +10,28 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def deploy_check(tmp_path, **env):
-    base = {k: v for k, v in os.environ.items()
-            if k not in ("DEBUG", "QAEVAL_TESTING", "DJANGO_SETTINGS_MODULE", "AXES_ENABLED", "DATABASE_URL",
-                         "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "DEBUG",
+            "QAEVAL_TESTING",
+            "DJANGO_SETTINGS_MODULE",
+            "AXES_ENABLED",
+            "DATABASE_URL",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+        )
+    }
     base.update({"DJANGO_SETTINGS_MODULE": "config.settings", "QAEVAL_VAR_DIR": str(tmp_path), **env})
-    return subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                          cwd=REPO, env=base, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=REPO,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_production_settings_have_no_deploy_warning(tmp_path):

@@ -4,6 +4,7 @@ Runs on any database (the PostgreSQL run of .ci/run runs it again). The broker-d
 their own ``redis-server`` on a free port, point the Celery app at it, then stop it: the shared
 Redis is never touched.
 """
+
 import re
 import shutil
 import socket
@@ -34,8 +35,11 @@ def private_redis(settings, monkeypatch):
     from config.celery import app
 
     port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     for _ in range(100):
         try:
@@ -65,7 +69,9 @@ def admin_client(client, make_user, role="admin"):
     return client
 
 
-def test_broker_down_api_import_is_503_and_leaves_nothing(private_redis, client, make_user, tiny_corpus, settings, tmp_path):
+def test_broker_down_api_import_is_503_and_leaves_nothing(
+    private_redis, client, make_user, tiny_corpus, settings, tmp_path
+):
     settings.UPLOAD_DIR = tmp_path / "uploads"
     admin_client(client, make_user)
     assert client.get("/api/jobs/health/").json()["broker_ok"] is True
@@ -133,8 +139,12 @@ def test_hostile_form_fields_are_400(client, make_user, tiny_corpus):
     fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]
     assign_fold(fold, ann)
     client.force_login(ann)
-    for data in ({"item": "²", "value": "correct"}, {"item": "١", "value": "correct"},
-                 {"item": "1", "value": "correct\x00"}, {"item": "1", "value": "correct", "seconds": "١.٥"}):
+    for data in (
+        {"item": "²", "value": "correct"},
+        {"item": "١", "value": "correct"},
+        {"item": "1", "value": "correct\x00"},
+        {"item": "1", "value": "correct", "seconds": "١.٥"},
+    ):
         assert client.post(f"/annotate/{fold.pk}/judge/", data).status_code == 400, data
     assert client.get(f"/annotate/{fold.pk}/previous/?before=²").status_code == 400
     # text with non-ASCII digits inside words is not a number: it passes the guard
@@ -151,6 +161,7 @@ def test_plain_limits_still_work(client, make_user, tiny_corpus):
 
 # --- hardening ------------------------------------------------------------------------------------
 
+
 def test_csp_header_and_no_inline_script_in_any_template(client, make_user):
     admin_client(client, make_user)
     for path in ("/login/", "/research/", "/folds/", "/admin/"):
@@ -166,8 +177,13 @@ def test_csp_header_and_no_inline_script_in_any_template(client, make_user):
 
 def test_no_store_on_api_and_downloads_but_not_on_pages(client, make_user, tiny_corpus):
     admin_client(client, make_user)
-    for path in ("/api/jobs/", "/api/labels/", "/downloads/labels/?format=csv", "/downloads/triplet-map/",
-                 "/research/api/reports/"):
+    for path in (
+        "/api/jobs/",
+        "/api/labels/",
+        "/downloads/labels/?format=csv",
+        "/downloads/triplet-map/",
+        "/research/api/reports/",
+    ):
         assert client.get(path)["Cache-Control"] == "no-store", path
     assert client.get("/research/").get("Cache-Control") != "no-store"
 
@@ -181,12 +197,19 @@ def test_api_schema_for_logged_in_users_only(client, make_user):
 def test_job_errors_without_paths_and_tracebacks_for_researchers(client, make_user):
     from evaluation.jobs import JOB_KIND
 
-    job = Job.objects.create(kind=JOB_KIND, status=Job.FAILED, error=(
-        "No such file: '/srv/qaeval/var/media/reports/7/table.csv'\n\nTraceback (most recent call last):\n"
-        '  File "/srv/qaeval/evaluation/tasks.py", line 40, in report_body\n'))
+    job = Job.objects.create(
+        kind=JOB_KIND,
+        status=Job.FAILED,
+        error=(
+            "No such file: '/srv/qaeval/var/media/reports/7/table.csv'\n\nTraceback (most recent call last):\n"
+            '  File "/srv/qaeval/evaluation/tasks.py", line 40, in report_body\n'
+        ),
+    )
     client.force_login(make_user("res", "researcher"))
-    for text in (client.get(f"/api/jobs/{job.pk}/").json()["error"],
-                 client.get(f"/research/reports/{job.pk}/").content.decode()):
+    for text in (
+        client.get(f"/api/jobs/{job.pk}/").json()["error"],
+        client.get(f"/research/reports/{job.pk}/").content.decode(),
+    ):
         assert "Traceback" not in text and "/srv/qaeval" not in text and "table.csv" in text
     client.force_login(make_user("boss", "admin"))
     full = client.get(f"/api/jobs/{job.pk}/").json()["error"]
@@ -205,8 +228,9 @@ def test_upload_size_limit_and_stored_upload_removed_after_its_job(client, make_
     assert Job.objects.count() == 0
     line = b'{"question_id": "q1", "system": "new", "answer": "x"}\n'
     with mock.patch("annotation.jobs.enqueue", lambda job, task: job):
-        response = client.post("/api/imports/", {"kind": "predictions", "corpus": "tiny",
-                                                 "file": SimpleUploadedFile("p.jsonl", line)})
+        response = client.post(
+            "/api/imports/", {"kind": "predictions", "corpus": "tiny", "file": SimpleUploadedFile("p.jsonl", line)}
+        )
     assert response.status_code == 202
     stored = list((tmp_path / "uploads").iterdir())
     assert len(stored) == 1
@@ -217,10 +241,14 @@ def test_upload_size_limit_and_stored_upload_removed_after_its_job(client, make_
 
 
 def test_session_lifetime_is_shorter_with_secure():
-    code = ("import os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; import django; django.setup(); "
-            "from django.conf import settings as s; print(s.SESSION_COOKIE_AGE, s.SESSION_EXPIRE_AT_BROWSER_CLOSE)")
+    code = (
+        "import os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; import django; django.setup(); "
+        "from django.conf import settings as s; print(s.SESSION_COOKIE_AGE, s.SESSION_EXPIRE_AT_BROWSER_CLOSE)"
+    )
     env = {"SECRET_KEY": "k" * 50, "PATH": "/usr/bin:/bin", "QAEVAL_VAR_DIR": "/tmp/qaeval-session-test"}
-    secure = subprocess.run([sys.executable, "-c", code], cwd=REPO, env={**env, "SECURE": "1"}, capture_output=True, text=True)
+    secure = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env={**env, "SECURE": "1"}, capture_output=True, text=True
+    )
     plain = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
     assert secure.stdout.split() == ["28800", "True"], secure.stderr
     assert plain.stdout.split() == ["1209600", "False"], plain.stderr
@@ -237,10 +265,16 @@ def test_admin_jobs_page_shows_the_health_state(private_redis, client, make_user
     assert "task queue (Celery broker) is unreachable" in client.get("/admin/core/job/").content.decode()
 
 
-@pytest.mark.parametrize("body", ['{"corpus": "tiny", "alpha": NaN}', '{"corpus": "tiny", "n_boot": 1e999}',
-                                  '{"corpus": "tiny", "systems": ["a\\u0000b"]}',
-                                  '{"corpus": "tiny", "seed": 100000000000000000000000000}',
-                                  '{"corpus": "tiny", "x": ' + "[" * 200 + "]" * 200 + "}"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"corpus": "tiny", "alpha": NaN}',
+        '{"corpus": "tiny", "n_boot": 1e999}',
+        '{"corpus": "tiny", "systems": ["a\\u0000b"]}',
+        '{"corpus": "tiny", "seed": 100000000000000000000000000}',
+        '{"corpus": "tiny", "x": ' + "[" * 200 + "]" * 200 + "}",
+    ],
+)
 def test_hostile_json_bodies_are_400(client, make_user, tiny_corpus, body):
     admin_client(client, make_user, "researcher")
     before = Job.objects.count()

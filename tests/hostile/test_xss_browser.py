@@ -1,4 +1,5 @@
 """Script payloads in contexts, questions and answers are shown as text, never run (real Chromium)."""
+
 import json
 
 import pytest
@@ -23,8 +24,17 @@ PAYLOADS = [
 def hostile_fold(tmp_path, make_user):
     with open(tmp_path / "c.jsonl", "w") as f:
         for i, payload in enumerate(PAYLOADS):
-            f.write(json.dumps({"id": f"x{i}", "context": f"Context {i}: {payload}", "question": f"Q{i} {payload}?",
-                                "answers": [f"gold {i}"]}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"x{i}",
+                        "context": f"Context {i}: {payload}",
+                        "question": f"Q{i} {payload}?",
+                        "answers": [f"gold {i}"],
+                    }
+                )
+                + "\n"
+            )
     with open(tmp_path / "p.jsonl", "w") as f:
         for i, payload in enumerate(PAYLOADS):
             f.write(json.dumps({"question_id": f"x{i}", "system": "evil", "answer": f"A{i} {payload}"}) + "\n")

@@ -5,6 +5,7 @@ These tests run on PostgreSQL with a Redis broker (``DATABASE_URL=postgres://...
 ``QAEVAL_SERVICES=1`` they are deselected; with it, a database that is not PostgreSQL or a service
 that does not answer skips them, saying why, and fails them under ``CI=true`` (tests/conftest.py).
 """
+
 import os
 import subprocess
 import sys
@@ -28,8 +29,12 @@ def write_corpus(path, n_questions, n_systems=0, preds_path=None, seed=0):
     with open(path, "w", encoding="utf-8") as f:
         for i in range(n_questions):
             ctx = " ".join(rng.choice(words) for _ in range(40)) + f" number {i}."
-            f.write(json.dumps({"id": f"q{i}", "context": ctx, "question": f"What is item {i}?",
-                                "answers": [f"number {i}"]}) + "\n")
+            f.write(
+                json.dumps(
+                    {"id": f"q{i}", "context": ctx, "question": f"What is item {i}?", "answers": [f"number {i}"]}
+                )
+                + "\n"
+            )
     if preds_path:
         with open(preds_path, "w", encoding="utf-8") as f:
             for s in range(n_systems):
@@ -43,30 +48,58 @@ class CeleryWorker:
     """``celery -A config worker`` as a subprocess on the test's database, on a queue of its own."""
 
     def __init__(self, queue, log_dir, extra_env=None):
-        self.queue, self.log_path, self.extra_env = queue, Path(log_dir) / f"worker-{uuid.uuid4().hex[:6]}.log", extra_env or {}
+        self.queue, self.log_path, self.extra_env = (
+            queue,
+            Path(log_dir) / f"worker-{uuid.uuid4().hex[:6]}.log",
+            extra_env or {},
+        )
         self.proc = None
 
     def env(self):
         db = settings.DATABASES["default"]
         auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
         env = {**os.environ, **self.extra_env}
-        env.update({
-            "DJANGO_SETTINGS_MODULE": "config.test_settings",
-            "DATABASE_URL": f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-            "CELERY_TASK_ALWAYS_EAGER": "0",
-            "QAEVAL_JOBS_CONNECTION": "1",  # progress on a second connection, as in production
-            "PYTHONPATH": str(REPO),
-        })
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "config.test_settings",
+                "DATABASE_URL": f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                "CELERY_TASK_ALWAYS_EAGER": "0",
+                "QAEVAL_JOBS_CONNECTION": "1",  # progress on a second connection, as in production
+                "PYTHONPATH": str(REPO),
+            }
+        )
         return env
 
     def start(self, timeout=60):
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", self.queue, "--pool", "threads",
-             "--concurrency", "2", "-l", "info", "--without-gossip", "--without-mingle", "--without-heartbeat",
-             "-n", f"{self.queue}@%h"],
-            cwd=REPO, env=self.env(), stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                self.queue,
+                "--pool",
+                "threads",
+                "--concurrency",
+                "2",
+                "-l",
+                "info",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"{self.queue}@%h",
+            ],
+            cwd=REPO,
+            env=self.env(),
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

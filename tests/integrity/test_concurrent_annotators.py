@@ -6,6 +6,7 @@ submission_id, read the next item from the returned fragment. Folds are shared b
 and carry the 10 % overlap copies, so the same triplets are judged by several people at once; some
 posts are sent twice at the same moment from two threads (a double click racing itself).
 """
+
 import random
 import re
 import threading
@@ -54,8 +55,11 @@ def shared_folds(tmp_path):
 
 
 def post(client, fold_id, item, sub, value):
-    return client.post(f"/annotate/{fold_id}/judge/", {"item": item, "submission_id": sub, "value": value, "seconds": "1"},
-                       HTTP_HX_REQUEST="true")
+    return client.post(
+        f"/annotate/{fold_id}/judge/",
+        {"item": item, "submission_id": sub, "value": value, "seconds": "1"},
+        HTTP_HX_REQUEST="true",
+    )
 
 
 def test_fifty_annotators_lose_nothing_and_never_see_a_triplet_twice(shared_folds):
@@ -103,7 +107,7 @@ def test_fifty_annotators_lose_nothing_and_never_see_a_triplet_twice(shared_fold
                 r["sent"][item] = value
                 item, sub = fields(resp.content.decode())
                 assert item is not None, "fold ran out"
-        except BaseException as exc:  # noqa: BLE001 - reported below, with the annotator's name
+        except BaseException as exc:
             r["errors"].append(repr(exc))
         finally:
             connection.close()

@@ -1,6 +1,7 @@
 """A real Celery worker killed with SIGKILL in the middle of an LLM judge run (SPEC 10): the redelivered
 task on a new worker resumes from the saved labels; every triplet ends with exactly one label of the
 judge, and the labels feed the report's prediction-powered rows."""
+
 import time
 from datetime import timedelta
 
@@ -40,8 +41,9 @@ def test_worker_killed_during_a_judge_run_resumes_without_duplicates(tmp_path, w
         return "correct" if "Proposed answer: number" in body["messages"][-1]["content"] else "incorrect"
 
     with OpenAIStub(slow) as stub:
-        judge = Judge.objects.create(name="stub-judge", parameters={"model": "stub", "base_url": stub.base_url,
-                                                                    "max_retries": 0})
+        judge = Judge.objects.create(
+            name="stub-judge", parameters={"model": "stub", "base_url": stub.base_url, "max_retries": 0}
+        )
         env = {"OPENAI_API_KEY": "test-key"}
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         run = judging.prepare_judge_run(corpus, judge, batch_size=2)
@@ -62,8 +64,9 @@ def test_worker_killed_during_a_judge_run_resumes_without_duplicates(tmp_path, w
         Job.objects.filter(pk=run.job_id).update(heartbeat_at=timezone.now() - timedelta(seconds=STALE_SECONDS + 5))
         workers.start(**env)
         run_judge.apply_async(args=[run.job_id], queue=workers.queue)
-        done = wait_for(lambda: (lambda x: x if x.status in Job.FINISHED else None)(job(run.job_id)), 90,
-                        "the resumed judge run")
+        done = wait_for(
+            lambda: (lambda x: x if x.status in Job.FINISHED else None)(job(run.job_id)), 90, "the resumed judge run"
+        )
     assert done.status == Job.SUCCEEDED, done.error
     assert done.attempts == 2 and done.result["skipped_existing"] >= saved
     judged = list(JudgeLabel.objects.filter(judge=judge).values_list("triplet_id", flat=True))

@@ -7,6 +7,7 @@
   worker resumes, and every question ends with exactly one prediction of the system;
 - a task delivered twice for one job runs once (a job starts only from ``created``).
 """
+
 import time
 from datetime import timedelta
 
@@ -34,8 +35,9 @@ def big_import(tmp_path):
 
 
 def import_job(corpus, path):
-    return create_job("import_predictions", {"kind": "predictions", "corpus": corpus.name, "path": str(path),
-                                             "file": path.name})
+    return create_job(
+        "import_predictions", {"kind": "predictions", "corpus": corpus.name, "path": str(path), "file": path.name}
+    )
 
 
 def job(pk):
@@ -43,8 +45,11 @@ def job(pk):
 
 
 def snapshot(corpus):
-    return (Prediction.objects.filter(question__corpus=corpus).count(), Triplet.objects.filter(question__corpus=corpus).count(),
-            System.objects.exclude(name="reference").count())
+    return (
+        Prediction.objects.filter(question__corpus=corpus).count(),
+        Triplet.objects.filter(question__corpus=corpus).count(),
+        System.objects.exclude(name="reference").count(),
+    )
 
 
 def test_worker_killed_during_import_applies_nothing_and_the_reaper_fails_the_job(big_import, workers):
@@ -115,11 +120,18 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
         return "number 1"
 
     with OpenAIStub(slow) as stub:
-        run = prepare_run(corpus, "stub-llm", "openai", {"model": "stub", "base_url": stub.base_url, "max_retries": 0},
-                          batch_size=2, queue=workers.queue)
+        run = prepare_run(
+            corpus,
+            "stub-llm",
+            "openai",
+            {"model": "stub", "base_url": stub.base_url, "max_retries": 0},
+            batch_size=2,
+            queue=workers.queue,
+        )
         env = {"OPENAI_API_KEY": "test-key"}
         worker = workers.start(**env)
         run_inference.apply_async(args=[run.job_id], queue=workers.queue)
+
         def answering():
             current = job(run.job_id)
             assert current.status not in Job.FINISHED, f"{current.status}: {current.error}\n{worker.output()}"
@@ -133,7 +145,9 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
         Job.objects.filter(pk=run.job_id).update(heartbeat_at=timezone.now() - timedelta(seconds=STALE_SECONDS + 5))
         workers.start(**env)
         run_inference.apply_async(args=[run.job_id], queue=workers.queue)
-        done = wait_for(lambda: (lambda x: x if x.status in Job.FINISHED else None)(job(run.job_id)), 90, "the resumed run")
+        done = wait_for(
+            lambda: (lambda x: x if x.status in Job.FINISHED else None)(job(run.job_id)), 90, "the resumed run"
+        )
         assert done.status == Job.SUCCEEDED, done.error
         assert done.attempts == 2
         answered = list(Prediction.objects.filter(system=run.system).values_list("question_id", flat=True))
@@ -141,7 +155,9 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
         assert done.result["skipped_existing"] >= saved  # the second attempt did not answer them again
 
 
-def test_worker_killed_during_a_report_leaves_no_report_and_the_job_failed(big_import, workers, client, django_user_model):
+def test_worker_killed_during_a_report_leaves_no_report_and_the_job_failed(
+    big_import, workers, client, django_user_model
+):
     from annotation.importers import import_predictions
     from core.roles import ensure_groups
     from evaluation import files

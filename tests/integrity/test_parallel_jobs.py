@@ -6,6 +6,7 @@
   once: one import succeeds, the other fails with the clear ``file:line`` error a sequential
   re-import gives (no raw ``IntegrityError``), and nothing of it is stored twice.
 """
+
 import pytest
 
 from annotation.importers import import_corpus
@@ -62,13 +63,17 @@ def test_parallel_uploads_same_file_one_clear_error_and_different_files_both_suc
     workers.start()
 
     def job(path):
-        return create_job("import_predictions", {"kind": "predictions", "corpus": "up", "path": str(path), "file": path.name})
+        return create_job(
+            "import_predictions", {"kind": "predictions", "corpus": "up", "path": str(path), "file": path.name}
+        )
 
     same = [job(tmp_path / "p.jsonl"), job(tmp_path / "p.jsonl")]
     other = job(tmp_path / "p2b.jsonl")
     for j in [*same, other]:
         import_file.apply_async(args=[j.pk], queue=workers.queue)
-    jobs = {j.pk: j for j in wait_for(lambda: finished(*[j.pk for j in [*same, other]]), 120, "the imports", interval=0.2)}
+    jobs = {
+        j.pk: j for j in wait_for(lambda: finished(*[j.pk for j in [*same, other]]), 120, "the imports", interval=0.2)
+    }
     statuses = sorted(jobs[j.pk].status for j in same)
     assert statuses == ["failed", "succeeded"], [jobs[j.pk].error for j in same]
     loser = next(jobs[j.pk] for j in same if jobs[j.pk].status == "failed")

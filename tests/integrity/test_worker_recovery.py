@@ -14,6 +14,7 @@ Two brokers: the embedded default (SQLite + ``sqla+sqlite``, as ``bin/run-demo``
 suite) and Redis + PostgreSQL (``services``; a private ``redis-server`` on a free port, so
 ``-Q default,gpu`` takes no one else's task).
 """
+
 import json
 import os
 import re
@@ -56,8 +57,9 @@ class Site:
         self.proc, self.logs = None, []
 
     def manage(self, *args):
-        out = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=self.env, capture_output=True,
-                             text=True, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, capture_output=True, text=True, timeout=300
+        )
         assert out.returncode == 0, out.stdout + out.stderr
         return out.stdout
 
@@ -65,7 +67,9 @@ class Site:
         return self.manage("shell", "-v", "0", "-c", code).strip().splitlines()[-1]
 
     def job(self, pk):
-        status, attempts, error = self._query(f"SELECT status, attempts, error FROM annotation_job WHERE id = {int(pk)}")[0]
+        status, attempts, error = self._query(
+            f"SELECT status, attempts, error FROM annotation_job WHERE id = {int(pk)}"
+        )[0]
         return {"status": status, "attempts": attempts, "error": error}
 
     def count(self, sql):
@@ -76,8 +80,14 @@ class Site:
         out = log.with_suffix(".out")  # Django's LOGGING keeps the root logger on the console
         self.logs += [log, out]
         with open(out, "wb") as sink:
-            self.proc = subprocess.Popen(run_demo_worker_argv(log), cwd=REPO, env=self.env, stdout=sink,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = subprocess.Popen(
+                run_demo_worker_argv(log),
+                cwd=REPO,
+                env=self.env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, f"worker exited {self.proc.returncode}: {self.output()}"
@@ -113,10 +123,26 @@ class Site:
 
 
 def base_env(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in (
-        "DATABASE_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER", "QAEVAL_JOBS_CONNECTION", "QAEVAL_TESTING")}
-    env.update(FAST, DJANGO_SETTINGS_MODULE="config.settings", SECRET_KEY="recovery-test-" + "k" * 40,
-               QAEVAL_VAR_DIR=str(tmp_path / "var"), OPENAI_API_KEY="test-key", PYTHONPATH=str(REPO))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "DATABASE_URL",
+            "CELERY_BROKER_URL",
+            "CELERY_TASK_ALWAYS_EAGER",
+            "QAEVAL_JOBS_CONNECTION",
+            "QAEVAL_TESTING",
+        )
+    }
+    env.update(
+        FAST,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SECRET_KEY="recovery-test-" + "k" * 40,
+        QAEVAL_VAR_DIR=str(tmp_path / "var"),
+        OPENAI_API_KEY="test-key",
+        PYTHONPATH=str(REPO),
+    )
     return env
 
 
@@ -143,12 +169,17 @@ def redis_site(tmp_path, transactional_db):
     from django.db import connection
 
     port = free_port()
-    redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    redis = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     db = settings.DATABASES["default"]
     env = base_env(tmp_path)
-    env.update(DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-               CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/0")
+    env.update(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/0",
+    )
 
     def query(sql):
         with connection.cursor() as cur:
@@ -178,9 +209,23 @@ def inference_recovers(site):
         return "number 1"
 
     with OpenAIStub(slow) as stub:
-        out = site.manage("run_system", "--corpus", "infer", "--system", "stub-llm", "--backend", "openai",
-                          "--model", "stub", "--option", f"base_url={stub.base_url}", "--option", "max_retries=0",
-                          "--batch-size", "2")
+        out = site.manage(
+            "run_system",
+            "--corpus",
+            "infer",
+            "--system",
+            "stub-llm",
+            "--backend",
+            "openai",
+            "--model",
+            "stub",
+            "--option",
+            f"base_url={stub.base_url}",
+            "--option",
+            "max_retries=0",
+            "--batch-size",
+            "2",
+        )
         job_id = int(re.search(r"job (\d+) queued", out).group(1))
         preds = "SELECT COUNT(*) FROM annotation_prediction"
         site.start_worker()
@@ -190,7 +235,9 @@ def inference_recovers(site):
         assert 10 <= saved < n and site.job(job_id)["status"] == "running"
 
         site.start_worker()  # the operator's only action
-        site.wait(lambda: site.job(job_id)["status"] in ("succeeded", "failed", "cancelled"), BOUND, "the run to resume")
+        site.wait(
+            lambda: site.job(job_id)["status"] in ("succeeded", "failed", "cancelled"), BOUND, "the run to resume"
+        )
     job = site.job(job_id)
     assert job["status"] == "succeeded", job["error"]
     assert job["attempts"] == 2
@@ -203,8 +250,12 @@ def report_fails(site):
     site.manage("import_corpus", str(site.tmp / "r.jsonl"), "--corpus", "rep")
     site.manage("import_predictions", str(site.tmp / "rp.jsonl"), "--corpus", "rep")
     site.start_worker()
-    job_id = int(site.shell("from annotation.models import Corpus; from evaluation.jobs import start_report; "
-                            "print(start_report(Corpus.objects.get(name='rep'), n_boot=20000).pk)"))
+    job_id = int(
+        site.shell(
+            "from annotation.models import Corpus; from evaluation.jobs import start_report; "
+            "print(start_report(Corpus.objects.get(name='rep'), n_boot=20000).pk)"
+        )
+    )
     site.wait(lambda: site.job(job_id)["status"] == "running", 60, "the report to start")
     site.kill_worker()
     assert site.job(job_id)["status"] == "running"
@@ -213,9 +264,12 @@ def report_fails(site):
     site.wait(lambda: site.job(job_id)["status"] != "running", BOUND, "the reaper")
     job = site.job(job_id)
     assert job["status"] == "failed" and "worker lost" in job["error"], job
-    served = json.loads(site.shell(
-        "import json; from core.models import Job; from evaluation import files; "
-        f"j = Job.objects.get(pk={job_id}); print(json.dumps(files.file_names(j)))"))
+    served = json.loads(
+        site.shell(
+            "import json; from core.models import Job; from evaluation import files; "
+            f"j = Job.objects.get(pk={job_id}); print(json.dumps(files.file_names(j)))"
+        )
+    )
     assert served == []
 
 

@@ -1,4 +1,5 @@
 """Tiny random-weight models built once per session, and a small corpus."""
+
 import pytest
 
 from models_runner import tiny_models
@@ -11,16 +12,36 @@ WORDS = (
 ) + tiny_models.DEFAULT_SENTENCES
 
 QUESTIONS = [
-    {"id": "q1", "context": "The Denver Broncos defeated the Carolina Panthers to win Super Bowl 50 in 2016.",
-     "question": "Which team won Super Bowl 50?", "answers": ["Denver Broncos"]},
-    {"id": "q2", "context": "Warsaw is the capital of Poland and its largest city.",
-     "question": "What is the capital of Poland?", "answers": ["Warsaw"]},
-    {"id": "q3", "context": "The game was played in Santa Clara, California, at Levi's Stadium.",
-     "question": "Where was the game played?", "answers": ["Santa Clara"]},
-    {"id": "q4", "context": "Levi's Stadium opened in 2014 in Santa Clara.",
-     "question": "When did Levi's Stadium open?", "answers": ["2014"]},
-    {"id": "q5", "context": "The Carolina Panthers lost the game.",
-     "question": "Which team lost?", "answers": ["Carolina Panthers"]},
+    {
+        "id": "q1",
+        "context": "The Denver Broncos defeated the Carolina Panthers to win Super Bowl 50 in 2016.",
+        "question": "Which team won Super Bowl 50?",
+        "answers": ["Denver Broncos"],
+    },
+    {
+        "id": "q2",
+        "context": "Warsaw is the capital of Poland and its largest city.",
+        "question": "What is the capital of Poland?",
+        "answers": ["Warsaw"],
+    },
+    {
+        "id": "q3",
+        "context": "The game was played in Santa Clara, California, at Levi's Stadium.",
+        "question": "Where was the game played?",
+        "answers": ["Santa Clara"],
+    },
+    {
+        "id": "q4",
+        "context": "Levi's Stadium opened in 2014 in Santa Clara.",
+        "question": "When did Levi's Stadium open?",
+        "answers": ["2014"],
+    },
+    {
+        "id": "q5",
+        "context": "The Carolina Panthers lost the game.",
+        "question": "Which team lost?",
+        "answers": ["Carolina Panthers"],
+    },
 ]
 
 

@@ -1,4 +1,5 @@
 """REST API of runs: admins start and cancel, researchers read, annotators get 403 everywhere."""
+
 import pytest
 from django.urls import reverse
 
@@ -27,10 +28,24 @@ def endpoints(run):
 
 # role -> (endpoint, method) -> expected status
 EXPECTED = {
-    "admin": {("runs", "get"): 200, ("runs", "post"): 202, ("runs", "put"): 405, ("runs", "delete"): 405,
-              ("run", "get"): 200, ("run", "post"): 405, ("run", "put"): 405, ("run", "delete"): 405,
-              ("cancel", "get"): 405, ("cancel", "post"): 200, ("cancel", "put"): 405, ("cancel", "delete"): 405,
-              ("backends", "get"): 200, ("backends", "post"): 405, ("backends", "put"): 405, ("backends", "delete"): 405},
+    "admin": {
+        ("runs", "get"): 200,
+        ("runs", "post"): 202,
+        ("runs", "put"): 405,
+        ("runs", "delete"): 405,
+        ("run", "get"): 200,
+        ("run", "post"): 405,
+        ("run", "put"): 405,
+        ("run", "delete"): 405,
+        ("cancel", "get"): 405,
+        ("cancel", "post"): 200,
+        ("cancel", "put"): 405,
+        ("cancel", "delete"): 405,
+        ("backends", "get"): 200,
+        ("backends", "post"): 405,
+        ("backends", "put"): 405,
+        ("backends", "delete"): 405,
+    },
     "researcher": {("runs", "get"): 200, ("run", "get"): 200, ("backends", "get"): 200, ("cancel", "get"): 405},
     "annotator": {},
 }
@@ -45,7 +60,9 @@ def test_permission_matrix(role, run, client, make_user, monkeypatch):
     urls = endpoints(run)
     for name, url in urls.items():
         for method in METHODS:
-            response = getattr(client, method)(url, START if method == "post" else None, content_type="application/json")
+            response = getattr(client, method)(
+                url, START if method == "post" else None, content_type="application/json"
+            )
             if role is None:
                 expected = {401, 403}
             else:

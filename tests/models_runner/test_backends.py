@@ -1,5 +1,6 @@
 """The weight backends on tiny random-weight models saved with save_pretrained and loaded back
 through the app's own loader (local files only)."""
+
 import json
 
 import pytest
@@ -22,10 +23,15 @@ def test_registry_and_option_errors():
         create_backend("seq2seq")
     with pytest.raises(BackendError, match="batch_size"):
         create_backend("baseline", batch_size=0)
-    for name, bad in [("openai", {"model": "m", "shots": "x"}), ("openai", {"model": 3}),
-                      ("openai", {"model": "m", "backoff_base": "soon"}), ("baseline", {"window": "8"}),
-                      ("baseline", {"delay_s": -1}), ("causal", {"model": "m", "adapter": 7}),
-                      ("extractive", {"model": "m", "dtype": "int4"})]:
+    for name, bad in [
+        ("openai", {"model": "m", "shots": "x"}),
+        ("openai", {"model": 3}),
+        ("openai", {"model": "m", "backoff_base": "soon"}),
+        ("baseline", {"window": "8"}),
+        ("baseline", {"delay_s": -1}),
+        ("causal", {"model": "m", "adapter": 7}),
+        ("extractive", {"model": "m", "dtype": "int4"}),
+    ]:
         with pytest.raises(BackendError):
             create_backend(name, bad)
     with pytest.raises(BackendError, match="lacks"):
@@ -86,8 +92,15 @@ def test_extractive_doc_stride_finds_the_answer_in_a_later_window(tmp_path):
 
     torch.manual_seed(0)
     tokenizer = tiny_models.word_tokenizer(WORDS)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=64, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, pad_token_id=tokenizer.pad_token_id)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     model = BertForQuestionAnswering(config)
     target = tokenizer.convert_tokens_to_ids("broncos")
     with torch.no_grad():
@@ -110,8 +123,9 @@ def test_extractive_doc_stride_finds_the_answer_in_a_later_window(tmp_path):
     item = QAItem("x", "Which team won?", context)
     wide = create_backend("extractive", {"model": str(path), "max_length": 64, "doc_stride": 16}, device="cpu").load()
     assert wide.answer([item]) == ["Broncos"]
-    encoded = wide.tokenizer(item.question, item.context, truncation="only_second", max_length=64, stride=16,
-                             return_overflowing_tokens=True)
+    encoded = wide.tokenizer(
+        item.question, item.context, truncation="only_second", max_length=64, stride=16, return_overflowing_tokens=True
+    )
     windows = encoded["input_ids"]
     assert len(windows) > 3  # the context really was cut into several windows
     # The word is out of reach of the first window: only the overflowing ones hold it.
@@ -131,8 +145,9 @@ def test_seq2seq_generates_at_most_max_new_tokens_batched(seq2seq_model):
 
 def test_causal_backend_with_and_without_lora(causal_model, lora_adapter):
     base = create_backend("causal", {"model": str(causal_model), "max_new_tokens": 6}, device="cpu").load()
-    tuned = create_backend("causal", {"model": str(causal_model), "adapter": str(lora_adapter), "max_new_tokens": 6},
-                           device="cpu").load()
+    tuned = create_backend(
+        "causal", {"model": str(causal_model), "adapter": str(lora_adapter), "max_new_tokens": 6}, device="cpu"
+    ).load()
     from peft import PeftModel
 
     assert isinstance(tuned.model, PeftModel) and not isinstance(base.model, PeftModel)

@@ -1,5 +1,6 @@
 """The chat client and the openai backend against the local OpenAI-compatible server (real HTTP,
 real openai client)."""
+
 import pytest
 
 from models_runner.backends import QAItem, create_backend
@@ -48,7 +49,13 @@ def test_send_stores_the_exchange():
         reply = client.send([{"role": "user", "content": "ping"}], purpose="frame_selection")
     assert reply == "pong"
     ex = LLMExchange.objects.get()
-    assert (ex.purpose, ex.status, ex.reply, ex.attempts, ex.model) == ("frame_selection", "ok", "pong", 1, "stub-model")
+    assert (ex.purpose, ex.status, ex.reply, ex.attempts, ex.model) == (
+        "frame_selection",
+        "ok",
+        "pong",
+        1,
+        "stub-model",
+    )
     assert ex.messages == [{"role": "user", "content": "ping"}] and ex.latency_s >= 0
     assert stub.requests[0]["max_tokens"] == 20 and stub.requests[0]["temperature"] == 0.0
     assert stub.requests[0]["headers"]["authorization"] == "Bearer sk-test"
@@ -128,20 +135,20 @@ def test_openai_backend_one_and_two_shot(monkeypatch):
     assert [len(r["messages"]) for r in stub.requests] == [4, 4, 6]
     assert stub.requests[2]["model"] == "mixtral"
     assert LLMExchange.objects.filter(purpose="answer", status="ok").count() == 3
-    assert "[assistant]\n\"Claude Rains\"" in one.describe()["prompt_template"]
+    assert '[assistant]\n"Claude Rains"' in one.describe()["prompt_template"]
 
 
 @pytest.mark.django_db
 def test_openai_backend_on_error_empty_keeps_going():
     slept, sleep = sleeps()
     with OpenAIStub(lambda body: (500, {"error": {"message": "down"}})) as stub:
-        backend = create_backend("openai", {"model": "m", "base_url": stub.base_url, "on_error": "empty",
-                                            "max_retries": 0}).load()
+        backend = create_backend(
+            "openai", {"model": "m", "base_url": stub.base_url, "on_error": "empty", "max_retries": 0}
+        ).load()
         assert backend.answer([QAItem(1, "q", "c")]) == [""]
         failing = create_backend("openai", {"model": "m", "base_url": stub.base_url, "max_retries": 0}).load()
         with pytest.raises(ChatError):
             failing.answer([QAItem(1, "q", "c")])
-
 
 
 @pytest.mark.django_db
@@ -160,9 +167,13 @@ def test_openai_run_as_a_job_stores_every_exchange(corpus):
         return '"Warsaw"' if "Warsaw" in seen[-1] else "NULL"
 
     with OpenAIStub(responder) as stub:
-        run = inference.prepare_run(corpus, "gpt-stub", "openai", {"model": "stub", "base_url": stub.base_url,
-                                                                     "backoff_base": 0.01, "requests_per_minute": 0},
-                                    batch_size=2)
+        run = inference.prepare_run(
+            corpus,
+            "gpt-stub",
+            "openai",
+            {"model": "stub", "base_url": stub.base_url, "backoff_base": 0.01, "requests_per_minute": 0},
+            batch_size=2,
+        )
         job = run_job(run.job_id, jobs.run_body)
     assert job.status == Job.SUCCEEDED, job.error
     answers = dict(Prediction.objects.filter(system=run.system).values_list("question__external_id", "answer"))
@@ -180,8 +191,7 @@ def test_openai_backend_applies_its_rate_limit():
     import time
 
     with OpenAIStub(lambda body: "NULL") as stub:
-        backend = create_backend("openai", {"model": "m", "base_url": stub.base_url,
-                                            "requests_per_minute": 600}).load()
+        backend = create_backend("openai", {"model": "m", "base_url": stub.base_url, "requests_per_minute": 600}).load()
         start = time.monotonic()
         backend.answer([QAItem(i, "q", "c") for i in range(4)])
         elapsed = time.monotonic() - start

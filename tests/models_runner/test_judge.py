@@ -1,6 +1,7 @@
 """LLM judges (SPEC 10) against the local OpenAI-compatible stub: a run labels a corpus (every exchange
 stored, retries, cancel, resume without duplicates), judge-labels files, the export, and judge labels
 feeding the report while never counting as human."""
+
 import json
 import re
 
@@ -15,9 +16,15 @@ from models_runner.models import Judge, JudgeLabel, JudgeRun, LLMExchange
 from tests.conftest import write_jsonl
 from tests.openai_stub import OpenAIStub
 
-VERDICTS = {"Denver Broncos": "Correct.", "Warsaw": "**correct**", "Santa Clara": "The answer is correct",
-            "Santa Clara, California": "Partially correct: extra words", "Poland": "incorrect",
-            "Carolina Panthers": "Wrong.", "": "I cannot tell."}
+VERDICTS = {
+    "Denver Broncos": "Correct.",
+    "Warsaw": "**correct**",
+    "Santa Clara": "The answer is correct",
+    "Santa Clara, California": "Partially correct: extra words",
+    "Poland": "incorrect",
+    "Carolina Panthers": "Wrong.",
+    "": "I cannot tell.",
+}
 
 
 def answer_of(body):
@@ -34,17 +41,30 @@ def api_key(monkeypatch):
 
 
 def make_judge(stub, name="gpt-judge", **params):
-    return Judge.objects.create(name=name, prompt=judging.DEFAULT_PROMPT,
-                                parameters={"model": "judge-model", "base_url": stub.base_url, "backoff_base": 0.0,
-                                            **params})
+    return Judge.objects.create(
+        name=name,
+        prompt=judging.DEFAULT_PROMPT,
+        parameters={"model": "judge-model", "base_url": stub.base_url, "backoff_base": 0.0, **params},
+    )
 
 
-@pytest.mark.parametrize("reply, label", [
-    ("Correct.", "correct"), ("correct", "correct"), ("**Partially correct** - it adds a city", "partial"),
-    ("partial", "partial"), ("Incorrect", "incorrect"), ("The answer is not correct.", "incorrect"),
-    ('{"label": "incorrect"}', "incorrect"), ("wrong", "incorrect"), ("Label: PARTIALLY_CORRECT", "partial"),
-    ("I cannot tell", None), ("", None), ("incorrectly spelled but correct", "correct"),
-])
+@pytest.mark.parametrize(
+    "reply, label",
+    [
+        ("Correct.", "correct"),
+        ("correct", "correct"),
+        ("**Partially correct** - it adds a city", "partial"),
+        ("partial", "partial"),
+        ("Incorrect", "incorrect"),
+        ("The answer is not correct.", "incorrect"),
+        ('{"label": "incorrect"}', "incorrect"),
+        ("wrong", "incorrect"),
+        ("Label: PARTIALLY_CORRECT", "partial"),
+        ("I cannot tell", None),
+        ("", None),
+        ("incorrectly spelled but correct", "correct"),
+    ],
+)
 def test_parse_reply(reply, label):
     assert judging.parse_reply(reply) == label
 
@@ -82,9 +102,15 @@ def test_a_judge_run_labels_every_triplet_and_stores_every_exchange(tiny_corpus)
     assert job.status == Job.SUCCEEDED, job.error
     assert job.resumable and job.kind == "judge" and job.progress_done == job.progress_total == n_triplets
     labels = {jl.triplet.answer: jl.value for jl in JudgeLabel.objects.filter(judge=judge).select_related("triplet")}
-    assert labels == {"Denver Broncos": "correct", "Warsaw": "correct", "Santa Clara": "correct",
-                      "Santa Clara, California": "partial", "Poland": "incorrect", "Carolina Panthers": "incorrect",
-                      "": None}
+    assert labels == {
+        "Denver Broncos": "correct",
+        "Warsaw": "correct",
+        "Santa Clara": "correct",
+        "Santa Clara, California": "partial",
+        "Poland": "incorrect",
+        "Carolina Panthers": "incorrect",
+        "": None,
+    }
     exchanges = LLMExchange.objects.filter(purpose="judge")
     assert exchanges.count() == n_triplets and exchanges.filter(attempts=2).count() == 1
     assert all(jl.exchange_id for jl in JudgeLabel.objects.filter(judge=judge))
@@ -150,21 +176,33 @@ def test_command_sync_and_errors(tiny_corpus, tmp_path):
         with pytest.raises(CommandError, match="needs the parameter model"):
             call_command("judge_corpus", corpus="tiny", judge="j1", sync=True)
         prompt = write_jsonl(tmp_path / "prompt.txt", ["Q: {question} A: {answer} Passage: {context} -> label?"])
-        call_command("judge_corpus", corpus="tiny", judge="j1", model="m", base_url=stub.base_url,
-                     option=["backoff_base=0"], prompt_file=str(prompt), sync=True)
+        call_command(
+            "judge_corpus",
+            corpus="tiny",
+            judge="j1",
+            model="m",
+            base_url=stub.base_url,
+            option=["backoff_base=0"],
+            prompt_file=str(prompt),
+            sync=True,
+        )
     judge = Judge.objects.get(name="j1")
     assert judge.prompt.startswith("Q: {question}") and JudgeRun.objects.get(judge=judge).prompt == judge.prompt
     assert stub.requests[0]["messages"][0]["content"].startswith("Q: ")
-    assert JudgeLabel.objects.filter(judge=judge).count() == Triplet.objects.filter(question__corpus=tiny_corpus).count()
+    assert (
+        JudgeLabel.objects.filter(judge=judge).count() == Triplet.objects.filter(question__corpus=tiny_corpus).count()
+    )
     with pytest.raises(CommandError, match="no judge job"):
         call_command("judge_corpus", resume=999999, sync=True)
 
 
 def judge_file_rows(name="file-judge"):
-    return [{"question_id": "q1", "answer": "Denver Broncos", "annotator": name, "label": "correct"},
-            {"question_id": "q1", "answer": "Carolina Panthers", "annotator": name, "label": "incorrect"},
-            {"question_id": "q2", "answer": "Warsaw", "annotator": name, "label": "correct"},
-            {"question_id": "q2", "answer": "Poland", "annotator": name, "label": "partial"}]
+    return [
+        {"question_id": "q1", "answer": "Denver Broncos", "annotator": name, "label": "correct"},
+        {"question_id": "q1", "answer": "Carolina Panthers", "annotator": name, "label": "incorrect"},
+        {"question_id": "q2", "answer": "Warsaw", "annotator": name, "label": "correct"},
+        {"question_id": "q2", "answer": "Poland", "annotator": name, "label": "partial"},
+    ]
 
 
 def test_import_judge_labels_file(tiny_corpus, tmp_path):
@@ -178,8 +216,11 @@ def test_import_judge_labels_file(tiny_corpus, tmp_path):
     two = write_jsonl(tmp_path / "two.jsonl", judge_file_rows() + judge_file_rows("other")[:1])
     with pytest.raises(CommandError, match="one judge"):
         call_command("import_judge_labels", str(two), corpus="tiny")
-    bad = write_jsonl(tmp_path / "bad.jsonl", judge_file_rows("new-judge") + [
-        {"question_id": "q3", "answer": "Paris", "annotator": "new-judge", "label": "correct"}])
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        judge_file_rows("new-judge")
+        + [{"question_id": "q3", "answer": "Paris", "annotator": "new-judge", "label": "correct"}],
+    )
     with pytest.raises(CommandError, match=r"bad.jsonl:5"):
         call_command("import_judge_labels", str(bad), corpus="tiny")
     assert not Judge.objects.filter(name="new-judge").exists()
@@ -197,7 +238,8 @@ def test_judge_labels_export_is_apart_and_researcher_only(tiny_corpus, tmp_path,
     assert response.status_code == 200
     rows = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
     assert [(r["question_id"], r["answer"], r["annotator"], r["label"]) for r in rows] == [
-        (r["question_id"], r["answer"], r["annotator"], r["label"]) for r in judge_file_rows()]
+        (r["question_id"], r["answer"], r["annotator"], r["label"]) for r in judge_file_rows()
+    ]
     human = b"".join(client.get("/downloads/labels/").streaming_content)
     assert human == b""  # the human export holds no judge label
 
@@ -212,8 +254,11 @@ def test_judge_labels_feed_the_report_but_not_human_agreement(tiny_corpus, make_
     import tempfile
 
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        for qid, answer, label in (("q1", "Denver Broncos", "correct"), ("q2", "Poland", "incorrect"),
-                                   ("q1", "Carolina Panthers", "incorrect")):
+        for qid, answer, label in (
+            ("q1", "Denver Broncos", "correct"),
+            ("q2", "Poland", "incorrect"),
+            ("q1", "Carolina Panthers", "incorrect"),
+        ):
             f.write(json.dumps({"question_id": qid, "answer": answer, "annotator": "ann", "label": label}) + "\n")
     import_labels(f.name, tiny_corpus)
     job = start_report(tiny_corpus, n_boot=0, figures=False)
@@ -249,16 +294,21 @@ def eager():
     app.conf.task_always_eager = False
 
 
-def test_admin_edits_the_prompt_and_starts_a_judge_run(tiny_corpus, client, make_user, eager,
-                                                       django_capture_on_commit_callbacks):
+def test_admin_edits_the_prompt_and_starts_a_judge_run(
+    tiny_corpus, client, make_user, eager, django_capture_on_commit_callbacks
+):
     from django.urls import reverse
 
     client.force_login(make_user("boss", "admin"))
     add = client.get(reverse("admin:models_runner_judge_add"))
     assert add.status_code == 200 and "Proposed answer: {answer}" in add.content.decode()  # the default prompt
     with OpenAIStub(lambda body: "partial") as stub:
-        form = {"name": "admin-judge", "kind": "llm", "description": "", "parameters": json.dumps(
-            {"model": "m", "base_url": stub.base_url})}
+        form = {
+            "name": "admin-judge",
+            "kind": "llm",
+            "description": "",
+            "parameters": json.dumps({"model": "m", "base_url": stub.base_url}),
+        }
         bad = client.post(reverse("admin:models_runner_judge_add"), {**form, "prompt": "Judge {answer} for {system}"})
         assert bad.status_code == 200 and "unknown field(s) system" in bad.content.decode()
         assert not Judge.objects.filter(name="admin-judge").exists()
@@ -267,8 +317,9 @@ def test_admin_edits_the_prompt_and_starts_a_judge_run(tiny_corpus, client, make
         judge = Judge.objects.get(name="admin-judge")
         assert judge.prompt.startswith("Q {question}") and judge.parameters["max_retries"] == 5
         with django_capture_on_commit_callbacks(execute=True):
-            started = client.post(reverse("admin:models_runner_judge_start", args=[judge.pk]),
-                                  {"corpus": "tiny", "batch_size": 4})
+            started = client.post(
+                reverse("admin:models_runner_judge_start", args=[judge.pk]), {"corpus": "tiny", "batch_size": 4}
+            )
         assert started.status_code == 302
     run = JudgeRun.objects.get(judge=judge)
     assert run.job.status == Job.SUCCEEDED, run.job.error

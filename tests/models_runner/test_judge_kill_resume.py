@@ -1,6 +1,7 @@
 """A judge run (SPEC 10) killed with SIGKILL mid-run, in a real subprocess (``manage.py judge_corpus
 --sync``) on a file-based SQLite database, against the local OpenAI-compatible stub: the resumed run
 judges only the missing triplets and no triplet gets two labels of the judge."""
+
 import json
 import os
 import signal
@@ -28,14 +29,29 @@ def query(db, sql):
 @pytest.mark.slow
 def test_sigkill_mid_judge_run_then_resume_without_duplicates(tmp_path):
     db = tmp_path / "db.sqlite3"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings", "QAEVAL_TESTING": "1",
-           "QAEVAL_VAR_DIR": str(tmp_path / "var"), "DATABASE_URL": f"sqlite:///{db}", "PYTHONUNBUFFERED": "1",
-           "OPENAI_API_KEY": "sk-test"}
-    rows = [{"id": f"q{i}", "context": f"Team {i} won match {i}.", "question": f"Who won match {i}?",
-             "answers": [f"Team {i}"]} for i in range(N)]
-    setup = ("import django; django.setup(); from django.core.management import call_command; "
-             "call_command('migrate', verbosity=0); call_command('import_corpus', %r, corpus='killme')"
-             % str(write_jsonl(tmp_path / "corpus.jsonl", rows)))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "QAEVAL_TESTING": "1",
+        "QAEVAL_VAR_DIR": str(tmp_path / "var"),
+        "DATABASE_URL": f"sqlite:///{db}",
+        "PYTHONUNBUFFERED": "1",
+        "OPENAI_API_KEY": "sk-test",
+    }
+    rows = [
+        {
+            "id": f"q{i}",
+            "context": f"Team {i} won match {i}.",
+            "question": f"Who won match {i}?",
+            "answers": [f"Team {i}"],
+        }
+        for i in range(N)
+    ]
+    setup = (
+        "import django; django.setup(); from django.core.management import call_command; "
+        "call_command('migrate', verbosity=0); call_command('import_corpus', %r, corpus='killme')"
+        % str(write_jsonl(tmp_path / "corpus.jsonl", rows))
+    )
     done = subprocess.run([sys.executable, "-c", setup], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
@@ -45,10 +61,27 @@ def test_sigkill_mid_judge_run_then_resume_without_duplicates(tmp_path):
 
     count_sql = "SELECT count(*), count(DISTINCT triplet_id) FROM models_runner_judgelabel"
     with OpenAIStub(slow) as stub:
-        args = ["--corpus", "killme", "--judge", "stub-judge", "--model", "stub", "--base-url", stub.base_url,
-                "--batch-size", "2", "--sync"]
-        worker = subprocess.Popen([sys.executable, "manage.py", "judge_corpus", *args], cwd=REPO, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        args = [
+            "--corpus",
+            "killme",
+            "--judge",
+            "stub-judge",
+            "--model",
+            "stub",
+            "--base-url",
+            stub.base_url,
+            "--batch-size",
+            "2",
+            "--sync",
+        ]
+        worker = subprocess.Popen(
+            [sys.executable, "manage.py", "judge_corpus", *args],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         saved, deadline = 0, time.monotonic() + 60
         while time.monotonic() < deadline and worker.poll() is None:
             try:
@@ -63,13 +96,25 @@ def test_sigkill_mid_judge_run_then_resume_without_duplicates(tmp_path):
         worker.wait(timeout=10)
         saved = query(db, count_sql)[0][0]
         assert 6 <= saved < N
-        (job_id, status), = query(db, "SELECT id, status FROM annotation_job WHERE kind = 'judge'")
+        ((job_id, status),) = query(db, "SELECT id, status FROM annotation_job WHERE kind = 'judge'")
         assert status == "running"
-        refused = subprocess.run([sys.executable, "manage.py", "judge_corpus", "--resume", str(job_id), "--sync"],
-                                 cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        refused = subprocess.run(
+            [sys.executable, "manage.py", "judge_corpus", "--resume", str(job_id), "--sync"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert refused.returncode != 0 and "running elsewhere" in refused.stderr
-        resumed = subprocess.run([sys.executable, "manage.py", "judge_corpus", "--resume", str(job_id), "--force",
-                                  "--sync"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        resumed = subprocess.run(
+            [sys.executable, "manage.py", "judge_corpus", "--resume", str(job_id), "--force", "--sync"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout.strip().splitlines()[-1])
     assert result["skipped_existing"] == saved and result["judged_now"] == N - saved

@@ -1,6 +1,7 @@
 """A worker killed with SIGKILL in the middle of a run: the run resumes and every question ends with
 exactly one prediction. The job runs in real subprocesses (``manage.py run_system --sync``) on a
 file-based SQLite database of its own, with the baseline slowed down per batch."""
+
 import json
 import os
 import signal
@@ -18,8 +19,9 @@ BATCH = 2
 
 
 def manage(env, *args, **kwargs):
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120, **kwargs
+    )
 
 
 def query(db, sql, *params):
@@ -33,23 +35,58 @@ def query(db, sql, *params):
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
     db = tmp_path / "db.sqlite3"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings", "QAEVAL_TESTING": "1",
-           "QAEVAL_VAR_DIR": str(tmp_path / "var"), "DATABASE_URL": f"sqlite:///{db}", "PYTHONUNBUFFERED": "1"}
-    rows = [{"id": f"q{i}", "context": f"Team {i} won the match number {i} in the city of Town{i}.",
-             "question": f"Which team won match number {i}?", "answers": [f"Team {i}"]} for i in range(N)]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "QAEVAL_TESTING": "1",
+        "QAEVAL_VAR_DIR": str(tmp_path / "var"),
+        "DATABASE_URL": f"sqlite:///{db}",
+        "PYTHONUNBUFFERED": "1",
+    }
+    rows = [
+        {
+            "id": f"q{i}",
+            "context": f"Team {i} won the match number {i} in the city of Town{i}.",
+            "question": f"Which team won match number {i}?",
+            "answers": [f"Team {i}"],
+        }
+        for i in range(N)
+    ]
     corpus_file = write_jsonl(tmp_path / "corpus.jsonl", rows)
-    setup = ("import django; django.setup(); from django.core.management import call_command; "
-             "call_command('migrate', verbosity=0); call_command('import_corpus', %r, corpus='killme')" % str(corpus_file))
+    setup = (
+        "import django; django.setup(); from django.core.management import call_command; "
+        "call_command('migrate', verbosity=0); call_command('import_corpus', %r, corpus='killme')" % str(corpus_file)
+    )
     done = subprocess.run([sys.executable, "-c", setup], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
     worker = subprocess.Popen(
-        [sys.executable, "manage.py", "run_system", "--corpus", "killme", "--system", "slow-lexical",
-         "--backend", "baseline", "--batch-size", str(BATCH), "--option", "delay_s=0.25", "--sync"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "manage.py",
+            "run_system",
+            "--corpus",
+            "killme",
+            "--system",
+            "slow-lexical",
+            "--backend",
+            "baseline",
+            "--batch-size",
+            str(BATCH),
+            "--option",
+            "delay_s=0.25",
+            "--sync",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    count_sql = ("SELECT count(*) FROM annotation_prediction p JOIN annotation_system s ON s.id = p.system_id "
-                 "WHERE s.name = 'slow-lexical'")
+    count_sql = (
+        "SELECT count(*) FROM annotation_prediction p JOIN annotation_system s ON s.id = p.system_id "
+        "WHERE s.name = 'slow-lexical'"
+    )
     deadline = time.monotonic() + 60
     saved = 0
     while time.monotonic() < deadline and worker.poll() is None:
@@ -66,7 +103,9 @@ def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
     worker.wait(timeout=10)
     saved = query(db, count_sql)[0][0]
     assert 3 * BATCH <= saved < N  # killed mid-run, with some batches saved
-    (job_id, status, attempts), = query(db, "SELECT id, status, attempts FROM annotation_job WHERE kind = 'inference'")
+    ((job_id, status, attempts),) = query(
+        db, "SELECT id, status, attempts FROM annotation_job WHERE kind = 'inference'"
+    )
     assert status == "running" and attempts == 1
 
     # The dead worker's heartbeat is still fresh: a resume refuses to run beside it ...
@@ -78,14 +117,18 @@ def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
     result = json.loads(resumed.stdout.strip().splitlines()[-1])
     assert result["skipped_existing"] == saved and result["answered_now"] == N - saved
 
-    per_question = query(db, "SELECT q.external_id, count(p.id) FROM annotation_question q "
-                             "LEFT JOIN annotation_prediction p ON p.question_id = q.id AND p.system_id = "
-                             "(SELECT id FROM annotation_system WHERE name = 'slow-lexical') GROUP BY q.id")
+    per_question = query(
+        db,
+        "SELECT q.external_id, count(p.id) FROM annotation_question q "
+        "LEFT JOIN annotation_prediction p ON p.question_id = q.id AND p.system_id = "
+        "(SELECT id FROM annotation_system WHERE name = 'slow-lexical') GROUP BY q.id",
+    )
     assert len(per_question) == N and all(n == 1 for _, n in per_question)
-    (status, attempts, done, total), = query(
-        db, "SELECT status, attempts, progress_done, progress_total FROM annotation_job WHERE id = ?", job_id)
+    ((status, attempts, done, total),) = query(
+        db, "SELECT status, attempts, progress_done, progress_total FROM annotation_job WHERE id = ?", job_id
+    )
     assert (status, attempts, done, total) == ("succeeded", 2, N, N)
     unlinked = query(db, count_sql + " AND p.triplet_id IS NULL")[0][0]
     assert unlinked == 0
-    (questions_done,), = query(db, "SELECT questions_done FROM models_runner_inferencerun")
+    ((questions_done,),) = query(db, "SELECT questions_done FROM models_runner_inferencerun")
     assert questions_done >= N

@@ -15,8 +15,10 @@ def test_window_with_most_overlap_wins():
 
 
 def test_answer_is_an_extractive_span_next_to_the_match():
-    context = ("The game was played on February 7, 2016, at Levi's Stadium in the San Francisco Bay Area "
-               "at Santa Clara, California.")
+    context = (
+        "The game was played on February 7, 2016, at Levi's Stadium in the San Francisco Bay Area "
+        "at Santa Clara, California."
+    )
     answer = extract_answer("At which stadium was the game played?", context)
     assert answer in context and answer
     assert "Levi" in answer or "February" in answer

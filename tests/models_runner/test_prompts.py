@@ -8,11 +8,14 @@ def test_seq2seq_input_is_the_paper_format():
     assert prompts.seq2seq_input("Q", "C", "{context} || {question}") == "C || Q"
 
 
-@pytest.mark.parametrize("template, message", [
-    ("question: {question}", "lacks"),
-    ("{question} {context} {answer}", "unknown field"),
-    ("", "non-empty"),
-])
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        ("question: {question}", "lacks"),
+        ("{question} {context} {answer}", "unknown field"),
+        ("", "non-empty"),
+    ],
+)
 def test_bad_templates_are_refused(template, message):
     with pytest.raises(ValueError, match=message):
         prompts.check_template(template)
@@ -35,17 +38,20 @@ def test_custom_examples_are_checked():
         prompts.parse_examples([{"context": "A", "question": "Q"}])
 
 
-@pytest.mark.parametrize("completion, answer", [
-    ('"Claude Rains"\n\n\n### Paragraph:\nautre', "Claude Rains"),
-    ("NULL", ""),
-    ('"NULL"', ""),
-    (" null \n### Paragraph", ""),
-    ("Answer: « tracé du canal »", "tracé du canal"),
-    ("Denver Broncos\nbecause they won", "Denver Broncos"),
-    ('"quelques-uns" est la réponse', "quelques-uns"),
-    ("", ""),
-    ("### Paragraph:\nrien", ""),
-])
+@pytest.mark.parametrize(
+    "completion, answer",
+    [
+        ('"Claude Rains"\n\n\n### Paragraph:\nautre', "Claude Rains"),
+        ("NULL", ""),
+        ('"NULL"', ""),
+        (" null \n### Paragraph", ""),
+        ("Answer: « tracé du canal »", "tracé du canal"),
+        ("Denver Broncos\nbecause they won", "Denver Broncos"),
+        ('"quelques-uns" est la réponse', "quelques-uns"),
+        ("", ""),
+        ("### Paragraph:\nrien", ""),
+    ],
+)
 def test_parse_completion(completion, answer):
     assert prompts.parse_completion(completion) == answer
 

@@ -1,5 +1,6 @@
 """Inference runs as jobs: predictions, resume without duplicates, cancel, triplets and folds, the
 CLI (sync and through Celery), the admin start form."""
+
 import functools
 import json
 
@@ -155,14 +156,38 @@ def test_weights_go_to_the_gpu_queue_unless_cpu(settings):
 
 
 def test_run_system_command_sync(corpus, capsys, extractive_model):
-    call_command("run_system", "--corpus", "mini", "--system", "lexical", "--backend", "baseline", "--batch-size", "3",
-                 "--sync", "--option", "window=8")
+    call_command(
+        "run_system",
+        "--corpus",
+        "mini",
+        "--system",
+        "lexical",
+        "--backend",
+        "baseline",
+        "--batch-size",
+        "3",
+        "--sync",
+        "--option",
+        "window=8",
+    )
     out = capsys.readouterr().out
     result = json.loads(out.strip().splitlines()[-1])
     assert result["answered_now"] == len(QUESTIONS) and result["batch_size"] == 3
     assert InferenceRun.objects.get(system__name="lexical").parameters == {"window": 8}
-    call_command("run_system", "--corpus", "mini", "--system", "bert-tiny", "--backend", "extractive",
-                 "--model", str(extractive_model), "--device", "cpu", "--sync")
+    call_command(
+        "run_system",
+        "--corpus",
+        "mini",
+        "--system",
+        "bert-tiny",
+        "--backend",
+        "extractive",
+        "--model",
+        str(extractive_model),
+        "--device",
+        "cpu",
+        "--sync",
+    )
     run = InferenceRun.objects.get(system__name="bert-tiny")
     assert run.revision.startswith("sha256:") and run.model_path == str(extractive_model)
     assert Prediction.objects.filter(system=run.system, triplet__isnull=False).count() == len(QUESTIONS)
@@ -184,13 +209,23 @@ def test_admin_starts_a_run_and_shows_progress(corpus, client, make_user, eager,
     client.force_login(make_user("boss", "admin"))
     page = client.get(reverse("admin:models_runner_start"))
     assert page.status_code == 200 and b"Start the run" in page.content
-    bad = client.post(reverse("admin:models_runner_start"), {"corpus": "mini", "system": "x", "backend": "baseline",
-                                                              "batch_size": 4, "device": "auto", "options": "{oops"})
+    bad = client.post(
+        reverse("admin:models_runner_start"),
+        {"corpus": "mini", "system": "x", "backend": "baseline", "batch_size": 4, "device": "auto", "options": "{oops"},
+    )
     assert bad.status_code == 200 and b"not valid JSON" in bad.content
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse("admin:models_runner_start"), {
-            "corpus": "mini", "system": "lexical-admin", "backend": "baseline", "batch_size": 4, "device": "auto",
-            "options": '{"window": 6}'})
+        response = client.post(
+            reverse("admin:models_runner_start"),
+            {
+                "corpus": "mini",
+                "system": "lexical-admin",
+                "backend": "baseline",
+                "batch_size": 4,
+                "device": "auto",
+                "options": '{"window": 6}',
+            },
+        )
     run = InferenceRun.objects.get()
     assert response.status_code == 302 and response["Location"].endswith(f"/{run.pk}/change/")
     assert run.job.created_by.username == "boss"

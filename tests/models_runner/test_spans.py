@@ -10,8 +10,12 @@ MASK = [False, False, False, True, True, True, True, False]
 
 
 def feature(start, end, offsets=OFFSETS, mask=MASK):
-    return {"start_logits": np.array(start, float), "end_logits": np.array(end, float), "offsets": offsets,
-            "context_mask": mask}
+    return {
+        "start_logits": np.array(start, float),
+        "end_logits": np.array(end, float),
+        "offsets": offsets,
+        "context_mask": mask,
+    }
 
 
 def test_best_span_uses_offsets_and_ignores_question_tokens():
@@ -30,7 +34,7 @@ def test_max_answer_len_limits_the_span():
     end = [0, 0, 0, 0, 0, 0, 5, 0]
     assert best_answer([feature(start, end)], CONTEXT, max_answer_len=4) == "Denver Broncos beat Carolina"
     span = best_span_in_feature(start, end, OFFSETS, context_mask=MASK, max_answer_len=2)
-    assert CONTEXT[span.start_char:span.end_char] in {"Denver Broncos", "Denver", "Carolina", "beat Carolina"}
+    assert CONTEXT[span.start_char : span.end_char] in {"Denver Broncos", "Denver", "Carolina", "beat Carolina"}
     assert span.end_char - span.start_char <= len("beat Carolina")
 
 

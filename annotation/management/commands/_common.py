@@ -1,4 +1,5 @@
 """Shared argument handling for the annotation management commands."""
+
 from django.core.management.base import CommandError
 
 from annotation.interchange import InterchangeError

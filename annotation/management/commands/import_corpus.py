@@ -13,12 +13,17 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--corpus", required=True, help="corpus name (created if new)")
         parser.add_argument("--format", choices=["jsonl", "squad"], help="default: from the file extension")
-        parser.add_argument("--no-reference-system", action="store_true",
-                            help="do not add the reference answers as the system 'reference'")
+        parser.add_argument(
+            "--no-reference-system",
+            action="store_true",
+            help="do not add the reference answers as the system 'reference'",
+        )
         parser.add_argument("--dedup", choices=POLICIES, help="dedup policy of a new corpus (default whitespace)")
 
     def handle(self, *, path, corpus, format, no_reference_system, dedup, **options):
-        result = run_import(self, import_corpus, path, corpus, fmt=format,
-                            reference_system=not no_reference_system, dedup_policy=dedup)
-        self.stdout.write(f"corpus {result['corpus']}: {result['questions']} questions, "
-                          f"{result['new_triplets']} reference triplets")
+        result = run_import(
+            self, import_corpus, path, corpus, fmt=format, reference_system=not no_reference_system, dedup_policy=dedup
+        )
+        self.stdout.write(
+            f"corpus {result['corpus']}: {result['questions']} questions, {result['new_triplets']} reference triplets"
+        )

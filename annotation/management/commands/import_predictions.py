@@ -14,5 +14,7 @@ class Command(BaseCommand):
 
     def handle(self, path, corpus, **options):
         result = run_import(self, import_predictions, path, get_corpus(corpus))
-        self.stdout.write(f"{result['predictions']} predictions of {len(result['systems'])} systems; "
-                          f"{result['new_triplets']} new triplets")
+        self.stdout.write(
+            f"{result['predictions']} predictions of {len(result['systems'])} systems; "
+            f"{result['new_triplets']} new triplets"
+        )

@@ -1,4 +1,5 @@
 """Load the demo: the small SQuAD dev set with the reference and 10 real systems, folds, users."""
+
 import os
 from pathlib import Path
 
@@ -21,13 +22,19 @@ class Command(BaseCommand):
     help = "Load the demo corpus, its systems' predictions, 10 folds and demo users (passwords printed)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--data", default=os.environ.get("QAEVAL_DEMO_DATA", str(DEFAULT_DATA)),
-                            help="folder with corpus.jsonl and predictions.jsonl")
+        parser.add_argument(
+            "--data",
+            default=os.environ.get("QAEVAL_DEMO_DATA", str(DEFAULT_DATA)),
+            help="folder with corpus.jsonl and predictions.jsonl",
+        )
         parser.add_argument("--corpus", default="squad-small")
         parser.add_argument("--annotators", type=int, default=5)
         parser.add_argument("--k", type=int, default=None, help="folds (default: one per annotator)")
-        parser.add_argument("--password", default=os.environ.get("DEMO_PASSWORD"),
-                            help="one password for every demo user (default: a random one each, printed)")
+        parser.add_argument(
+            "--password",
+            default=os.environ.get("DEMO_PASSWORD"),
+            help="one password for every demo user (default: a random one each, printed)",
+        )
 
     def handle(self, *, data, corpus, annotators, k, password, **options):
         data = Path(data)
@@ -40,8 +47,10 @@ class Command(BaseCommand):
                 self.stdout.write(f"imported {result['questions']} questions into {corpus}")
                 c = Corpus.objects.get(name=corpus)
                 result = import_predictions(data / "predictions.jsonl", c)
-                self.stdout.write(f"imported {result['predictions']} predictions of {len(result['systems'])} systems "
-                                  f"-> {c.triplets_count()} triplets")
+                self.stdout.write(
+                    f"imported {result['predictions']} predictions of {len(result['systems'])} systems "
+                    f"-> {c.triplets_count()} triplets"
+                )
         except InterchangeError as exc:
             raise CommandError(f"nothing imported: {exc}") from None
         c = Corpus.objects.get(name=corpus)
@@ -64,7 +73,9 @@ class Command(BaseCommand):
             else:
                 lines.append(f"  {username:<12} {'(unchanged)':<16} ({role})")
             user.groups.add(groups[role])
-        plan = assign_all(c, User.objects.filter(groups__name=ANNOTATOR, username__startswith="annotator").order_by("username"))
+        plan = assign_all(
+            c, User.objects.filter(groups__name=ANNOTATOR, username__startswith="annotator").order_by("username")
+        )
         if plan:
             self.stdout.write(f"assigned {len(plan)} folds to the demo annotators")
         text = "demo users (username, password, role):\n" + "\n".join(lines)

@@ -5,13 +5,16 @@ from core.reaper import reap_stale_jobs
 
 
 class Command(BaseCommand):
-    help = ("Recover running jobs whose worker died (heartbeat silent): resumable ones are sent again, "
-            "the others marked failed. Every worker already does this on its own every JOB_REAP_SECONDS.")
+    help = (
+        "Recover running jobs whose worker died (heartbeat silent): resumable ones are sent again, "
+        "the others marked failed. Every worker already does this on its own every JOB_REAP_SECONDS."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--seconds", type=float, default=settings.JOB_STALE_SECONDS)
 
     def handle(self, seconds, **options):
         out = reap_stale_jobs(seconds)
-        self.stdout.write(f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, "
-                          f"{len(out['cancelled'])} cancelled")
+        self.stdout.write(
+            f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, {len(out['cancelled'])} cancelled"
+        )

@@ -4,6 +4,7 @@ Reads the three JSONL files of SPEC 9 (no database), computes the report and wri
 the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR. ``--judge-labels FILE`` (labels format,
 ``annotator`` = the judge) adds the prediction-powered estimates of SPEC 10 (``ppi``, ``table_ppi``).
 """
+
 import time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -32,13 +33,22 @@ class Command(BaseCommand):
         parser.add_argument("--labels")
         parser.add_argument("--judge-labels", help="labels JSONL of one automatic judge (SPEC 10): adds the `ppi` rows")
         parser.add_argument("--out", required=True)
-        parser.add_argument("--systems",
-                            help="ROVER systems, comma-separated, in tie-break order (default: all but reference)")
-        parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
-                            help=f"Levenshtein agreement threshold (default {DEFAULT_ALPHA})")
+        parser.add_argument(
+            "--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)"
+        )
+        parser.add_argument(
+            "--alpha",
+            type=float,
+            default=DEFAULT_ALPHA,
+            help=f"Levenshtein agreement threshold (default {DEFAULT_ALPHA})",
+        )
         parser.add_argument("--metric", default="hscore", help="hscore (default), hcorrect, rouge_l, f1 or em")
-        parser.add_argument("--factor", action="append", default=[],
-                            help="extra factor name:attribute:op:threshold[:frames] (repeatable)")
+        parser.add_argument(
+            "--factor",
+            action="append",
+            default=[],
+            help="extra factor name:attribute:op:threshold[:frames] (repeatable)",
+        )
         parser.add_argument("--only-factors", help="comma-separated subset of the predefined factors")
         parser.add_argument("--entropy-source", default="corpus", choices=["corpus", "lexicon"])
         parser.add_argument("--lexicon", help="JSON file {frame: [LU names]} for --entropy-source lexicon")
@@ -49,14 +59,23 @@ class Command(BaseCommand):
         parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
         parser.add_argument("--hard-require", default="any", choices=["any", "all"])
         parser.add_argument("--no-figures", action="store_true")
-        parser.add_argument("--no-reference-system", action="store_true",
-                            help="do not add the corpus answers as the system `reference` (added by default, as an "
-                                 "import does)")
-        parser.add_argument("--human-aggregate", default="mean", choices=["mean", "majority"],
-                            help="labels of one triplet: mean of their values (default) or majority label (SPEC 3)")
-        parser.add_argument("--significance", default="raw", choices=["raw", "holm"],
-                            help="bold cells of the paper tables: raw p < 0.05 (default, as the paper) "
-                                 "or Holm-corrected")
+        parser.add_argument(
+            "--no-reference-system",
+            action="store_true",
+            help="do not add the corpus answers as the system `reference` (added by default, as an import does)",
+        )
+        parser.add_argument(
+            "--human-aggregate",
+            default="mean",
+            choices=["mean", "majority"],
+            help="labels of one triplet: mean of their values (default) or majority label (SPEC 3)",
+        )
+        parser.add_argument(
+            "--significance",
+            default="raw",
+            choices=["raw", "holm"],
+            help="bold cells of the paper tables: raw p < 0.05 (default, as the paper) or Holm-corrected",
+        )
 
     def handle(self, *args, **o):
         import json
@@ -74,32 +93,48 @@ class Command(BaseCommand):
                 lexicon = json.load(f)
         try:
             config = ReportConfig(
-                systems=_list(o["systems"]) or None, alpha=o["alpha"], metric=o["metric"],
-                factors=tuple(base + [parse_factor(s) for s in o["factor"]]), entropy_source=o["entropy_source"],
-                lexicon=lexicon, dedup_policy=o["dedup_policy"], n_boot=o["bootstrap"], seed=o["seed"],
+                systems=_list(o["systems"]) or None,
+                alpha=o["alpha"],
+                metric=o["metric"],
+                factors=tuple(base + [parse_factor(s) for s in o["factor"]]),
+                entropy_source=o["entropy_source"],
+                lexicon=lexicon,
+                dedup_policy=o["dedup_policy"],
+                n_boot=o["bootstrap"],
+                seed=o["seed"],
                 hard_partitions=tuple(int(k) for k in _list(o["hard_partitions"])),
-                hard_factors=tuple(_list(o["hard_factors"])), hard_require=o["hard_require"],
-                human_aggregate=o["human_aggregate"], table_significance=o["significance"],
+                hard_factors=tuple(_list(o["hard_factors"])),
+                hard_require=o["hard_require"],
+                human_aggregate=o["human_aggregate"],
+                table_significance=o["significance"],
             )
             started = time.perf_counter()
-            questions, predictions, labels = read_inputs(o["corpus"], o["predictions"], o["labels"],
-                                                         reference_system=not o["no_reference_system"])
+            questions, predictions, labels = read_inputs(
+                o["corpus"], o["predictions"], o["labels"], reference_system=not o["no_reference_system"]
+            )
             read_s = time.perf_counter() - started
             started = time.perf_counter()
             report = compute_report(questions, predictions, labels, config)
             if o["judge_labels"]:
-                ppi.add_to_report(report, predictions, labels,
-                                  judge_labels=read_judge_labels(o["judge_labels"], questions),
-                                  policy=config.dedup_policy)
+                ppi.add_to_report(
+                    report,
+                    predictions,
+                    labels,
+                    judge_labels=read_judge_labels(o["judge_labels"], questions),
+                    policy=config.dedup_policy,
+                )
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None
         started = time.perf_counter()
         files = write_report(report, o["out"], render_figures=not o["no_figures"])
         write_s = time.perf_counter() - started
-        self.stdout.write(f"report on {report.data['n_questions']} questions, "
-                          f"{len(report.data['systems']) - 1} systems + ROVER, metric {report.data['metric']}")
+        self.stdout.write(
+            f"report on {report.data['n_questions']} questions, "
+            f"{len(report.data['systems']) - 1} systems + ROVER, metric {report.data['metric']}"
+        )
         for note in report.data["notes"]:
             self.stdout.write(f"note: {note}")
-        self.stdout.write(f"read {read_s:.2f}s, computed {compute_s:.2f}s, wrote {len(files)} files in {write_s:.2f}s "
-                          f"to {o['out']}")
+        self.stdout.write(
+            f"read {read_s:.2f}s, computed {compute_s:.2f}s, wrote {len(files)} files in {write_s:.2f}s to {o['out']}"
+        )

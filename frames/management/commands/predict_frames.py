@@ -21,23 +21,44 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default=None)
         parser.add_argument("--force", action="store_true", help="annotate again questions already annotated")
         parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
-        parser.add_argument("--fe-hint", action="store_true",
-                            help="add the frame's FE names to the second prompt (not in the paper)")
+        parser.add_argument(
+            "--fe-hint", action="store_true", help="add the frame's FE names to the second prompt (not in the paper)"
+        )
         parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
         parser.add_argument("--requests-per-minute", type=float, default=None, help="client-side rate limit")
         parser.add_argument("--queue", action="store_true", help="run as a background job on the Celery worker")
 
-    def handle(self, corpus, lexicon, model, base_url, force, limit, fe_hint, api_key_env, requests_per_minute, queue,
-               **options):
+    def handle(
+        self,
+        corpus,
+        lexicon,
+        model,
+        base_url,
+        force,
+        limit,
+        fe_hint,
+        api_key_env,
+        requests_per_minute,
+        queue,
+        **options,
+    ):
         corpus = get_corpus(corpus)
         try:
             lexicon_row = jobs.get_lexicon(lexicon)
         except jobs.FrameJobError as exc:
             raise CommandError(str(exc)) from None
         if queue:
-            job = jobs.start_frame_job(corpus.name, lexicon=lexicon_row.name, model=model, base_url=base_url,
-                                             force=force, limit=limit, fe_hint=fe_hint, api_key_env=api_key_env,
-                                             requests_per_minute=requests_per_minute)
+            job = jobs.start_frame_job(
+                corpus.name,
+                lexicon=lexicon_row.name,
+                model=model,
+                base_url=base_url,
+                force=force,
+                limit=limit,
+                fe_hint=fe_hint,
+                api_key_env=api_key_env,
+                requests_per_minute=requests_per_minute,
+            )
             self.stdout.write(f"queued job {job.pk}")
             return
         verbose = options.get("verbosity", 1) > 1
@@ -47,10 +68,12 @@ class Command(BaseCommand):
                 self.stderr.write(message)
 
         try:
-            chat = jobs.make_chat(model=model, base_url=base_url, api_key_env=api_key_env,
-                                        requests_per_minute=requests_per_minute)
-            result = jobs.predict_frames(corpus, lexicon_row, chat, force=force, limit=limit, model=model,
-                                               fe_hint=fe_hint, progress=progress)
+            chat = jobs.make_chat(
+                model=model, base_url=base_url, api_key_env=api_key_env, requests_per_minute=requests_per_minute
+            )
+            result = jobs.predict_frames(
+                corpus, lexicon_row, chat, force=force, limit=limit, model=model, fe_hint=fe_hint, progress=progress
+            )
         except (jobs.FrameJobError, ChatError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2))

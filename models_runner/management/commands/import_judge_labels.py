@@ -1,5 +1,6 @@
 """Import a judge-labels file (SPEC 10: the labels format, ``annotator`` names the judge):
 ``manage.py import_judge_labels FILE --corpus C [--judge NAME]``. Atomic: a bad line changes nothing."""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interchange import InterchangeError

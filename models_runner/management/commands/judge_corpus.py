@@ -6,6 +6,7 @@ The judge is created on first use (``--model`` required then); ``--model``, ``--
 ``--option`` and ``--prompt-file`` update it. Without ``--sync`` the run is sent to Celery and the
 job id is printed. ``--resume JOB`` continues a run (``--force`` when its worker is known dead).
 """
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -25,13 +26,22 @@ class Command(BaseCommand):
         parser.add_argument("--judge", help="judge name (created on first use)")
         parser.add_argument("--model", help="the API's model name")
         parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-        parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                            help=f"judge parameter, repeatable: {', '.join(judging.DEFAULTS)}")
-        parser.add_argument("--prompt-file", help="prompt with {context}, {question}, {answer} (default: DEFAULT_PROMPT)")
+        parser.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help=f"judge parameter, repeatable: {', '.join(judging.DEFAULTS)}",
+        )
+        parser.add_argument(
+            "--prompt-file", help="prompt with {context}, {question}, {answer} (default: DEFAULT_PROMPT)"
+        )
         parser.add_argument("--batch-size", type=int, default=8)
         parser.add_argument("--sync", action="store_true", help="run here and now instead of sending to Celery")
         parser.add_argument("--resume", type=int, metavar="JOB", help="continue this judge job")
-        parser.add_argument("--force", action="store_true", help="with --resume: the job's worker is dead, take over now")
+        parser.add_argument(
+            "--force", action="store_true", help="with --resume: the job's worker is dead, take over now"
+        )
 
     def handle(self, *args, **o):
         if o["resume"]:
@@ -92,7 +102,8 @@ class Command(BaseCommand):
         job = run_job(job_id, jobs.judge_body)
         if job is None:
             raise CommandError(
-                f"job {job_id} is running elsewhere (its heartbeat is fresh); use --force if that worker is dead")
+                f"job {job_id} is running elsewhere (its heartbeat is fresh); use --force if that worker is dead"
+            )
         if job.status != Job.SUCCEEDED:
             raise CommandError(f"job {job.pk} {job.status}: {job.error}")
         self.stdout.write(json.dumps(job.result, sort_keys=True))

@@ -4,6 +4,7 @@
 Without ``--sync`` the run is sent to Celery and the job id is printed; with ``--sync`` it runs here.
 ``--resume JOB`` continues a run (with ``--force`` when its worker is known to be dead).
 """
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -36,12 +37,19 @@ class Command(BaseCommand):
         parser.add_argument("--adapter", help="causal: local PEFT LoRA adapter directory")
         parser.add_argument("--batch-size", type=int, default=8)
         parser.add_argument("--device", default="auto", help="auto (cuda if present, else cpu), cpu, cuda, cuda:N")
-        parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                            help="backend option, repeatable (e.g. --option shots=2 --option base_url=http://...)")
+        parser.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="backend option, repeatable (e.g. --option shots=2 --option base_url=http://...)",
+        )
         parser.add_argument("--queue", help="Celery queue (default: gpu for model weights unless --device cpu)")
         parser.add_argument("--sync", action="store_true", help="run here and now instead of sending to Celery")
         parser.add_argument("--resume", type=int, metavar="JOB", help="continue this inference job")
-        parser.add_argument("--force", action="store_true", help="with --resume: the job's worker is dead, take over now")
+        parser.add_argument(
+            "--force", action="store_true", help="with --resume: the job's worker is dead, take over now"
+        )
 
     def handle(self, *args, **o):
         if o["resume"]:
