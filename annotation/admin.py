@@ -69,7 +69,8 @@ class CorpusAdmin(admin.ModelAdmin):
     def get_urls(self):
         return [
             path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import"),
-        ] + super().get_urls()
+            *super().get_urls(),
+        ]
 
     def import_view(self, request):
         from annotation.api import save_upload

@@ -106,13 +106,14 @@ def _validate(entries, check, name, progress, every=5000):
     rules across lines and against the database); all bad lines raise together (``BadLines``)."""
     rejects, count = [], 0
     for line, raw, record in entries:
-        if not isinstance(record, InterchangeError):
+        problem = record if isinstance(record, InterchangeError) else None
+        if problem is None:
             try:
                 check(line, record)
             except InterchangeError as exc:
-                record = exc
-        if isinstance(record, InterchangeError):
-            rejects.append(interchange.rejected(line, raw, record))
+                problem = exc
+        if problem is not None:
+            rejects.append(interchange.rejected(line, raw, problem))
             continue
         count += 1
         if count % every == 0:

@@ -380,8 +380,8 @@ def each_line(source, parse, file=None):
     """
     name = file or _name_of(source)
     seen_any = False
-    for line_no, raw in enumerate(_binary_lines(source), start=1):
-        text = raw.decode("utf-8", errors="replace")
+    for line_no, line_bytes in enumerate(_binary_lines(source), start=1):
+        raw, text = line_bytes, line_bytes.decode("utf-8", errors="replace")
         if line_no == 1:
             text, raw = text.lstrip("\ufeff"), raw.removeprefix(b"\xef\xbb\xbf")
         if not text.strip():

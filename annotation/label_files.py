@@ -128,8 +128,7 @@ def history_of(meta):
         value = event.get("label")
         seconds = event.get("seconds", 0.0)
         if (
-            (value is not None
-            and not isinstance(value, str))
+            (value is not None and not isinstance(value, str))
             or not isinstance(seconds, (int, float))
             or isinstance(seconds, bool)
         ):

@@ -144,8 +144,8 @@ def question_segments(question, trigger="", frame_elements=None):
         m = word_pattern(trigger).search(normalize_text(text))
         if m:
             marks.append((m.start(), m.end(), "trigger", trigger))
-    for name, span in (frame_elements or {}).items():
-        span = (span or "").strip()
+    for name, given in (frame_elements or {}).items():
+        span = (given or "").strip()
         if not span:
             continue
         m = re.search(re.escape(normalize_text(span)), normalize_text(text), re.IGNORECASE)

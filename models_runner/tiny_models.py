@@ -49,7 +49,7 @@ def word_tokenizer(
     tok.train_from_iterator(
         list(sentences), trainers.WordLevelTrainer(vocab_size=vocab_size, special_tokens=list(specials))
     )
-    names = dict(pad_token=pad, unk_token=unk)
+    names = {"pad_token": pad, "unk_token": unk}
     if pair_template:
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(

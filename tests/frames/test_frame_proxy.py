@@ -150,7 +150,7 @@ def test_resolve_pair_outcomes(lexicon, index):
 
 
 @pytest.mark.parametrize(
-    "reply,expected",
+    ("reply", "expected"),
     [
         ('{"Assailant": "Who", "Victim": "Warsaw"}', {"Assailant": "Who", "Victim": "Warsaw"}),
         (

@@ -140,7 +140,6 @@ def test_openai_backend_one_and_two_shot(monkeypatch):
 
 @pytest.mark.django_db
 def test_openai_backend_on_error_empty_keeps_going():
-    slept, sleep = sleeps()
     with OpenAIStub(lambda body: (500, {"error": {"message": "down"}})) as stub:
         backend = create_backend(
             "openai", {"model": "m", "base_url": stub.base_url, "on_error": "empty", "max_retries": 0}
