@@ -198,7 +198,7 @@ class GoldItemAdmin(admin.ModelAdmin):
     raw_id_fields = ["triplet"]
     exclude = ["created_by"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request, obj, form, change):  # noqa: PLR0917 - ModelAdmin.save_model's signature is Django's
         obj.created_by = obj.created_by or request.user
         super().save_model(request, obj, form, change)
 

@@ -58,21 +58,21 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
         def check(line, record):
             if record["id"] in taken:
                 raise InterchangeError(
-                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id"
+                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, field="id"
                 )
             if record["id"] in seen:
                 raise InterchangeError(
-                    f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id"
+                    f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, field="id"
                 )
             seen[record["id"]] = line
 
-        count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress)
+        count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress=progress)
     else:
         count = 0
         for line, record in reader(path, name):
             if record["id"] in taken:
                 raise InterchangeError(
-                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id"
+                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, field="id"
                 )
             count += 1
     with transaction.atomic():
@@ -101,7 +101,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     }
 
 
-def _validate(entries, check, name, progress, every=5000):
+def _validate(entries, check, name, *, progress, every=5000):
     """Pass 1 of an import: every line checked (its own rules, then ``check(line, record)`` for the
     rules across lines and against the database); all bad lines raise together (``BadLines``)."""
     rejects, count = [], 0
@@ -210,26 +210,28 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
     def check(line, record):
         key = (record["system"], record["question_id"])
         if record["question_id"] not in known:
-            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, field="question_id")
         if key in seen:
             raise InterchangeError(
                 f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
                 name,
                 line,
-                "question_id",
+                field="question_id",
             )
         if key in existing:
             raise InterchangeError(
-                f"system {key[0]!r} already has a prediction for question {key[1]!r}", name, line, "question_id"
+                f"system {key[0]!r} already has a prediction for question {key[1]!r}", name, line, field="question_id"
             )
         if record["system"] == REFERENCE:
             raise InterchangeError(
-                "the system name 'reference' is reserved for the corpus answers", name, line, "system"
+                "the system name 'reference' is reserved for the corpus answers", name, line, field="system"
             )
         seen[key] = line
         systems.add(record["system"])
 
-    count = _validate(interchange.each_line(path, interchange.prediction_record, name), check, name, progress, 20000)
+    count = _validate(
+        interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
+    )
     with transaction.atomic():
         lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
@@ -248,7 +250,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                     "(written by another job while this file was checked)",
                     name,
                     line,
-                    "question_id",
+                    field="question_id",
                 )
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)

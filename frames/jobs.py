@@ -159,30 +159,16 @@ class FrameChat:
         return self.client.send(messages, purpose=purpose, question=question)
 
 
-def make_chat(
-    model=DEFAULT_MODEL,
-    *,
-    base_url=None,
-    api_key=None,
-    api_key_env="OPENAI_API_KEY",
-    max_retries=5,
-    requests_per_minute=None,
-    temperature=0.0,
-    max_tokens=300,
-    timeout=60.0,
-    **options,
-):
-    """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``)."""
+def make_chat(model=DEFAULT_MODEL, *, base_url=None, max_tokens=300, **options):
+    """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``).
+
+    Other ``options`` go to :class:`ChatClient` with its defaults (api_key, api_key_env
+    ``OPENAI_API_KEY``, max_retries 5, requests_per_minute, temperature 0.0, timeout 60 s, ...).
+    """
     client = ChatClient(
         model=model,
         base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
-        api_key=api_key,
-        api_key_env=api_key_env,
-        max_retries=max_retries,
-        requests_per_minute=requests_per_minute,
-        temperature=temperature,
         max_tokens=max_tokens,
-        timeout=timeout,
         **options,
     )
     return FrameChat(client)
@@ -196,7 +182,7 @@ def _is_manual(question):
     return question.frame is not None and "frame_source" not in (question.meta or {})
 
 
-def _write_question(question, annotation, result, lexicon_name):
+def _write_question(question, annotation, result, *, lexicon_name):
     meta = dict(question.meta or {})
     if result.outcome == DONE:
         question.frame = result.frame
@@ -217,7 +203,7 @@ def _write_question(question, annotation, result, lexicon_name):
     question.save(update_fields=SEMANTIC_FIELDS)
 
 
-def _save(question, lexicon_row, frame_ids, result, job, model):
+def _save(question, lexicon_row, frame_ids, *, result, job, model):
     fields = {
         "job": job,
         "outcome": result.outcome,
@@ -238,7 +224,7 @@ def _save(question, lexicon_row, frame_ids, result, job, model):
         annotation, _ = FrameAnnotation.objects.update_or_create(
             question=question, lexicon=lexicon_row, defaults=fields
         )
-        _write_question(question, annotation, result, lexicon_row.name)
+        _write_question(question, annotation, result, lexicon_name=lexicon_row.name)
     return annotation
 
 
@@ -310,7 +296,7 @@ def predict_frames(
     for i, question in enumerate(todo, 1):
         ask = partial(chat, question=question.pk) if isinstance(chat, FrameChat) else chat
         try:
-            result = proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
+            result = proxy.annotate_question(question.question, index, lexicon, chat=ask, fe_hint=fe_hint)
             errors_in_row = 0
         except Exception as exc:  # the LLM call failed: record it, continue, give up if it keeps failing
             errors_in_row += 1
@@ -320,7 +306,7 @@ def predict_frames(
                 candidates=[c.pair() for c in index.candidates(question.question)],
                 flags={"error": f"{type(exc).__name__}: {exc}"[:1000]},
             )
-        _save(question, lexicon_row, frame_ids, result, job, model)
+        _save(question, lexicon_row, frame_ids, result=result, job=job, model=model)
         run[result.outcome] += 1
         if errors_in_row >= max_consecutive_errors:
             raise FrameJobError(f"{errors_in_row} LLM calls failed in a row; last error: {result.flags['error']}")
@@ -390,35 +376,15 @@ def frame_job_body(job, progress, chat=None):
     )
 
 
-def start_frame_job(
-    corpus,
-    *,
-    lexicon=SHIPPED_NAME,
-    model=None,
-    base_url=None,
-    force=False,
-    limit=None,
-    fe_hint=False,
-    api_key_env=None,
-    requests_per_minute=None,
-    user=None,
-):
+def start_frame_job(corpus, *, user=None, **options):
     """Create the Job row and queue ``frames.tasks.predict_frames`` once the current transaction commits.
 
-    Resumable: each question is committed on its own, so a redelivered task continues the work.
+    ``options`` are :func:`job_params`'s (lexicon, model, base_url, force, limit, fe_hint, api_key_env,
+    requests_per_minute). Resumable: each question is committed on its own, so a redelivered task
+    continues the work.
     """
     from frames.tasks import predict_frames as predict_frames_task
 
-    params = job_params(
-        corpus,
-        lexicon=lexicon,
-        model=model,
-        base_url=base_url,
-        force=force,
-        limit=limit,
-        fe_hint=fe_hint,
-        api_key_env=api_key_env,
-        requests_per_minute=requests_per_minute,
-    )
+    params = job_params(corpus, **options)
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, predict_frames_task)

@@ -97,6 +97,7 @@ class ChatClient:
     def __init__(
         self,
         model,
+        *,
         base_url=None,
         api_key_env="OPENAI_API_KEY",
         api_key=None,
@@ -136,7 +137,8 @@ class ChatClient:
         """Send ``messages``; return the reply text. Raises ``ChatError`` once retries are spent."""
         params = {**self.params, **params}
         errors, status, attempt = [], None, 0
-        started = time.monotonic()
+        call = {"messages": messages, "params": params, "purpose": purpose, "question": question, "run": run}
+        call["started"] = time.monotonic()
         while True:
             self.limiter.wait()
             try:
@@ -146,7 +148,7 @@ class ChatClient:
                 errors.append(f"attempt {attempt + 1}: {type(exc).__name__}: {exc}"[:1000])
                 if not retryable or attempt >= self.max_retries:
                     exchange = self._record(
-                        messages, params, purpose, question, run, "", "error", status, attempt + 1, started, errors
+                        call, reply="", status="error", http_status=status, attempts=attempt + 1, errors=errors
                     )
                     raise ChatError(
                         f"chat request failed after {attempt + 1} attempt(s): {errors[-1]}", status, exchange
@@ -157,7 +159,7 @@ class ChatClient:
                 attempt += 1
                 continue
             reply = (response.choices[0].message.content or "") if response.choices else ""
-            self._record(messages, params, purpose, question, run, reply, "ok", 200, attempt + 1, started, errors)
+            self._record(call, reply=reply, status="ok", http_status=200, attempts=attempt + 1, errors=errors)
             return reply
 
     def as_chat(self, purpose="", run=None):
@@ -170,21 +172,23 @@ class ChatClient:
         chat.client = self
         return chat
 
-    def _record(self, messages, params, purpose, question, run, reply, status, http_status, attempts, started, errors):
+    def _record(self, call, *, reply, status, http_status, attempts, errors):
+        """Store one exchange: ``call`` holds the request (``messages``, ``params``, ``purpose``,
+        ``question``, ``run``) and when it ``started``."""
         if self.store is None:
             return None
         return self.store(
-            run=run,
-            question=question,
-            purpose=purpose,
+            run=call["run"],
+            question=call["question"],
+            purpose=call["purpose"],
             base_url=self.base_url,
             model=self.model,
-            messages=list(messages),
-            params=params,
+            messages=list(call["messages"]),
+            params=call["params"],
             reply=reply,
             status=status,
             http_status=http_status,
             attempts=attempts,
-            latency_s=time.monotonic() - started,
+            latency_s=time.monotonic() - call["started"],
             error="\n".join(errors),
         )

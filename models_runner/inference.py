@@ -35,7 +35,7 @@ def queue_for(backend: str, device: str) -> str:
     return "gpu" if backend in NEEDS_WEIGHTS and (device or "auto") != "cpu" else "default"
 
 
-def prepare_run(corpus, system_name, backend, options=None, batch_size=8, device="auto", user=None, queue=None):
+def prepare_run(corpus, system_name, backend, *, options=None, batch_size=8, device="auto", user=None, queue=None):
     """Check everything, then create the System (kind ``model``), the Job and the InferenceRun."""
     if isinstance(corpus, str):
         corpus = Corpus.objects.filter(name=corpus).first() or _missing_corpus(corpus)

@@ -170,7 +170,7 @@ def test_openai_run_as_a_job_stores_every_exchange(corpus):
             corpus,
             "gpt-stub",
             "openai",
-            {"model": "stub", "base_url": stub.base_url, "backoff_base": 0.01, "requests_per_minute": 0},
+            options={"model": "stub", "base_url": stub.base_url, "backoff_base": 0.01, "requests_per_minute": 0},
             batch_size=2,
         )
         job = run_job(run.job_id, jobs.run_body)

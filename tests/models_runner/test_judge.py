@@ -81,7 +81,7 @@ def test_prompt_and_parameter_checks():
         judging.judge_parameters({})
     with pytest.raises(judging.JudgeError, match="unknown judge parameter"):
         judging.judge_parameters({"model": "m", "temprature": 0})
-    messages = judging.judge_messages(judging.DEFAULT_PROMPT, "", "Who?", "Him {x}")
+    messages = judging.judge_messages(judging.DEFAULT_PROMPT, "", "Who?", answer="Him {x}")
     assert judging.NO_PASSAGE in messages[0]["content"] and "Proposed answer: Him {x}" in messages[0]["content"]
 
 
