@@ -124,11 +124,13 @@ def save_frame_check(
         FrameCheckEvent,
         "frame_check",
         keys={"frame_annotation_id": item.frame_annotation_id, "annotator": user},
-        values={"frame_rating": frame_rating, "fe_rating": fe_rating},
-        skip=skip,
+        sent=judgements.Submission(
+            {"frame_rating": frame_rating, "fe_rating": fe_rating},
+            skip=skip,
+            seconds=seconds,
+            submission_id=submission_id,
+        ),
         fold=fold,
-        seconds=seconds,
-        submission_id=submission_id,
     )
 
 
