@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -295,24 +296,23 @@ def match_label_rows(path, corpus, match="dedup"):
     return [(row["triplet"], row["annotator"], row["label"]) for row in plan.rows]
 
 
-LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
+@dataclass(frozen=True)
+class LabelImportOptions:
+    """The options of a labels import (``import_labels``), as the web and the command give them."""
+
+    match: str = "dedup"
+    dry_run: bool = False
+    rejects: str | Path | list | None = None
+    attach_existing: bool = False
+    annotator_prefix: str = ""
 
 
-def import_labels(
-    path,
-    corpus,
-    *,
-    progress=_noop,
-    source="import",
-    match="dedup",
-    dry_run=False,
-    rejects=None,
-    attach_existing=False,
-    annotator_prefix="",
-    name=None,
-):
+LABEL_OPTIONS = tuple(f.name for f in fields(LabelImportOptions))
+
+
+def import_labels(path, corpus, *, progress=_noop, source="import", name=None, **options):
     """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
-    ``dedup`` or ``squad``, see ``annotation.label_files``).
+    ``dedup`` or ``squad``, see ``annotation.label_files``); ``options``: :class:`LabelImportOptions`.
 
     All or nothing by default: any bad line refuses the file, every bad line listed. ``dry_run``
     checks everything and changes nothing; ``rejects`` (a path, or a list to fill) imports the
@@ -324,6 +324,9 @@ def import_labels(
     A label that already exists is changed (the change goes into its history); a line carrying the
     ``history`` of a labels export recreates that history on a new label.
     """
+    o = LabelImportOptions(**options)
+    match, dry_run, rejects = o.match, o.dry_run, o.rejects
+    attach_existing, annotator_prefix = o.attach_existing, o.annotator_prefix
     questions = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     index = TripletIndex(
         Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "answer", "normalized_answer"),

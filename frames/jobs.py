@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
+from dataclasses import asdict, dataclass
 from functools import partial
 
 from django.db import transaction
@@ -248,26 +249,29 @@ def outcome_counts(corpus, lexicon_row):
     return {o: counts.get(o, 0) for o in ALL_OUTCOMES}
 
 
-def predict_frames(
-    corpus,
-    lexicon_row,
-    chat,
-    *,
-    force=False,
-    limit=None,
-    model=None,
-    fe_hint=False,
-    progress=_noop,
-    job=None,
-    max_consecutive_errors=5,
-):
+@dataclass(frozen=True)
+class ProxyRunOptions:
+    """How :func:`predict_frames` goes over a corpus: ``force`` annotates again the questions already
+    annotated, at most ``limit`` questions, ``fe_hint`` as :func:`proxy.annotate_question` takes it;
+    it stops after ``max_consecutive_errors`` failed LLM calls in a row."""
+
+    force: bool = False
+    limit: int | None = None
+    fe_hint: bool = False
+    max_consecutive_errors: int = 5
+
+
+def predict_frames(corpus, lexicon_row, chat, *, model=None, progress=_noop, job=None, **options):
     """Run the proxy on every question of ``corpus`` not yet annotated with this lexicon.
 
     Questions already annotated (any outcome but ``error``) are skipped unless ``force``; questions
     carrying an imported frame are never touched. Each question is saved in its own transaction, so
     an interrupted run keeps what it did and the next run continues. A run stops (raises) after
-    ``max_consecutive_errors`` failed LLM calls in a row. Returns counts for the run and totals.
+    ``max_consecutive_errors`` failed LLM calls in a row. ``options``: :class:`ProxyRunOptions`.
+    Returns counts for the run and totals.
     """
+    o = ProxyRunOptions(**options)
+    force, limit, fe_hint, max_consecutive_errors = o.force, o.limit, o.fe_hint, o.max_consecutive_errors
     model = model or getattr(chat, "model", "") or ""
     lexicon = lexicon_from_db(lexicon_row)
     if not lexicon.frames:
@@ -323,29 +327,30 @@ def predict_frames(
     }
 
 
-def job_params(
-    corpus,
-    *,
-    lexicon=SHIPPED_NAME,
-    model=None,
-    base_url=None,
-    force=False,
-    limit=None,
-    fe_hint=False,
-    api_key_env=None,
-    requests_per_minute=None,
-):
-    """Job parameters (never the API key itself: only the name of the variable that holds it)."""
+@dataclass(frozen=True)
+class FrameJobOptions:
+    """The options of a frame job as its params hold them, in this order (never the API key itself:
+    only the name of the variable that holds it)."""
+
+    lexicon: str = SHIPPED_NAME
+    model: str | None = None
+    base_url: str | None = None
+    force: bool = False
+    limit: int | None = None
+    fe_hint: bool = False
+    api_key_env: str | None = None
+    requests_per_minute: float | None = None
+
+
+def job_params(corpus, **options):
+    """Job parameters: ``corpus`` and the :class:`FrameJobOptions` given as ``options``."""
+    o = FrameJobOptions(**options)
     return {
         "corpus": corpus,
-        "lexicon": lexicon,
-        "model": model or DEFAULT_MODEL,
-        "base_url": base_url,
-        "force": bool(force),
-        "limit": limit,
-        "fe_hint": bool(fe_hint),
-        "api_key_env": api_key_env,
-        "requests_per_minute": requests_per_minute,
+        **asdict(o),
+        "model": o.model or DEFAULT_MODEL,
+        "force": bool(o.force),
+        "fe_hint": bool(o.fe_hint),
     }
 
 

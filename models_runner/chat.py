@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass
 
 from core.errors import UserFacingError
 
@@ -93,6 +94,19 @@ def store_exchange(run=None, question=None, **fields):
     return LLMExchange.objects.create(**fields)
 
 
+@dataclass(frozen=True)
+class ChatOptions:
+    """How a :class:`ChatClient` asks: retries with exponential backoff (``backoff_base`` doubled per
+    attempt, at most ``backoff_max`` seconds), a client-side rate limit, and the sampling parameters."""
+
+    max_retries: int = 5
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+    requests_per_minute: float | None = None
+    temperature: float = 0.0
+    max_tokens: int | None = None
+
+
 class ChatClient:
     def __init__(
         self,
@@ -101,19 +115,18 @@ class ChatClient:
         base_url=None,
         api_key_env="OPENAI_API_KEY",
         api_key=None,
-        max_retries=5,
-        backoff_base=1.0,
-        backoff_max=30.0,
-        requests_per_minute=None,
         timeout=60.0,
-        temperature=0.0,
-        max_tokens=None,
         store=store_exchange,
         sleep=time.sleep,
         limiter=None,
+        **options,
     ):
+        """``options``: :class:`ChatOptions` (retries, backoff, requests_per_minute, temperature, max_tokens)."""
         import openai
 
+        o = ChatOptions(**options)
+        max_retries, backoff_base, backoff_max = o.max_retries, o.backoff_base, o.backoff_max
+        requests_per_minute, temperature, max_tokens = o.requests_per_minute, o.temperature, o.max_tokens
         if not model:
             raise ChatError("no chat model given")
         key = api_key or os.environ.get(api_key_env or "OPENAI_API_KEY")
