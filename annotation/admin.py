@@ -69,7 +69,8 @@ class CorpusAdmin(admin.ModelAdmin):
     def get_urls(self):
         return [
             path("import/", self.admin_site.admin_view(self.import_view), name="annotation_import"),
-        ] + super().get_urls()
+            *super().get_urls(),
+        ]
 
     def import_view(self, request):
         from annotation.api import save_upload
@@ -197,7 +198,7 @@ class GoldItemAdmin(admin.ModelAdmin):
     raw_id_fields = ["triplet"]
     exclude = ["created_by"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request, obj, form, change):  # noqa: PLR0917 - ModelAdmin.save_model's signature is Django's
         obj.created_by = obj.created_by or request.user
         super().save_model(request, obj, form, change)
 

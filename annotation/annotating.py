@@ -238,16 +238,16 @@ def new_submission_id():
     return uuid.uuid4().hex
 
 
-def save_judgement(
-    user, fold, item, *, value=None, skip=False, seconds=0.0, submission_id=None, source="ui", on_saved=None
-):
+def save_judgement(user, fold, item, *, value=None, source="ui", on_saved=None, **submission):
     """Record a label (or a skip) for ``item``; returns ``(label, changed)``.
 
-    ``value`` is one of correct / partial / incorrect; ``skip`` keeps an existing value untouched.
+    ``value`` is one of correct / partial / incorrect; ``submission`` holds ``skip`` (keeps an
+    existing value untouched), ``seconds`` and ``submission_id`` (:class:`judgements.Submission`).
     Without ``on_saved`` (the REST API) the progress counters of the assignment are moved here, in
     the same transaction; ``judge`` moves them itself together with the cursor.
     """
-    if not skip and value not in LABEL_VALUES:
+    sent = judgements.Submission({"value": value}, **submission)
+    if not sent.skip and value not in LABEL_VALUES:
         raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
     user_id = getattr(user, "pk", user)
 
@@ -263,11 +263,8 @@ def save_judgement(
         LabelEvent,
         "label",
         keys={"triplet_id": item.triplet_id, "annotator_id": user_id},
-        values={"value": value},
-        skip=skip,
+        sent=sent,
         fold=fold,
-        seconds=seconds,
-        submission_id=submission_id,
         defaults={"source": source},
         on_saved=on_saved or move_counters,
     )

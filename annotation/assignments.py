@@ -26,7 +26,7 @@ def fold_triplet_sets(folds):
 def assign_fold(fold, user):
     """Assign one fold to one annotator, refusing if they would see a triplet twice."""
     mine = list(Fold.objects.filter(assignments__annotator=user, corpus=fold.corpus, kind=fold.kind))
-    sets = fold_triplet_sets(mine + [fold])
+    sets = fold_triplet_sets([*mine, fold])
     clash = assignment_conflict(sets, [f.pk for f in mine], fold.pk)
     if clash:
         raise FoldError(

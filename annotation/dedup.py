@@ -66,8 +66,8 @@ def build_triplets(predictions: Iterable[tuple], policy: str = DEFAULT_POLICY) -
     usually gives the displayed spelling).
     """
     groups: dict[tuple, TripletGroup] = {}
-    for pred_key, question_key, answer in predictions:
-        answer = answer or ""
+    for pred_key, question_key, given in predictions:
+        answer = given or ""
         key = (question_key, normalize_answer(answer, policy))
         group = groups.get(key)
         if group is None:

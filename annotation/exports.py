@@ -60,12 +60,12 @@ def flag_rows(corpus=None):
     qs = Flag.objects.select_related("triplet__question__corpus", "annotator")
     if corpus is not None:
         qs = qs.filter(triplet__question__corpus=corpus)
-    given = dict(
-        ((t, a), v)
+    given = {
+        (t, a): v
         for t, a, v in Label.objects.filter(triplet__flags__isnull=False).values_list(
             "triplet_id", "annotator_id", "value"
         )
-    )
+    }
     for flag in qs.order_by("triplet__question__corpus__name", "triplet__question__position", "created_at", "id"):
         q = flag.triplet.question
         yield {

@@ -108,11 +108,11 @@ def extend_folds(corpus, source="extend"):
         loads[fold_id] += 1
     now = timezone.now()
     for fold_id, items in new.items():
-        _interleave_into(folds[fold_id], items, source, now)
+        _interleave_into(folds[fold_id], items, source, now=now)
     return sum(len(items) for items in new.values())
 
 
-def _interleave_into(fold, new_items, source, now):
+def _interleave_into(fold, new_items, source, *, now):
     items = list(
         FoldItem.objects.filter(fold=fold)
         .order_by("position")

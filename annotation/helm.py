@@ -64,10 +64,10 @@ def _load(file):
         raise InterchangeError(f"not valid UTF-8 ({exc.reason})", file) from None
 
 
-def _get(obj, keys, file, where):
+def _get(obj, keys, file, *, where):
     for key in keys:
         if not isinstance(obj, dict) or key not in obj:
-            raise InterchangeError("missing required field", file, where, ".".join(keys))
+            raise InterchangeError("missing required field", file, where, field=".".join(keys))
         obj = obj[key]
     return obj
 
@@ -93,24 +93,24 @@ def read_run(run):
     adapter = (
         spec.get("adapter_spec")
         if isinstance(spec.get("adapter_spec"), dict)
-        else _get(state, ["adapter_spec"], state_file, None)
+        else _get(state, ["adapter_spec"], state_file, where=None)
     )
     system = adapter.get("model") or adapter.get("model_deployment")
     if not isinstance(system, str) or not system.strip():
-        raise InterchangeError("no model named in adapter_spec", spec_file, None, "adapter_spec.model")
-    scenario = _get(spec, ["scenario_spec"], spec_file, None)
-    states = _get(state, ["request_states"], state_file, None)
+        raise InterchangeError("no model named in adapter_spec", spec_file, None, field="adapter_spec.model")
+    scenario = _get(spec, ["scenario_spec"], spec_file, where=None)
+    states = _get(state, ["request_states"], state_file, where=None)
     if not isinstance(states, list) or not states:
-        raise InterchangeError("no request_states: the run has no instance", state_file, None, "request_states")
+        raise InterchangeError("no request_states: the run has no instance", state_file, None, field="request_states")
     instances, answers, failed = {}, {}, 0
     for i, rs in enumerate(states):
         where = f"request_states[{i}]"
-        instance = _get(rs, ["instance"], state_file, where)
+        instance = _get(rs, ["instance"], state_file, where=where)
         if rs.get("train_trial_index", 0) != 0 or instance.get("perturbation"):
             continue
-        qid = _get(instance, ["id"], state_file, where)
-        text = _get(instance, ["input", "text"], state_file, where)
-        references = _get(instance, ["references"], state_file, where)
+        qid = _get(instance, ["id"], state_file, where=where)
+        text = _get(instance, ["input", "text"], state_file, where=where)
+        references = _get(instance, ["references"], state_file, where=where)
         if not isinstance(qid, str) or not isinstance(text, str) or not isinstance(references, list):
             raise InterchangeError(
                 "expected instance id and input text as strings, references as a list", state_file, where

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -58,21 +59,21 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
         def check(line, record):
             if record["id"] in taken:
                 raise InterchangeError(
-                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id"
+                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, field="id"
                 )
             if record["id"] in seen:
                 raise InterchangeError(
-                    f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id"
+                    f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, field="id"
                 )
             seen[record["id"]] = line
 
-        count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress)
+        count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress=progress)
     else:
         count = 0
         for line, record in reader(path, name):
             if record["id"] in taken:
                 raise InterchangeError(
-                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, "id"
+                    f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, field="id"
                 )
             count += 1
     with transaction.atomic():
@@ -101,18 +102,19 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     }
 
 
-def _validate(entries, check, name, progress, every=5000):
+def _validate(entries, check, name, *, progress, every=5000):
     """Pass 1 of an import: every line checked (its own rules, then ``check(line, record)`` for the
     rules across lines and against the database); all bad lines raise together (``BadLines``)."""
     rejects, count = [], 0
     for line, raw, record in entries:
-        if not isinstance(record, InterchangeError):
+        problem = record if isinstance(record, InterchangeError) else None
+        if problem is None:
             try:
                 check(line, record)
             except InterchangeError as exc:
-                record = exc
-        if isinstance(record, InterchangeError):
-            rejects.append(interchange.rejected(line, raw, record))
+                problem = exc
+        if problem is not None:
+            rejects.append(interchange.rejected(line, raw, problem))
             continue
         count += 1
         if count % every == 0:
@@ -209,26 +211,28 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
     def check(line, record):
         key = (record["system"], record["question_id"])
         if record["question_id"] not in known:
-            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, field="question_id")
         if key in seen:
             raise InterchangeError(
                 f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
                 name,
                 line,
-                "question_id",
+                field="question_id",
             )
         if key in existing:
             raise InterchangeError(
-                f"system {key[0]!r} already has a prediction for question {key[1]!r}", name, line, "question_id"
+                f"system {key[0]!r} already has a prediction for question {key[1]!r}", name, line, field="question_id"
             )
         if record["system"] == REFERENCE:
             raise InterchangeError(
-                "the system name 'reference' is reserved for the corpus answers", name, line, "system"
+                "the system name 'reference' is reserved for the corpus answers", name, line, field="system"
             )
         seen[key] = line
         systems.add(record["system"])
 
-    count = _validate(interchange.each_line(path, interchange.prediction_record, name), check, name, progress, 20000)
+    count = _validate(
+        interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
+    )
     with transaction.atomic():
         lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
@@ -247,7 +251,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                     "(written by another job while this file was checked)",
                     name,
                     line,
-                    "question_id",
+                    field="question_id",
                 )
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)
@@ -292,24 +296,23 @@ def match_label_rows(path, corpus, match="dedup"):
     return [(row["triplet"], row["annotator"], row["label"]) for row in plan.rows]
 
 
-LABEL_OPTIONS = ("match", "dry_run", "rejects", "attach_existing", "annotator_prefix")
+@dataclass(frozen=True)
+class LabelImportOptions:
+    """The options of a labels import (``import_labels``), as the web and the command give them."""
+
+    match: str = "dedup"
+    dry_run: bool = False
+    rejects: str | Path | list | None = None
+    attach_existing: bool = False
+    annotator_prefix: str = ""
 
 
-def import_labels(
-    path,
-    corpus,
-    *,
-    progress=_noop,
-    source="import",
-    match="dedup",
-    dry_run=False,
-    rejects=None,
-    attach_existing=False,
-    annotator_prefix="",
-    name=None,
-):
+LABEL_OPTIONS = tuple(f.name for f in fields(LabelImportOptions))
+
+
+def import_labels(path, corpus, *, progress=_noop, source="import", name=None, **options):
     """Import labels JSONL (SPEC 9). Each line must match a triplet of its question (``match``:
-    ``dedup`` or ``squad``, see ``annotation.label_files``).
+    ``dedup`` or ``squad``, see ``annotation.label_files``); ``options``: :class:`LabelImportOptions`.
 
     All or nothing by default: any bad line refuses the file, every bad line listed. ``dry_run``
     checks everything and changes nothing; ``rejects`` (a path, or a list to fill) imports the
@@ -321,6 +324,9 @@ def import_labels(
     A label that already exists is changed (the change goes into its history); a line carrying the
     ``history`` of a labels export recreates that history on a new label.
     """
+    o = LabelImportOptions(**options)
+    match, dry_run, rejects = o.match, o.dry_run, o.rejects
+    attach_existing, annotator_prefix = o.attach_existing, o.annotator_prefix
     questions = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     index = TripletIndex(
         Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "answer", "normalized_answer"),

@@ -44,7 +44,7 @@ LABEL_FIELDS = ("question_id", "answer", "annotator", "label", "meta")
 class InterchangeError(UserFacingError, ValueError):
     """A bad input: ``str()`` reads ``file:line: field 'x': reason``."""
 
-    def __init__(self, reason, file=None, line=None, field=None):
+    def __init__(self, reason, file=None, line=None, *, field=None):
         self.reason, self.file, self.line, self.field = reason, file, line, field
         super().__init__(self.describe())
 
@@ -139,17 +139,17 @@ def _unstorable(value, key=None):
 def _check_storable(obj, name, line):
     found = _unstorable(obj)
     if found:
-        raise InterchangeError(found[1], name, line, found[0] if isinstance(found[0], str) else None)
+        raise InterchangeError(found[1], name, line, field=found[0] if isinstance(found[0], str) else None)
 
 
-def _text(obj, field, name, line, allow_empty=False):
+def _text(obj, field, name, *, line, allow_empty=False):
     if field not in obj or obj[field] is None:
-        raise InterchangeError("missing required field", name, line, field)
+        raise InterchangeError("missing required field", name, line, field=field)
     value = obj[field]
     if not isinstance(value, str):
-        raise InterchangeError(f"expected a string, got {type(value).__name__}", name, line, field)
+        raise InterchangeError(f"expected a string, got {type(value).__name__}", name, line, field=field)
     if not allow_empty and not value.strip():
-        raise InterchangeError("must not be empty", name, line, field)
+        raise InterchangeError("must not be empty", name, line, field=field)
     return value
 
 
@@ -179,12 +179,12 @@ def parse_semantic(obj, name=None, line=None):
         if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = float(value)
         elif kind is int and isinstance(value, bool):
-            raise InterchangeError("expected an integer, got a boolean", name, line, field)
+            raise InterchangeError("expected an integer, got a boolean", name, line, field=field)
         elif kind is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise InterchangeError("expected a list of strings", name, line, field)
+                raise InterchangeError("expected a list of strings", name, line, field=field)
         elif not isinstance(value, kind):
-            raise InterchangeError(f"expected {kind.__name__}, got {type(value).__name__}", name, line, field)
+            raise InterchangeError(f"expected {kind.__name__}, got {type(value).__name__}", name, line, field=field)
         out[field] = value
     return out
 
@@ -192,20 +192,20 @@ def parse_semantic(obj, name=None, line=None):
 def corpus_record(obj, name=None, line=None):
     obj = _ids_as_text(obj, "id")
     record = {
-        "id": _text(obj, "id", name, line),
+        "id": _text(obj, "id", name, line=line),
         # open-domain QA has no passage: an empty or missing context is allowed (SPEC 9)
-        "context": "" if obj.get("context") is None else _text(obj, "context", name, line, allow_empty=True),
-        "question": _text(obj, "question", name, line),
+        "context": "" if obj.get("context") is None else _text(obj, "context", name, line=line, allow_empty=True),
+        "question": _text(obj, "question", name, line=line),
     }
     answers = obj.get("answers")
     if answers is None:
-        raise InterchangeError("missing required field", name, line, "answers")
+        raise InterchangeError("missing required field", name, line, field="answers")
     if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-        raise InterchangeError("expected a list of strings", name, line, "answers")
+        raise InterchangeError("expected a list of strings", name, line, field="answers")
     record["answers"] = answers
     language = obj.get("language", "en")
     if not isinstance(language, str) or not language.strip():
-        raise InterchangeError("expected a language code such as 'en' or 'fr'", name, line, "language")
+        raise InterchangeError("expected a language code such as 'en' or 'fr'", name, line, field="language")
     record["language"] = language.strip().lower()
     record.update(parse_semantic(obj, name, line))
     record["meta"] = _split_meta(obj, CORPUS_FIELDS)
@@ -221,7 +221,7 @@ def read_corpus(source, file=None):
         record = corpus_record(obj, name, line)
         if record["id"] in seen:
             raise InterchangeError(
-                f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, "id"
+                f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, field="id"
             )
         seen[record["id"]] = line
         yield line, record
@@ -242,7 +242,7 @@ def read_squad(source, file=None):
         if isinstance(source, (str, os.PathLike)):
             stream.close()
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
-        raise InterchangeError("not SQuAD format: expected an object with a 'data' list", name, None, "data")
+        raise InterchangeError("not SQuAD format: expected an object with a 'data' list", name, None, field="data")
     _check_storable(doc, name, None)
     language = doc.get("language", "en") if isinstance(doc.get("language", "en"), str) else "en"
     seen = {}
@@ -250,11 +250,11 @@ def read_squad(source, file=None):
     for a, article in enumerate(doc["data"]):
         paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
         if not isinstance(paragraphs, list):
-            raise InterchangeError("expected a list", name, f"data[{a}]", "paragraphs")
+            raise InterchangeError("expected a list", name, f"data[{a}]", field="paragraphs")
         for p, paragraph in enumerate(paragraphs):
             where = f"data[{a}].paragraphs[{p}]"
             if not isinstance(paragraph, dict) or not isinstance(paragraph.get("qas"), list):
-                raise InterchangeError("expected a list", name, where, "qas")
+                raise InterchangeError("expected a list", name, where, field="qas")
             for q, qa in enumerate(paragraph["qas"]):
                 at = f"{where}.qas[{q}]"
                 if not isinstance(qa, dict):
@@ -263,7 +263,7 @@ def read_squad(source, file=None):
                 if not isinstance(raw_answers, list) or not all(
                     isinstance(x, dict) and isinstance(x.get("text"), str) for x in raw_answers
                 ):
-                    raise InterchangeError("expected a list of {text, answer_start}", name, at, "answers")
+                    raise InterchangeError("expected a list of {text, answer_start}", name, at, field="answers")
                 meta = {k: v for k, v in qa.items() if k not in ("id", "question", "answers")}
                 if isinstance(article.get("title"), str):
                     meta["article"] = article["title"]
@@ -281,7 +281,7 @@ def read_squad(source, file=None):
                 )
                 if record["id"] in seen:
                     raise InterchangeError(
-                        f"duplicate id {record['id']!r} (first at {seen[record['id']]})", name, at, "id"
+                        f"duplicate id {record['id']!r} (first at {seen[record['id']]})", name, at, field="id"
                     )
                 seen[record["id"]] = at
                 count += 1
@@ -297,14 +297,14 @@ def read_predictions(source, file=None, known_questions=None):
     for line, obj in iter_json_lines(source, name):
         record = prediction_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
-            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, field="question_id")
         key = (record["system"], record["question_id"])
         if key in seen:
             raise InterchangeError(
                 f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
                 name,
                 line,
-                "question_id",
+                field="question_id",
             )
         seen[key] = line
         yield line, record
@@ -314,9 +314,9 @@ def prediction_record(obj, name=None, line=None):
     """One predictions line, checked (SPEC 9)."""
     obj = _ids_as_text(obj, "question_id")
     record = {
-        "question_id": _text(obj, "question_id", name, line),
-        "system": _text(obj, "system", name, line).strip(),
-        "answer": _text(obj, "answer", name, line, allow_empty=True),
+        "question_id": _text(obj, "question_id", name, line=line),
+        "system": _text(obj, "system", name, line=line).strip(),
+        "answer": _text(obj, "answer", name, line=line, allow_empty=True),
         "meta": _split_meta(obj, PREDICTION_FIELDS),
     }
     check_columns(record, name, line)
@@ -329,7 +329,7 @@ def read_labels(source, file=None, known_questions=None):
     for line, obj in iter_json_lines(source, name):
         record = label_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
-            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, "question_id")
+            raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, field="question_id")
         yield line, record
 
 
@@ -337,15 +337,17 @@ def label_record(obj, name=None, line=None):
     """One labels line, checked (SPEC 9)."""
     obj = _ids_as_text(obj, "question_id")
     record = {
-        "question_id": _text(obj, "question_id", name, line),
-        "answer": _text(obj, "answer", name, line, allow_empty=True),
-        "annotator": _text(obj, "annotator", name, line).strip(),
-        "label": _text(obj, "label", name, line).strip().lower(),
+        "question_id": _text(obj, "question_id", name, line=line),
+        "answer": _text(obj, "answer", name, line=line, allow_empty=True),
+        "annotator": _text(obj, "annotator", name, line=line).strip(),
+        "label": _text(obj, "label", name, line=line).strip().lower(),
         "meta": _split_meta(obj, LABEL_FIELDS),
     }
     check_columns(record, name, line)
     if record["label"] not in LABEL_VALUES:
-        raise InterchangeError(f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, "label")
+        raise InterchangeError(
+            f"label {obj['label']!r} is not one of {', '.join(LABEL_VALUES)}", name, line, field="label"
+        )
     return record
 
 
@@ -380,8 +382,8 @@ def each_line(source, parse, file=None):
     """
     name = file or _name_of(source)
     seen_any = False
-    for line_no, raw in enumerate(_binary_lines(source), start=1):
-        text = raw.decode("utf-8", errors="replace")
+    for line_no, line_bytes in enumerate(_binary_lines(source), start=1):
+        raw, text = line_bytes, line_bytes.decode("utf-8", errors="replace")
         if line_no == 1:
             text, raw = text.lstrip("\ufeff"), raw.removeprefix(b"\xef\xbb\xbf")
         if not text.strip():
@@ -391,7 +393,7 @@ def each_line(source, parse, file=None):
             ((_, obj),) = iter_json_lines([raw], name)
             yield line_no, text, parse(obj, name, line_no)
         except InterchangeError as exc:
-            yield line_no, text, InterchangeError(exc.reason, name, line_no, exc.field)
+            yield line_no, text, InterchangeError(exc.reason, name, line_no, field=exc.field)
     if not seen_any:
         raise InterchangeError("file is empty: no JSON line found", name)
 
@@ -410,7 +412,7 @@ def rejected(line, raw, error, *, field=None):
 
 def problem_lines(rejects, file, limit=LISTED_PROBLEMS):
     """``file:line: field 'x': reason`` for the first ``limit`` rejects, then ``... and N more bad lines``."""
-    lines = [InterchangeError(r["reason"], file, r["line"], r["field"]).describe() for r in rejects[:limit]]
+    lines = [InterchangeError(r["reason"], file, r["line"], field=r["field"]).describe() for r in rejects[:limit]]
     if len(rejects) > limit:
         lines.append(f"... and {len(rejects) - limit} more bad lines")
     return lines
@@ -424,7 +426,7 @@ class BadLines(InterchangeError):
         self.rejects = rejects
         first = rejects[0]
         if len(rejects) == 1:
-            super().__init__(first["reason"], file, first["line"], first["field"])
+            super().__init__(first["reason"], file, first["line"], field=first["field"])
         else:
             listing = "\n".join(problem_lines(rejects, file))
             super().__init__(f"{len(rejects)} bad lines:\n{listing}", file, first["line"])
@@ -505,10 +507,10 @@ def check_columns(record, name=None, line=None):
     for field, limit in TEXT_COLUMNS.items():
         value = record.get(field)
         if isinstance(value, str) and len(value) > limit:
-            raise InterchangeError(f"longer than {limit} characters ({len(value)})", name, line, field)
+            raise InterchangeError(f"longer than {limit} characters ({len(value)})", name, line, field=field)
     for field, limit in INT_COLUMNS.items():
         value = record.get(field)
         if isinstance(value, int) and not -limit - 1 <= value <= limit:
             raise InterchangeError(
-                f"integer {value} is out of range (at most {limit} in absolute value)", name, line, field
+                f"integer {value} is out of range (at most {limit} in absolute value)", name, line, field=field
             )

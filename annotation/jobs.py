@@ -42,7 +42,7 @@ def import_body(job, progress):
         return _run_import(job.params, progress)
     except InterchangeError as exc:
         # Name the file as the user uploaded it, not as it was stored on disk.
-        raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, exc.field) from None
+        raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, field=exc.field) from None
     finally:
         remove_upload(job.params.get("path"))
 

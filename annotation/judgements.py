@@ -8,9 +8,22 @@ under the unique constraint, so two tabs or a double click never create a second
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import IntegrityError, transaction
 
 MAX_SECONDS_PER_VISIT = 3600.0
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What one request sends for one item: the judgement ``values`` (field -> new value) or a
+    ``skip``, the ``seconds`` spent and the client's ``submission_id``."""
+
+    values: dict
+    skip: bool = False
+    seconds: float = 0.0
+    submission_id: str | None = None
 
 
 class SubmissionConflict(Exception):
@@ -40,25 +53,23 @@ def save(
     event_field,
     *,
     keys,
-    values,
-    skip,
+    sent,
     fold,
-    seconds=0.0,
-    submission_id=None,
     defaults=None,
     on_saved=None,
 ):
-    """Upsert ``model`` at ``keys`` with ``values`` (or a skip) and log the event; returns ``(row, changed)``.
+    """Upsert ``model`` at ``keys`` with what was ``sent`` and log the event; returns ``(row, changed)``.
 
-    ``values`` maps the judgement fields to their new values; with ``skip`` they are left as they
-    are (a skip over an existing judgement only adds time and an event).
+    ``sent.values`` maps the judgement fields to their new values; with ``sent.skip`` they are left
+    as they are (a skip over an existing judgement only adds time and an event).
 
     ``on_saved(before, row)`` runs inside the same transaction once the row is written (or found
     unchanged for a repeated ``submission_id``): ``before`` is ``state(row, values)`` as it was, or
     None when the row was created. Callers keep derived counters exact with it.
     """
-    seconds = clean_seconds(seconds)
-    submission_id = (submission_id or "")[:64] or None
+    values, skip = sent.values, sent.skip
+    seconds = clean_seconds(sent.seconds)
+    submission_id = (sent.submission_id or "")[:64] or None
     given = dict.fromkeys(values) if skip else dict(values)
     for _attempt in range(3):
         try:

@@ -75,7 +75,7 @@ def plan_labels(entries, questions, index, *, mode="dedup", prefix="", browser_a
     seen = {}
     browser_accounts = set(browser_accounts)
 
-    def reject(line, raw, field, reason=None):
+    def reject(line, raw, field, *, reason=None):
         """``field`` and ``reason``, or an ``InterchangeError`` alone."""
         plan.rejects.append(rejected(line, raw, field) if reason is None else rejected(line, raw, reason, field=field))
 
@@ -85,27 +85,29 @@ def plan_labels(entries, questions, index, *, mode="dedup", prefix="", browser_a
             continue
         qid = questions.get(record["question_id"])
         if qid is None:
-            reject(line, raw, "question_id", f"unknown question id {record['question_id']!r}")
+            reject(line, raw, "question_id", reason=f"unknown question id {record['question_id']!r}")
             continue
         tid, why = index.match(qid, record["answer"], mode)
         if tid is None:
-            reject(line, raw, "answer", why)
+            reject(line, raw, "answer", reason=why)
             continue
         name = prefix + record["annotator"]
         if len(name) > USERNAME_MAX:
-            reject(line, raw, "annotator", f"longer than {USERNAME_MAX} characters (with the prefix)")
+            reject(line, raw, "annotator", reason=f"longer than {USERNAME_MAX} characters (with the prefix)")
             continue
         if name in browser_accounts and not attach_existing:
             reject(
                 line,
                 raw,
                 "annotator",
-                f"{name!r} is an existing account with labels made in the browser "
+                reason=f"{name!r} is an existing account with labels made in the browser "
                 "(attach them with attach-existing, or use an annotator prefix)",
             )
             continue
         if (tid, name) in seen:
-            reject(line, raw, "annotator", f"{name!r} labels this answer twice (first at line {seen[(tid, name)]})")
+            reject(
+                line, raw, "annotator", reason=f"{name!r} labels this answer twice (first at line {seen[(tid, name)]})"
+            )
             continue
         seen[(tid, name)] = line
         plan.annotators.add(name)
@@ -128,8 +130,7 @@ def history_of(meta):
         value = event.get("label")
         seconds = event.get("seconds", 0.0)
         if (
-            (value is not None
-            and not isinstance(value, str))
+            (value is not None and not isinstance(value, str))
             or not isinstance(seconds, (int, float))
             or isinstance(seconds, bool)
         ):

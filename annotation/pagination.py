@@ -10,7 +10,7 @@ MAX_OFFSET = 2**31 - 1
 class StrictLimitOffsetPagination(LimitOffsetPagination):
     max_limit = 1000
 
-    def _read(self, request, name, default, upper):
+    def _read(self, request, name, default, *, upper):
         raw = request.query_params.get(name)
         if raw is None or raw == "":
             return default
@@ -19,8 +19,8 @@ class StrictLimitOffsetPagination(LimitOffsetPagination):
         return int(raw)
 
     def get_limit(self, request):
-        limit = self._read(request, self.limit_query_param, self.default_limit, self.max_limit)
+        limit = self._read(request, self.limit_query_param, self.default_limit, upper=self.max_limit)
         return limit or self.default_limit
 
     def get_offset(self, request):
-        return self._read(request, self.offset_query_param, 0, MAX_OFFSET)
+        return self._read(request, self.offset_query_param, 0, upper=MAX_OFFSET)

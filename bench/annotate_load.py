@@ -275,10 +275,14 @@ sent = json.load(sys.stdin)
 problems = []
 names = list(sent)
 labels = {}
-for l in Label.objects.filter(annotator__username__in=names).values("annotator__username", "triplet_id", "value", "events__id"):
+for l in Label.objects.filter(annotator__username__in=names).values(
+    "annotator__username", "triplet_id", "value", "events__id"
+):
     labels.setdefault((l["annotator__username"], l["triplet_id"]), {"value": l["value"], "events": 0})
     labels[(l["annotator__username"], l["triplet_id"])]["events"] += l["events__id"] is not None
-item_triplet = dict(FoldItem.objects.filter(pk__in={int(i) for s in sent.values() for i in s}).values_list("id", "triplet_id"))
+item_triplet = dict(
+    FoldItem.objects.filter(pk__in={int(i) for s in sent.values() for i in s}).values_list("id", "triplet_id")
+)
 expected = {}
 for name, items in sent.items():
     for item, value in items.items():
@@ -317,7 +321,9 @@ def fold_of_each_annotator(env, n):
 import json, django
 django.setup()
 from annotation.models import Assignment, Fold
-rows = Assignment.objects.filter(fold__kind=Fold.KIND_TRIPLET, annotator__username__startswith="annotator").values_list("annotator__username", "fold_id")
+rows = Assignment.objects.filter(
+    fold__kind=Fold.KIND_TRIPLET, annotator__username__startswith="annotator"
+).values_list("annotator__username", "fold_id")
 print(json.dumps(sorted(rows)))
 """
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, check=True)

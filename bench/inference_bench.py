@@ -90,7 +90,7 @@ def main(argv=None):
     import torch
 
     gpu = torch.cuda.get_device_name(0) if device.startswith("cuda") else ""
-    items, source = load_questions(max(args.questions, max(sizes)))
+    items, source = load_questions(max(args.questions, *sizes))
     print(
         f"device: {device}{' (' + gpu + ')' if gpu else ''}; torch {torch.__version__}; "
         f"{torch.get_num_threads()} CPU threads; {platform.machine()}"

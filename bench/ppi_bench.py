@@ -105,8 +105,8 @@ def run(args):
     half = args.half_width
     groups = [np.flatnonzero(scode == s) for s in range(len(systems))]
     print(
-        f"\n{args.seeds} seeds, {args.label_share:.0%} of the triplets human-labeled (~{int(args.label_share * n_triplets):,}), "
-        f"target +-{half} Hscore"
+        f"\n{args.seeds} seeds, {args.label_share:.0%} of the triplets human-labeled "
+        f"(~{int(args.label_share * n_triplets):,}), target +-{half} Hscore"
     )
     results = []
     for name, (quality, lenient) in JUDGES.items():
@@ -151,7 +151,8 @@ def run(args):
         r = results[-1]
         print(
             f"  {name:34s} coverage PPI {r['coverage_ppi']:.3f}  classical {r['coverage_classical']:.3f}  "
-            f"mean width {r['width_ppi']:.4f} vs {r['width_classical']:.4f}  gain {r['gain']:.2f}  ({r['seconds']:.0f} s)"
+            f"mean width {r['width_ppi']:.4f} vs {r['width_classical']:.4f}  gain {r['gain']:.2f}  "
+            f"({r['seconds']:.0f} s)"
         )
     print_tables(results, systems, groups, n_triplets, half, args)
     bad = [r["judge"] for r in results if not 0.93 <= r["coverage_ppi"] <= 0.97]
@@ -182,7 +183,8 @@ def print_tables(results, systems, groups, n_triplets, half, args):
         f"~{int(np.mean([len(g) for g in groups])):,} predictions):"
     )
     print(
-        f"  {'judge':34s} {'classical':>10s} {'PPI':>8s} {'saved':>7s}   all systems at once (triplets, share of {n_triplets:,})"
+        f"  {'judge':34s} {'classical':>10s} {'PPI':>8s} {'saved':>7s}   "
+        f"all systems at once (triplets, share of {n_triplets:,})"
     )
     for r in results:
         c, p = r["need_cls"].mean(), r["need_ppi"].mean()

@@ -30,8 +30,9 @@ def when_ready(server):
     from django.template.loader import get_template
     from django.urls import get_resolver
 
-    get_resolver().url_patterns  # imports every urls module and view module
-    get_resolver().reverse_dict  # and builds the reverse map {% url %} uses
+    resolver = get_resolver()
+    _ = resolver.url_patterns  # imports every urls module and view module
+    _ = resolver.reverse_dict  # and builds the reverse map {% url %} uses
     for name in WARM_TEMPLATES:
         get_template(name)
     connections.close_all()

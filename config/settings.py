@@ -175,7 +175,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 UPLOAD_DIR = MEDIA_ROOT / "uploads"
 # Largest import file accepted from the web (admin form, POST /api/imports/); stored uploads are
 # removed once their import job ends. The management commands read local files of any size.
-MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", 512 * 1024 * 1024))
+MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024)))
 
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")
@@ -192,7 +192,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
 SECURE_HSTS_PRELOAD = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
 # Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
-SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", 8 * 3600 if SECURE else 14 * 24 * 3600))
+SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", str(8 * 3600 if SECURE else 14 * 24 * 3600)))
 SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
 # No inline script anywhere (annotation.middleware adds the header); inline style attributes stay
 # allowed for progress bars.
@@ -245,7 +245,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # visibility timeout, so it is set above the longest job (a copy delivered while its job still
 # beats is skipped anyway); it is what recovers a task lost between delivery and start.
 if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport passes options to create_engine
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 6 * 3600))}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", str(6 * 3600)))
+    }
 
 # Jobs (core.runner, core.reaper): a running job beats every JOB_HEARTBEAT_SECONDS; silent for
 # JOB_STALE_SECONDS it is taken for dead; each worker reaps every JOB_REAP_SECONDS. Worst case from a

@@ -255,50 +255,60 @@ def factor_tables(data):
         entries = [e for e in data["factors"] if e["metric"] == metric]
         if not entries:
             continue
-        header = [
+        rows = [
             {
-                "factor": e["factor"],
-                "rule": f"{e['attribute']} {e['op']} {e['threshold']}"
-                if e.get("threshold") is not None
-                else e["attribute"],
-                "size_corpus": percent(e.get("size_pct_corpus"), 0),
-                "size": percent(e.get("size_pct"), 0),
-                "n_hard": e["n_hard"],
-                "n_easy": e["n_easy"],
+                "system": first["system"],
+                "cells": _factor_cells(metric, entries, i),
+                "is_rover": first["system"] == "ROVER",
             }
-            for e in entries
+            for i, first in enumerate(entries[0]["rows"])
         ]
-        rows = []
-        for i, first in enumerate(entries[0]["rows"]):
-            cells = []
-            for e in entries:
-                r = e["rows"][i]
-                marks = (RAW_MARK if r.get("significant") else "") + (HOLM_MARK if r.get("significant_holm") else "")
-                cells.append(
-                    {
-                        "delta": integer(r.get("delta")),
-                        "sort": sort_key(r.get("diff")),
-                        "marks": marks,
-                        "significant": bool(r.get("significant")),
-                        "significant_holm": bool(r.get("significant_holm")),
-                        "title": f"{first['system']} / {e['factor']}: S(E_f) {metric_value(metric, r.get('s_hard'))} "
-                        f"(n={r.get('n_hard')}), S(rest) {metric_value(metric, r.get('s_easy'))} "
-                        f"(n={r.get('n_easy')}), U {score(r.get('u'), 1)}, p {p_value(r.get('p_value'))}, "
-                        f"Holm p {p_value(r.get('p_holm'))}",
-                    }
-                )
-            rows.append({"system": first["system"], "cells": cells, "is_rover": first["system"] == "ROVER"})
         tables.append(
             {
                 "metric": metric,
                 "title": METRIC_TITLES[metric],
-                "header": header,
+                "header": [_factor_header(e) for e in entries],
                 "rows": rows,
                 "is_main": metric == data.get("metric"),
             }
         )
     tables.sort(key=lambda t: not t["is_main"])
     return tables
+
+
+def _factor_header(e):
+    """The column head of one factor entry ``e``: its rule, its sizes and its counts."""
+    return {
+        "factor": e["factor"],
+        "rule": f"{e['attribute']} {e['op']} {e['threshold']}" if e.get("threshold") is not None else e["attribute"],
+        "size_corpus": percent(e.get("size_pct_corpus"), 0),
+        "size": percent(e.get("size_pct"), 0),
+        "n_hard": e["n_hard"],
+        "n_easy": e["n_easy"],
+    }
+
+
+def _factor_cells(metric, entries, i):
+    """The cells of the ``i``-th system's row: one per factor, with delta, marks and the test's numbers."""
+    system = entries[0]["rows"][i]["system"]
+    cells = []
+    for e in entries:
+        r = e["rows"][i]
+        marks = (RAW_MARK if r.get("significant") else "") + (HOLM_MARK if r.get("significant_holm") else "")
+        cells.append(
+            {
+                "delta": integer(r.get("delta")),
+                "sort": sort_key(r.get("diff")),
+                "marks": marks,
+                "significant": bool(r.get("significant")),
+                "significant_holm": bool(r.get("significant_holm")),
+                "title": f"{system} / {e['factor']}: S(E_f) {metric_value(metric, r.get('s_hard'))} "
+                f"(n={r.get('n_hard')}), S(rest) {metric_value(metric, r.get('s_easy'))} "
+                f"(n={r.get('n_easy')}), U {score(r.get('u'), 1)}, p {p_value(r.get('p_value'))}, "
+                f"Holm p {p_value(r.get('p_holm'))}",
+            }
+        )
+    return cells
 
 
 def agreement(data):

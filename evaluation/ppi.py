@@ -504,6 +504,33 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
     >>> [r["count"] for r in ppi.validity_reasons(scores, {"skipped": 2})]
     [2]
     """
+    return _score_reasons(scores) + _fact_reasons(facts or {})
+
+
+# What each count of ``facts`` means for the sample, and how the report handles it.
+FACT_REASONS = {
+    "folds_not_started": (
+        "triplet folds not started by any annotator: their triplets cannot be in the human sample",
+        "estimates given over all judged predictions; the human sample covers only started folds",
+    ),
+    "skipped": (
+        "triplets skipped by annotators (hard items are skipped more often)",
+        "counted as unlabeled (judge score only)",
+    ),
+    "gold": (
+        "gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at random)",
+        "their human labels are left out of the prediction-powered rows (judge score only); "
+        "they count in the systems table",
+    ),
+    "imported": (
+        "labels imported from files (not served in the platform's random order)",
+        "estimates given as computed; check that the file's triplets were drawn at random",
+    ),
+}
+
+
+def _score_reasons(scores):
+    """The reasons found in the scores: unjudged human labels, a labeled sample the judge scores apart."""
     reasons = []
     h, f = scores["h_hscore"].to_numpy(), scores["f_hscore"].to_numpy()
     unjudged = int((~np.isnan(h) & np.isnan(f)).sum())
@@ -529,27 +556,13 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
                     "handling": "estimates given as computed; intervals may not hold their 95%",
                 }
             )
-    facts = facts or {}
-    texts = {
-        "folds_not_started": (
-            "triplet folds not started by any annotator: their triplets cannot be in the human sample",
-            "estimates given over all judged predictions; the human sample covers only started folds",
-        ),
-        "skipped": (
-            "triplets skipped by annotators (hard items are skipped more often)",
-            "counted as unlabeled (judge score only)",
-        ),
-        "gold": (
-            "gold items with human labels (chosen by an admin and labeled by every annotator: not drawn at random)",
-            "their human labels are left out of the prediction-powered rows (judge score only); "
-            "they count in the systems table",
-        ),
-        "imported": (
-            "labels imported from files (not served in the platform's random order)",
-            "estimates given as computed; check that the file's triplets were drawn at random",
-        ),
-    }
-    for key, (reason, handling) in texts.items():
+    return reasons
+
+
+def _fact_reasons(facts):
+    """The reasons counted by the platform (``FACT_REASONS``), in that order, those with a count."""
+    reasons = []
+    for key, (reason, handling) in FACT_REASONS.items():
         count = int(facts.get(key) or 0)
         if count:
             reasons.append({"reason": reason, "count": count, "handling": handling})
@@ -826,14 +839,7 @@ def conclusions(
     if judge_labels is None or judge_labels.empty:
         scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
     reasons = validity_reasons(scores, facts) if has_judge else []
-    rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
-    for r in rows:
-        if not has_judge:
-            r["lambda"] = r["gain"] = None
-        r["needed"] = labels_needed(r, half_width)
-        r["remaining"] = r["n_total"] - r["n_human"]
-        r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
-    rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
+    rows = _live_rows(scores, metric, half_width=half_width, has_judge=has_judge)
     return {
         "metric": metric,
         "half_width": half_width,
@@ -843,3 +849,16 @@ def conclusions(
         "has_judge": has_judge,
         "reasons": reasons,
     }
+
+
+def _live_rows(scores, metric, *, half_width, has_judge):
+    """``ppi_rows`` of ``metric`` with ``needed``, ``remaining`` and ``width``, the best estimate first."""
+    rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
+    for r in rows:
+        if not has_judge:
+            r["lambda"] = r["gain"] = None
+        r["needed"] = labels_needed(r, half_width)
+        r["remaining"] = r["n_total"] - r["n_human"]
+        r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
+    rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
+    return rows

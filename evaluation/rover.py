@@ -124,14 +124,7 @@ def rover_codes(
     q = np.asarray(question, dtype=np.int64)
     s = np.asarray(system, dtype=np.int64)
     a = np.asarray(answer, dtype=np.int64)
-    out = pd.DataFrame(
-        {
-            "k": np.zeros(n_questions, dtype=np.int64),
-            "system": np.full(n_questions, -1, dtype=np.int64),
-            "n_voters": np.zeros(n_questions, dtype=np.int64),
-            "sum_dist": np.zeros(n_questions),
-        }
-    )
+    out = _no_winners(n_questions)
     if not len(q):
         return out
     n_systems = int(s.max()) + 1
@@ -144,24 +137,7 @@ def rover_codes(
     count = np.bincount(u, minlength=n).astype(np.int64)
     first = np.full(n, n_systems, dtype=np.int64)
     np.minimum.at(first, u, s)
-    # Identical answers agree (distance 0 < alpha): self + the other systems with the same answer.
-    support = count.copy()
-    sum_dist = np.zeros(n)
-    # every pair i < j of distinct answers of one question (in question order)
-    order = np.argsort(uq, kind="stable")
-    sizes = np.bincount(uq, minlength=n_questions)
-    later = sizes[uq[order]] - 1 - (np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes))  # answers after it
-    ui_pos = np.repeat(np.arange(n), later)
-    step = np.arange(len(ui_pos)) - np.repeat(np.cumsum(later) - later, later) + 1
-    ui, uj = order[ui_pos], order[ui_pos + step]
-    if len(ui):
-        dist = cpdist(texts[ua[ui]].tolist(), texts[ua[uj]].tolist(), scorer=Levenshtein.distance, workers=-1)
-        dist = np.asarray(dist, dtype=np.float64)
-        agree = dist < alpha
-        support += np.bincount(ui, weights=agree * count[uj], minlength=n).astype(np.int64)
-        support += np.bincount(uj, weights=agree * count[ui], minlength=n).astype(np.int64)
-        sum_dist += np.bincount(ui, weights=dist * count[uj], minlength=n)
-        sum_dist += np.bincount(uj, weights=dist * count[ui], minlength=n)
+    support, sum_dist = _support(texts[ua], uq, count, n_questions=n_questions, alpha=alpha)
     # per question: largest support, then smallest sum of distances, then first system
     best = np.lexsort((first, sum_dist, -support, uq))
     best = best[np.r_[True, uq[best][1:] != uq[best][:-1]]]
@@ -172,3 +148,45 @@ def rover_codes(
     voters = np.bincount(q, minlength=n_questions)
     out["n_voters"] = voters.astype(np.int64)
     return out
+
+
+def _no_winners(n_questions):
+    """The result with no winner yet: k 0, system -1, no voters, no distance, per question."""
+    return pd.DataFrame(
+        {
+            "k": np.zeros(n_questions, dtype=np.int64),
+            "system": np.full(n_questions, -1, dtype=np.int64),
+            "n_voters": np.zeros(n_questions, dtype=np.int64),
+            "sum_dist": np.zeros(n_questions),
+        }
+    )
+
+
+def _support(answers, uq, count, *, n_questions, alpha):
+    """Per distinct answer (text ``answers``, question ``uq``, given by ``count`` systems): the systems
+    that agree with it (distance < alpha, itself included) and the sum of its distances to the others."""
+    n = len(count)
+    # Identical answers agree (distance 0 < alpha): self + the other systems with the same answer.
+    support = count.copy()
+    sum_dist = np.zeros(n)
+    ui, uj = _answer_pairs(uq, n_questions)
+    if len(ui):
+        dist = cpdist(answers[ui].tolist(), answers[uj].tolist(), scorer=Levenshtein.distance, workers=-1)
+        dist = np.asarray(dist, dtype=np.float64)
+        agree = dist < alpha
+        support += np.bincount(ui, weights=agree * count[uj], minlength=n).astype(np.int64)
+        support += np.bincount(uj, weights=agree * count[ui], minlength=n).astype(np.int64)
+        sum_dist += np.bincount(ui, weights=dist * count[uj], minlength=n)
+        sum_dist += np.bincount(uj, weights=dist * count[ui], minlength=n)
+    return support, sum_dist
+
+
+def _answer_pairs(uq, n_questions):
+    """Every pair i < j of distinct answers of one question (in question order), as two index arrays."""
+    n = len(uq)
+    order = np.argsort(uq, kind="stable")
+    sizes = np.bincount(uq, minlength=n_questions)
+    later = sizes[uq[order]] - 1 - (np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes))  # answers after it
+    ui_pos = np.repeat(np.arange(n), later)
+    step = np.arange(len(ui_pos)) - np.repeat(np.cumsum(later) - later, later) + 1
+    return order[ui_pos], order[ui_pos + step]

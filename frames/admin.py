@@ -48,7 +48,8 @@ def _with_frames(base):
                     self.admin_site.admin_view(self.predict_frames_view),
                     name="annotation_predict_frames",
                 ),
-            ] + super().get_urls()
+                *super().get_urls(),
+            ]
 
         @admin.display(description="frames")
         def frames_link(self, obj):

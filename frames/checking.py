@@ -124,11 +124,13 @@ def save_frame_check(
         FrameCheckEvent,
         "frame_check",
         keys={"frame_annotation_id": item.frame_annotation_id, "annotator": user},
-        values={"frame_rating": frame_rating, "fe_rating": fe_rating},
-        skip=skip,
+        sent=judgements.Submission(
+            {"frame_rating": frame_rating, "fe_rating": fe_rating},
+            skip=skip,
+            seconds=seconds,
+            submission_id=submission_id,
+        ),
         fold=fold,
-        seconds=seconds,
-        submission_id=submission_id,
     )
 
 
@@ -144,8 +146,8 @@ def question_segments(question, trigger="", frame_elements=None):
         m = word_pattern(trigger).search(normalize_text(text))
         if m:
             marks.append((m.start(), m.end(), "trigger", trigger))
-    for name, span in (frame_elements or {}).items():
-        span = (span or "").strip()
+    for name, given in (frame_elements or {}).items():
+        span = (given or "").strip()
         if not span:
             continue
         m = re.search(re.escape(normalize_text(span)), normalize_text(text), re.IGNORECASE)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 NS = "http://framenet.icsi.berkeley.edu"
-_Q = "{%s}" % NS
+_Q = f"{{{NS}}}"
 
 # FrameNet POS codes (LU name suffix or POS attribute) -> the words of Question.lu_pos.
 POS_NAMES = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
+from dataclasses import asdict, dataclass
 from functools import partial
 
 from django.db import transaction
@@ -159,30 +160,16 @@ class FrameChat:
         return self.client.send(messages, purpose=purpose, question=question)
 
 
-def make_chat(
-    model=DEFAULT_MODEL,
-    *,
-    base_url=None,
-    api_key=None,
-    api_key_env="OPENAI_API_KEY",
-    max_retries=5,
-    requests_per_minute=None,
-    temperature=0.0,
-    max_tokens=300,
-    timeout=60.0,
-    **options,
-):
-    """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``)."""
+def make_chat(model=DEFAULT_MODEL, *, base_url=None, max_tokens=300, **options):
+    """The frame proxy's LLM on an OpenAI-compatible server (``base_url``, else ``OPENAI_BASE_URL``).
+
+    Other ``options`` go to :class:`ChatClient` with its defaults (api_key, api_key_env
+    ``OPENAI_API_KEY``, max_retries 5, requests_per_minute, temperature 0.0, timeout 60 s, ...).
+    """
     client = ChatClient(
         model=model,
         base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
-        api_key=api_key,
-        api_key_env=api_key_env,
-        max_retries=max_retries,
-        requests_per_minute=requests_per_minute,
-        temperature=temperature,
         max_tokens=max_tokens,
-        timeout=timeout,
         **options,
     )
     return FrameChat(client)
@@ -196,7 +183,7 @@ def _is_manual(question):
     return question.frame is not None and "frame_source" not in (question.meta or {})
 
 
-def _write_question(question, annotation, result, lexicon_name):
+def _write_question(question, annotation, result, *, lexicon_name):
     meta = dict(question.meta or {})
     if result.outcome == DONE:
         question.frame = result.frame
@@ -217,7 +204,7 @@ def _write_question(question, annotation, result, lexicon_name):
     question.save(update_fields=SEMANTIC_FIELDS)
 
 
-def _save(question, lexicon_row, frame_ids, result, job, model):
+def _save(question, lexicon_row, frame_ids, *, result, job, model):
     fields = {
         "job": job,
         "outcome": result.outcome,
@@ -238,7 +225,7 @@ def _save(question, lexicon_row, frame_ids, result, job, model):
         annotation, _ = FrameAnnotation.objects.update_or_create(
             question=question, lexicon=lexicon_row, defaults=fields
         )
-        _write_question(question, annotation, result, lexicon_row.name)
+        _write_question(question, annotation, result, lexicon_name=lexicon_row.name)
     return annotation
 
 
@@ -262,26 +249,29 @@ def outcome_counts(corpus, lexicon_row):
     return {o: counts.get(o, 0) for o in ALL_OUTCOMES}
 
 
-def predict_frames(
-    corpus,
-    lexicon_row,
-    chat,
-    *,
-    force=False,
-    limit=None,
-    model=None,
-    fe_hint=False,
-    progress=_noop,
-    job=None,
-    max_consecutive_errors=5,
-):
+@dataclass(frozen=True)
+class ProxyRunOptions:
+    """How :func:`predict_frames` goes over a corpus: ``force`` annotates again the questions already
+    annotated, at most ``limit`` questions, ``fe_hint`` as :func:`proxy.annotate_question` takes it;
+    it stops after ``max_consecutive_errors`` failed LLM calls in a row."""
+
+    force: bool = False
+    limit: int | None = None
+    fe_hint: bool = False
+    max_consecutive_errors: int = 5
+
+
+def predict_frames(corpus, lexicon_row, chat, *, model=None, progress=_noop, job=None, **options):
     """Run the proxy on every question of ``corpus`` not yet annotated with this lexicon.
 
     Questions already annotated (any outcome but ``error``) are skipped unless ``force``; questions
     carrying an imported frame are never touched. Each question is saved in its own transaction, so
     an interrupted run keeps what it did and the next run continues. A run stops (raises) after
-    ``max_consecutive_errors`` failed LLM calls in a row. Returns counts for the run and totals.
+    ``max_consecutive_errors`` failed LLM calls in a row. ``options``: :class:`ProxyRunOptions`.
+    Returns counts for the run and totals.
     """
+    o = ProxyRunOptions(**options)
+    force, limit, fe_hint, max_consecutive_errors = o.force, o.limit, o.fe_hint, o.max_consecutive_errors
     model = model or getattr(chat, "model", "") or ""
     lexicon = lexicon_from_db(lexicon_row)
     if not lexicon.frames:
@@ -310,7 +300,7 @@ def predict_frames(
     for i, question in enumerate(todo, 1):
         ask = partial(chat, question=question.pk) if isinstance(chat, FrameChat) else chat
         try:
-            result = proxy.annotate_question(question.question, index, lexicon, ask, fe_hint=fe_hint)
+            result = proxy.annotate_question(question.question, index, lexicon, chat=ask, fe_hint=fe_hint)
             errors_in_row = 0
         except Exception as exc:  # the LLM call failed: record it, continue, give up if it keeps failing
             errors_in_row += 1
@@ -320,7 +310,7 @@ def predict_frames(
                 candidates=[c.pair() for c in index.candidates(question.question)],
                 flags={"error": f"{type(exc).__name__}: {exc}"[:1000]},
             )
-        _save(question, lexicon_row, frame_ids, result, job, model)
+        _save(question, lexicon_row, frame_ids, result=result, job=job, model=model)
         run[result.outcome] += 1
         if errors_in_row >= max_consecutive_errors:
             raise FrameJobError(f"{errors_in_row} LLM calls failed in a row; last error: {result.flags['error']}")
@@ -337,29 +327,30 @@ def predict_frames(
     }
 
 
-def job_params(
-    corpus,
-    *,
-    lexicon=SHIPPED_NAME,
-    model=None,
-    base_url=None,
-    force=False,
-    limit=None,
-    fe_hint=False,
-    api_key_env=None,
-    requests_per_minute=None,
-):
-    """Job parameters (never the API key itself: only the name of the variable that holds it)."""
+@dataclass(frozen=True)
+class FrameJobOptions:
+    """The options of a frame job as its params hold them, in this order (never the API key itself:
+    only the name of the variable that holds it)."""
+
+    lexicon: str = SHIPPED_NAME
+    model: str | None = None
+    base_url: str | None = None
+    force: bool = False
+    limit: int | None = None
+    fe_hint: bool = False
+    api_key_env: str | None = None
+    requests_per_minute: float | None = None
+
+
+def job_params(corpus, **options):
+    """Job parameters: ``corpus`` and the :class:`FrameJobOptions` given as ``options``."""
+    o = FrameJobOptions(**options)
     return {
         "corpus": corpus,
-        "lexicon": lexicon,
-        "model": model or DEFAULT_MODEL,
-        "base_url": base_url,
-        "force": bool(force),
-        "limit": limit,
-        "fe_hint": bool(fe_hint),
-        "api_key_env": api_key_env,
-        "requests_per_minute": requests_per_minute,
+        **asdict(o),
+        "model": o.model or DEFAULT_MODEL,
+        "force": bool(o.force),
+        "fe_hint": bool(o.fe_hint),
     }
 
 
@@ -390,35 +381,15 @@ def frame_job_body(job, progress, chat=None):
     )
 
 
-def start_frame_job(
-    corpus,
-    *,
-    lexicon=SHIPPED_NAME,
-    model=None,
-    base_url=None,
-    force=False,
-    limit=None,
-    fe_hint=False,
-    api_key_env=None,
-    requests_per_minute=None,
-    user=None,
-):
+def start_frame_job(corpus, *, user=None, **options):
     """Create the Job row and queue ``frames.tasks.predict_frames`` once the current transaction commits.
 
-    Resumable: each question is committed on its own, so a redelivered task continues the work.
+    ``options`` are :func:`job_params`'s (lexicon, model, base_url, force, limit, fe_hint, api_key_env,
+    requests_per_minute). Resumable: each question is committed on its own, so a redelivered task
+    continues the work.
     """
     from frames.tasks import predict_frames as predict_frames_task
 
-    params = job_params(
-        corpus,
-        lexicon=lexicon,
-        model=model,
-        base_url=base_url,
-        force=force,
-        limit=limit,
-        fe_hint=fe_hint,
-        api_key_env=api_key_env,
-        requests_per_minute=requests_per_minute,
-    )
+    params = job_params(corpus, **options)
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, predict_frames_task)

@@ -49,6 +49,9 @@ class FrameElementDef(models.Model):
         db_table = "annotation_frameelementdef"
         constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_fe_per_frame")]
 
+    def __str__(self):
+        return self.name
+
 
 class LexicalUnitDef(models.Model):
     frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="lexical_units")
@@ -59,6 +62,9 @@ class LexicalUnitDef(models.Model):
     class Meta:
         db_table = "annotation_lexicalunitdef"
         constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_lu_per_frame")]
+
+    def __str__(self):
+        return self.name
 
 
 class FrameAnnotation(models.Model):
@@ -117,6 +123,10 @@ class FrameCheck(models.Model):
             models.UniqueConstraint(fields=["frame_annotation", "annotator"], name="uniq_frame_check_per_annotator")
         ]
 
+    def __str__(self):
+        ratings = "skipped" if self.skipped else f"frame {self.frame_rating}, FEs {self.fe_rating}"
+        return f"{self.annotator_id} {self.frame_annotation_id} {ratings}"
+
 
 class FrameCheckEvent(models.Model):
     frame_check = models.ForeignKey(FrameCheck, on_delete=models.CASCADE, related_name="events")
@@ -138,3 +148,7 @@ class FrameCheckEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["frame_check", "submission_id"], name="uniq_frame_check_event_submission")
         ]
+
+    def __str__(self):
+        ratings = "skipped" if self.skipped else f"frame {self.frame_rating}, FEs {self.fe_rating}"
+        return f"frame check {self.frame_check_id}: {ratings}"

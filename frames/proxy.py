@@ -342,7 +342,7 @@ def choose_lu(lus, question, word):
     return lus[0]
 
 
-def resolve_pair(reply, candidates, lexicon, question=""):
+def resolve_pair(reply, candidates, lexicon, *, question=""):
     """Check the first reply against the candidates and the lexicon; returns a :class:`Choice`."""
     pair = parse_pair(reply)
     flags = {}
@@ -492,7 +492,7 @@ class ProxyResult:
     flags: dict = field(default_factory=dict)
 
 
-def annotate_question(question, index, lexicon, chat, *, fe_hint=False):
+def annotate_question(question, index, lexicon, *, chat, fe_hint=False):
     """Run the proxy on one question. ``chat(messages) -> str`` is the LLM; its errors propagate."""
     candidates = index.candidates(question)
     result = ProxyResult(outcome=NO_TRIGGER, candidates=[c.pair() for c in candidates])
@@ -500,7 +500,7 @@ def annotate_question(question, index, lexicon, chat, *, fe_hint=False):
         return result
     result.frame_prompt = frame_prompt(question, candidates)
     result.frame_reply = chat(messages(result.frame_prompt))
-    choice = resolve_pair(result.frame_reply, candidates, lexicon, question)
+    choice = resolve_pair(result.frame_reply, candidates, lexicon, question=question)
     result.frame_name, result.trigger, result.flags = choice.frame_name, choice.word, dict(choice.flags)
     if choice.outcome != DONE:
         result.outcome = choice.outcome

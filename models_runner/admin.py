@@ -93,8 +93,9 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
 
     def get_urls(self):
         return [
-            path("start/", self.admin_site.admin_view(self.start_view), name="models_runner_start")
-        ] + super().get_urls()
+            path("start/", self.admin_site.admin_view(self.start_view), name="models_runner_start"),
+            *super().get_urls(),
+        ]
 
     def start_view(self, request):
         if not roles.is_admin(request.user):
@@ -173,8 +174,9 @@ class JudgeAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         return [
-            path("<int:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start")
-        ] + super().get_urls()
+            path("<int:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start"),
+            *super().get_urls(),
+        ]
 
     @admin.action(description="Judge a corpus with the selected judge")
     def judge_corpus(self, request, queryset):

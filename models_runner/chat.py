@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass
 
 from core.errors import UserFacingError
 
@@ -93,26 +94,39 @@ def store_exchange(run=None, question=None, **fields):
     return LLMExchange.objects.create(**fields)
 
 
+@dataclass(frozen=True)
+class ChatOptions:
+    """How a :class:`ChatClient` asks: retries with exponential backoff (``backoff_base`` doubled per
+    attempt, at most ``backoff_max`` seconds), a client-side rate limit, and the sampling parameters."""
+
+    max_retries: int = 5
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+    requests_per_minute: float | None = None
+    temperature: float = 0.0
+    max_tokens: int | None = None
+
+
 class ChatClient:
     def __init__(
         self,
         model,
+        *,
         base_url=None,
         api_key_env="OPENAI_API_KEY",
         api_key=None,
-        max_retries=5,
-        backoff_base=1.0,
-        backoff_max=30.0,
-        requests_per_minute=None,
         timeout=60.0,
-        temperature=0.0,
-        max_tokens=None,
         store=store_exchange,
         sleep=time.sleep,
         limiter=None,
+        **options,
     ):
+        """``options``: :class:`ChatOptions` (retries, backoff, requests_per_minute, temperature, max_tokens)."""
         import openai
 
+        o = ChatOptions(**options)
+        max_retries, backoff_base, backoff_max = o.max_retries, o.backoff_base, o.backoff_max
+        requests_per_minute, temperature, max_tokens = o.requests_per_minute, o.temperature, o.max_tokens
         if not model:
             raise ChatError("no chat model given")
         key = api_key or os.environ.get(api_key_env or "OPENAI_API_KEY")
@@ -136,7 +150,8 @@ class ChatClient:
         """Send ``messages``; return the reply text. Raises ``ChatError`` once retries are spent."""
         params = {**self.params, **params}
         errors, status, attempt = [], None, 0
-        started = time.monotonic()
+        call = {"messages": messages, "params": params, "purpose": purpose, "question": question, "run": run}
+        call["started"] = time.monotonic()
         while True:
             self.limiter.wait()
             try:
@@ -146,7 +161,7 @@ class ChatClient:
                 errors.append(f"attempt {attempt + 1}: {type(exc).__name__}: {exc}"[:1000])
                 if not retryable or attempt >= self.max_retries:
                     exchange = self._record(
-                        messages, params, purpose, question, run, "", "error", status, attempt + 1, started, errors
+                        call, reply="", status="error", http_status=status, attempts=attempt + 1, errors=errors
                     )
                     raise ChatError(
                         f"chat request failed after {attempt + 1} attempt(s): {errors[-1]}", status, exchange
@@ -157,7 +172,7 @@ class ChatClient:
                 attempt += 1
                 continue
             reply = (response.choices[0].message.content or "") if response.choices else ""
-            self._record(messages, params, purpose, question, run, reply, "ok", 200, attempt + 1, started, errors)
+            self._record(call, reply=reply, status="ok", http_status=200, attempts=attempt + 1, errors=errors)
             return reply
 
     def as_chat(self, purpose="", run=None):
@@ -170,21 +185,23 @@ class ChatClient:
         chat.client = self
         return chat
 
-    def _record(self, messages, params, purpose, question, run, reply, status, http_status, attempts, started, errors):
+    def _record(self, call, *, reply, status, http_status, attempts, errors):
+        """Store one exchange: ``call`` holds the request (``messages``, ``params``, ``purpose``,
+        ``question``, ``run``) and when it ``started``."""
         if self.store is None:
             return None
         return self.store(
-            run=run,
-            question=question,
-            purpose=purpose,
+            run=call["run"],
+            question=call["question"],
+            purpose=call["purpose"],
             base_url=self.base_url,
             model=self.model,
-            messages=list(messages),
-            params=params,
+            messages=list(call["messages"]),
+            params=call["params"],
             reply=reply,
             status=status,
             http_status=http_status,
             attempts=attempts,
-            latency_s=time.monotonic() - started,
+            latency_s=time.monotonic() - call["started"],
             error="\n".join(errors),
         )

@@ -35,7 +35,7 @@ def queue_for(backend: str, device: str) -> str:
     return "gpu" if backend in NEEDS_WEIGHTS and (device or "auto") != "cpu" else "default"
 
 
-def prepare_run(corpus, system_name, backend, options=None, batch_size=8, device="auto", user=None, queue=None):
+def prepare_run(corpus, system_name, backend, *, options=None, batch_size=8, device="auto", user=None, queue=None):
     """Check everything, then create the System (kind ``model``), the Job and the InferenceRun."""
     if isinstance(corpus, str):
         corpus = Corpus.objects.filter(name=corpus).first() or _missing_corpus(corpus)
@@ -68,10 +68,8 @@ def prepare_run(corpus, system_name, backend, options=None, batch_size=8, device
     elif system.kind != System.KIND_MODEL:
         raise RunError(f"system {system_name!r} holds {system.kind} answers; choose another name for a model run")
     elif {k: system.meta.get(k, "") for k in identity} != identity:
-        raise RunError(
-            f"system {system_name!r} was produced by {system.meta.get('backend')} {system.meta.get('model', '')}".rstrip()
-            + "; a system is one model: choose another name"
-        )
+        producer = f"{system.meta.get('backend')} {system.meta.get('model', '')}".rstrip()
+        raise RunError(f"system {system_name!r} was produced by {producer}; a system is one model: choose another name")
     queue = queue or queue_for(backend, device)
     total = corpus.questions.count()
     job = create_job(

@@ -40,7 +40,7 @@ def start_run(corpus, system_name, backend, *, options=None, batch_size=8, devic
     from models_runner import tasks
 
     run = prepare_run(
-        corpus, system_name, backend, options, batch_size=batch_size, device=device, user=user, queue=queue
+        corpus, system_name, backend, options=options, batch_size=batch_size, device=device, user=user, queue=queue
     )
     task = tasks.run_inference_gpu if run.queue == "gpu" else tasks.run_inference
     enqueue(run.job, task, queue=run.queue)
@@ -175,7 +175,7 @@ def judge_body(job, progress, sleep=None):
             recorder.last = None
             try:
                 reply = client.send(
-                    judge_messages(run.prompt, context, question, answer), purpose=PURPOSE, question=qid
+                    judge_messages(run.prompt, context, question, answer=answer), purpose=PURPOSE, question=qid
                 )
             except ChatError:
                 if on_error == "fail":

@@ -105,7 +105,7 @@ def check_prompt(prompt: str) -> str:
     return prompt
 
 
-def judge_messages(prompt: str, context: str, question: str, answer: str) -> list[dict]:
+def judge_messages(prompt: str, context: str, question: str, *, answer: str) -> list[dict]:
     return [
         {
             "role": "user",
@@ -173,7 +173,7 @@ def make_client(parameters: dict, store=store_exchange, sleep=None) -> ChatClien
 # --- runs ------------------------------------------------------------------------------------
 
 
-def prepare_judge_run(corpus, judge, batch_size=8, user=None) -> JudgeRun:
+def prepare_judge_run(corpus, judge, batch_size=8, *, user=None) -> JudgeRun:
     """Check everything, then create the Job (resumable) and the JudgeRun."""
     if isinstance(corpus, str):
         corpus = Corpus.objects.filter(name=corpus).first() or _missing("corpus", corpus)

@@ -25,9 +25,26 @@ from dataclasses import dataclass
 WORD = re.compile(r"\w+(?:['’\-]\w+)*", re.UNICODE)
 KEY_LEN = 6
 
+# English, then French; a word of both (a, on) is listed once.
+# fmt: off
 STOP_WORDS = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "as", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "has", "have", "had", "and", "or", "but", "not", "no", "nor", "so", "than", "that", "this", "these", "those", "it", "its", "it's", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "there", "their", "they", "them", "he", "she", "his", "her", "him", "we", "our", "you", "your", "i", "me", "my", "if", "then", "into", "about", "over", "under", "after", "before", "during", "between", "also", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "very", "more", "most", "other", "such", "some", "any", "each", "many", "much", "one", "all", "both", "few", "own", "same", "just", "only", "up", "out", "off", "again", "further", "once", "de", "la", "le", "les", "l", "un", "une", "des", "du", "d", "et", "ou", "en", "au", "aux", "à", "a", "est", "sont", "était", "été", "être", "avoir", "a", "ont", "par", "pour", "sur", "dans", "avec", "sans", "sous", "que", "qui", "quoi", "quel", "quelle", "quels", "quelles", "dont", "où", "quand", "comment", "pourquoi", "combien", "ce", "cette", "ces", "son", "sa", "ses", "leur", "leurs", "il", "elle", "ils", "elles", "on", "nous", "vous", "je", "se", "s", "ne", "pas", "plus", "y", "lui", "qu", "c", "n"]
+    [
+        "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "as", "is", "are", "was", "were",
+        "be", "been", "being", "do", "does", "did", "has", "have", "had", "and", "or", "but", "not", "no", "nor", "so",
+        "than", "that", "this", "these", "those", "it", "its", "it's", "which", "who", "whom", "whose", "what", "when",
+        "where", "why", "how", "there", "their", "they", "them", "he", "she", "his", "her", "him", "we", "our", "you",
+        "your", "i", "me", "my", "if", "then", "into", "about", "over", "under", "after", "before", "during", "between",
+        "also", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "very", "more", "most",
+        "other", "such", "some", "any", "each", "many", "much", "one", "all", "both", "few", "own", "same", "just",
+        "only", "up", "out", "off", "again", "further", "once",
+        "de", "la", "le", "les", "l", "un", "une", "des", "du", "d", "et", "ou", "en", "au", "aux", "à", "est", "sont",
+        "était", "été", "être", "avoir", "ont", "par", "pour", "sur", "dans", "avec", "sans", "sous", "que", "qui",
+        "quoi", "quel", "quelle", "quels", "quelles", "dont", "où", "quand", "comment", "pourquoi", "combien", "ce",
+        "cette", "ces", "son", "sa", "ses", "leur", "leurs", "il", "elle", "ils", "elles", "nous", "vous", "je", "se",
+        "s", "ne", "pas", "plus", "y", "lui", "qu", "c", "n",
+    ]
 )
+# fmt: on
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ def word_tokenizer(
     sentences=DEFAULT_SENTENCES,
     specials=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
     pair_template=True,
+    *,
     vocab_size=4000,
     unk="[UNK]",
     pad="[PAD]",
@@ -49,7 +50,7 @@ def word_tokenizer(
     tok.train_from_iterator(
         list(sentences), trainers.WordLevelTrainer(vocab_size=vocab_size, special_tokens=list(specials))
     )
-    names = dict(pad_token=pad, unk_token=unk)
+    names = {"pad_token": pad, "unk_token": unk}
     if pair_template:
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(
@@ -59,7 +60,7 @@ def word_tokenizer(
     return PreTrainedTokenizerFast(tokenizer_object=tok, **names)
 
 
-def build_extractive(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
+def build_extractive(directory, size="tiny", sentences=DEFAULT_SENTENCES, *, seed=0):
     """A BERT-style ``AutoModelForQuestionAnswering`` with random weights."""
     import torch
     from transformers import BertConfig, BertForQuestionAnswering
@@ -79,7 +80,7 @@ def build_extractive(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0
     return _save(BertForQuestionAnswering(config), tokenizer, directory)
 
 
-def build_seq2seq(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
+def build_seq2seq(directory, size="tiny", sentences=DEFAULT_SENTENCES, *, seed=0):
     """A T5 with random weights (pad 0 = decoder start, eos 1)."""
     import torch
     from transformers import T5Config, T5ForConditionalGeneration
@@ -105,7 +106,7 @@ def build_seq2seq(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
     return _save(T5ForConditionalGeneration(config), tokenizer, directory)
 
 
-def build_causal(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
+def build_causal(directory, size="tiny", sentences=DEFAULT_SENTENCES, *, seed=0):
     """A LLaMA-architecture causal LM with random weights (has ``q_proj``/``v_proj`` for LoRA)."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -131,7 +132,7 @@ def build_causal(directory, size="tiny", sentences=DEFAULT_SENTENCES, seed=0):
     return _save(LlamaForCausalLM(config), tokenizer, directory)
 
 
-def build_lora_adapter(base_dir, directory, r=4, seed=0):
+def build_lora_adapter(base_dir, directory, r=4, *, seed=0):
     """A LoRA adapter (paper A.3 target modules ``q_proj``, ``v_proj``) on a causal model, with
     non-zero B matrices so that the adapter changes the outputs."""
     import torch

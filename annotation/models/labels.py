@@ -49,3 +49,6 @@ class LabelEvent(models.Model):
     class Meta:
         ordering = ["label", "created_at", "id"]
         constraints = [models.UniqueConstraint(fields=["label", "submission_id"], name="uniq_label_event_submission")]
+
+    def __str__(self):
+        return f"label {self.label_id}: {'skipped' if self.skipped else self.value}"

@@ -69,6 +69,9 @@ class FoldItem(models.Model):
             ),
         ]
 
+    def __str__(self):
+        return f"fold {self.fold_id} #{self.position}"
+
 
 class Assignment(models.Model):
     """A fold given to an annotator, with the annotator's progress through it.

@@ -28,7 +28,7 @@ def conflict_response(conflict):
     return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
-def _item_context(request, assignment, item, notice=None, review=False):
+def _item_context(request, assignment, item, *, notice=None, review=False):
     progress = annotating.assignment_progress(assignment)
     started = progress.done + progress.skipped > 0
     label = item.my_label if item is not None and started else None
@@ -49,9 +49,11 @@ def _item_context(request, assignment, item, notice=None, review=False):
     }
 
 
-def _render_item(request, assignment, item, notice=None, status=200, review=False):
+def _render_item(request, assignment, item, *, notice=None, status=200, review=False):
     template = "annotation/_item.html" if request.htmx else "annotation/annotate.html"
-    return render(request, template, _item_context(request, assignment, item, notice, review), status=status)
+    return render(
+        request, template, _item_context(request, assignment, item, notice=notice, review=review), status=status
+    )
 
 
 def fold_view(*methods):

@@ -5,6 +5,7 @@ real predictions; Spearman's rho between an item's place in its fold and (a) how
 gave its answer, (b) when its system was added, must not be significant.
 """
 
+import itertools
 import json
 import random
 
@@ -66,7 +67,7 @@ def test_position_does_not_depend_on_how_many_systems_gave_the_answer(squad_smal
         assert p > 0.01, f"seed {seed}: rho={rho:.3f} p={p:.2g}"
         assert abs(rho) < 0.05
         for fold in folds:  # still spread: no two neighbours of one question where avoidable
-            assert sum(a[1] == b[1] for a, b in zip(fold, fold[1:])) == 0
+            assert sum(a[1] == b[1] for a, b in itertools.pairwise(fold)) == 0
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

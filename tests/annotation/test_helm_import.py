@@ -72,7 +72,7 @@ def test_suite_imports_and_reports(make_user, capsys):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "damage, message",
+    ("damage", "message"),
     [
         (
             lambda d: (d / RUN1.name / "scenario_state.json").unlink(),
@@ -97,9 +97,9 @@ def test_bad_or_partial_runs_import_nothing(tmp_path, damage, message):
     suite = tmp_path / "suite"
     shutil.copytree(SUITE, suite)
     damage(suite)
-    with pytest.raises(InterchangeError, match=message):
-        from annotation.importers import import_helm
+    from annotation.importers import import_helm
 
+    with pytest.raises(InterchangeError, match=message):
         import_helm(suite, "helm-bad")
     assert not Corpus.objects.exists() and not Prediction.objects.exists() and not System.objects.exists()
 

@@ -43,7 +43,7 @@ def test_small_squad_import_pins_counts(squad_small):
 
 
 @pytest.mark.parametrize(
-    "bad_line, field, reason",
+    ("bad_line", "field", "reason"),
     [
         ('{"question_id": "q1", "system": "z", "answer": ', None, "malformed JSON"),
         ({"question_id": "q1", "answer": "x"}, "system", "missing required field"),

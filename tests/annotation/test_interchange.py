@@ -22,7 +22,7 @@ def test_corpus_line_with_attributes_and_unknown_keys():
 
 
 @pytest.mark.parametrize(
-    "bad, line, field, reason",
+    ("bad", "line", "field", "reason"),
     [
         ([Q, '{"id": "q2", "context": '], 2, None, "malformed JSON"),
         ([Q, {k: v for k, v in Q.items() if k != "question"}], 2, "question", "missing required field"),

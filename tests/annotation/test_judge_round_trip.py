@@ -82,7 +82,7 @@ def recount(fold, user):
 
 
 def test_a_judgement_is_at_most_n_queries_early_and_late_in_the_fold(big_fold):
-    fold, ann, client = big_fold
+    fold, _ann, client = big_fold
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
     counts = []
     for i in range(50):

@@ -1,6 +1,7 @@
 """Predictions that come after the folds (issue 11 point 5) are interleaved over each fold's
 unjudged part, on the SQuAD small data through the real importers."""
 
+import itertools
 import json
 
 import pytest
@@ -30,7 +31,7 @@ def test_a_late_system_is_spread_over_the_unjudged_part(squad_small, tmp_path, m
     import_corpus(squad_small / "corpus.jsonl", "small")
     corpus = Corpus.objects.get(name="small")
     import_predictions(write_jsonl(tmp_path / "early.jsonl", early), corpus)
-    folds = create_folds(corpus, k=4, seed=0, overlap=0)
+    create_folds(corpus, k=4, seed=0, overlap=0)
     users = [make_user(f"ann{i}", "annotator") for i in range(4)]
     assign_all(corpus, users)
     fold = Fold.objects.get(corpus=corpus, index=0)
@@ -59,8 +60,8 @@ def test_a_late_system_is_spread_over_the_unjudged_part(squad_small, tmp_path, m
         )
         assert len(brand_new) == added[0]["n"]
         # no two consecutive items of one question, none of the new system's block back to back
-        assert not any(a[2] == b[2] for a, b in zip(rows, rows[1:]))
-        assert not any(a[1] in brand_new and b[1] in brand_new for a, b in zip(rows, rows[1:]))
+        assert not any(a[2] == b[2] for a, b in itertools.pairwise(rows))
+        assert not any(a[1] in brand_new and b[1] in brand_new for a, b in itertools.pairwise(rows))
         # spread over the fold, not a tail: new items sit in both halves of the unjudged part
         places = [i for i, r in enumerate(rows) if r[1] in brand_new]
         assert min(places) < len(rows) / 2 < max(places)

@@ -74,7 +74,7 @@ def test_jsonl_and_squad_json_without_passage_import(open_corpus, tmp_path):
 
 def test_a_context_that_is_not_text_is_still_an_error(tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [{"id": "x", "context": 5, "question": "Q?", "answers": ["a"]}])
-    with pytest.raises(InterchangeError, match="c.jsonl:1: field 'context': expected a string"):
+    with pytest.raises(InterchangeError, match=r"c\.jsonl:1: field 'context': expected a string"):
         import_corpus(path, "bad")
 
 

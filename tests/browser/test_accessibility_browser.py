@@ -120,8 +120,8 @@ def pages_for(role, site):
         f"/folds/{c.pk}/adjudicate/",
     ] + ([f"/research/reports/{site['done'].pk}/"] if site.get("done") else [])
     return {
-        "ann": common
-        + [
+        "ann": [
+            *common,
             f"/annotate/{f.pk}/items/",
             f"/annotate/{f.pk}/items/?show=judged&label=correct",
             f"/frames/check/{site['frame_fold'].pk}/",

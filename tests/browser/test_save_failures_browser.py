@@ -131,7 +131,7 @@ def test_a_changed_choice_while_unsaved_is_sent_with_a_new_id(annotating):
 
 
 def test_cleared_cookies_go_to_login_and_back_to_the_same_item_with_the_label(annotating):
-    page, live_server = annotating["page"], annotating["live_server"]
+    page = annotating["page"]
     before = shown(page)
     page.context.clear_cookies()
     page.keyboard.press("3")  # 403 (CSRF cookie gone), then the session check finds no session

@@ -93,7 +93,7 @@ def test_ci_true_fails_what_a_workstation_skips_with_the_same_message(tmp_path):
     assert "FAILED test_tiny.py::test_data - Failed: shared data not found at /nowhere" in out
 
 
-@pytest.mark.parametrize("ci, outcome", [("false", "skipped"), ("true", "failed")])
+@pytest.mark.parametrize(("ci", "outcome"), [("false", "skipped"), ("true", "failed")])
 def test_services_asked_for_but_not_answering_skip_or_fail(tmp_path, ci, outcome):
     url = f"postgres://postgres@127.0.0.1:{free_port()}/nothing"
     rc, counts, out = run(tmp_path, CI=ci, QAEVAL_SERVICES="1", DATABASE_URL=url)

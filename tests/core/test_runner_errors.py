@@ -46,7 +46,7 @@ def fail_with(exc):
 def test_a_user_facing_error_fails_the_job_with_its_message_only():
     from annotation.interchange import InterchangeError
 
-    job = fail_with(InterchangeError("missing required field", "labels.jsonl", 3, "label"))
+    job = fail_with(InterchangeError("missing required field", "labels.jsonl", 3, field="label"))
     assert job.status == Job.FAILED
     assert job.error == "labels.jsonl:3: field 'label': missing required field"
     assert job.result["error"]["line"] == 3 and job.result["error"]["field"] == "label"

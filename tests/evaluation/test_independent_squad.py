@@ -174,8 +174,10 @@ def alpha(matrix, level):
 
 def test_full_squad_dev_report_recomputed_independently():
     require(SQUAD.exists(), f"shared data not found at {SQUAD}")
-    corpus = [json.loads(line) for line in open(SQUAD / "corpus.jsonl", encoding="utf-8")]
-    raw_predictions = [json.loads(line) for line in open(SQUAD / "predictions.jsonl", encoding="utf-8")]
+    with open(SQUAD / "corpus.jsonl", encoding="utf-8") as f:
+        corpus = [json.loads(line) for line in f]
+    with open(SQUAD / "predictions.jsonl", encoding="utf-8") as f:
+        raw_predictions = [json.loads(line) for line in f]
     corpus, labels = simulate(corpus, raw_predictions)
 
     # the report, through the same readers as the offline command
@@ -188,7 +190,6 @@ def test_full_squad_dev_report_recomputed_independently():
     assert read_inputs  # (the file readers are tested elsewhere)
 
     qids = [q["id"] for q in corpus]
-    qindex = {q: i for i, q in enumerate(qids)}
     refs = {q["id"]: q["answers"] for q in corpus}
     answers = defaultdict(dict)  # system -> qid -> answer
     systems = ["reference"]
@@ -241,7 +242,7 @@ def test_full_squad_dev_report_recomputed_independently():
         partition.append(best[2])
     for m in scores:
         scores[m]["ROVER"] = [scores[m][src][i] for i, src in enumerate(rover_src)]
-    columns = systems + ["ROVER"]
+    columns = [*systems, "ROVER"]
 
     # systems table
     rows = {r["system"]: r for r in report["systems"]}

@@ -6,7 +6,7 @@ from evaluation import metrics
 
 
 @pytest.mark.parametrize(
-    "text,expected",
+    ("text", "expected"),
     [
         ("The Denver Broncos!", "denver broncos"),
         ("  an   apple, a day ", "apple day"),
@@ -19,7 +19,7 @@ def test_squad_normalization(text, expected):
 
 
 @pytest.mark.parametrize(
-    "text,expected",
+    ("text", "expected"),
     [
         ("L'homme", "homme"),
         ("l'homme est là", "homme est là"),
@@ -154,7 +154,7 @@ def test_equal_ratios_are_equal_floats():
         shared = [f"s{i}" for i in range(common)]
         answers.append(" ".join(shared + [f"p{i}" for i in range(n_pred - common)]))
         refs.append([" ".join(shared + [f"r{i}" for i in range(n_ref - common)])])
-    em, f1, rl = metrics.score_pairs(answers, refs, ["en"] * len(answers))
+    _em, f1, rl = metrics.score_pairs(answers, refs, ["en"] * len(answers))
     assert set(f1.tolist()) == set(rl.tolist()) == values
     assert {metrics.f1(a, r) for a, r in zip(answers, refs)} == values
     assert {metrics.rouge_l(a, r) for a, r in zip(answers, refs)} == values

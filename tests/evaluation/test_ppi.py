@@ -46,7 +46,7 @@ def test_spec10_by_hand_on_a_small_case():
             "h_hscore": h + [np.nan] * 4,
             "f_hscore": f + fu,
             "h_hcorrect": [1, 0, 0, 1] + [np.nan] * 4,
-            "f_hcorrect": [1, 1, 0, 0] + [1, 0, 0, 1],
+            "f_hcorrect": [1, 1, 0, 0, 1, 0, 0, 1],  # four labelled, then four unlabelled
         }
     )
     row = ppi.ppi_rows(scores)[0]
@@ -232,7 +232,7 @@ def _bad_mean(row):
 
 
 def test_offline_report_judge_labels_errors(tmp_path):
-    corpus, preds, labels, judge = _offline_files(tmp_path)
+    corpus, preds, _labels, _judge = _offline_files(tmp_path)
     two = write_jsonl(
         tmp_path / "two.jsonl",
         [
@@ -253,7 +253,7 @@ def test_offline_report_judge_labels_errors(tmp_path):
     broken = write_jsonl(
         tmp_path / "broken.jsonl", [{"question_id": "q0", "answer": "x", "annotator": "a", "label": "great"}]
     )
-    with pytest.raises(CommandError, match="broken.jsonl:1"):
+    with pytest.raises(CommandError, match=r"broken\.jsonl:1"):
         call_command(
             "report",
             corpus=str(corpus),

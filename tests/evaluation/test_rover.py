@@ -54,7 +54,7 @@ def test_identical_answers_weigh_each_system():
 
 
 def test_missing_predictions_do_not_vote_and_empty_question_has_no_partition():
-    out, order = run([{"s1": "Warsaw", "s3": "Warsaw"}, {}], order=["s1", "s2", "s3"])
+    out, _order = run([{"s1": "Warsaw", "s3": "Warsaw"}, {}], order=["s1", "s2", "s3"])
     assert out.loc[0, "k"] == 2 and out.loc[0, "n_voters"] == 2
     assert out.loc[1, "k"] == 0 and out.loc[1, "system"] == -1
 

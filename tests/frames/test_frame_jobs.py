@@ -234,7 +234,7 @@ def test_bad_lexicon_imports_nothing(tmp_path):
     bad = tmp_path / "fn"
     shutil.copytree(SHIPPED_LEXICON, bad)
     (bad / "frame" / "Attack.xml").write_text("<frame name='Attack'><FE")
-    with pytest.raises(LexiconError, match="Attack.xml"):
+    with pytest.raises(LexiconError, match=r"Attack\.xml"):
         frame_jobs.import_lexicon(bad, name="broken")
     assert not FrameLexicon.objects.exists() and not FrameDef.objects.exists()
     with pytest.raises(CommandError, match=r"nothing imported: .*Attack\.xml: malformed XML"):

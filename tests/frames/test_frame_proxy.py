@@ -133,24 +133,24 @@ def test_resolve_pair_outcomes(lexicon, index):
     q = "Who will lead the attack on Warsaw?"
     cands = index.candidates(q)
     assert {c.frame for c in cands} == {"Leadership", "Attack"}
-    done = fp.resolve_pair("('Attack', 'attack')", cands, lexicon, q)
+    done = fp.resolve_pair("('Attack', 'attack')", cands, lexicon, question=q)
     assert done.outcome == fp.DONE and done.frame.name == "Attack" and done.lu == "attack.n"
-    lower = fp.resolve_pair("(attack, ATTACK)", cands, lexicon, q)
+    lower = fp.resolve_pair("(attack, ATTACK)", cands, lexicon, question=q)
     assert lower.outcome == fp.DONE and lower.frame.name == "Attack" and lower.word == "attack"
-    unknown = fp.resolve_pair("('Hostile_encounter', 'attack')", cands, lexicon, q)
+    unknown = fp.resolve_pair("('Hostile_encounter', 'attack')", cands, lexicon, question=q)
     assert unknown.outcome == fp.UNKNOWN_FRAME and unknown.frame_name == "Hostile_encounter"
-    bad = fp.resolve_pair("I would say it is about war.", cands, lexicon, q)
+    bad = fp.resolve_pair("I would say it is about war.", cands, lexicon, question=q)
     assert bad.outcome == fp.BAD_OUTPUT
-    prose = fp.resolve_pair("It is clearly the Leadership frame.", cands, lexicon, q)
+    prose = fp.resolve_pair("It is clearly the Leadership frame.", cands, lexicon, question=q)
     assert prose.outcome == fp.DONE and prose.frame.name == "Leadership" and prose.flags["pair_from_mention"]
-    replaced = fp.resolve_pair("('Attack', 'assault')", cands, lexicon, q)
+    replaced = fp.resolve_pair("('Attack', 'assault')", cands, lexicon, question=q)
     assert replaced.word == "attack" and replaced.flags["word_replaced"] == "assault"
-    outside = fp.resolve_pair("('Death', 'die')", cands, lexicon, q)
+    outside = fp.resolve_pair("('Death', 'die')", cands, lexicon, question=q)
     assert outside.outcome == fp.DONE and outside.flags["not_a_candidate"] and outside.lu == "die.v"
 
 
 @pytest.mark.parametrize(
-    "reply,expected",
+    ("reply", "expected"),
     [
         ('{"Assailant": "Who", "Victim": "Warsaw"}', {"Assailant": "Who", "Victim": "Warsaw"}),
         (
@@ -202,21 +202,21 @@ def fake_chat(frame_reply, fe_reply):
 def test_annotate_question_chain(lexicon, index):
     q = "Who led the attack on Warsaw?"
     chat = fake_chat("('Attack', 'attack')", '```json\n{"Assailant": "Who", "Victim": "Warsaw"}\n```')
-    result = fp.annotate_question(q, index, lexicon, chat)
+    result = fp.annotate_question(q, index, lexicon, chat=chat)
     assert result.outcome == fp.DONE
     assert (result.frame, result.trigger, result.lu, result.lu_pos) == ("Attack", "attack", "attack.n", "noun")
     assert result.frame_elements == {"Assailant": "Who", "Victim": "Warsaw"}
     assert chat.calls == [result.frame_prompt, result.fe_prompt]
     assert ["Leadership", "lead"] not in result.candidates and ["Attack", "attack"] in result.candidates
 
-    assert fp.annotate_question("Qwerty?", index, lexicon, fake_chat("x", "y")).outcome == fp.NO_TRIGGER
-    unknown = fp.annotate_question(q, index, lexicon, fake_chat("Hostile_encounter - attack", "{}"))
+    assert fp.annotate_question("Qwerty?", index, lexicon, chat=fake_chat("x", "y")).outcome == fp.NO_TRIGGER
+    unknown = fp.annotate_question(q, index, lexicon, chat=fake_chat("Hostile_encounter - attack", "{}"))
     assert unknown.outcome == fp.UNKNOWN_FRAME and unknown.fe_prompt == ""
-    bad = fp.annotate_question(q, index, lexicon, fake_chat("('Attack', 'attack')", "Assailant = who"))
+    bad = fp.annotate_question(q, index, lexicon, chat=fake_chat("('Attack', 'attack')", "Assailant = who"))
     assert bad.outcome == fp.BAD_OUTPUT and bad.fe_reply == "Assailant = who"
-    foreign = fp.annotate_question(q, index, lexicon, fake_chat("('Attack', 'attack')", '{"Speaker": "Who"}'))
+    foreign = fp.annotate_question(q, index, lexicon, chat=fake_chat("('Attack', 'attack')", '{"Speaker": "Who"}'))
     assert foreign.outcome == fp.BAD_OUTPUT and foreign.flags["dropped_fes"][0]["name"] == "Speaker"
-    empty = fp.annotate_question(q, index, lexicon, fake_chat("('Attack', 'attack')", "{}"))
+    empty = fp.annotate_question(q, index, lexicon, chat=fake_chat("('Attack', 'attack')", "{}"))
     assert empty.outcome == fp.DONE and empty.frame_elements == {}
 
 

@@ -77,7 +77,7 @@ def test_missing_frame_file_and_missing_index(lexicon_copy, tmp_path):
     (lexicon_copy / "frame" / "Attack.xml").unlink()
     with pytest.raises(LexiconError, match=r"Attack\.xml: missing"):
         load_lexicon(lexicon_copy)
-    with pytest.raises(LexiconError, match="no frameIndex.xml"):
+    with pytest.raises(LexiconError, match=r"no frameIndex\.xml"):
         load_lexicon(tmp_path / "nowhere")
 
 

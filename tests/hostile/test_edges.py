@@ -124,7 +124,7 @@ HOSTILE_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("path, query", HOSTILE_QUERIES)
+@pytest.mark.parametrize(("path", "query"), HOSTILE_QUERIES)
 def test_hostile_query_strings_are_400(client, make_user, tiny_corpus, path, query):
     admin_client(client, make_user)
     response = client.get(f"{path}?{query}")

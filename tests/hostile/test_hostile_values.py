@@ -72,7 +72,7 @@ CORPUS_CASES = [
 ]
 
 
-@pytest.mark.parametrize("line, field, reason", CORPUS_CASES)
+@pytest.mark.parametrize(("line", "field", "reason"), CORPUS_CASES)
 def test_hostile_corpus_values_refused_with_line(tmp_path, tiny_corpus, line, field, reason):
     before = counts()
     path = write_jsonl(tmp_path / "bad.jsonl", [{**GOOD_Q, "id": "ok1"}, line])

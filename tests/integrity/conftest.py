@@ -72,35 +72,35 @@ class CeleryWorker:
         return env
 
     def start(self, timeout=60):
-        self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-Q",
-                self.queue,
-                "--pool",
-                "threads",
-                "--concurrency",
-                "2",
-                "-l",
-                "info",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"{self.queue}@%h",
-            ],
-            cwd=REPO,
-            env=self.env(),
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with open(self.log_path, "ab") as log:  # the worker keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "-Q",
+                    self.queue,
+                    "--pool",
+                    "threads",
+                    "--concurrency",
+                    "2",
+                    "-l",
+                    "info",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                    "-n",
+                    f"{self.queue}@%h",
+                ],
+                cwd=REPO,
+                env=self.env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

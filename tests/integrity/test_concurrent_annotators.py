@@ -63,12 +63,17 @@ def post(client, fold_id, item, sub, value):
 
 
 def test_fifty_annotators_lose_nothing_and_never_see_a_triplet_twice(shared_folds):
-    corpus, folds, users = shared_folds
+    corpus, _folds, users = shared_folds
     fold_of = {u.pk: u.assignments.get().fold_id for u in users}
     assert len(set(fold_of.values())) == N_ANNOTATORS // 2  # two annotators on every fold
     item_triplet = dict(FoldItem.objects.filter(fold__corpus=corpus).values_list("id", "triplet_id"))
     results = {u.pk: {"sent": {}, "shown": [], "errors": [], "doubles": 0} for u in users}
     start = threading.Barrier(N_ANNOTATORS)
+
+    def second(both, out, twin, fold_id, item, sub, value):
+        both.wait(10)
+        out["r"] = post(twin, fold_id, item, sub, value)
+        connection.close()
 
     def annotator(user, rng):
         r = results[user.pk]
@@ -88,13 +93,7 @@ def test_fifty_annotators_lose_nothing_and_never_see_a_triplet_twice(shared_fold
                     twin.cookies = client.cookies
                     both = threading.Barrier(2)
                     out = {}
-
-                    def second():
-                        both.wait(10)
-                        out["r"] = post(twin, fold_id, item, sub, value)
-                        connection.close()
-
-                    t = threading.Thread(target=second)
+                    t = threading.Thread(target=second, args=(both, out, twin, fold_id, item, sub, value))
                     t.start()
                     both.wait(10)
                     resp = post(client, fold_id, item, sub, value)

@@ -124,7 +124,7 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
             corpus,
             "stub-llm",
             "openai",
-            {"model": "stub", "base_url": stub.base_url, "max_retries": 0},
+            options={"model": "stub", "base_url": stub.base_url, "max_retries": 0},
             batch_size=2,
             queue=workers.queue,
         )

@@ -9,7 +9,8 @@ WORDS = (
     "Warsaw is the capital of Poland and its largest city .",
     "The game was played in Santa Clara , California at Levi's Stadium .",
     "Who won ? Capital of Poland ? Where was the game ? Which team won Super Bowl 50 ?",
-) + tiny_models.DEFAULT_SENTENCES
+    *tiny_models.DEFAULT_SENTENCES,
+)
 
 QUESTIONS = [
     {

@@ -54,7 +54,7 @@ METHODS = ("get", "post", "put", "delete")
 
 @pytest.mark.parametrize("role", ["admin", "researcher", "annotator", None])
 def test_permission_matrix(role, run, client, make_user, monkeypatch):
-    monkeypatch.setattr(jobs, "start_run", lambda *a, **k: inference.prepare_run(*a, **k))  # no broker
+    monkeypatch.setattr(jobs, "start_run", inference.prepare_run)  # no broker
     if role:
         client.force_login(make_user(f"u-{role}", role))
     urls = endpoints(run)

@@ -17,7 +17,7 @@ def test_registry_and_option_errors():
     assert backend_class("baseline").name == "baseline"
     with pytest.raises(BackendError, match="unknown backend 'nope'"):
         create_backend("nope")
-    with pytest.raises(BackendError, match="unknown option.*temprature"):
+    with pytest.raises(BackendError, match=r"unknown option.*temprature"):
         create_backend("baseline", {"temprature": 1})
     with pytest.raises(BackendError, match="needs a model"):
         create_backend("seq2seq")
@@ -44,7 +44,7 @@ def test_missing_model_is_a_clear_error_naming_the_path(tmp_path):
     with pytest.raises(loading.ModelNotFound, match=str(missing)):
         backend.load()
     (tmp_path / "empty").mkdir()
-    with pytest.raises(loading.ModelNotFound, match="no config.json"):
+    with pytest.raises(loading.ModelNotFound, match=r"no config\.json"):
         loading.resolve_model_path(str(tmp_path / "empty"))
     with pytest.raises(loading.ModelNotFound, match="not in the local Hugging Face cache"):
         loading.resolve_model_path("some-org/some-model-that-is-not-cached")

@@ -140,7 +140,6 @@ def test_openai_backend_one_and_two_shot(monkeypatch):
 
 @pytest.mark.django_db
 def test_openai_backend_on_error_empty_keeps_going():
-    slept, sleep = sleeps()
     with OpenAIStub(lambda body: (500, {"error": {"message": "down"}})) as stub:
         backend = create_backend(
             "openai", {"model": "m", "base_url": stub.base_url, "on_error": "empty", "max_retries": 0}
@@ -171,7 +170,7 @@ def test_openai_run_as_a_job_stores_every_exchange(corpus):
             corpus,
             "gpt-stub",
             "openai",
-            {"model": "stub", "base_url": stub.base_url, "backoff_base": 0.01, "requests_per_minute": 0},
+            options={"model": "stub", "base_url": stub.base_url, "backoff_base": 0.01, "requests_per_minute": 0},
             batch_size=2,
         )
         job = run_job(run.job_id, jobs.run_body)

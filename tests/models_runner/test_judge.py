@@ -49,7 +49,7 @@ def make_judge(stub, name="gpt-judge", **params):
 
 
 @pytest.mark.parametrize(
-    "reply, label",
+    ("reply", "label"),
     [
         ("Correct.", "correct"),
         ("correct", "correct"),
@@ -81,7 +81,7 @@ def test_prompt_and_parameter_checks():
         judging.judge_parameters({})
     with pytest.raises(judging.JudgeError, match="unknown judge parameter"):
         judging.judge_parameters({"model": "m", "temprature": 0})
-    messages = judging.judge_messages(judging.DEFAULT_PROMPT, "", "Who?", "Him {x}")
+    messages = judging.judge_messages(judging.DEFAULT_PROMPT, "", "Who?", answer="Him {x}")
     assert judging.NO_PASSAGE in messages[0]["content"] and "Proposed answer: Him {x}" in messages[0]["content"]
 
 
@@ -218,8 +218,10 @@ def test_import_judge_labels_file(tiny_corpus, tmp_path):
         call_command("import_judge_labels", str(two), corpus="tiny")
     bad = write_jsonl(
         tmp_path / "bad.jsonl",
-        judge_file_rows("new-judge")
-        + [{"question_id": "q3", "answer": "Paris", "annotator": "new-judge", "label": "correct"}],
+        [
+            *judge_file_rows("new-judge"),
+            {"question_id": "q3", "answer": "Paris", "annotator": "new-judge", "label": "correct"},
+        ],
     )
     with pytest.raises(CommandError, match=r"bad.jsonl:5"):
         call_command("import_judge_labels", str(bad), corpus="tiny")

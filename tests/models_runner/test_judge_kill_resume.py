@@ -47,10 +47,11 @@ def test_sigkill_mid_judge_run_then_resume_without_duplicates(tmp_path):
         }
         for i in range(N)
     ]
+    corpus_file = write_jsonl(tmp_path / "corpus.jsonl", rows)
     setup = (
         "import django; django.setup(); from django.core.management import call_command; "
-        "call_command('migrate', verbosity=0); call_command('import_corpus', %r, corpus='killme')"
-        % str(write_jsonl(tmp_path / "corpus.jsonl", rows))
+        "call_command('migrate', verbosity=0); "
+        f"call_command('import_corpus', {str(corpus_file)!r}, corpus='killme')"
     )
     done = subprocess.run([sys.executable, "-c", setup], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -35,7 +35,8 @@ def test_baseline_beats_chance_on_squad_small(squad_small):
     """On the real SQuAD sample, the baseline finds a token of the reference for a fair share of questions."""
     import json
 
-    rows = [json.loads(line) for line in open(squad_small / "corpus.jsonl", encoding="utf-8")][:300]
+    with open(squad_small / "corpus.jsonl", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f][:300]
     hits = 0
     for r in rows:
         answer = extract_answer(r["question"], r["context"]).lower().split()

@@ -9,7 +9,7 @@ def test_seq2seq_input_is_the_paper_format():
 
 
 @pytest.mark.parametrize(
-    "template, message",
+    ("template", "message"),
     [
         ("question: {question}", "lacks"),
         ("{question} {context} {answer}", "unknown field"),
@@ -39,7 +39,7 @@ def test_custom_examples_are_checked():
 
 
 @pytest.mark.parametrize(
-    "completion, answer",
+    ("completion", "answer"),
     [
         ('"Claude Rains"\n\n\n### Paragraph:\nautre', "Claude Rains"),
         ("NULL", ""),

@@ -133,15 +133,15 @@ def test_bad_runs_are_refused_with_clear_errors(corpus, tmp_path):
     with pytest.raises(inference.RunError, match="unknown device 'tpu'"):
         inference.prepare_run(corpus, "s", "baseline", device="tpu")
     with pytest.raises(inference.RunError, match="unknown option"):
-        inference.prepare_run(corpus, "s", "baseline", {"widow": 3})
+        inference.prepare_run(corpus, "s", "baseline", options={"widow": 3})
     System.objects.create(name="imported-one", kind=System.KIND_IMPORTED)
     with pytest.raises(inference.RunError, match="imported answers"):
         inference.prepare_run(corpus, "imported-one", "baseline")
     inference.prepare_run(corpus, "s", "baseline")
     with pytest.raises(inference.RunError, match="a system is one model"):
-        inference.prepare_run(corpus, "s", "seq2seq", {"model": str(tmp_path)})
+        inference.prepare_run(corpus, "s", "seq2seq", options={"model": str(tmp_path)})
     # A missing model fails the job with the path in the error, not the web request.
-    run = inference.prepare_run(corpus, "t5", "seq2seq", {"model": str(tmp_path / "missing-t5")}, device="cpu")
+    run = inference.prepare_run(corpus, "t5", "seq2seq", options={"model": str(tmp_path / "missing-t5")}, device="cpu")
     job = run_now(run)
     assert job.status == Job.FAILED and "missing-t5" in job.error
 

@@ -23,7 +23,7 @@ def run_import(command, fn, *args, **kwargs):
 
 
 def _printer(command):
-    def progress(done=None, total=None, message=None, force=False):
+    def progress(done=None, total=None, message=None, *, force=False):
         if message and getattr(command, "verbosity", 1) > 1:
             command.stderr.write(message)
 

@@ -27,7 +27,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--replace", action="store_true")
 
-    def handle(self, corpus, lexicon, k, seed, overlap, sample, replace, **options):
+    def handle(self, *, corpus, lexicon, k, seed, overlap, sample, replace, **options):
         corpus = get_corpus(corpus)
         try:
             lexicon_row = get_lexicon(lexicon) if lexicon else None

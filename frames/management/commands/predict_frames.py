@@ -28,20 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--requests-per-minute", type=float, default=None, help="client-side rate limit")
         parser.add_argument("--queue", action="store_true", help="run as a background job on the Celery worker")
 
-    def handle(
-        self,
-        corpus,
-        lexicon,
-        model,
-        base_url,
-        force,
-        limit,
-        fe_hint,
-        api_key_env,
-        requests_per_minute,
-        queue,
-        **options,
-    ):
+    def handle(self, *, corpus, lexicon, queue, **options):
+        model = options["model"]
+        chat_options = {key: options[key] for key in ("base_url", "api_key_env", "requests_per_minute")}
+        run_options = {key: options[key] for key in ("force", "limit", "fe_hint")}
         corpus = get_corpus(corpus)
         try:
             lexicon_row = jobs.get_lexicon(lexicon)
@@ -49,31 +39,19 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if queue:
             job = jobs.start_frame_job(
-                corpus.name,
-                lexicon=lexicon_row.name,
-                model=model,
-                base_url=base_url,
-                force=force,
-                limit=limit,
-                fe_hint=fe_hint,
-                api_key_env=api_key_env,
-                requests_per_minute=requests_per_minute,
+                corpus.name, lexicon=lexicon_row.name, model=model, **chat_options, **run_options
             )
             self.stdout.write(f"queued job {job.pk}")
             return
         verbose = options.get("verbosity", 1) > 1
 
-        def progress(done=None, total=None, message=None, force=False):
+        def progress(done=None, total=None, message=None, *, force=False):
             if verbose and message:
                 self.stderr.write(message)
 
         try:
-            chat = jobs.make_chat(
-                model=model, base_url=base_url, api_key_env=api_key_env, requests_per_minute=requests_per_minute
-            )
-            result = jobs.predict_frames(
-                corpus, lexicon_row, chat, force=force, limit=limit, model=model, fe_hint=fe_hint, progress=progress
-            )
+            chat = jobs.make_chat(model=model, **chat_options)
+            result = jobs.predict_frames(corpus, lexicon_row, chat, **run_options, model=model, progress=progress)
         except (jobs.FrameJobError, ChatError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2))

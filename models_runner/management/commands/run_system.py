@@ -61,7 +61,7 @@ class Command(BaseCommand):
         for key in ("model", "adapter"):
             if o[key]:
                 options[key] = o[key]
-        kwargs = dict(options=options, batch_size=o["batch_size"], device=o["device"], queue=o["queue"])
+        kwargs = {"options": options, "batch_size": o["batch_size"], "device": o["device"], "queue": o["queue"]}
         try:
             if o["sync"]:
                 run = inference.prepare_run(o["corpus"], o["system"], o["backend"], **kwargs)
