@@ -36,18 +36,37 @@ def _block_weights(rng, n_rows: int, n_reps: int, weights: np.ndarray | None = N
 
 class _Matrix:
     """A score matrix as the right-hand side of the weight products: its values (NaN as 0) then one
-    0/1 column per distinct pattern of defined values (the counts), float32."""
+    0/1 column per distinct pattern of defined values (the counts), float32.
+
+    The patterns are in ``np.unique(defined, axis=1)`` order (lexicographic, False before True),
+    found by hashing each column's bytes: sorting the columns as records costs seconds at 100k rows.
+    """
 
     def __init__(self, X):
         X = np.asarray(X, dtype=float)
+        n_rows, self.n_cols = X.shape
         defined = ~np.isnan(X)
         if defined.all():
-            patterns, self.inverse = np.ones((len(X), 1), dtype=bool), np.zeros(X.shape[1], dtype=np.int64)
+            patterns, self.inverse = np.ones((n_rows, 1), dtype=bool), np.zeros(self.n_cols, dtype=np.int64)
         else:  # counts are needed per distinct pattern of defined values only
-            patterns, inverse = np.unique(defined, axis=1, return_inverse=True)
-            self.inverse = inverse.ravel()
-        self.n_cols = X.shape[1]
-        self.rhs = np.hstack([np.where(defined, X, 0.0), patterns]).astype(np.float32)
+            patterns, self.inverse = _column_patterns(defined)
+        self.rhs = np.empty((n_rows, self.n_cols + patterns.shape[1]), dtype=np.float32)
+        values = self.rhs[:, :self.n_cols]
+        np.copyto(values, X, casting="same_kind")  # the float32 of each value, NaN stays NaN ...
+        np.copyto(values, 0.0, where=~defined)  # ... then 0
+        self.rhs[:, self.n_cols:] = patterns
+
+
+def _column_patterns(defined: np.ndarray):
+    """(patterns, inverse) as ``np.unique(defined, axis=1, return_inverse=True)`` gives them: the
+    distinct columns in lexicographic order (bytes of 0/1 compare as the booleans do) and, per
+    column, the index of its pattern."""
+    keys = [column.tobytes() for column in np.ascontiguousarray(defined.T)]
+    distinct = sorted(set(keys))
+    position = {key: i for i, key in enumerate(distinct)}
+    inverse = np.array([position[key] for key in keys], dtype=np.int64)
+    patterns = np.frombuffer(b"".join(distinct), dtype=bool).reshape(len(distinct), len(defined)).T
+    return patterns, inverse
 
 
 def _plan(tasks: dict, n_rows: int):
