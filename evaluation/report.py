@@ -148,7 +148,7 @@ def _check_predictions(questions, predictions):
     return q, s, list(systems)
 
 
-def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None,
+def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None, *,
                 config: ReportConfig) -> ScoreTable:
     q, s, systems = _check_predictions(questions, predictions)
     rover_systems = list(config.systems) if config.systems else [name for name in systems if name != REFERENCE]
@@ -160,48 +160,31 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     n_q, columns = len(questions), [*systems, ROVER_NAME]
     # Every string is handled once per distinct value: answers, then (question, answer) pairs,
     # normalized answers and triplets are integer codes.
-    answer_code, answer_texts = pd.factorize(predictions["answer"].fillna("").astype(str))
-    answer_texts = np.asarray(answer_texts, dtype=object)
-    n_answers = max(len(answer_texts), 1)
-
-    # Automatic metrics, once per distinct (question, answer).
-    code, pairs = pd.factorize(q.astype(np.int64) * n_answers + answer_code)
-    uq, ua = pairs // n_answers, pairs % n_answers
-    refs = questions["answers"].to_numpy()
-    langs = questions["language"].to_numpy()
-    em, f1, rl = metrics.score_pairs(answer_texts[ua], refs[uq], langs[uq])
-
+    answer_code, answer_texts = _text_codes(predictions["answer"])
     shape = (n_q, len(columns))
-    mats = {m: np.full(shape, np.nan) for m in METRICS}
-    for m in AUTO_METRICS:
-        mats[m][:, :len(systems)] = 0.0  # a missing prediction scores 0 (official SQuAD)
-    mats["em"][q, s], mats["f1"][q, s], mats["rouge_l"][q, s] = em[code], f1[code], rl[code]
+    cell = q.astype(np.int64) * shape[1] + s  # each prediction's cell of the flattened matrices
+    mats, pair_code, pairs = _automatic_scores(questions, q, cell, answer_code, answer_texts, shape)
     present = np.zeros(shape, dtype=bool)
-    present[q, s] = True
+    present.ravel()[cell] = True
 
     # Human metrics through triplets: a prediction's triplet is its (question, normalized answer),
-    # or its ``tkey``; labels are matched to triplets by their key string.
-    norm_cache = dict(zip(answer_texts, human.normalize_all(answer_texts, config.dedup_policy)))
-    norm_code, norm_texts = pd.factorize(np.array([norm_cache[a] for a in answer_texts], dtype=object))
+    # or its ``tkey``; a label's triplet is found from its own (question, answer) or ``tkey``.
+    normalized = np.array(human.normalize_all(answer_texts, config.dedup_policy), dtype=object)
+    norm_code, norm_texts = pd.factorize(normalized)
     norm_texts = np.asarray(norm_texts, dtype=object)
     pred_norm = norm_code[answer_code]
-    if "tkey" in predictions.columns:
-        triplet, triplet_keys = pd.factorize(predictions["tkey"].astype(object))  # None -> -1
-        triplet_keys = pd.Index(triplet_keys)
-    else:
-        n_norm = max(len(norm_texts), 1)
-        triplet, tq = pd.factorize(q.astype(np.int64) * n_norm + pred_norm)
-        qids = questions.index.astype(str).to_numpy(dtype=object)
-        triplet_keys = pd.Index(qids[tq // n_norm] + human.KEY_SEP + norm_texts[tq % n_norm])
     n_unmatched, keyed, label_matched = 0, None, None
     if labels is not None and len(labels):
-        keyed = with_triplet_keys(labels, config.dedup_policy, norm_cache)
-        scores = human.triplet_scores(keyed, config.human_aggregate)
-        matched = triplet >= 0
-        for metric, column in (("hscore", "score"), ("hcorrect", "correct")):
-            per_triplet = scores[column].reindex(triplet_keys).to_numpy(dtype=float)
-            mats[metric][q[matched], s[matched]] = per_triplet[triplet[matched]]
-        label_matched = triplet_keys.get_indexer(keyed["tkey"]) >= 0
+        triplets = _Triplets(questions, predictions, (pair_code, pairs // len(answer_texts), norm_code[pairs % len(answer_texts)]),
+                             norm_texts, (answer_texts, normalized, norm_code))
+        label_triplet, keyed = triplets.of_labels(labels, config.dedup_policy)
+        human.check_labels(keyed["label"])
+        counts = human.label_counts(label_triplet, keyed["annotator"], keyed["label"], triplets.n)
+        score, correct, _ = human.scores_from_counts(counts, config.human_aggregate)
+        matched = np.flatnonzero(triplets.code >= 0)
+        for metric, per_triplet in (("hscore", score), ("hcorrect", correct)):
+            mats[metric].ravel()[cell[matched]] = per_triplet[triplets.code[matched]]
+        label_matched = label_triplet >= 0
         n_unmatched = int((~label_matched).sum())
 
     # ROVER: its answer is the prediction of one system, with that prediction's scores.
@@ -216,9 +199,7 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     src_col[has] = pd.Index(systems).get_indexer(rover_index[src_rank[has]])
     rover_col = len(systems)
     rows = np.flatnonzero(has)
-    for m in METRICS:
-        if m in AUTO_METRICS:
-            mats[m][:, rover_col] = 0.0
+    for m in METRICS:  # (a question without ROVER answer scores 0 on the automatic metrics, NaN on the others)
         mats[m][rows, rover_col] = mats[m][rows, src_col[rows]]
     present[rows, rover_col] = True
     source = [systems[c] if c >= 0 else None for c in src_col]
@@ -226,15 +207,95 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
                       n_unmatched, keyed, label_matched)
 
 
+def _text_codes(values: pd.Series):
+    """Integer codes and the distinct strings (object array, first-seen order) of a text column,
+    a missing value as ``""``."""
+    codes, uniques = pd.factorize(values.fillna("").astype(str).to_numpy(dtype=object))
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _automatic_scores(questions, q, cell, answer_code, answer_texts, shape):
+    """The (questions x columns) matrix of every metric: EM, F1 and ROUGE-L of each prediction
+    (computed once per distinct (question, answer)), 0 for a missing one; NaN elsewhere. With the
+    (question, answer) pair code of each prediction and the pairs (question * answers + answer)."""
+    n_answers = max(len(answer_texts), 1)
+    code, pairs = pd.factorize(q.astype(np.int64) * n_answers + answer_code)
+    uq, ua = pairs // n_answers, pairs % n_answers
+    refs = questions["answers"].to_numpy()
+    langs = questions["language"].to_numpy()
+    em, f1, rl = metrics.score_pairs(answer_texts[ua], refs[uq], langs[uq])
+    # a missing prediction scores 0 on the automatic metrics (official SQuAD), and is NaN on the others
+    mats = {m: np.zeros(shape) if m in AUTO_METRICS else np.full(shape, np.nan) for m in METRICS}
+    for m, values in (("em", em), ("f1", f1), ("rouge_l", rl)):
+        mats[m].ravel()[cell] = values[code]
+    return mats, code, pairs
+
+
+class _Triplets:
+    """The triplet code of every prediction (``code``, -1 for none) and the way to the triplet of
+    a label: by integer codes of (question, normalized answer), or by ``tkey`` strings when the
+    predictions or the labels carry them (the database's triplets)."""
+
+    def __init__(self, questions, predictions, pairs, norm_texts, answers):
+        """``pairs``: the (question, answer) pair code of each prediction, and per pair its
+        question and normalized answer codes; ``answers``: the distinct answers, their normalized
+        texts and codes."""
+        self.questions, self.norm_texts, self.answers = questions, norm_texts, answers
+        self.by_key = "tkey" in predictions.columns
+        if self.by_key:
+            self.code, keys = pd.factorize(predictions["tkey"].astype(object))  # None -> -1
+            self.keys = pd.Index(keys)
+            self.n = len(keys)
+        else:  # a triplet per distinct (question, normalized answer) of the pairs
+            pair_code, pair_question, pair_norm = pairs
+            self.n_norm = max(len(norm_texts), 1)
+            of_pair, self.pairs = pd.factorize(pair_question * self.n_norm + pair_norm)
+            self.code, self.n = of_pair[pair_code], len(self.pairs)
+
+    def key_strings(self) -> pd.Index:
+        """The ``tkey`` of each triplet code: question id, ``human.KEY_SEP``, normalized answer."""
+        if self.by_key:
+            return self.keys
+        qids = self.questions.index.astype(str).to_numpy(dtype=object)
+        return pd.Index(qids[self.pairs // self.n_norm] + human.KEY_SEP + self.norm_texts[self.pairs % self.n_norm])
+
+    def of_labels(self, labels, policy):
+        """(triplet code per label, -1 for none; the labels with their ``tkey``)."""
+        answer_texts, normalized, norm_code = self.answers
+        if (self.by_key or not len(answer_texts) or "tkey" in labels.columns or _missing_label_columns(labels)
+                or labels["question_id"].isna().any()):
+            keyed = with_triplet_keys(labels, policy, dict(zip(answer_texts, normalized)))
+            return self.key_strings().get_indexer(keyed["tkey"]), keyed
+        code, texts = _text_codes(labels["answer"])
+        given = pd.Index(answer_texts).get_indexer(texts)  # the label answers some prediction gave
+        norm = norm_code[given]  # (-1 where none: set below)
+        text_norm = self.norm_texts[norm]
+        new = np.flatnonzero(given < 0)
+        if len(new):  # label answers no prediction gave (as such): normalized here
+            text_norm[new] = human.normalize_all(texts[new], policy)
+            norm[new] = pd.Index(self.norm_texts).get_indexer(text_norm[new])
+        qid_code, qids = _text_codes(labels["question_id"].astype(str))
+        question = self.questions.index.astype(str).get_indexer(qids)[qid_code]
+        norm = norm[code]
+        known = (question >= 0) & (norm >= 0)
+        triplet = np.full(len(labels), -1, dtype=np.int64)
+        triplet[known] = pd.Index(self.pairs).get_indexer(question[known].astype(np.int64) * self.n_norm + norm[known])
+        return triplet, labels.assign(tkey=qids[qid_code] + human.KEY_SEP + text_norm[code])
+
+
 def with_triplet_keys(labels: pd.DataFrame, policy: str, normalized: dict | None = None) -> pd.DataFrame:
     """``labels`` with a ``tkey`` column (kept when given). ``normalized``: answers already
     normalized under ``policy`` (answer -> normalized), reused."""
     if "tkey" in labels.columns:
         return labels
-    missing = {"question_id", "answer", "annotator", "label"} - set(labels.columns)
+    missing = _missing_label_columns(labels)
     if missing:
         raise ValueError(f"labels need the columns question_id, answer, annotator, label; missing {sorted(missing)}")
-    return labels.assign(tkey=human.triplet_keys(labels["question_id"], labels["answer"], policy, normalized))
+    return labels.assign(tkey=human.triplet_keys(labels["question_id"], labels["answer"], policy, known=normalized))
+
+
+def _missing_label_columns(labels: pd.DataFrame) -> set:
+    return {"question_id", "answer", "annotator", "label"} - set(labels.columns)
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -338,7 +399,7 @@ class Context:
 
 def prepare(questions, predictions, labels, config) -> Context:
     """Score every prediction, resolve the metric and the factor sides."""
-    table = score_table(questions, predictions, labels, config)
+    table = score_table(questions, predictions, labels, config=config)
     has_labels = labels is not None and len(labels) > 0
     available = METRICS if has_labels else AUTO_METRICS
     metric, notes = config.metric, []
