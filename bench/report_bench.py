@@ -107,7 +107,7 @@ def time_generated(size, args):
     generated size, printed."""
     q, p, labels = generate(size, args.systems)
     config = ReportConfig(n_boot=args.bootstrap)
-    seconds, cpu, report = timed(lambda: compute_report(q, p, labels, config), args.gen_repeat)
+    seconds, cpu, report = timed(lambda: compute_report(q, p, labels, config=config), args.gen_repeat)
     per_k = 1000 * seconds / size
     print(f"generated: {size} questions x {args.systems} systems ({len(p)} predictions, {len(labels)} labels, "
           f"{len(report.data['factors'])} factor tables): {seconds:.2f} s wall, {cpu:.2f} s CPU "
@@ -134,7 +134,7 @@ def main():
         read_s = time.perf_counter() - started
         for n_boot in (args.bootstrap, 0):
             config = ReportConfig(n_boot=n_boot)
-            best, cpu, report = timed(lambda: compute_report(q, p, labels, config), args.repeat)  # noqa: B023
+            best, cpu, report = timed(lambda: compute_report(q, p, labels, config=config), args.repeat)  # noqa: B023
             print(f"SQuAD v1.1 dev: {len(q)} questions x {len(report.data['systems']) - 1} systems, bootstrap {n_boot}: "
                   f"{best:.2f} s wall, {cpu:.2f} s CPU (best of {args.repeat}); reading the JSONL files: {read_s:.2f} s")
     else:

@@ -179,7 +179,7 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
                              norm_texts, (answer_texts, normalized, norm_code))
         label_triplet, keyed = triplets.of_labels(labels, config.dedup_policy)
         human.check_labels(keyed["label"])
-        counts = human.label_counts(label_triplet, keyed["annotator"], keyed["label"], triplets.n)
+        counts = human.label_counts(label_triplet, keyed["annotator"], keyed["label"], n_triplets=triplets.n)
         score, correct, _ = human.scores_from_counts(counts, config.human_aggregate)
         matched = np.flatnonzero(triplets.code >= 0)
         for metric, per_triplet in (("hscore", score), ("hcorrect", correct)):
@@ -434,7 +434,7 @@ def bootstrap_step(ctx: Context) -> None:
         tasks["frames"] = (X[ctx.metric], ctx.frame_codes)
     if ctx.combo[0] is not None:
         tasks["combination"] = (X[ctx.metric], ctx.combo[2])
-    ctx.boot = stats.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, ctx.config.seed)
+    ctx.boot = stats.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, seed=ctx.config.seed)
 
 
 def systems_step(ctx: Context) -> None:
@@ -617,8 +617,8 @@ def agreement_step(ctx: Context) -> None:
 def hard_subset_step(ctx: Context) -> None:
     c = ctx.config
     if c.hard_partitions or c.hard_factors:
-        ctx.hard = hard_subset(ctx.questions, ctx.table.partition, ctx.sides, c.hard_partitions, c.hard_factors,
-                               c.hard_require)
+        ctx.hard = hard_subset(ctx.questions, ctx.table.partition, ctx.sides, partitions=c.hard_partitions,
+                               factor_names=c.hard_factors, require=c.hard_require)
     ctx.data["hard_subset"] = {"n": int(len(ctx.hard)), "partitions": list(c.hard_partitions),
                                "factors": list(c.hard_factors), "require": c.hard_require} \
         if ctx.hard is not None else None
@@ -637,7 +637,7 @@ STEPS = (
 )
 
 
-def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None = None,
+def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None = None, *,
                    config: ReportConfig | None = None, progress=_noop) -> Report:
     config = config or ReportConfig()
     total = len(STEPS) + 1
@@ -663,7 +663,7 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     return report
 
 
-def hard_subset(questions, partition, sides, partitions=(), factor_names=(), require="any") -> pd.DataFrame:
+def hard_subset(questions, partition, sides, *, partitions=(), factor_names=(), require="any") -> pd.DataFrame:
     """Questions in the chosen partitions and/or in E_f of the chosen factors ("any" / "all")."""
     criteria = []
     if partitions:

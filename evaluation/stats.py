@@ -98,7 +98,7 @@ def _plan(tasks: dict, n_rows: int):
     return matrices, out
 
 
-def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, seed: int = 0,
+def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, *, seed: int = 0,
                           cells: int = 4_000_000, batch_cells: int = 8_000_000, workers: int | None = None) -> dict:
     """Bootstrap replicates of group means, every statistic on the same resamples of the rows.
 

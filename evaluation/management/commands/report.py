@@ -80,7 +80,7 @@ class Command(BaseCommand):
                                                          reference_system=not o["no_reference_system"])
             read_s = time.perf_counter() - started
             started = time.perf_counter()
-            report = compute_report(questions, predictions, labels, config)
+            report = compute_report(questions, predictions, labels, config=config)
             if o["judge_labels"]:
                 ppi.add_to_report(report, predictions, labels, read_judge_labels(o["judge_labels"], questions),
                                   config.dedup_policy)
