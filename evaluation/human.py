@@ -250,11 +250,8 @@ def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFram
     --------
     >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2"], "annotator": ["a", "b", "a"],
     ...                        "label": ["correct", "partial", "incorrect"]})
-    >>> triplet_scores(labels)
-          score  correct  n_labels
-    tkey
-    t1     0.75      0.5         2
-    t2     0.00      0.0         1
+    >>> triplet_scores(labels).to_dict("index")
+    {'t1': {'score': 0.75, 'correct': 0.5, 'n_labels': 2}, 't2': {'score': 0.0, 'correct': 0.0, 'n_labels': 1}}
     """
     if aggregate not in AGGREGATES:
         raise ValueError(f"human_aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
