@@ -102,20 +102,46 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
                           cells: int = 4_000_000, batch_cells: int = 8_000_000, workers: int | None = None) -> dict:
     """Bootstrap replicates of group means, every statistic on the same resamples of the rows.
 
-    ``tasks``: ``{name: (X, codes)}`` with ``X`` (n_rows x columns) floats (NaN = undefined) and
-    ``codes`` an integer group per row (negative = in no group). Each replicate draws n_rows rows
-    with replacement (the questions of a new corpus); a group's replicate mean is the weighted mean
-    of its drawn rows' defined values. Returns ``{name: {group: array (n_boot, columns)}}`` (NaN
-    where a replicate drew no defined value of the group).
+    Each replicate draws ``n_rows`` rows with replacement (the questions of a new corpus); a
+    group's replicate mean is the weighted mean of its drawn rows' defined values. The draws come
+    in blocks of ``cells // n_rows`` replicates, in order from one generator (the resamples of a
+    seed depend on that only). Blocks are stacked into batches of about ``batch_cells`` weights;
+    each batch costs one (replicates x group rows) @ (group rows x columns) product per group, all
+    columns at once. Tasks passing the same ``X`` object share its preparation, and one whose
+    groups cover every row gets its largest group by subtraction from the total. Batches run on
+    ``workers`` threads, each with a single-threaded BLAS: on a shared machine BLAS's own threads
+    lose more waiting for each other than they gain.
 
-    The draws come in blocks of ``cells // n_rows`` replicates, in order from one generator (the
-    resamples of a seed depend on that only). Blocks are stacked into batches of about
-    ``batch_cells`` weights; each batch costs one (replicates x group rows) @ (group rows x
-    columns) product per group, all columns at once. Tasks passing the same ``X`` object share its
-    preparation, and one whose groups cover every row gets its largest group by subtraction from
-    the total. Batches run on ``workers`` threads (default: one per CPU), each with a
-    single-threaded BLAS: on a shared machine BLAS's own threads lose more waiting for each
-    other than they gain.
+    Parameters
+    ----------
+    tasks : dict
+        ``{name: (X, codes)}``: ``X`` (n_rows x columns) floats, NaN = undefined; ``codes`` an
+        integer group per row, negative = in no group.
+    n_rows : int
+        The rows (questions) of every ``X``.
+    n_boot : int
+        The replicates.
+    seed : int
+        The seed of the one generator of the draws.
+    cells, batch_cells : int
+        Weights per block of draws and per batch of products (memory against overhead).
+    workers : int, optional
+        Threads for the batches; default one per CPU.
+
+    Returns
+    -------
+    dict
+        ``{name: {group: array (n_boot, columns)}}``, NaN where a replicate drew no defined value
+        of the group.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.5], [0.0, np.nan], [1.0, 1.0], [0.0, 0.0]])
+    >>> reps = bootstrap_group_means({"all": (X, np.zeros(4, dtype=int))}, 4, 300, seed=1)["all"][0]
+    >>> reps.shape
+    (300, 2)
+    >>> bool(np.nanmin(reps) >= 0.0 and np.nanmax(reps) <= 1.0)
+    True
     """
     rng = np.random.default_rng(seed)
     _, plans = _plan(tasks, n_rows)
@@ -133,27 +159,10 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
             _block_weights(rng, n_rows, min(block, n - i), W[i:i + block])
         return W
 
-    def run(start, W):
-        totals = {}
-
-        def total(m):
-            if id(m) not in totals:
-                totals[id(m)] = W @ m.rhs
-            return totals[id(m)]
-
-        for name, (m, parts, derived) in plans.items():
-            res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
-            if derived is not None:
-                res[derived] = total(m) - sum(res.values())
-            for g, r in res.items():
-                sums, counts = r[:, :m.n_cols], r[:, m.n_cols:][:, m.inverse]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[name][g][start:start + len(W)] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
-
     with threadpool_limits(1, user_api="blas"):
         if workers == 1:
             for start in starts:
-                run(start, draw(start))
+                _batch_means(plans, out, start, draw(start))
         else:
             with ThreadPoolExecutor(workers) as pool:
                 pending = deque()
@@ -161,15 +170,56 @@ def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, 
                     W = draw(start)  # the next batch is drawn while the pool works
                     while len(pending) >= workers:
                         pending.popleft().result()
-                    pending.append(pool.submit(run, start, W))
+                    pending.append(pool.submit(_batch_means, plans, out, start, W))
                 for future in pending:
                     future.result()
     return out
 
 
+def _batch_means(plans: dict, out: dict, start: int, W: np.ndarray) -> None:
+    """The group means of the replicates ``start:start + len(W)`` (weights ``W``), into ``out``."""
+    totals = {}
+
+    def total(m):
+        if id(m) not in totals:
+            totals[id(m)] = W @ m.rhs
+        return totals[id(m)]
+
+    for name, (m, parts, derived) in plans.items():
+        res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
+        if derived is not None:
+            res[derived] = total(m) - sum(res.values())
+        for g, r in res.items():
+            sums, counts = r[:, :m.n_cols], r[:, m.n_cols:][:, m.inverse]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[name][g][start:start + len(W)] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
+
+
 def percentile_ci(replicates: np.ndarray, level: float = CI_LEVEL) -> np.ndarray:
-    """(2, columns): lower and upper percentile bounds (linear interpolation, as numpy's default),
-    NaN replicates left out, NaN where every replicate is NaN. Vectorized over columns."""
+    """Percentile confidence bounds of each column of bootstrap replicates.
+
+    Linear interpolation between order statistics, as numpy's default percentile; NaN replicates
+    are left out. Vectorized over the columns.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        (replicates x columns) values, NaN = undefined.
+    level : float
+        The confidence level.
+
+    Returns
+    -------
+    numpy.ndarray
+        (2, columns): lower and upper bounds, NaN where every replicate of a column is NaN.
+
+    Examples
+    --------
+    >>> percentile_ci(np.arange(5.0)[:, None], level=0.5).ravel().tolist()
+    [1.0, 3.0]
+    >>> percentile_ci(np.array([[1.0, np.nan], [3.0, np.nan]]), level=0.5).tolist()
+    [[1.5, nan], [2.5, nan]]
+    """
     reps = np.sort(np.asarray(replicates, dtype=float), axis=0)  # NaN sort last
     counts = (~np.isnan(reps)).sum(axis=0)
     out = np.full((2, reps.shape[1]), np.nan)
