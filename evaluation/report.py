@@ -36,6 +36,23 @@ MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then 
 
 
 def canonical_metric(name: str) -> str:
+    """The metric name of ``METRICS`` that ``name`` means (case, ``-`` and ROUGE spellings forgiven).
+
+    Parameters
+    ----------
+    name : str
+        A metric name as a user writes it.
+
+    Returns
+    -------
+    str
+        One of ``METRICS``; ``ValueError`` for an unknown name.
+
+    Examples
+    --------
+    >>> canonical_metric("ROUGE-L"), canonical_metric("F1")
+    ('rouge_l', 'f1')
+    """
     key = str(name).strip().lower().replace("-", "_")
     key = {"rougel": "rouge_l", "rouge": "rouge_l"}.get(key, key)
     if key not in METRICS:
@@ -45,6 +62,15 @@ def canonical_metric(name: str) -> str:
 
 @dataclass
 class ReportConfig:
+    """The choices of a report (checked on creation; ``ValueError`` for a bad one).
+
+    Examples
+    --------
+    >>> config = ReportConfig(metric="F1", n_boot=0)
+    >>> config.metric, config.as_dict()["n_boot"]
+    ('f1', 0)
+    """
+
     systems: list | None = None  # ROVER voters, in tie-break order; default: all but `reference`
     alpha: float = rover.DEFAULT_ALPHA
     metric: str = "hscore"
@@ -81,6 +107,7 @@ class ReportConfig:
                              f"got {self.table_significance!r}")
 
     def as_dict(self):
+        """The configuration as plain data (``report.json``'s ``config``)."""
         return {
             "systems": list(self.systems) if self.systems else None, "alpha": self.alpha, "metric": self.metric,
             "factors": [f.as_dict() for f in self.factors], "entropy_source": self.entropy_source,
@@ -93,6 +120,8 @@ class ReportConfig:
 
 @dataclass
 class ScoreTable:
+    """Every score of every prediction and of ROVER, from ``score_table``."""
+
     question_ids: pd.Index
     columns: list  # systems then ROVER
     matrices: dict  # metric -> (questions x columns) float array, NaN = undefined
@@ -105,11 +134,14 @@ class ScoreTable:
     label_matched: np.ndarray | None = None  # per label: its triplet is one of a prediction
 
     def column(self, name):
+        """The column index of a system (or ``ROVER_NAME``) in the matrices."""
         return self.columns.index(name)
 
 
 @dataclass
 class Report:
+    """A computed report: ``data`` (report.json), its tables, bold cells and figures' data."""
+
     data: dict
     tables: dict = field(default_factory=dict)  # name -> DataFrame
     bold: dict = field(default_factory=dict)  # table name -> DataFrame of bools (significant cells)
@@ -121,6 +153,23 @@ class Report:
 
 def _noop(**kwargs):
     pass
+
+
+def _example_inputs():
+    """(questions, predictions, labels) of a tiny corpus: the examples of this module use it."""
+    from evaluation.inputs import questions_frame
+
+    questions = questions_frame([
+        {"id": "q1", "context": "Denver Broncos won.", "question": "Who won?", "answers": ["Denver Broncos"],
+         "frame": "Win", "dist": 1},
+        {"id": "q2", "context": "Warsaw is the capital.", "question": "Capital?", "answers": ["Warsaw"],
+         "frame": "Capital", "dist": 3},
+    ])
+    predictions = pd.DataFrame({"question_id": ["q1", "q1", "q2", "q2"], "system": ["s1", "s2", "s1", "s2"],
+                                "answer": ["Denver Broncos", "Carolina", "Warsaw", "Poland"]})
+    labels = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "answer": ["Denver  Broncos", "Carolina", "Warsaw"],
+                           "annotator": "ann", "label": ["correct", "incorrect", "partial"]})
+    return questions, predictions, labels
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -150,6 +199,26 @@ def _check_predictions(questions, predictions):
 
 def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None, *,
                 config: ReportConfig) -> ScoreTable:
+    """Score every prediction on every metric (SPEC 3, 4) and add ROVER as a column (SPEC 5).
+
+    Parameters
+    ----------
+    questions, predictions, labels : pandas.DataFrame
+        The three inputs (``evaluation.inputs``); ``labels`` may be None.
+    config : ReportConfig
+        ROVER's voters and alpha, the dedup policy, the human aggregate.
+
+    Returns
+    -------
+    ScoreTable
+        (questions x systems then ROVER) matrices per metric; ``ValueError`` for bad input.
+
+    Examples
+    --------
+    >>> table = score_table(*_example_inputs(), config=ReportConfig())
+    >>> table.columns, table.matrices["hscore"].tolist()
+    (['s1', 's2', 'ROVER'], [[1.0, 0.0, 1.0], [0.5, nan, 0.5]])
+    """
     q, s, systems = _check_predictions(questions, predictions)
     rover_systems = list(config.systems) if config.systems else [name for name in systems if name != REFERENCE]
     unknown = [name for name in rover_systems if name not in systems]
@@ -187,7 +256,16 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
         label_matched = label_triplet >= 0
         n_unmatched = int((~label_matched).sum())
 
-    # ROVER: its answer is the prediction of one system, with that prediction's scores.
+    partition, source = _rover_column(mats, present, (q, s, pred_norm, norm_texts), systems, rover_systems, config)
+    return ScoreTable(questions.index, columns, mats, present, partition, source, rover_systems, n_unmatched, keyed,
+                      label_matched)
+
+
+def _rover_column(mats, present, codes, systems, rover_systems, config):
+    """ROVER's column (the last) of the matrices: its answer is the prediction of one system, with
+    that prediction's scores. Returns (partition k per question, the source system per question)."""
+    q, s, pred_norm, norm_texts = codes
+    n_q = len(present)
     rover_index = pd.Index(rover_systems)
     rank = rover_index.get_indexer(np.asarray(systems, dtype=object))[s]
     voting = rank >= 0
@@ -202,9 +280,7 @@ def score_table(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.D
     for m in METRICS:  # (a question without ROVER answer scores 0 on the automatic metrics, NaN on the others)
         mats[m][rows, rover_col] = mats[m][rows, src_col[rows]]
     present[rows, rover_col] = True
-    source = [systems[c] if c >= 0 else None for c in src_col]
-    return ScoreTable(questions.index, columns, mats, present, result["k"].to_numpy(), source, rover_systems,
-                      n_unmatched, keyed, label_matched)
+    return result["k"].to_numpy(), [systems[c] if c >= 0 else None for c in src_col]
 
 
 def _text_codes(values: pd.Series):
@@ -284,8 +360,29 @@ class _Triplets:
 
 
 def with_triplet_keys(labels: pd.DataFrame, policy: str, normalized: dict | None = None) -> pd.DataFrame:
-    """``labels`` with a ``tkey`` column (kept when given). ``normalized``: answers already
-    normalized under ``policy`` (answer -> normalized), reused."""
+    """``labels`` with a ``tkey`` column (kept when given): ``human.triplet_keys`` of each label.
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        Columns question_id, answer, annotator, label (or a ``tkey`` already).
+    policy : str
+        The dedup policy.
+    normalized : dict, optional
+        Answers already normalized under ``policy`` (answer -> normalized), reused.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``labels`` with ``tkey``; ``ValueError`` when a column is missing.
+
+    Examples
+    --------
+    >>> _, _, labels = _example_inputs()
+    >>> keyed = with_triplet_keys(labels, "whitespace")
+    >>> keyed["tkey"][0] == "q1" + human.KEY_SEP + "Denver Broncos"
+    True
+    """
     if "tkey" in labels.columns:
         return labels
     missing = _missing_label_columns(labels)
@@ -301,7 +398,23 @@ def _missing_label_columns(labels: pd.DataFrame) -> set:
 # --- helpers ---------------------------------------------------------------------------------
 
 def clean(value):
-    """Plain JSON data: numpy scalars to Python, NaN and infinities to None."""
+    """Plain JSON data: numpy scalars to Python, NaN and infinities to None.
+
+    Parameters
+    ----------
+    value : object
+        Nested dicts, lists, tuples, numpy arrays and scalars.
+
+    Returns
+    -------
+    object
+        The same structure of plain Python values (dict keys as strings).
+
+    Examples
+    --------
+    >>> clean({1: np.array([0.5, np.nan]), "n": np.int64(3), "ok": np.bool_(True)})
+    {'1': [0.5, None], 'n': 3, 'ok': True}
+    """
     if isinstance(value, dict):
         return {str(k): clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -361,6 +474,8 @@ def _combination_code(sides, pair, active_names):
 
 @dataclass
 class Context:
+    """What the steps of ``compute_report`` share: the inputs, the scores, and ``data`` so far."""
+
     questions: pd.DataFrame
     predictions: pd.DataFrame
     labels: pd.DataFrame | None
@@ -394,11 +509,31 @@ class Context:
         return len(self.table.question_ids)
 
     def boot_ci(self, name):
+        """The percentile intervals of a bootstrap task, per group (empty without bootstrap)."""
         return {g: stats.percentile_ci(r) for g, r in self.boot.get(name, {}).items()}
 
 
-def prepare(questions, predictions, labels, config) -> Context:
-    """Score every prediction, resolve the metric and the factor sides."""
+def prepare(questions, predictions, labels, *, config) -> Context:
+    """Score every prediction, resolve the metric and the factor sides: the steps' context.
+
+    Parameters
+    ----------
+    questions, predictions, labels : pandas.DataFrame
+        As in ``compute_report``.
+    config : ReportConfig
+        The report's choices.
+
+    Returns
+    -------
+    Context
+        The context the ``STEPS`` run on.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=0))
+    >>> ctx.metric, ctx.cols, [f.name for f in ctx.active]
+    ('hscore', ['s1', 's2', 'ROVER'], ['dist'])
+    """
     table = score_table(questions, predictions, labels, config=config)
     has_labels = labels is not None and len(labels) > 0
     available = METRICS if has_labels else AUTO_METRICS
@@ -421,7 +556,20 @@ def prepare(questions, predictions, labels, config) -> Context:
 
 
 def bootstrap_step(ctx: Context) -> None:
-    """One bootstrap (the same resamples of the questions) for every interval of the report."""
+    """One bootstrap (the same resamples of the questions) for every interval of the report.
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
+    >>> bootstrap_step(ctx)
+    >>> sorted(ctx.boot)
+    ['factor:dist', 'frames', 'partitions', 'systems']
+    """
     if not ctx.config.n_boot:
         return
     X, part = ctx.X, ctx.table.partition
@@ -438,7 +586,20 @@ def bootstrap_step(ctx: Context) -> None:
 
 
 def systems_step(ctx: Context) -> None:
-    """Table 1: every metric per system and ROVER, coverage and its bounds (SPEC 3)."""
+    """Table 1: every metric per system and ROVER, coverage and its bounds (SPEC 3).
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
+    >>> systems_step(ctx)
+    >>> [(row["system"], row["hscore"], row["coverage"]) for row in ctx.data["systems"]]
+    [('s1', 0.75, 1.0), ('s2', 0.0, 0.5), ('ROVER', 0.75, 1.0)]
+    """
     X, cols, n_q, available = ctx.X, ctx.cols, ctx.n_q, ctx.available
     sys_ci = {}
     everyone = ctx.boot_ci("systems").get(0)
@@ -482,8 +643,29 @@ def systems_step(ctx: Context) -> None:
 
 
 def ranking_flips(rows) -> list:
-    """Pairs of rows whose ranking by Hscore could flip inside the coverage bounds (SPEC 3): one of
-    the two is below 100% coverage and the higher one's low bound is below the lower one's high."""
+    """Pairs of rows whose ranking by Hscore could flip inside the coverage bounds (SPEC 3).
+
+    One of the two is below 100% coverage and the higher one's low bound is below the lower one's
+    high bound.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of the systems table (``system``, ``hscore``, ``hscore_low``, ``hscore_high``,
+        ``coverage``).
+
+    Returns
+    -------
+    list of dict
+        One entry per pair that could flip, the higher system first.
+
+    Examples
+    --------
+    >>> rows = [{"system": "a", "hscore": 0.8, "hscore_low": 0.4, "hscore_high": 0.9, "coverage": 0.5},
+    ...         {"system": "b", "hscore": 0.6, "hscore_low": 0.6, "hscore_high": 0.6, "coverage": 1.0}]
+    >>> [(f["higher"], f["lower"]) for f in ranking_flips(rows)]
+    [('a', 'b')]
+    """
     ranked = sorted((r for r in rows if r.get("hscore") is not None and r.get("hscore_low") is not None),
                     key=lambda r: -r["hscore"])
     flips = []
@@ -497,7 +679,20 @@ def ranking_flips(rows) -> list:
 
 
 def partitions_step(ctx: Context) -> None:
-    """ROVER agreement partitions (Figure 3)."""
+    """ROVER agreement partitions (Figure 3).
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
+    >>> partitions_step(ctx)
+    >>> ctx.data["partitions"]["counts"]
+    {1: 2, 2: 0}
+    """
     X, part, cols, metric = ctx.X, ctx.table.partition, ctx.cols, ctx.metric
     n_sys = len(ctx.table.rover_systems)
     keys = list(range(1, n_sys + 1))
@@ -516,7 +711,20 @@ def partitions_step(ctx: Context) -> None:
 
 
 def factors_step(ctx: Context) -> None:
-    """Table 2 for every available metric: delta, Mann-Whitney U and p, Holm over each metric."""
+    """Table 2 for every available metric: delta, Mann-Whitney U and p, Holm over each metric.
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
+    >>> factors_step(ctx)
+    >>> [(e["factor"], e["metric"]) for e in ctx.data["factors"]][:2]
+    [('dist', 'hscore'), ('dist', 'hcorrect')]
+    """
     X, cols, config = ctx.X, ctx.cols, ctx.config
     entries, holm_family = [], {}
     ties = {m: fx.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
@@ -557,7 +765,20 @@ def factors_step(ctx: Context) -> None:
 
 
 def frames_step(ctx: Context) -> None:
-    """The metric per frame, ROVER first (Figure 4), sorted by ROVER's value."""
+    """The metric per frame, ROVER first (Figure 4), sorted by ROVER's value.
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
+    >>> frames_step(ctx)
+    >>> [(r["frame"], float(r["by_system"]["ROVER"])) for r in ctx.data["per_frame"]]
+    [('Win', 1.0), ('Capital', 0.5)]
+    """
     per_frame = []
     if ctx.frame_codes is not None:
         codes, names, cols, metric = ctx.frame_codes, ctx.frame_names, ctx.cols, ctx.metric
@@ -580,7 +801,20 @@ def frames_step(ctx: Context) -> None:
 
 
 def combinations_step(ctx: Context) -> None:
-    """The metric on the four subsets of two factors (Figure 5)."""
+    """The metric on the four subsets of two factors (Figure 5).
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
+    >>> combinations_step(ctx)
+    >>> ctx.data["combinations"] is None  # the default pair (nb_fes, entropy) needs frame elements
+    True
+    """
     combinations = None
     if ctx.combo[0] is not None:
         (fa, fb), masks, _ = ctx.combo
@@ -598,8 +832,23 @@ def combinations_step(ctx: Context) -> None:
 
 
 def agreement_step(ctx: Context) -> None:
-    """Krippendorff's alpha (SPEC 7) on the labels that match a triplet: the same label set in the
-    offline and the in-app report (the app's labels are on triplets by construction)."""
+    """Krippendorff's alpha (SPEC 7) on the labels that match a triplet.
+
+    The same label set in the offline and the in-app report (the app's labels are on triplets by
+    construction).
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare``; this step adds ``agreement`` to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=0))
+    >>> agreement_step(ctx)
+    >>> ctx.data["agreement"]["n_items"]  # one annotator: no item with two labels
+    0
+    """
     if ctx.has_labels:
         lab = ctx.table.labels
         if lab is None:
@@ -615,6 +864,20 @@ def agreement_step(ctx: Context) -> None:
 
 
 def hard_subset_step(ctx: Context) -> None:
+    """The hard subset export (``hard_subset``) when the configuration asks for one.
+
+    Parameters
+    ----------
+    ctx : Context
+        From ``prepare``; this step adds ``hard_subset`` to ``ctx.data``.
+
+    Examples
+    --------
+    >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=0, hard_factors=("dist",)))
+    >>> hard_subset_step(ctx)
+    >>> ctx.data["hard_subset"]["n"], ctx.hard.index.tolist()
+    (1, ['q2'])
+    """
     c = ctx.config
     if c.hard_partitions or c.hard_factors:
         ctx.hard = hard_subset(ctx.questions, ctx.table.partition, ctx.sides, partitions=c.hard_partitions,
@@ -639,10 +902,34 @@ STEPS = (
 
 def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: pd.DataFrame | None = None, *,
                    config: ReportConfig | None = None, progress=_noop) -> Report:
+    """The whole report from the three inputs: scores, ROVER, factors, agreement, intervals.
+
+    Parameters
+    ----------
+    questions, predictions, labels : pandas.DataFrame
+        The inputs (``evaluation.inputs``); ``labels`` may be None (no human metrics).
+    config : ReportConfig, optional
+        The report's choices; default ``ReportConfig()``.
+    progress : callable, optional
+        Called with ``done``, ``total`` (first call) and ``message`` keywords as the steps run.
+
+    Returns
+    -------
+    Report
+        ``data`` is the ``report.json`` content; ``ValueError`` for bad input.
+
+    Examples
+    --------
+    >>> report = compute_report(*_example_inputs(), config=ReportConfig(n_boot=0))
+    >>> [(row["system"], row["hscore"], row["em"]) for row in report.data["systems"]]
+    [('s1', 0.75, 1.0), ('s2', 0.0, 0.0), ('ROVER', 0.75, 1.0)]
+    >>> sorted(report.tables)[:3]
+    ['factor_by_partition', 'factors_em', 'factors_f1']
+    """
     config = config or ReportConfig()
     total = len(STEPS) + 1
     progress(done=0, total=total, message="scoring predictions")
-    ctx = prepare(questions, predictions, labels, config)
+    ctx = prepare(questions, predictions, labels, config=config)
     for done, (message, step) in enumerate(STEPS, start=1):
         progress(done=done, message=message)
         step(ctx)
@@ -664,7 +951,36 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
 
 
 def hard_subset(questions, partition, sides, *, partitions=(), factor_names=(), require="any") -> pd.DataFrame:
-    """Questions in the chosen partitions and/or in E_f of the chosen factors ("any" / "all")."""
+    """Questions in the chosen ROVER partitions and/or in E_f of the chosen factors.
+
+    Parameters
+    ----------
+    questions : pandas.DataFrame
+        The questions.
+    partition : numpy.ndarray
+        The ROVER partition k of each question.
+    sides : pandas.DataFrame
+        Per factor, 1.0 for E_f, 0.0 for the other side, NaN for neither.
+    partitions : iterable of int
+        Partitions k to keep.
+    factor_names : iterable of str
+        Factors whose E_f to keep (``ValueError`` for an unknown one).
+    require : str
+        ``"any"`` criterion, or ``"all"`` of them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept questions with their ``partition``; none when no criterion is given.
+
+    Examples
+    --------
+    >>> questions = pd.DataFrame({"question": ["a?", "b?", "c?"]}, index=["q1", "q2", "q3"])
+    >>> sides = pd.DataFrame({"dist": [1.0, 0.0, 1.0]})
+    >>> hard_subset(questions, np.array([1, 1, 3]), sides, partitions=[1], factor_names=["dist"],
+    ...             require="all").index.tolist()
+    ['q1']
+    """
     criteria = []
     if partitions:
         criteria.append(np.isin(partition, [int(k) for k in partitions]))
@@ -682,7 +998,21 @@ def hard_subset(questions, partition, sides, *, partitions=(), factor_names=(), 
 # --- tables ----------------------------------------------------------------------------------
 
 def build_tables(report: Report) -> None:
-    """The DataFrames behind the CSV / LaTeX tables and the figures' data."""
+    """The DataFrames behind the CSV / LaTeX tables and the figures' data, into ``report``.
+
+    Parameters
+    ----------
+    report : Report
+        A report whose ``data`` is complete; fills ``tables``, ``bold`` and ``figures``.
+
+    Examples
+    --------
+    >>> report = compute_report(*_example_inputs(), config=ReportConfig(n_boot=0))
+    >>> report.tables = {}
+    >>> build_tables(report)
+    >>> float(report.tables["systems"].loc["s1", "hscore"])
+    0.75
+    """
     d = report.data
     metric = d["metric"]
     systems = pd.DataFrame(d["systems"])
