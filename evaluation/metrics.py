@@ -149,6 +149,37 @@ def rouge_l(prediction: str, references) -> float:
     return best
 
 
+_JOIN = "\x00"  # joins texts for one pass of each string operation (see _tokens_in_bulk)
+
+
+def _tokens_in_bulk(texts: list, language: str):
+    """(normalized tokens, ROUGE tokens) of each text, as ``normalize`` and ``UnicodeTokenizer``
+    give them text by text, from one pass of each string operation over the texts joined by NUL
+    (not whitespace, punctuation, a word character, cased or case-ignorable, and composing with
+    nothing: each text keeps its boundaries). None where that does not apply: a language other
+    than SQuAD's normalization, or a text holding NUL."""
+    joined = _JOIN.join(texts)
+    if normalizer_for(language) is not normalize_squad or joined.count(_JOIN) != len(texts) - 1:
+        return None
+    squad = _EN_ARTICLES.sub(" ", joined.lower().translate(_ASCII_PUNCT_TABLE)).split(_JOIN)
+    rouge = unicodedata.normalize("NFC", joined).lower().split(_JOIN)
+    return [tuple(t.split()) for t in squad], [tuple(_WORD.findall(t)) for t in rouge]
+
+
+def _prefill(answers, references, languages, normed_for, rouge_cache) -> None:
+    """Fill ``score_pairs``' token caches in bulk when every pair has one language."""
+    if len(answers) == 0 or len(set(languages)) != 1:
+        return
+    texts = dict.fromkeys(a or "" for a in answers)
+    for refs in {id(refs): refs for refs in references}.values():
+        texts.update(dict.fromkeys(r or "" for r in refs))
+    texts = list(texts)
+    bulk = _tokens_in_bulk(texts, languages[0])
+    if bulk is not None:
+        normed_for(languages[0])[0].update(zip(texts, bulk[0]))
+        rouge_cache.update(zip(texts, bulk[1]))
+
+
 def score_pairs(answers, references, languages):
     """EM, F1 and ROUGE-L for aligned sequences (answer, reference list, language).
 
@@ -201,6 +232,7 @@ def score_pairs(answers, references, languages):
         rouge = [encode(tokens) for tokens in dict.fromkeys(rouge_tokens(r) for r in refs)]
         return codes, norm, rouge, cache, refs_given
 
+    _prefill(answers, references, languages, normed_for, rouge_cache)
     f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
     rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
     for i, (answer, refs, language) in enumerate(zip(answers, references, languages)):
