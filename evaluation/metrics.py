@@ -170,10 +170,8 @@ def _prefill(answers, references, languages, normed_for, rouge_cache) -> None:
     """Fill ``score_pairs``' token caches in bulk when every pair has one language."""
     if len(answers) == 0 or len(set(languages)) != 1:
         return
-    texts = dict.fromkeys(a or "" for a in answers)
-    for refs in {id(refs): refs for refs in references}.values():
-        texts.update(dict.fromkeys(r or "" for r in refs))
-    texts = list(texts)
+    ref_lists = {id(refs): refs for refs in references}.values()
+    texts = list(dict.fromkeys([a or "" for a in answers] + [r or "" for refs in ref_lists for r in refs]))
     bulk = _tokens_in_bulk(texts, languages[0])
     if bulk is not None:
         normed_for(languages[0])[0].update(zip(texts, bulk[0]))
