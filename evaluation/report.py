@@ -12,6 +12,8 @@ on the human metrics, like an unlabeled one.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 from dataclasses import dataclass, field
 
@@ -929,10 +931,11 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     config = config or ReportConfig()
     total = len(STEPS) + 1
     progress(done=0, total=total, message="scoring predictions")
-    ctx = prepare(questions, predictions, labels, config=config)
-    for done, (message, step) in enumerate(STEPS, start=1):
-        progress(done=done, message=message)
-        step(ctx)
+    with _gc_paused():
+        ctx = prepare(questions, predictions, labels, config=config)
+        for done, (message, step) in enumerate(STEPS, start=1):
+            progress(done=done, message=message)
+            step(ctx)
     d = ctx.data
     data = {
         "metric": ctx.metric, "metric_requested": config.metric, "available_metrics": list(ctx.available),
@@ -948,6 +951,21 @@ def compute_report(questions: pd.DataFrame, predictions: pd.DataFrame, labels: p
     build_tables(report)
     progress(done=total, message="done")
     return report
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cycle collector off while the report is computed (then as it was): each of its
+    full passes walks every element of the large object arrays (the answers: millions) once more,
+    looking for cycles the computation does not make. Memory is freed by reference counting as
+    before."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def hard_subset(questions, partition, sides, *, partitions=(), factor_names=(), require="any") -> pd.DataFrame:
