@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 POLICIES = ("whitespace", "casefold", "exact")
 DEFAULT_POLICY = "whitespace"
 _WS = re.compile(r"\s+")
-_ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
-_EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
+ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
 def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
@@ -43,8 +43,8 @@ def normalize_squad(text: str) -> str:
     >>> normalize_squad("The  Denver Broncos!")
     'denver broncos'
     """
-    text = text.lower().translate(_ASCII_PUNCT_TABLE)  # drops the characters of string.punctuation
-    text = _EN_ARTICLES.sub(" ", text)
+    text = text.lower().translate(ASCII_PUNCT_TABLE)  # drops the characters of string.punctuation
+    text = EN_ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
 

@@ -9,9 +9,14 @@ apart for SQuAD), writing files and rendering figures.
     .venv/bin/python bench/report_bench.py --sizes 25000   # fewer generated sizes
     .venv/bin/python bench/report_bench.py --no-squad --gen-repeat 3
 
-Each generated size prints its best time and the seconds per 1,000 questions; the last lines
-compare them across sizes (constant seconds per 1,000 questions = linear growth).
+Each generated size prints its best wall time with the process CPU seconds of that run (all
+threads; on a shared machine CPU seconds are the figure to compare before / after a change) and
+the seconds per 1,000 questions; the last lines compare them across sizes (constant seconds per
+1,000 questions = linear growth). The default sizes end with the 100k questions x 50 systems
+figure (issue 13: under 10 s on a quiet machine). For CPU figures comparable between runs, set
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 (the bootstrap runs its own threads).
 """
+
 import argparse
 import os
 import pathlib
@@ -47,14 +52,24 @@ def generate(n_questions, n_systems, seed=0):
     refs = [f"answer {i} words {i % 97}" for i in range(n_questions)]
     n_fes = rng.integers(0, 6, n_questions)
     fe_names = [["Agent", "Theme", "Place", "Time", "Manner"][:k] for k in n_fes]
-    questions = pd.DataFrame({
-        "context": "a context", "question": "a question?", "answers": [[r] for r in refs], "language": "en",
-        "frame": [f"Frame_{f}" for f in frame_idx], "lu": [f"lu{f}_{u}.v" for f, u in zip(frame_idx, lu_idx)],
-        "lu_pos": np.where(rng.random(n_questions) < 0.4, "noun", "verb"), "frame_elements": fe_names,
-        "coref": rng.random(n_questions) < 0.1, "dist": rng.integers(0, 5, n_questions),
-        "trigger_in_question": rng.random(n_questions) < 0.55, "frame_freq": rng.random(n_questions) * 1000,
-        "meta": [{}] * n_questions,
-    }, index=pd.Index(ids, name="question_id"))
+    questions = pd.DataFrame(
+        {
+            "context": "a context",
+            "question": "a question?",
+            "answers": [[r] for r in refs],
+            "language": "en",
+            "frame": [f"Frame_{f}" for f in frame_idx],
+            "lu": [f"lu{f}_{u}.v" for f, u in zip(frame_idx, lu_idx)],
+            "lu_pos": np.where(rng.random(n_questions) < 0.4, "noun", "verb"),
+            "frame_elements": fe_names,
+            "coref": rng.random(n_questions) < 0.1,
+            "dist": rng.integers(0, 5, n_questions),
+            "trigger_in_question": rng.random(n_questions) < 0.55,
+            "frame_freq": rng.random(n_questions) * 1000,
+            "meta": [{}] * n_questions,
+        },
+        index=pd.Index(ids, name="question_id"),
+    )
     difficulty = rng.random(n_questions)
     skill = np.linspace(0.9, 0.4, n_systems)
     draw = rng.random((n_questions, n_systems))
@@ -65,43 +80,66 @@ def generate(n_questions, n_systems, seed=0):
     answers = np.where(correct, 0, np.where(variant, 1, 2 + wrong)).ravel()
     texts = np.empty(answers.size, dtype=object)
     qi = qs.ravel()
-    forms = [lambda q: refs[q], lambda q: refs[q] + " indeed", lambda q: f"wrong {q}",
-             lambda q: f"other thing {q % 13}", lambda q: f"nothing at all {q}"]
+    forms = [
+        lambda q: refs[q],
+        lambda q: refs[q] + " indeed",
+        lambda q: f"wrong {q}",
+        lambda q: f"other thing {q % 13}",
+        lambda q: f"nothing at all {q}",
+    ]
     for code, form in enumerate(forms):
         where = np.flatnonzero(answers == code)
         texts[where] = [form(q) for q in qi[where]]
-    predictions = pd.DataFrame({"question_id": ids[qi], "system": np.array([f"sys{s:02d}" for s in range(n_systems)],
-                                                                            dtype=object)[ss.ravel()], "answer": texts})
+    predictions = pd.DataFrame(
+        {
+            "question_id": ids[qi],
+            "system": np.array([f"sys{s:02d}" for s in range(n_systems)], dtype=object)[ss.ravel()],
+            "answer": texts,
+        }
+    )
     triplets = predictions.drop_duplicates(["question_id", "answer"])[["question_id", "answer"]]
     label_of = np.array(["correct", "partial", "incorrect"], dtype=object)
-    first = triplets.assign(annotator=np.array([f"ann{i}" for i in range(10)], dtype=object)[rng.integers(0, 10, len(triplets))],
-                            label=label_of[rng.choice(3, len(triplets), p=[0.6, 0.15, 0.25])])
+    first = triplets.assign(
+        annotator=np.array([f"ann{i}" for i in range(10)], dtype=object)[rng.integers(0, 10, len(triplets))],
+        label=label_of[rng.choice(3, len(triplets), p=[0.6, 0.15, 0.25])],
+    )
     second = first.sample(frac=0.1, random_state=seed).assign(
         annotator=lambda d: d["annotator"].map(lambda a: "ann" + str((int(a[3:]) + 1) % 10)),
-        label=lambda d: label_of[rng.choice(3, len(d), p=[0.6, 0.15, 0.25])])
+        label=lambda d: label_of[rng.choice(3, len(d), p=[0.6, 0.15, 0.25])],
+    )
     labels = pd.concat([first, second], ignore_index=True)
     return questions, predictions, labels
 
 
 def timed(fn, repeat):
-    best = float("inf")
+    """(best wall seconds, process CPU seconds of that run, result) of ``repeat`` runs of ``fn``.
+
+    CPU seconds are ``time.process_time`` (every thread of the process): on a shared machine they
+    move far less than wall seconds, so they are the figure to compare before / after a change."""
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         result = fn()
-        best = min(best, time.perf_counter() - started)
-    return best, result
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        if wall < best:
+            best, best_cpu = wall, cpu
+    return best, best_cpu, result
 
 
 def time_generated(size, args):
-    """(questions, best seconds, seconds per 1,000 questions) of one generated size, printed."""
+    """(questions, best seconds, seconds per 1,000 questions, CPU seconds per 1,000 questions) of one
+    generated size, printed."""
     q, p, labels = generate(size, args.systems)
     config = ReportConfig(n_boot=args.bootstrap)
-    seconds, report = timed(lambda: compute_report(q, p, labels, config), args.gen_repeat)
+    seconds, cpu, report = timed(lambda: compute_report(q, p, labels, config=config), args.gen_repeat)
     per_k = 1000 * seconds / size
-    print(f"generated: {size} questions x {args.systems} systems ({len(p)} predictions, {len(labels)} labels, "
-          f"{len(report.data['factors'])} factor tables): {seconds:.2f} s (best of {args.gen_repeat}) = "
-          f"{per_k:.3f} s per 1,000 questions", flush=True)
-    return size, seconds, per_k
+    print(
+        f"generated: {size} questions x {args.systems} systems ({len(p)} predictions, {len(labels)} labels, "
+        f"{len(report.data['factors'])} factor tables): {seconds:.2f} s wall, {cpu:.2f} s CPU "
+        f"(best of {args.gen_repeat}) = {per_k:.3f} s per 1,000 questions",
+        flush=True,
+    )
+    return size, seconds, per_k, 1000 * cpu / size
 
 
 def main():
@@ -113,8 +151,10 @@ def main():
     parser.add_argument("--gen-repeat", type=int, default=2, help="runs per generated size (best is printed)")
     parser.add_argument("--no-squad", action="store_true")
     args = parser.parse_args()
-    print(f"timing compute_report (file reading, writing and figures excluded); bootstrap {args.bootstrap}; "
-          f"{os.cpu_count()} CPUs; best of N runs (the machine may be shared: compare ratios)")
+    print(
+        f"timing compute_report (file reading, writing and figures excluded); bootstrap {args.bootstrap}; "
+        f"{os.cpu_count()} CPUs; best of N runs (the machine may be shared: compare ratios)"
+    )
     if args.no_squad:
         pass
     elif SQUAD.exists():
@@ -123,17 +163,22 @@ def main():
         read_s = time.perf_counter() - started
         for n_boot in (args.bootstrap, 0):
             config = ReportConfig(n_boot=n_boot)
-            best, report = timed(lambda: compute_report(q, p, labels, config), args.repeat)  # noqa: B023
-            print(f"SQuAD v1.1 dev: {len(q)} questions x {len(report.data['systems']) - 1} systems, bootstrap {n_boot}: "
-                  f"{best:.2f} s (best of {args.repeat}); reading the JSONL files: {read_s:.2f} s")
+            best, cpu, report = timed(lambda: compute_report(q, p, labels, config=config), args.repeat)  # noqa: B023
+            print(
+                f"SQuAD v1.1 dev: {len(q)} questions x {len(report.data['systems']) - 1} systems, bootstrap {n_boot}: "
+                f"{best:.2f} s wall, {cpu:.2f} s CPU (best of {args.repeat}); reading the JSONL files: {read_s:.2f} s"
+            )
     else:
         print(f"SQuAD data not found at {SQUAD}: skipped")
     rows = [time_generated(size, args) for size in [int(s) for s in args.sizes.split(",") if s]]
     if len(rows) > 1:
-        print("seconds per 1,000 questions: " + ", ".join(f"{n}: {k:.3f}" for n, _, k in rows))
-        (n0, t0, _), (n1, t1, _) = rows[0], rows[-1]
-        print(f"growth {n0} -> {n1} questions: x{n1 / n0:.1f} data, x{t1 / t0:.2f} time "
-              f"(x{t1 / t0 / (n1 / n0):.2f} per question; 1.00 = linear)")
+        print("seconds per 1,000 questions: " + ", ".join(f"{n}: {k:.3f}" for n, _, k, _ in rows))
+        print("CPU seconds per 1,000 questions: " + ", ".join(f"{n}: {c:.3f}" for n, _, _, c in rows))
+        (n0, t0, _, _), (n1, t1, _, _) = rows[0], rows[-1]
+        print(
+            f"growth {n0} -> {n1} questions: x{n1 / n0:.1f} data, x{t1 / t0:.2f} time "
+            f"(x{t1 / t0 / (n1 / n0):.2f} per question; 1.00 = linear)"
+        )
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""Human metrics (SPEC section 3): labels -> triplet scores -> Hscore, Hcorrect and coverage.
+"""Human metrics (SPEC section 3): labels -> triplet scores -> Hscore and Hcorrect.
 
 Labels are keyed by (question id, answer text); predictions of one question whose answers are equal
 under the corpus dedup policy share one triplet, so both are mapped to the same triplet key with
 ``annotation.dedup.normalize_answer``. Pure pandas, no database.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,10 +14,32 @@ from annotation.dedup import DEFAULT_POLICY, normalize_answer
 from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 
 KEY_SEP = "\x1f"
+AGGREGATES = ("mean", "majority")  # how the labels of a triplet make its scores
+LABEL_CODES = {CORRECT: 0, PARTIAL: 1, INCORRECT: 2}  # the columns of ``label_counts``
 
 
 def normalize_all(texts, policy: str = DEFAULT_POLICY) -> list:
-    """``normalize_answer`` of each of ``texts`` (distinct strings: one call each)."""
+    """``normalize_answer`` of each text, one call per text (give distinct strings).
+
+    Parameters
+    ----------
+    texts : iterable of str
+        The answers.
+    policy : str
+        A dedup policy of ``annotation.dedup.POLICIES`` (checked even when ``texts`` is empty).
+
+    Returns
+    -------
+    list of str
+        The normalized answers, in the order of ``texts``.
+
+    Examples
+    --------
+    >>> normalize_all(["Denver  Broncos ", "Denver Broncos"])
+    ['Denver Broncos', 'Denver Broncos']
+    >>> normalize_all(["Denver  Broncos "], "exact")
+    ['Denver  Broncos ']
+    """
     if policy == "exact":
         normalize_answer("", policy)  # validates the policy
         return list(texts)
@@ -24,8 +47,27 @@ def normalize_all(texts, policy: str = DEFAULT_POLICY) -> list:
 
 
 def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY, known: dict | None = None) -> pd.Series:
-    """``normalize_answer`` over a Series, computed once per distinct string (``known``: answers
-    already normalized under ``policy``, answer -> normalized)."""
+    """``normalize_answer`` over a Series, computed once per distinct string.
+
+    Parameters
+    ----------
+    answers : pandas.Series
+        Answer texts; a missing one counts as ``""``.
+    policy : str
+        The dedup policy.
+    known : dict, optional
+        Answers already normalized under ``policy`` (answer -> normalized), reused.
+
+    Returns
+    -------
+    pandas.Series
+        The normalized answers (object dtype), on the index of ``answers``.
+
+    Examples
+    --------
+    >>> normalized_answers(pd.Series(["a  b", None, "a  b"])).tolist()
+    ['a b', '', 'a b']
+    """
     answers = answers.fillna("").astype(str)
     codes, uniques = pd.factorize(answers)
     uniques = np.asarray(uniques, dtype=object)  # iterated in Python: plain objects, not an extension array
@@ -36,22 +78,153 @@ def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY, known: 
     return pd.Series(normalized[codes], index=answers.index, dtype=object)
 
 
-def triplet_keys(question_ids: pd.Series, answers: pd.Series, policy: str = DEFAULT_POLICY,
-                 known: dict | None = None) -> pd.Series:
-    """One string key per (question, normalized answer): the identity of a triplet."""
+def triplet_keys(
+    question_ids: pd.Series, answers: pd.Series, policy: str = DEFAULT_POLICY, *, known: dict | None = None
+) -> pd.Series:
+    """One string key per (question, normalized answer): the identity of a triplet.
+
+    Parameters
+    ----------
+    question_ids, answers : pandas.Series
+        Aligned question ids and answer texts.
+    policy : str
+        The dedup policy.
+    known : dict, optional
+        As in ``normalized_answers``.
+
+    Returns
+    -------
+    pandas.Series
+        ``question id + KEY_SEP + normalized answer`` per row.
+
+    Examples
+    --------
+    >>> keys = triplet_keys(pd.Series(["q1", "q1"]), pd.Series(["Warsaw ", "Warsaw"]))
+    >>> keys.nunique(), keys[0] == "q1" + KEY_SEP + "Warsaw"
+    (1, True)
+    """
     return question_ids.astype(str) + KEY_SEP + normalized_answers(answers, policy, known)
 
 
-def latest_labels(labels: pd.DataFrame) -> pd.DataFrame:
-    """Keep one label per (triplet key, annotator): the last one (rows are in submission order)."""
-    bad = ~labels["label"].isin(LABEL_VALUES)
+def check_labels(values: pd.Series) -> None:
+    """Raise ``ValueError`` naming the first label value that is not one of ``LABEL_VALUES``.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        Label values.
+
+    Examples
+    --------
+    >>> check_labels(pd.Series(["correct", "partial", "incorrect"]))
+    >>> check_labels(pd.Series(["correct", "good"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: label 'good' is not one of correct, partial, incorrect
+    """
+    bad = ~values.isin(LABEL_VALUES)
     if bad.any():
-        first = labels.loc[bad, "label"].iloc[0]
-        raise ValueError(f"label {first!r} is not one of {', '.join(LABEL_VALUES)}")
+        raise ValueError(f"label {values[bad].iloc[0]!r} is not one of {', '.join(LABEL_VALUES)}")
+
+
+def latest_labels(labels: pd.DataFrame) -> pd.DataFrame:
+    """Keep one label per (triplet key, annotator): the last one (rows are in submission order).
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        Columns ``tkey``, ``annotator``, ``label``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows; ``ValueError`` for a label value that is not one of ``LABEL_VALUES``.
+
+    Examples
+    --------
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t1"], "annotator": "ann", "label": ["partial", "correct"]})
+    >>> latest_labels(labels)["label"].tolist()
+    ['correct']
+    """
+    check_labels(labels["label"])
     return labels.drop_duplicates(["tkey", "annotator"], keep="last")
 
 
-AGGREGATES = ("mean", "majority")
+def label_counts(triplet: np.ndarray, annotators, labels, *, n_triplets: int) -> np.ndarray:
+    """Counts of correct, partial and incorrect labels per triplet code.
+
+    ``latest_labels`` then counting, on integer codes: only the last label of each (triplet,
+    annotator) counts (rows in submission order).
+
+    Parameters
+    ----------
+    triplet : numpy.ndarray
+        The triplet code of each label, ``0 <= code < n_triplets``; a negative code is no triplet
+        (the label is left out).
+    annotators, labels : array-like
+        The annotator and the label value (checked beforehand) of each label.
+    n_triplets : int
+        The number of triplet codes.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_triplets, 3) integer counts, columns in ``LABEL_CODES`` order.
+
+    Examples
+    --------
+    >>> label_counts(np.array([0, 0, 1, -1]), ["a", "a", "b", "b"], ["partial", "correct", "incorrect", "correct"],
+    ...              n_triplets=2).tolist()
+    [[1, 0, 0], [0, 0, 1]]
+    """
+    triplet = np.asarray(triplet, dtype=np.int64)
+    annotator, names = pd.factorize(np.asarray(annotators, dtype=object), use_na_sentinel=False)
+    key = triplet * max(len(names), 1) + annotator
+    keep = (triplet >= 0) & ~pd.Series(key).duplicated(keep="last").to_numpy()
+    value, names = pd.factorize(np.asarray(labels, dtype=object))
+    value = np.array([LABEL_CODES[name] for name in names], dtype=np.int64)[value]
+    codes = triplet[keep] * 3 + value[keep]
+    return np.bincount(codes, minlength=3 * n_triplets).reshape(-1, 3)
+
+
+def scores_from_counts(counts: np.ndarray, aggregate: str = "mean"):
+    """Score, correct-share and number of labels per row of ``label_counts``.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        (triplets, 3) counts of correct, partial and incorrect labels.
+    aggregate : str
+        ``"mean"`` or ``"majority"`` (see ``triplet_scores``).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(score, correct, n_labels)``; score and correct are NaN where a row has no label. Each
+        value is one division of integers (equal ratios, equal floats).
+
+    Examples
+    --------
+    >>> score, correct, n = scores_from_counts(np.array([[1, 1, 0], [0, 0, 0]]))
+    >>> score.tolist(), correct.tolist(), n.tolist()
+    ([0.75, nan], [0.5, nan], [2, 0])
+    """
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"human_aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
+    c, p, i = counts[:, 0], counts[:, 1], counts[:, 2]
+    n = c + p + i
+    score, correct = np.full(len(n), np.nan), np.full(len(n), np.nan)
+    has = n > 0
+    c, p, i, m = c[has], p[has], i[has], n[has]
+    if aggregate == "mean":
+        score[has], correct[has] = (2 * c + p) / (2 * m), c / m
+    else:
+        top = np.maximum(np.maximum(c, p), i)
+        tc, tp, ti = (c == top), (p == top), (i == top)  # the tied labels (one when a label wins)
+        n_tied = tc.astype(np.int64) + tp + ti
+        score[has] = (2 * tc + tp) / (2 * n_tied)  # values 1, 1/2, 0 of the tied labels, averaged
+        correct[has] = tc / n_tied
+    return score, correct, n
 
 
 def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFrame:
@@ -61,45 +234,36 @@ def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFram
     frequent label decides; on a tie, score = mean of the tied labels' values and correct = share of
     `correct` among the tied labels. Both are one division of integer counts (equal ratios, equal
     floats): with c / p / i the counts of correct / partial / incorrect, mean score = (2c + p) / 2n.
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame or None
+        Columns ``tkey``, ``annotator``, ``label``, in submission order (the last label of an
+        annotator on a triplet counts).
+    aggregate : str
+        ``"mean"`` or ``"majority"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``tkey`` (first-seen order), columns ``score``, ``correct``, ``n_labels``.
+
+    Examples
+    --------
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2"], "annotator": ["a", "b", "a"],
+    ...                        "label": ["correct", "partial", "incorrect"]})
+    >>> triplet_scores(labels).to_dict("index")
+    {'t1': {'score': 0.75, 'correct': 0.5, 'n_labels': 2}, 't2': {'score': 0.0, 'correct': 0.0, 'n_labels': 1}}
     """
     if aggregate not in AGGREGATES:
         raise ValueError(f"human_aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
     if labels is None or labels.empty:
-        return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float),
-                             "n_labels": pd.Series(dtype=int)})
+        return pd.DataFrame(
+            {"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float), "n_labels": pd.Series(dtype=int)}
+        )
     labels = latest_labels(labels)
     tcode, tkeys = pd.factorize(labels["tkey"])
-    lcode = labels["label"].map({CORRECT: 0, PARTIAL: 1, INCORRECT: 2}).to_numpy(dtype=np.int64)
+    lcode = labels["label"].map(LABEL_CODES).to_numpy(dtype=np.int64)
     counts = np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
-    c, p, i = counts[:, 0], counts[:, 1], counts[:, 2]
-    n = c + p + i
-    if aggregate == "mean":
-        score, correct = (2 * c + p) / (2 * n), c / n
-    else:
-        top = np.maximum(np.maximum(c, p), i)
-        tc, tp, ti = (c == top), (p == top), (i == top)  # the tied labels (one when a label wins)
-        n_tied = tc.astype(np.int64) + tp + ti
-        score = (2 * tc + tp) / (2 * n_tied)  # values 1, 1/2, 0 of the tied labels, averaged
-        correct = tc / n_tied
+    score, correct, n = scores_from_counts(counts, aggregate)
     return pd.DataFrame({"score": score, "correct": correct, "n_labels": n}, index=pd.Index(tkeys, name="tkey"))
-
-
-def prediction_human_scores(tkeys: pd.Series, scores: pd.DataFrame):
-    """Hscore and correct-share of each prediction through its triplet; NaN when unlabeled."""
-    hscore = tkeys.map(scores["score"]).to_numpy(dtype=float)
-    hcorrect = tkeys.map(scores["correct"]).to_numpy(dtype=float)
-    return hscore, hcorrect
-
-
-def unmatched_label_count(labels: pd.DataFrame, tkeys: pd.Series) -> int:
-    """Labels whose (question, answer) matches no prediction (they cannot count for any system)."""
-    if labels is None or labels.empty:
-        return 0
-    return int((~labels["tkey"].isin(set(tkeys.dropna()))).sum())
-
-
-def coverage(hscore_column: np.ndarray, present: np.ndarray) -> float | None:
-    n = int(present.sum())
-    if n == 0:
-        return None
-    return float((~np.isnan(hscore_column) & present).sum() / n)

@@ -53,7 +53,7 @@ def report_body(job, progress):
             table_significance=p.get("significance", "raw"),
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
-        report = compute_report(questions, predictions, labels, config, progress=progress)
+        report = compute_report(questions, predictions, labels, config=config, progress=progress)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name

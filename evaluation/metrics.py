@@ -17,6 +17,7 @@ same float (SPEC 4: the Mann-Whitney ties depend on it); the tests check the val
 The scoring loop runs once per unique (question, answer) pair, never per prediction: ten systems
 that give the same answer cost one evaluation.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,7 +29,7 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
-from annotation.dedup import normalize_squad
+from annotation.dedup import ASCII_PUNCT_TABLE, EN_ARTICLES, normalize_squad
 
 ARTICLES = {
     "en": ("a", "an", "the"),
@@ -329,6 +330,35 @@ def rouge_l(prediction: str, references) -> float:
     return best
 
 
+_JOIN = "\x00"  # joins texts for one pass of each string operation (see _tokens_in_bulk)
+
+
+def _tokens_in_bulk(texts: list, language: str):
+    """(normalized tokens, ROUGE tokens) of each text, as ``normalize`` and ``UnicodeTokenizer``
+    give them text by text, from one pass of each string operation over the texts joined by NUL
+    (not whitespace, punctuation, a word character, cased or case-ignorable, and composing with
+    nothing: each text keeps its boundaries). None where that does not apply: a language other
+    than SQuAD's normalization, or a text holding NUL."""
+    joined = _JOIN.join(texts)
+    if normalizer_for(language) is not normalize_squad or joined.count(_JOIN) != len(texts) - 1:
+        return None
+    squad = EN_ARTICLES.sub(" ", joined.lower().translate(ASCII_PUNCT_TABLE)).split(_JOIN)
+    rouge = unicodedata.normalize("NFC", joined).lower().split(_JOIN)
+    return [tuple(t.split()) for t in squad], [tuple(_WORD.findall(t)) for t in rouge]
+
+
+def _prefill(answers, references, languages, *, normed_for, rouge_cache) -> None:
+    """Fill ``score_pairs``' token caches in bulk when every pair has one language."""
+    if len(answers) == 0 or len(set(languages)) != 1:
+        return
+    ref_lists = {id(refs): refs for refs in references}.values()
+    texts = list(dict.fromkeys([a or "" for a in answers] + [r or "" for refs in ref_lists for r in refs]))
+    bulk = _tokens_in_bulk(texts, languages[0])
+    if bulk is not None:
+        normed_for(languages[0])[0].update(zip(texts, bulk[0]))
+        rouge_cache.update(zip(texts, bulk[1]))
+
+
 def score_pairs(answers, references, languages):
     """EM, F1 and ROUGE-L for aligned sequences (answer, reference list, language).
 
@@ -422,6 +452,7 @@ class _PairEncoder:
         predictions, references)): one entry per (answer, distinct reference), each answer's
         entries from its start on."""
         n = len(answers)
+        _prefill(answers, references, languages, normed_for=self.normed_for, rouge_cache=self.rouge_cache)
         normed, rouge_tokens, ref_cache = self.normed, self.rouge_tokens, self.ref_cache
         f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
         rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
@@ -482,8 +513,9 @@ def _f_measures(common: np.ndarray, n_pred: np.ndarray, n_ref: np.ndarray) -> np
 def _lcs_length(a, b) -> int:
     """Length of the longest common subsequence of two token sequences."""
     codes: dict = {}
-    return int(LCSseq.similarity([codes.setdefault(t, len(codes)) for t in a],
-                                 [codes.setdefault(t, len(codes)) for t in b]))
+    return int(
+        LCSseq.similarity([codes.setdefault(t, len(codes)) for t in a], [codes.setdefault(t, len(codes)) for t in b])
+    )
 
 
 def _lcs(a: list, b: list) -> np.ndarray:

@@ -128,7 +128,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     >>> questions = questions_frame([{"id": "q1", "context": "Warsaw is in Poland.", "question": "Where?",
     ...                               "answers": ["Poland"]}])
     >>> predictions = predictions_frame([{"question_id": "q1", "system": "a", "answer": "Poland"}])
-    >>> report = compute_report(questions, predictions, None, ReportConfig(n_boot=0))
+    >>> report = compute_report(questions, predictions, None, config=ReportConfig(n_boot=0))
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     write_report(report, folder, render_figures=False)
     ['report.json', 'systems.csv', 'systems.tex', 'partitions.csv', 'partitions.tex', 'partition_counts.csv',

@@ -747,7 +747,7 @@ def add_to_report(
     >>> judge = labels_frame([{"question_id": f"q{i}", "answer": a, "annotator": "judge-1", "label": label}
     ...                       for i, (a, label) in enumerate(zip(answers, ["correct", "incorrect", "correct",
     ...                                                                    "partial"]))])
-    >>> report = compute_report(questions, predictions, labels, ReportConfig(n_boot=0, systems=["a"]))
+    >>> report = compute_report(questions, predictions, labels, config=ReportConfig(n_boot=0, systems=["a"]))
     >>> ppi.add_to_report(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
     [('a', 'hscore', 2, 4), ('a', 'hcorrect', 2, 4)]

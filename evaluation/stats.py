@@ -9,6 +9,7 @@ group in one product; cost B x n x columns, linear in the questions.
 Undefined scores (NaN, e.g. unlabeled predictions) are left out of each replicate's mean, exactly as
 in the point estimate.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,7 @@ DEFAULT_BOOT = 1000
 CI_LEVEL = 0.95
 
 
-def _block_weights(rng, n_rows: int, n_reps: int, weights: np.ndarray | None = None) -> np.ndarray:
+def _block_weights(rng, n_rows: int, n_reps: int, *, weights: np.ndarray | None = None) -> np.ndarray:
     """(n_reps, n_rows) draw counts of a bootstrap resample of n_rows rows, each row of it (int32
     draws are the same stream as int64 ones; counting per replicate keeps the counts in cache),
     written into ``weights`` when given (a slice of the batch: no copy)."""
@@ -41,28 +42,47 @@ def _block_weights(rng, n_rows: int, n_reps: int, weights: np.ndarray | None = N
 
 class _Matrix:
     """A score matrix as the right-hand side of the weight products: its values (NaN as 0) then one
-    0/1 column per distinct pattern of defined values (the counts), float32."""
+    0/1 column per distinct pattern of defined values (the counts), float32.
+
+    The patterns are in ``np.unique(defined, axis=1)`` order (lexicographic, False before True),
+    found by hashing each column's bytes: sorting the columns as records costs seconds at 100k rows.
+    """
 
     def __init__(self, X):
         X = np.asarray(X, dtype=float)
+        n_rows, self.n_cols = X.shape
         defined = ~np.isnan(X)
         if defined.all():
-            patterns, self.inverse = np.ones((len(X), 1), dtype=bool), np.zeros(X.shape[1], dtype=np.int64)
+            patterns, self.inverse = np.ones((n_rows, 1), dtype=bool), np.zeros(self.n_cols, dtype=np.int64)
         else:  # counts are needed per distinct pattern of defined values only
-            patterns, inverse = np.unique(defined, axis=1, return_inverse=True)
-            self.inverse = inverse.ravel()
-        self.n_cols = X.shape[1]
-        self.rhs = np.hstack([np.where(defined, X, 0.0), patterns]).astype(np.float32)
+            patterns, self.inverse = _column_patterns(defined)
+        self.rhs = np.empty((n_rows, self.n_cols + patterns.shape[1]), dtype=np.float32)
+        values = self.rhs[:, : self.n_cols]
+        np.copyto(values, X, casting="same_kind")  # the float32 of each value, NaN stays NaN ...
+        np.copyto(values, 0.0, where=~defined)  # ... then 0
+        self.rhs[:, self.n_cols :] = patterns
+
+
+def _column_patterns(defined: np.ndarray):
+    """(patterns, inverse) as ``np.unique(defined, axis=1, return_inverse=True)`` gives them: the
+    distinct columns in lexicographic order (bytes of 0/1 compare as the booleans do) and, per
+    column, the index of its pattern."""
+    keys = [column.tobytes() for column in np.ascontiguousarray(defined.T)]
+    distinct = sorted(set(keys))
+    position = {key: i for i, key in enumerate(distinct)}
+    inverse = np.array([position[key] for key in keys], dtype=np.int64)
+    patterns = np.frombuffer(b"".join(distinct), dtype=bool).reshape(len(distinct), len(defined)).T
+    return patterns, inverse
 
 
 def _plan(tasks: dict, n_rows: int):
     """Per task, per group: the rows, and whether the group is derived by subtraction (all rows
     minus the task's other groups) instead of its own product."""
     matrices, plans = {}, {}
-    for name, (X, codes) in tasks.items():
+    for name, (X, given_codes) in tasks.items():
         if id(X) not in matrices:
             matrices[id(X)] = _Matrix(X)
-        codes = np.asarray(codes)
+        codes = np.asarray(given_codes)
         if codes.shape != (n_rows,):
             raise ValueError(f"bootstrap task {name!r}: {codes.shape[0]} group codes for {n_rows} rows")
         groups = {int(g): np.flatnonzero(codes == g) for g in np.unique(codes[codes >= 0])}
@@ -70,7 +90,9 @@ def _plan(tasks: dict, n_rows: int):
     # Where a matrix has a task with one group of every row (the systems table), its total is
     # computed once; a task of that matrix whose groups cover every row then gets its largest group
     # (when it holds at least a third of the rows) as the total minus its other groups.
-    has_total = {key for key, groups in plans.values() if len(groups) == 1 and len(next(iter(groups.values()))) == n_rows}
+    has_total = {
+        key for key, groups in plans.values() if len(groups) == 1 and len(next(iter(groups.values()))) == n_rows
+    }
     out = {}
     for name, (key, groups) in plans.items():
         derived = None
@@ -78,84 +100,151 @@ def _plan(tasks: dict, n_rows: int):
             largest = max(groups, key=lambda g: len(groups[g]))
             if 3 * len(groups[largest]) >= n_rows:
                 derived = largest
-        parts = {g: (rows, None if len(rows) == n_rows else matrices[key].rhs[rows]) for g, rows in groups.items()
-                 if g != derived}
+        parts = {
+            g: (rows, None if len(rows) == n_rows else matrices[key].rhs[rows])
+            for g, rows in groups.items()
+            if g != derived
+        }
         out[name] = (matrices[key], parts, derived)
     return matrices, out
 
 
-def bootstrap_group_means(tasks: dict, n_rows: int, n_boot: int = DEFAULT_BOOT, seed: int = 0,
-                          cells: int = 4_000_000, batch_cells: int = 8_000_000, workers: int | None = None) -> dict:
+def bootstrap_group_means(
+    tasks: dict,
+    n_rows: int,
+    n_boot: int = DEFAULT_BOOT,
+    *,
+    seed: int = 0,
+    cells: int = 4_000_000,
+    batch_cells: int = 8_000_000,
+    workers: int | None = None,
+) -> dict:
     """Bootstrap replicates of group means, every statistic on the same resamples of the rows.
 
-    ``tasks``: ``{name: (X, codes)}`` with ``X`` (n_rows x columns) floats (NaN = undefined) and
-    ``codes`` an integer group per row (negative = in no group). Each replicate draws n_rows rows
-    with replacement (the questions of a new corpus); a group's replicate mean is the weighted mean
-    of its drawn rows' defined values. Returns ``{name: {group: array (n_boot, columns)}}`` (NaN
-    where a replicate drew no defined value of the group).
+    Each replicate draws ``n_rows`` rows with replacement (the questions of a new corpus); a
+    group's replicate mean is the weighted mean of its drawn rows' defined values. The draws come
+    in blocks of ``cells // n_rows`` replicates, in order from one generator (the resamples of a
+    seed depend on that only). Blocks are stacked into batches of about ``batch_cells`` weights;
+    each batch costs one (replicates x group rows) @ (group rows x columns) product per group, all
+    columns at once. Tasks passing the same ``X`` object share its preparation, and one whose
+    groups cover every row gets its largest group by subtraction from the total. Batches run on
+    ``workers`` threads, each with a single-threaded BLAS: on a shared machine BLAS's own threads
+    lose more waiting for each other than they gain.
 
-    The draws come in blocks of ``cells // n_rows`` replicates, in order from one generator (the
-    resamples of a seed depend on that only). Blocks are stacked into batches of about
-    ``batch_cells`` weights; each batch costs one (replicates x group rows) @ (group rows x
-    columns) product per group, all columns at once. Tasks passing the same ``X`` object share its
-    preparation, and one whose groups cover every row gets its largest group by subtraction from
-    the total. Batches run on ``workers`` threads (default: one per CPU), each with a
-    single-threaded BLAS: on a shared machine BLAS's own threads lose more waiting for each
-    other than they gain.
+    Parameters
+    ----------
+    tasks : dict
+        ``{name: (X, codes)}``: ``X`` (n_rows x columns) floats, NaN = undefined; ``codes`` an
+        integer group per row, negative = in no group.
+    n_rows : int
+        The rows (questions) of every ``X``.
+    n_boot : int
+        The replicates.
+    seed : int
+        The seed of the one generator of the draws.
+    cells, batch_cells : int
+        Weights per block of draws and per batch of products (memory against overhead).
+    workers : int, optional
+        Threads for the batches; default one per CPU.
+
+    Returns
+    -------
+    dict
+        ``{name: {group: array (n_boot, columns)}}``, NaN where a replicate drew no defined value
+        of the group.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.5], [0.0, np.nan], [1.0, 1.0], [0.0, 0.0]])
+    >>> reps = bootstrap_group_means({"all": (X, np.zeros(4, dtype=int))}, 4, 300, seed=1)["all"][0]
+    >>> reps.shape
+    (300, 2)
+    >>> bool(np.nanmin(reps) >= 0.0 and np.nanmax(reps) <= 1.0)
+    True
     """
     rng = np.random.default_rng(seed)
     _, plans = _plan(tasks, n_rows)
-    out = {name: {g: np.empty((n_boot, m.n_cols)) for g in [*parts, *([derived] if derived is not None else [])]}
-           for name, (m, parts, derived) in plans.items()}
+    out = {
+        name: {g: np.empty((n_boot, m.n_cols)) for g in [*parts, *([derived] if derived is not None else [])]}
+        for name, (m, parts, derived) in plans.items()
+    }
     block = max(1, min(n_boot, cells // max(1, n_rows)))
     per_batch = block * max(1, batch_cells // max(1, block * n_rows))
-    starts = range(0, n_boot, per_batch)
-    workers = max(1, min(len(starts), workers or os.cpu_count() or 1))
 
     def draw(start):  # in order, from the one generator
         n = min(per_batch, n_boot - start)
         W = np.empty((n, n_rows), dtype=np.float32)
         for i in range(0, n, block):
-            _block_weights(rng, n_rows, min(block, n - i), W[i:i + block])
+            _block_weights(rng, n_rows, min(block, n - i), weights=W[i : i + block])
         return W
 
-    def run(start, W):
-        totals = {}
-
-        def total(m):
-            if id(m) not in totals:
-                totals[id(m)] = W @ m.rhs
-            return totals[id(m)]
-
-        for name, (m, parts, derived) in plans.items():
-            res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
-            if derived is not None:
-                res[derived] = total(m) - sum(res.values())
-            for g, r in res.items():
-                sums, counts = r[:, :m.n_cols], r[:, m.n_cols:][:, m.inverse]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[name][g][start:start + len(W)] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
-
-    with threadpool_limits(1, user_api="blas"):
-        if workers == 1:
-            for start in starts:
-                run(start, draw(start))
-        else:
-            with ThreadPoolExecutor(workers) as pool:
-                pending = deque()
-                for start in starts:
-                    W = draw(start)  # the next batch is drawn while the pool works
-                    while len(pending) >= workers:
-                        pending.popleft().result()
-                    pending.append(pool.submit(run, start, W))
-                for future in pending:
-                    future.result()
+    _run_batches(plans, out, starts=range(0, n_boot, per_batch), draw=draw, workers=workers)
     return out
 
 
+def _run_batches(plans: dict, out: dict, *, starts: range, draw, workers: int | None) -> None:
+    """The batches' products on ``workers`` threads (single-threaded BLAS each), drawn in order."""
+    workers = max(1, min(len(starts), workers or os.cpu_count() or 1))
+    with threadpool_limits(1, user_api="blas"):
+        if workers == 1:
+            for start in starts:
+                _batch_means(plans, out, start=start, W=draw(start))
+            return
+        with ThreadPoolExecutor(workers) as pool:
+            pending = deque()
+            for start in starts:
+                W = draw(start)  # the next batch is drawn while the pool works
+                while len(pending) >= workers:
+                    pending.popleft().result()
+                pending.append(pool.submit(_batch_means, plans, out, start=start, W=W))
+            for future in pending:
+                future.result()
+
+
+def _batch_means(plans: dict, out: dict, *, start: int, W: np.ndarray) -> None:
+    """The group means of the replicates ``start:start + len(W)`` (weights ``W``), into ``out``."""
+    totals = {}
+
+    def total(m):
+        if id(m) not in totals:
+            totals[id(m)] = W @ m.rhs
+        return totals[id(m)]
+
+    for name, (m, parts, derived) in plans.items():
+        res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
+        if derived is not None:
+            res[derived] = total(m) - sum(res.values())
+        for g, r in res.items():
+            sums, counts = r[:, : m.n_cols], r[:, m.n_cols :][:, m.inverse]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[name][g][start : start + len(W)] = np.where(counts > 0, sums / np.maximum(counts, 1e-12), np.nan)
+
+
 def percentile_ci(replicates: np.ndarray, level: float = CI_LEVEL) -> np.ndarray:
-    """(2, columns): lower and upper percentile bounds (linear interpolation, as numpy's default),
-    NaN replicates left out, NaN where every replicate is NaN. Vectorized over columns."""
+    """Percentile confidence bounds of each column of bootstrap replicates.
+
+    Linear interpolation between order statistics, as numpy's default percentile; NaN replicates
+    are left out. Vectorized over the columns.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        (replicates x columns) values, NaN = undefined.
+    level : float
+        The confidence level.
+
+    Returns
+    -------
+    numpy.ndarray
+        (2, columns): lower and upper bounds, NaN where every replicate of a column is NaN.
+
+    Examples
+    --------
+    >>> percentile_ci(np.arange(5.0)[:, None], level=0.5).ravel().tolist()
+    [1.0, 3.0]
+    >>> percentile_ci(np.array([[1.0, np.nan], [3.0, np.nan]]), level=0.5).tolist()
+    [[1.5, nan], [2.5, nan]]
+    """
     reps = np.sort(np.asarray(replicates, dtype=float), axis=0)  # NaN sort last
     counts = (~np.isnan(reps)).sum(axis=0)
     out = np.full((2, reps.shape[1]), np.nan)
@@ -238,6 +327,7 @@ def floor_delta(diff: float) -> int | None:
 
 # --- Mann-Whitney U from tie groups (the complexity factors' test, SPEC 6) -------------------
 
+
 def nanmean_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The mean of each column of ``X`` over the chosen rows, NaN values left out.
 
@@ -303,6 +393,7 @@ class TieGroups:
     numbered column by column, in increasing value within a column, so the rank sums of any split
     follow from per-group counts: no sorting per test.
     """
+
     codes: np.ndarray  # (rows x columns) int64
     column: np.ndarray  # (n_groups,) the column of each group
     first: np.ndarray  # (columns,) the first group of each column (n_groups when it has none)
@@ -404,7 +495,7 @@ def tie_groups(X: np.ndarray) -> TieGroups:
 
 
 def _group_counts(ties: TieGroups, rows: np.ndarray) -> np.ndarray:
-    return np.bincount(ties.codes[rows].ravel(), minlength=ties.n_groups + 1)[:ties.n_groups]
+    return np.bincount(ties.codes[rows].ravel(), minlength=ties.n_groups + 1)[: ties.n_groups]
 
 
 def split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
@@ -438,8 +529,9 @@ def split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
     return h, (ties.counts(everyone) - h if everyone.all() else ties.counts(easy))
 
 
-def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, *, ties: TieGroups | None = None,
-                 counts: tuple | None = None):
+def mann_whitney(
+    X: np.ndarray, hard: np.ndarray, easy: np.ndarray, *, ties: TieGroups | None = None, counts: tuple | None = None
+):
     """Two-sided Mann-Whitney U of each column of ``X``, hard rows against easy rows.
 
     The numbers of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")`` (U of the hard
@@ -494,7 +586,7 @@ def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, *, ties: Tie
     below = below - below[ties.first[col]]  # ... within g's column
     two_u1 = np.bincount(col, weights=h * (2 * below + e), minlength=n_cols)  # integers, exact
     t = h + e
-    tie_term = np.bincount(col, weights=t ** 3 - t, minlength=n_cols)
+    tie_term = np.bincount(col, weights=t**3 - t, minlength=n_cols)
     u1 = two_u1 / 2
     fast = (n1 > _EXACT_MAX) & (n2 > _EXACT_MAX)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -506,8 +598,11 @@ def mann_whitney(X: np.ndarray, hard: np.ndarray, easy: np.ndarray, *, ties: Tie
     slow = ~fast & (n1 > 0) & (n2 > 0)
     if slow.any():
         # scipy's own choice (exact or asymptotic), with its vectorized call where it was made
-        su, sp = _mwu(X[hard][:, slow], X[easy][:, slow]) if not np.isnan(X[hard | easy]).any() \
+        su, sp = (
+            _mwu(X[hard][:, slow], X[easy][:, slow])
+            if not np.isnan(X[hard | easy]).any()
             else _mwu_columns(X, hard, easy, columns=np.flatnonzero(slow))
+        )
         u[slow], p[slow] = su, sp
     return u, p
 
@@ -518,6 +613,7 @@ def _mwu_columns(X, hard, easy, *, columns):
         cu, cp = _mwu(X[hard][:, [c]], X[easy][:, [c]])
         u.append(cu[0]), p.append(cp[0])
     return np.array(u), np.array(p)
+
 
 def nanmean_counts(X: np.ndarray, rows: np.ndarray, *, ties: TieGroups | None = None, group_counts=None):
     """``nanmean_rows`` and the number of defined values per column, from one copy of the rows.

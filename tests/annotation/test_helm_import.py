@@ -61,7 +61,7 @@ def test_suite_imports_and_reports(make_user, capsys):
         for p in people:
             Label.objects.create(triplet=t, annotator=p, value="incorrect" if t.answer == "Answer:" else "correct")
     q, p, l = database.report_inputs(corpus)
-    rows = {r["system"]: r for r in compute_report(q, p, l, ReportConfig(n_boot=0)).data["systems"]}
+    rows = {r["system"]: r for r in compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]}
     assert rows["simple/model1"]["hscore"] == 0.0 and rows["reference"]["hscore"] == 1.0
     assert rows["simple/model1"]["em"] == 0.0 and rows["reference"]["em"] == 1.0
     # a single run directory of the same scenario adds nothing new: same questions, model already there

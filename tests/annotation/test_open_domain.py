@@ -105,7 +105,7 @@ def test_report_on_an_open_domain_corpus(open_corpus, tmp_path):
     ]
     import_labels(write_jsonl(tmp_path / "l.jsonl", rows), open_corpus)
     q, p, l = database.report_inputs(open_corpus)
-    data = compute_report(q, p, l, ReportConfig(n_boot=0)).data
+    data = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
     systems = {r["system"]: r for r in data["systems"]}
     assert systems["open-a"]["hscore"] == 1.0 and systems["open-b"]["hscore"] == 0.0
     assert systems["open-a"]["em"] == 2 / 3 and systems["open-b"]["em"] == 0.0  # "Shakespeare" is not EM

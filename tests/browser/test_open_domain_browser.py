@@ -41,5 +41,5 @@ def test_open_domain_corpus_end_to_end(page, live_server, make_user, tmp_path):
     page.wait_for_function(f"document.querySelector('#progress-count').textContent === '{total} / {total}'")
     assert Label.objects.filter(annotator=ann, value__isnull=False).count() == total
     q, p, l = database.report_inputs(corpus)
-    rows = {r["system"]: r for r in compute_report(q, p, l, ReportConfig(n_boot=0)).data["systems"]}
+    rows = {r["system"]: r for r in compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]}
     assert rows["open-a"]["hscore"] == 1.0 and rows["open-b"]["hscore"] == 0.0 and rows["reference"]["hscore"] == 1.0

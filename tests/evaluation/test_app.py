@@ -69,15 +69,15 @@ def test_task_computes_report_from_database(world):
 def test_database_inputs_match_offline_computation(world):
     q, p, l = database.report_inputs(world["corpus"])
     assert list(p["system"].unique()) == ["reference", "sys-alpha", "sys-beta", "sys-gamma"]
-    a = compute_report(q, p, l, ReportConfig(n_boot=0)).data["systems"]
+    a = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]
     # the same labels keyed by (question, answer) instead of triplet ids give the same scores
     tmap = {f"t{t.pk}": (t.question.external_id, t.answer) for t in Triplet.objects.select_related("question")}
     offline_labels = l.assign(
         question_id=l["tkey"].map(lambda k: tmap[k][0]), answer=l["tkey"].map(lambda k: tmap[k][1])
     )
-    b = compute_report(q, p.drop(columns="tkey"), offline_labels.drop(columns="tkey"), ReportConfig(n_boot=0)).data[
-        "systems"
-    ]
+    b = compute_report(
+        q, p.drop(columns="tkey"), offline_labels.drop(columns="tkey"), config=ReportConfig(n_boot=0)
+    ).data["systems"]
     assert a == b
 
 

@@ -186,7 +186,7 @@ def test_full_squad_dev_report_recomputed_independently():
 
     questions = questions_frame(corpus)
     predictions = with_reference(questions, predictions_frame(raw_predictions))
-    report = compute_report(questions, predictions, labels_frame(labels), ReportConfig(n_boot=0)).data
+    report = compute_report(questions, predictions, labels_frame(labels), config=ReportConfig(n_boot=0)).data
     assert read_inputs  # (the file readers are tested elsewhere)
 
     qids = [q["id"] for q in corpus]

@@ -92,7 +92,7 @@ def test_published_study_files_import_and_report(tmp_path, capsys):
     }
     assert Label.objects.count() == n_ok
     q, p, l = database.report_inputs(Corpus.objects.get(name="study"))
-    data = compute_report(q, p, l, ReportConfig(n_boot=0)).data
+    data = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
     rows = {r["system"]: r for r in data["systems"]}
     assert set(systems) <= set(rows) and rows["reference"]["hscore"] == 1.0
     assert data["agreement"]["alpha_nominal"] == 1.0 and data["agreement"]["n_labels"] == n_ok

@@ -7,7 +7,7 @@ from tests.evaluation.test_report import frames
 
 def data():
     q, p, l = frames()
-    return compute_report(q, p, l, ReportConfig(n_boot=0)).data
+    return compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
 
 
 def test_number_formats():

@@ -79,7 +79,7 @@ def by_system(report):
 
 def test_human_metrics_through_triplets_and_rover_as_system():
     q, p, l = frames()
-    report = compute_report(q, p, l, ReportConfig(n_boot=200))
+    report = compute_report(q, p, l, config=ReportConfig(n_boot=200))
     rows = by_system(report)
     # s1: q1 triplet (correct, partial) -> 0.75 / 50 %; q2 correct -> 1 / 100 %; q3 unlabeled
     assert rows["s1"]["hscore"] == pytest.approx(0.875)
@@ -104,7 +104,7 @@ def test_human_metrics_through_triplets_and_rover_as_system():
 
 def test_factor_with_missing_attribute_and_undefined_metric_is_null():
     q, p, l = frames()
-    report = compute_report(q, p, l, ReportConfig(n_boot=0))
+    report = compute_report(q, p, l, config=ReportConfig(n_boot=0))
     dist = next(e for e in report.data["factors"] if e["factor"] == "dist" and e["metric"] == "hscore")
     assert (dist["n_hard"], dist["n_easy"]) == (1, 1)  # q3 lacks dist: neither side
     assert dist["size_pct"] == 50.0
@@ -120,7 +120,7 @@ def test_factor_with_missing_attribute_and_undefined_metric_is_null():
 
 def test_without_labels_human_metrics_null_and_automatic_metric_used():
     q, p, _ = frames()
-    report = compute_report(q, p, None, ReportConfig(n_boot=0))
+    report = compute_report(q, p, None, config=ReportConfig(n_boot=0))
     assert report.data["metric"] == "f1" and report.data["notes"]
     assert all(r["hscore"] is None and r["coverage"] is None for r in report.data["systems"])
     assert {e["metric"] for e in report.data["factors"]} == {"rouge_l", "f1", "em"}
@@ -130,7 +130,7 @@ def test_without_labels_human_metrics_null_and_automatic_metric_used():
 def test_bad_inputs_are_clear_errors():
     q, p, l = frames()
     with pytest.raises(ValueError, match="unknown system"):
-        ReportConfig(systems=["nope"]) and compute_report(q, p, l, ReportConfig(systems=["nope"]))
+        ReportConfig(systems=["nope"]) and compute_report(q, p, l, config=ReportConfig(systems=["nope"]))
     with pytest.raises(ValueError, match="two predictions"):
         compute_report(q, pd.concat([p, p.iloc[:1]]), l)
     with pytest.raises(ValueError, match="unknown metric"):
@@ -201,7 +201,7 @@ def test_strict_json_rejects_nan():
 
 def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_flip():
     q, p, l = frames()
-    rows = by_system(compute_report(q, p, l, ReportConfig(n_boot=0)))
+    rows = by_system(compute_report(q, p, l, config=ReportConfig(n_boot=0)))
     # s1: 3 predictions, labeled q1 (0.75, 50 %) and q2 (1.0, 100 %), q3 unlabeled
     assert rows["s1"]["hscore_low"] == (0.75 + 1.0) / 3 and rows["s1"]["hscore_high"] == (0.75 + 1.0 + 1) / 3
     assert rows["s1"]["hcorrect_low"] == pytest.approx(100 * 1.5 / 3) and rows["s1"]["hcorrect_high"] == pytest.approx(
@@ -209,7 +209,7 @@ def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_fli
     )
     # s3: both predictions labeled (Carolina incorrect; "" unlabeled -> coverage 1/2)
     assert rows["s3"]["hscore_low"] == 0.0 and rows["s3"]["hscore_high"] == 0.5
-    report = compute_report(q, p, l, ReportConfig(n_boot=0))
+    report = compute_report(q, p, l, config=ReportConfig(n_boot=0))
     flips = {(f["higher"], f["lower"]) for f in report.data["ranking_flips"]}
     # s1 (0.875) above s2 (0.75), but s1's low 0.583 < s2's high 0.875: the ranking could flip
     assert ("s1", "s2") in flips
@@ -250,7 +250,7 @@ def test_majority_aggregation_and_ties():
     with pytest.raises(ValueError, match="human_aggregate"):
         human.triplet_scores(labels, "median")
     q, p, l = frames()
-    report = compute_report(q, p, l, ReportConfig(n_boot=0, human_aggregate="majority"))
+    report = compute_report(q, p, l, config=ReportConfig(n_boot=0, human_aggregate="majority"))
     # s1 on q1: (correct, partial) tie -> 0.75 as with the mean; the choice is in report.json
     assert by_system(report)["s1"]["hscore"] == pytest.approx(0.875)
     assert report.data["human_aggregate"] == "majority" and report.data["config"]["human_aggregate"] == "majority"
@@ -290,8 +290,8 @@ def test_offline_reference_system_from_the_corpus(files, tmp_path):
 def test_agreement_uses_only_labels_that_match_a_triplet():
     q, p, l = frames()
     extra = pd.DataFrame([{"question_id": "q2", "answer": "Nowhere", "annotator": "ann2", "label": "incorrect"}])
-    a = compute_report(q, p, l, ReportConfig(n_boot=0)).data["agreement"]
-    b = compute_report(q, p, pd.concat([l, extra]), ReportConfig(n_boot=0)).data["agreement"]
+    a = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["agreement"]
+    b = compute_report(q, p, pd.concat([l, extra]), config=ReportConfig(n_boot=0)).data["agreement"]
     assert a == b  # a second label on an answer no system gave changes nothing
 
 
@@ -299,7 +299,7 @@ def test_paper_tables_layout_and_significance_choice():
     from evaluation import paper
 
     q, p, l = frames()
-    data = compute_report(q, p, l, ReportConfig(n_boot=0)).data
+    data = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
     # make one row significant raw and not after Holm, to see both choices
     entry = next(e for e in data["factors"] if e["metric"] == "hscore" and e["factor"] == "dist")
     entry["rows"][0].update(significant=True, significant_holm=False)
@@ -483,7 +483,7 @@ def test_many_possible_flips_make_ten_notes_and_a_summary():
         ]
         + [{"question_id": "q3", "system": f"x{i}", "answer": "z"} for i in range(13)]
     )
-    report = compute_report(q, pd.concat([p, extra], ignore_index=True), l, ReportConfig(n_boot=0))
+    report = compute_report(q, pd.concat([p, extra], ignore_index=True), l, config=ReportConfig(n_boot=0))
     flips = report.data["ranking_flips"]
     notes = [n for n in report.data["notes"] if n.startswith("partial coverage")]
     assert len(flips) > 10 and len(notes) == 11

@@ -91,7 +91,7 @@ def official(folder):
 
 def report_scores(folder):
     q, p, l = read_inputs(folder / "corpus.jsonl", folder / "predictions.jsonl")
-    report = compute_report(q, p, l, ReportConfig(n_boot=0))
+    report = compute_report(q, p, l, config=ReportConfig(n_boot=0))
     return {r["system"]: (100 * r["em"], 100 * r["f1"]) for r in report.data["systems"] if r["system"] != "ROVER"}
 
 
@@ -129,7 +129,7 @@ def test_small_per_question_f1_is_the_exact_fraction_and_mann_whitney_equals_sci
 
     q, p, _ = read_inputs(squad_small / "corpus.jsonl", squad_small / "predictions.jsonl")
     q["dist"] = [random.Random(qid).randint(0, 4) for qid in q.index]
-    report = compute_report(q, p, None, ReportConfig(n_boot=0, factors=("dist",)))
+    report = compute_report(q, p, None, config=ReportConfig(n_boot=0, factors=("dist",)))
     f1 = report.scores.matrices["f1"]
     answers = p.set_index(["system", "question_id"])["answer"]
 

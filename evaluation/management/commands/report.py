@@ -114,7 +114,7 @@ class Command(BaseCommand):
             )
             read_s = time.perf_counter() - started
             started = time.perf_counter()
-            report = compute_report(questions, predictions, labels, config)
+            report = compute_report(questions, predictions, labels, config=config)
             if o["judge_labels"]:
                 ppi.add_to_report(
                     report,

@@ -1,0 +1,65 @@
+"""The bulk tokenization of score_pairs (all distinct texts joined, one pass of each string
+operation) gives the tokens of the text-by-text normalization and ROUGE tokenizer."""
+
+import random
+
+from evaluation import metrics
+
+PIECES = [
+    "ΑΣ",
+    "Σ",
+    "ς",
+    "ΌΣΟΣ",
+    "The",
+    "a",
+    "an",
+    "the",
+    " ",
+    "\t",
+    "\n",
+    "\u00a0",
+    "\u2028",
+    "\x1c",
+    "\x1f",
+    "e\u0301",
+    "\u0301",
+    "ᄀ",
+    "ᅡ",
+    "가",
+    "İ",
+    "ß",
+    "ﬁ",
+    "A\u030a",
+    "ǅ",
+    "l'",
+    "’",
+    "'s",
+    "-",
+    "_",
+    ".",
+    "!",
+    ":",
+    "²",
+    "日本",
+    "\u200d",
+    "\u00ad",
+    "1",
+]
+
+
+def test_bulk_tokens_equal_the_text_by_text_ones():
+    rng = random.Random(0)
+    texts = ["", "the", "Σ", "\u0301", "ΑΣ"] + [
+        "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 6))) for _ in range(3000)
+    ]
+    texts = list(dict.fromkeys(texts))
+    squad, rouge = metrics._tokens_in_bulk(texts, "en")
+    assert squad == [tuple(metrics.normalize_squad(t).split()) for t in texts]
+    assert rouge == [metrics.UnicodeTokenizer._tokenize_uncached(t) for t in texts]
+
+
+def test_bulk_tokens_step_aside_where_they_do_not_apply():
+    assert metrics._tokens_in_bulk(["a\x00b", "c"], "en") is None  # a text holding the joiner
+    assert metrics._tokens_in_bulk(["l'homme"], "fr") is None  # another normalization
+    em, f1, rl = metrics.score_pairs(["a\x00b", "The cat"], [["a b"], ["cat"]], ["en", "en"])
+    assert list(em) == [0.0, 1.0] and list(f1)[1] == 1.0 and list(rl)[1] == 0.6666666666666666
