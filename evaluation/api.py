@@ -16,7 +16,7 @@ from core.permissions import IsResearcherRole
 from core.serializers import JobSerializer
 from evaluation import files, judge_inputs
 from evaluation.human import AGGREGATES
-from evaluation.jobs import start_report
+from evaluation.jobs import start_report_from
 from evaluation.report import METRICS, SIGNIFICANCE_MARKS
 from evaluation.rover import DEFAULT_ALPHA
 from evaluation.stats import DEFAULT_BOOT
@@ -69,19 +69,7 @@ class ReportJobs(generics.ListAPIView):
         form = ReportRequest(data=request.data)
         form.is_valid(raise_exception=True)
         d = form.validated_data
-        job = start_report(
-            d["corpus"],
-            request.user,
-            systems=d["systems"],
-            alpha=d["alpha"],
-            metric=d["metric"],
-            n_boot=d["n_boot"],
-            seed=d["seed"],
-            human_aggregate=d["human_aggregate"],
-            significance=d["significance"],
-            adjudicated=d["adjudicated"],
-            judge=d["judge"],
-        )
+        job = start_report_from(d, request.user)
         return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -118,3 +118,8 @@ def start_report(corpus, user=None, **options):
     params["adjudicated"] = bool(params["adjudicated"])
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)
+
+
+def start_report_from(data: dict, user=None):
+    """``start_report`` from a validated form or serializer: its ``corpus`` and its options."""
+    return start_report(data["corpus"], user, **{name: value for name, value in data.items() if name != "corpus"})

@@ -9,7 +9,7 @@ from core.permissions import researcher_required
 from core.reaper import health
 from evaluation import files
 from evaluation.forms import ReportForm
-from evaluation.jobs import start_report
+from evaluation.jobs import start_report_from
 from evaluation.page import report_page
 
 
@@ -19,18 +19,7 @@ def reports(request):
     form = ReportForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        job = start_report(
-            d["corpus"],
-            request.user,
-            systems=d["systems"],
-            alpha=d["alpha"],
-            metric=d["metric"],
-            n_boot=d["n_boot"],
-            adjudicated=d["adjudicated"],
-            human_aggregate=d["human_aggregate"],
-            significance=d["significance"],
-            judge=d["judge"],
-        )
+        job = start_report_from(d, request.user)
         return redirect("report-detail", pk=job.pk)
     jobs = files.report_jobs()[:30]
     return render(
