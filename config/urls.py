@@ -11,6 +11,11 @@ urlpatterns = [
     re_path(
         r"^admin/annotation/job/(?P<rest>.*)$", RedirectView.as_view(url="/admin/core/job/%(rest)s", query_string=True)
     ),
+    # The frame models moved from annotation to frames: the same for their admin pages.
+    re_path(
+        r"^admin/annotation/(?P<model>framelexicon|frameannotation|framecheck)/(?P<rest>.*)$",
+        RedirectView.as_view(url="/admin/frames/%(model)s/%(rest)s", query_string=True),
+    ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -46,3 +46,9 @@ def test_a_fresh_process_knows_every_resumable_kind_and_connects_the_reaper():
     assert out.returncode == 0, out.stderr
     kinds, connected = out.stdout.strip().splitlines()[-2:]
     assert {"inference", "judge", "frames"} <= set(ast.literal_eval(kinds)) and connected == "True"
+
+
+def test_the_old_admin_addresses_of_frame_models_lead_to_the_new_ones(admin_client):
+    response = admin_client.get("/admin/annotation/framecheck/3/change/?y=2")
+    assert response.status_code == 302 and response["Location"] == "/admin/frames/framecheck/3/change/?y=2"
+    assert admin_client.get("/admin/annotation/framelexicon/", follow=True).status_code == 200
