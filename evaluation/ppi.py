@@ -52,6 +52,27 @@ GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-
 # --- per prediction --------------------------------------------------------------------------
 
 
+def _example_frames():
+    """The small inputs of this module's examples: (human labels, judge labels, predictions) over
+    six triplets of systems ``a`` and ``b``, four of them labelled by people."""
+    judge = pd.DataFrame(
+        {
+            "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"],
+            "annotator": "judge-1",
+            "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"],
+        }
+    )
+    predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
+    labels = pd.DataFrame(
+        {
+            "tkey": ["t1", "t2", "t4", "t6"],
+            "annotator": ["ann", "ann", "bob", "bob"],
+            "label": ["correct", "incorrect", "correct", "partial"],
+        }
+    )
+    return labels, judge, predictions
+
+
 def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
     """Per triplet key: the judge's ``score`` and ``correct`` (one judge: the last label wins).
 
@@ -72,14 +93,8 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> ppi.judge_triplet_scores(judge).head(3)
           score  correct
     tkey
@@ -133,14 +148,8 @@ def prediction_scores(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> ppi.prediction_scores(predictions, labels, judge)
       system tkey  h_hscore  h_hcorrect  f_hscore  f_hcorrect
     0      a   t1       1.0         1.0       1.0         1.0
@@ -269,14 +278,8 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows = ppi.ppi_rows(ppi.prediction_scores(predictions, labels, judge))
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"], r["estimate"]) for r in rows]
     [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0),
@@ -425,14 +428,8 @@ def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | No
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> agreement = ppi.judge_agreement(labels, judge)
     >>> round(agreement["alpha_ordinal"], 3), agreement["n_pairs"], agreement["confusion"]["correct"]
     (0.806, 4, {'correct': 2, 'partial': 0, 'incorrect': 0})
@@ -492,14 +489,8 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> scores = ppi.prediction_scores(predictions, labels, judge)
     >>> [r["count"] for r in ppi.validity_reasons(scores, {"skipped": 2})]
     [2]
@@ -591,14 +582,8 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> ppi.judge_name(judge)
     'judge-1'
     """
@@ -645,14 +630,8 @@ def ppi_section(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows, judge_section, table = ppi.ppi_section(predictions, labels, judge)
     >>> judge_section["name"], judge_section["n_labels"], table.shape
     ('judge-1', 6, (4, 10))
@@ -817,14 +796,8 @@ def conclusions(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import ppi
-    >>> judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4", "t5", "t6"], "annotator": "judge-1",
-    ...                       "label": ["correct", "partial", "incorrect", "correct", "correct", "incorrect"]})
-    >>> predictions = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"],
-    ...                             "tkey": ["t1", "t2", "t3", "t4", "t5", "t6"]})
-    >>> labels = pd.DataFrame({"tkey": ["t1", "t2", "t4", "t6"], "annotator": ["ann", "ann", "bob", "bob"],
-    ...                        "label": ["correct", "incorrect", "correct", "partial"]})
+    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> result = ppi.conclusions(predictions, labels, judge, half_width=0.1)
     >>> [(r["system"], r["estimate"], r["needed"]) for r in result["rows"]]
     [('b', 0.75, 47), ('a', 0.5, 191)]
