@@ -172,6 +172,25 @@ def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.Dat
     return pd.concat([refs, predictions], ignore_index=True)
 
 
+def _example_folder():
+    """A temporary folder with the one-line corpus, predictions and labels files of this module's
+    examples (the caller removes it)."""
+    import json
+    import pathlib
+    import tempfile
+
+    folder = pathlib.Path(tempfile.mkdtemp())
+    records = {
+        "corpus.jsonl": {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
+                         "answers": ["Warsaw"]},
+        "predictions.jsonl": {"question_id": "q1", "system": "a", "answer": "Warsaw"},
+        "labels.jsonl": {"question_id": "q1", "answer": "Warsaw", "annotator": "judge-1", "label": "correct"},
+    }  # fmt: skip
+    for name, record in records.items():
+        (folder / name).write_text(json.dumps(record) + "\n")
+    return folder
+
+
 def read_inputs(corpus_path, predictions_path, labels_path=None, *, reference_system=False):
     r"""Read and validate the three JSONL files of SPEC 9.
 
@@ -197,15 +216,9 @@ def read_inputs(corpus_path, predictions_path, labels_path=None, *, reference_sy
 
     Examples
     --------
-    >>> import json, pathlib, shutil, tempfile
+    >>> import shutil
     >>> from evaluation import inputs
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "corpus.jsonl").write_text(json.dumps({"id": "q1", "context": "Warsaw is the capital of Poland.",
-    ...     "question": "Capital of Poland?", "answers": ["Warsaw"]}) + "\n")
-    >>> _ = (folder / "predictions.jsonl").write_text(json.dumps({"question_id": "q1", "system": "a",
-    ...     "answer": "Warsaw"}) + "\n")
-    >>> _ = (folder / "labels.jsonl").write_text(json.dumps({"question_id": "q1", "answer": "Warsaw",
-    ...     "annotator": "judge-1", "label": "correct"}) + "\n")
+    >>> folder = inputs._example_folder()  # corpus, predictions and labels files, one line each
     >>> questions, predictions, labels = inputs.read_inputs(
     ...     folder / "corpus.jsonl", folder / "predictions.jsonl", folder / "labels.jsonl", reference_system=True)
     >>> predictions
@@ -249,15 +262,9 @@ def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import json, pathlib, shutil, tempfile
+    >>> import shutil
     >>> from evaluation import inputs
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "corpus.jsonl").write_text(json.dumps({"id": "q1", "context": "Warsaw is the capital of Poland.",
-    ...     "question": "Capital of Poland?", "answers": ["Warsaw"]}) + "\n")
-    >>> _ = (folder / "predictions.jsonl").write_text(json.dumps({"question_id": "q1", "system": "a",
-    ...     "answer": "Warsaw"}) + "\n")
-    >>> _ = (folder / "labels.jsonl").write_text(json.dumps({"question_id": "q1", "answer": "Warsaw",
-    ...     "annotator": "judge-1", "label": "correct"}) + "\n")
+    >>> folder = inputs._example_folder()  # corpus, predictions and labels files, one line each
     >>> questions, _, _ = inputs.read_inputs(folder / "corpus.jsonl", folder / "predictions.jsonl")
     >>> inputs.read_judge_labels(folder / "labels.jsonl", questions)
       question_id  answer annotator    label

@@ -23,6 +23,38 @@ def _ok(v):
     return v is not None and not (isinstance(v, float) and not math.isfinite(v))
 
 
+def _example_data() -> dict:
+    """The small report.json data of this module's examples."""
+    factor_row = {
+        "system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
+        "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04, "p_holm": 0.08,
+    }  # fmt: skip
+    return {
+        "available_metrics": ["f1"],
+        "metric": "f1",
+        "systems": [
+            {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+            {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7},
+        ],
+        "factors": [
+            {
+                "factor": "dist",
+                "metric": "f1",
+                "attribute": "dist",
+                "op": ">=",
+                "threshold": 2,
+                "size_pct": 40.0,
+                "size_pct_corpus": 38.6,
+                "n_hard": 4,
+                "n_easy": 6,
+                "rows": [factor_row],
+            }
+        ],
+        "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
+        "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}},
+    }
+
+
 def score(v, decimals=3):
     """A score in [0, 1] with ``decimals`` decimals; a missing value as an em dash.
 
@@ -176,16 +208,7 @@ def systems_rows(data):
     Examples
     --------
     >>> from evaluation import page
-    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
-    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
-    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
-    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
-    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
-    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
-    ...                       "p_holm": 0.08}]}],
-    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
-    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.systems_rows(data)[0]
     {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
      'cells': [{'text': '0.612', 'sort': '0.612', 'bounds': None}]}
@@ -231,16 +254,7 @@ def factor_tables(data):
     Examples
     --------
     >>> from evaluation import page
-    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
-    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
-    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
-    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
-    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
-    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
-    ...                       "p_holm": 0.08}]}],
-    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
-    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> table = page.factor_tables(data)[0]
     >>> table["header"][0]["rule"], table["header"][0]["size_corpus"]
     ('dist >= 2', '39 %')
@@ -378,16 +392,7 @@ def factor_by_partition(data):
     Examples
     --------
     >>> from evaluation import page
-    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
-    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
-    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
-    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
-    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
-    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
-    ...                       "p_holm": 0.08}]}],
-    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
-    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.factor_by_partition(data)
     {'keys': [{'k': '2', 'n': 6}, {'k': '1', 'n': 4}],
      'rows': [{'factor': 'dist', 'cells': [{'text': '0.25', 'sort': '0.25'}, {'text': '0.50', 'sort': '0.5'}]}]}
@@ -533,16 +538,7 @@ def report_page(data) -> dict:
     Examples
     --------
     >>> from evaluation import page
-    >>> data = {"available_metrics": ["f1"], "metric": "f1", "systems": [
-    ...     {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
-    ...     {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7}],
-    ...     "factors": [{"factor": "dist", "metric": "f1", "attribute": "dist", "op": ">=", "threshold": 2,
-    ...                  "size_pct": 40.0, "size_pct_corpus": 38.6, "n_hard": 4, "n_easy": 6, "rows": [
-    ...                      {"system": "a", "delta": -3, "diff": -0.03, "significant": True, "significant_holm": False,
-    ...                       "s_hard": 0.6, "s_easy": 0.63, "n_hard": 4, "n_easy": 6, "u": 10.0, "p_value": 0.04,
-    ...                       "p_holm": 0.08}]}],
-    ...     "partitions": {"n_systems": 2, "counts": {"2": 6, "1": 4}},
-    ...     "factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}}
+    >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> shown = page.report_page(data)
     >>> shown["metric"], shown["significance"], shown["coverage_warning"]
     ('F1', 'raw p < 0.05 (as the paper)', None)
