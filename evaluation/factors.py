@@ -95,6 +95,20 @@ DEFAULT_FACTORS = (
 FACTORS_BY_NAME = {f.name: f for f in DEFAULT_FACTORS}
 
 
+def _example_questions():
+    """The four questions of this module's examples (two frames; some attributes missing)."""
+    return pd.DataFrame(
+        {
+            "frame": ["Motion", "Motion", "Motion", "Giving"],
+            "lu": ["go.v", "run.v", "go.v", "give.v"],
+            "dist": [0, 3, 2, None],
+            "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
+            "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}],
+        },
+        index=["q1", "q2", "q3", "q4"],
+    )
+
+
 def _coerce_threshold(text: str):
     low = text.strip().lower()
     if low in (MEDIAN, BALANCED):
@@ -234,13 +248,8 @@ def attribute(questions: pd.DataFrame, name: str, entropy: pd.Series | None = No
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import factors as fx
-    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
-    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
-    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
-    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
-    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> fx.attribute(questions, "nb_fes").tolist()
     [1.0, 3.0, 0.0, nan]
     >>> fx.attribute(questions, "ctx_len").tolist()
@@ -291,13 +300,8 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import factors as fx
-    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
-    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
-    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
-    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
-    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> side, threshold = fx.factor_side(questions, fx.parse_factor("dist"))
     >>> side.tolist(), threshold
     ([0.0, 1.0, 1.0, nan], 2)
@@ -407,13 +411,8 @@ def factor_sides(questions: pd.DataFrame, factors, entropy: pd.Series | None = N
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import factors as fx
-    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
-    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
-    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
-    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
-    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> sides, thresholds = fx.factor_sides(questions, [fx.parse_factor("dist"), fx.parse_factor("nb_fes")])
     >>> sides
         dist  nb_fes
@@ -570,13 +569,8 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from evaluation import factors as fx
-    >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving"],
-    ...                           "lu": ["go.v", "run.v", "go.v", "give.v"], "dist": [0, 3, 2, None],
-    ...                           "frame_elements": [["Theme"], ["Theme", "Goal", "Path"], [], None],
-    ...                           "meta": [{"ctx_len": 120}, {}, {"ctx_len": 80}, {"ctx_len": 300}]},
-    ...                          index=["q1", "q2", "q3", "q4"])
+    >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> fx.skip_reason(questions, fx.parse_factor("coref"))
     'no question has `coref`: add it to the corpus (a column of SPEC 9 or a key of `meta`)'
     """
