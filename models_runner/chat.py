@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from core.errors import UserFacingError
 
@@ -145,6 +145,16 @@ class ChatClient:
         self.limiter = limiter or RateLimiter(requests_per_minute, sleep=sleep)
         # The client's own retries are off: ours are counted and recorded.
         self.client = openai.OpenAI(base_url=base_url or None, api_key=key, max_retries=0, timeout=timeout)
+
+    SETTINGS = ("base_url", "api_key_env", "timeout", *(f.name for f in fields(ChatOptions)))
+
+    @classmethod
+    def from_settings(cls, settings: dict, **extra):
+        """A client from stored settings (a backend's options, a judge's parameters): ``model`` and
+        those of ``SETTINGS`` it holds; ``extra`` (store, sleep...) is passed on as given."""
+        chosen = {name: settings[name] for name in cls.SETTINGS if name in settings}
+        chosen["base_url"] = chosen.get("base_url") or None
+        return cls(settings["model"], **chosen, **extra)
 
     def send(self, messages, *, purpose="", question=None, run=None, **params):
         """Send ``messages``; return the reply text. Raises ``ChatError`` once retries are spent."""

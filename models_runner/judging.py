@@ -152,20 +152,7 @@ def make_client(parameters: dict, store=store_exchange, sleep=None) -> ChatClien
     p = judge_parameters(parameters)
     extra = {"sleep": sleep} if sleep else {}
     try:
-        return ChatClient(
-            p["model"],
-            base_url=p["base_url"] or None,
-            api_key_env=p["api_key_env"],
-            max_retries=p["max_retries"],
-            backoff_base=p["backoff_base"],
-            backoff_max=p["backoff_max"],
-            requests_per_minute=p["requests_per_minute"],
-            timeout=p["timeout"],
-            temperature=p["temperature"],
-            max_tokens=p["max_tokens"],
-            store=store,
-            **extra,
-        )
+        return ChatClient.from_settings(p, store=store, **extra)
     except ChatError as exc:
         raise JudgeError(str(exc)) from None
 

@@ -68,19 +68,7 @@ class OpenAIBackend(Backend):
         o = self.options
         extra = {"sleep": self._sleep} if self._sleep else {}
         try:
-            self.client = ChatClient(
-                o["model"],
-                base_url=o["base_url"] or None,
-                api_key_env=o["api_key_env"],
-                max_retries=o["max_retries"],
-                backoff_base=o["backoff_base"],
-                backoff_max=o["backoff_max"],
-                requests_per_minute=o["requests_per_minute"],
-                timeout=o["timeout"],
-                temperature=o["temperature"],
-                max_tokens=o["max_tokens"],
-                **extra,
-            )
+            self.client = ChatClient.from_settings(o, **extra)
         except ChatError as exc:
             raise BackendError(str(exc)) from None
         self.device = "api"
