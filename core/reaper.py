@@ -8,7 +8,7 @@ nothing was applied.
 
 Resume functions are found, not imported by hand: an installed app's ``tasks`` module declares
 ``RESUMERS = {kind: resume}`` next to its Celery shells, and ``resumers()`` reads them all (the way
-Celery's autodiscovery finds the tasks); ``register_resumer`` adds one by hand.
+Celery's autodiscovery finds the tasks).
 """
 
 from __future__ import annotations
@@ -29,23 +29,14 @@ from core.runner import LOST, broker_problem
 log = logging.getLogger(__name__)
 
 
-# Kinds of job made resumable by hand (``register_resumer``): kind -> function(job) that sends the task again.
-RESUMERS = {}
-
-
-def register_resumer(kind, resume):
-    """Declare ``kind`` resumable by the reaper: ``resume(job)`` re-sends its task (to the right queue)."""
-    RESUMERS[kind] = resume
-
-
 def resumers():
-    """Every resumable kind -> its resume function: the ``RESUMERS`` that each installed app's ``tasks``
-    module declares, and those registered by hand."""
+    """Every resumable kind -> its resume function(job), which sends the job's task again: the
+    ``RESUMERS`` that each installed app's ``tasks`` module declares."""
     found = {}
     for app in apps.get_app_configs():
         if module_has_submodule(app.module, "tasks"):
             found.update(getattr(import_module(f"{app.name}.tasks"), "RESUMERS", {}))
-    return {**found, **RESUMERS}
+    return found
 
 
 def stale_jobs(seconds=None):

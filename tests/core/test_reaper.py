@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from core import reaper
 from core.models import Job
-from core.reaper import reap_stale_jobs, register_resumer
+from core.reaper import reap_stale_jobs
 from core.runner import create_job
 
 pytestmark = pytest.mark.django_db
@@ -22,8 +22,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def sent(monkeypatch):
     calls = []
-    monkeypatch.setattr(reaper, "RESUMERS", {})
-    register_resumer("resumable-kind", lambda job: calls.append(job.pk))
+    monkeypatch.setattr(reaper, "resumers", lambda: {"resumable-kind": lambda job: calls.append(job.pk)})
     return calls
 
 
@@ -69,12 +68,10 @@ def test_cancel_requested_and_too_many_attempts(sent, settings):
 
 
 def test_a_failed_resend_leaves_the_job_for_the_next_round(monkeypatch):
-    monkeypatch.setattr(reaper, "RESUMERS", {})
-
     def broker_down(job):
         raise ConnectionError("broker down")
 
-    register_resumer("resumable-kind", broker_down)
+    monkeypatch.setattr(reaper, "resumers", lambda: {"resumable-kind": broker_down})
     job = running("resumable-kind", resumable=True)
     assert reap_stale_jobs()["resumed"] == []
     assert Job.objects.get(pk=job.pk).status == Job.RUNNING  # still stale: retried next round
