@@ -36,6 +36,32 @@ def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
     return text
 
 
+_JOIN = "\x00"  # joins texts for one pass of each string operation (see normalize_answers)
+
+
+def normalize_answers(texts: list, policy: str = DEFAULT_POLICY) -> list:
+    """``normalize_answer`` of each text, from one pass of each string operation over the texts
+    joined by NUL (not whitespace, and composing with nothing under NFC: each text keeps its
+    boundaries; the one space a run of whitespace leaves at a boundary is then dropped). Text by
+    text where a text holds NUL.
+
+    >>> normalize_answers(["Denver  Broncos ", " a\u00a0b", "", " "])
+    ['Denver Broncos', 'a b', '', '']
+    """
+    texts = list(texts)
+    if policy == "exact" or not texts:
+        normalize_answer("", policy)  # validates the policy
+        return texts
+    joined = _JOIN.join(texts)
+    if joined.count(_JOIN) != len(texts) - 1:
+        return [normalize_answer(t, policy) for t in texts]
+    joined = _WS.sub(" ", unicodedata.normalize("NFC", joined))
+    joined = joined.replace(" " + _JOIN, _JOIN).replace(_JOIN + " ", _JOIN).strip(" ")
+    if policy == "casefold":
+        joined = joined.casefold()
+    return joined.split(_JOIN)
+
+
 def normalize_squad(text: str) -> str:
     """The official SQuAD v1.1 ``normalize_answer``, verbatim in behaviour: lower case, ASCII
     punctuation and the articles a/an/the dropped, whitespace collapsed.

@@ -271,6 +271,9 @@ def attribute(questions: pd.DataFrame, name: str, entropy: pd.Series | None = No
 
 
 def _present(values: pd.Series) -> pd.Series:
+    """True where a question has the attribute: not None, not a float NaN (NA in a typed column)."""
+    if values.dtype != object:
+        return values.notna()
     return values.map(lambda v: v is not None and not (isinstance(v, float) and math.isnan(v)))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from annotation.dedup import DEFAULT_POLICY, normalize_answer
+from annotation.dedup import DEFAULT_POLICY, normalize_answers
 from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 
 KEY_SEP = "\x1f"
@@ -19,7 +19,7 @@ LABEL_CODES = {CORRECT: 0, PARTIAL: 1, INCORRECT: 2}  # the columns of ``label_c
 
 
 def normalize_all(texts, policy: str = DEFAULT_POLICY) -> list:
-    """``normalize_answer`` of each text, one call per text (give distinct strings).
+    """``normalize_answer`` of each text (give distinct strings), in one pass (``normalize_answers``).
 
     Parameters
     ----------
@@ -40,10 +40,7 @@ def normalize_all(texts, policy: str = DEFAULT_POLICY) -> list:
     >>> normalize_all(["Denver  Broncos "], "exact")
     ['Denver  Broncos ']
     """
-    if policy == "exact":
-        normalize_answer("", policy)  # validates the policy
-        return list(texts)
-    return [normalize_answer(t, policy) for t in texts]
+    return normalize_answers(texts, policy)
 
 
 def normalized_answers(answers: pd.Series, policy: str = DEFAULT_POLICY, known: dict | None = None) -> pd.Series:

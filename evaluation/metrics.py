@@ -24,8 +24,10 @@ import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
+import pandas as pd
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
@@ -331,40 +333,98 @@ def rouge_l(prediction: str, references) -> float:
 
 
 _JOIN = "\x00"  # joins texts for one pass of each string operation (see _tokens_in_bulk)
+_ROUGE_OR_JOIN = re.compile(_WORD.pattern + "|" + _JOIN)
+_SURROGATES = (0xD800, 0xE000)  # code points a token's character skips (not valid alone in UTF-32)
+_MAX_CHARS = 0x10FFFF - (_SURROGATES[1] - _SURROGATES[0])  # distinct tokens that fit in characters
 
 
 def _tokens_in_bulk(texts: list, language: str):
-    """(normalized tokens, ROUGE tokens) of each text, as ``normalize`` and ``UnicodeTokenizer``
-    give them text by text, from one pass of each string operation over the texts joined by NUL
-    (not whitespace, punctuation, a word character, cased or case-ignorable, and composing with
-    nothing: each text keeps its boundaries). None where that does not apply: a language other
-    than SQuAD's normalization, or a text holding NUL."""
+    """(normalized tokens, ROUGE tokens) of the texts, as ``normalize`` and ``UnicodeTokenizer``
+    give them text by text, each flat with the texts separated by a NUL token: from one pass of
+    each string operation over the texts joined by NUL (not whitespace, punctuation, a word
+    character, cased or case-ignorable, and composing with nothing: each text keeps its
+    boundaries). None where that does not apply: a language other than SQuAD's normalization, or
+    a text holding NUL."""
     joined = _JOIN.join(texts)
     if normalizer_for(language) is not normalize_squad or joined.count(_JOIN) != len(texts) - 1:
         return None
-    squad = EN_ARTICLES.sub(" ", joined.lower().translate(ASCII_PUNCT_TABLE)).split(_JOIN)
-    rouge = unicodedata.normalize("NFC", joined).lower().split(_JOIN)
-    return [tuple(t.split()) for t in squad], [tuple(_WORD.findall(t)) for t in rouge]
+    squad = EN_ARTICLES.sub(" ", joined.lower().translate(ASCII_PUNCT_TABLE)).replace(_JOIN, f" {_JOIN} ").split()
+    rouge = _ROUGE_OR_JOIN.findall(unicodedata.normalize("NFC", joined).lower())
+    return squad, rouge
 
 
-def _prefill(answers, references, languages, *, normed_for, rouge_cache) -> None:
-    """Fill ``score_pairs``' token caches in bulk when every pair has one language."""
-    if len(answers) == 0 or len(set(languages)) != 1:
-        return
-    ref_lists = {id(refs): refs for refs in references}.values()
-    texts = list(dict.fromkeys([a or "" for a in answers] + [r or "" for refs in ref_lists for r in refs]))
-    bulk = _tokens_in_bulk(texts, languages[0])
+def _coded_tokens(texts: list, language: str):
+    """((token codes, vocabulary, tokens per text) of the normalized tokens, the same of the ROUGE
+    tokens) of the distinct texts of one language: the tokens of all texts in one integer array."""
+    bulk = _tokens_in_bulk(texts, language)
     if bulk is not None:
-        normed_for(languages[0])[0].update(zip(texts, bulk[0]))
-        rouge_cache.update(zip(texts, bulk[1]))
+        return tuple(_unjoined(tokens, len(texts)) for tokens in bulk)
+    norm = normalizer_for(language)
+    per_text = ([norm(t).split() for t in texts], [_TOKENIZER._tokenize(t) for t in texts])
+    return tuple(
+        (*pd.factorize(np.array(list(chain.from_iterable(lists)), dtype=object)), _lengths(lists)) for lists in per_text
+    )
+
+
+def _unjoined(tokens: list, n_texts: int):
+    """(codes, vocabulary, tokens per text) of the tokens, without the NUL ones between the texts."""
+    codes, vocabulary = pd.factorize(np.array(tokens, dtype=object))
+    # (numpy's own == would read the NUL string as "": compared in Python, once per distinct token)
+    joint = codes == next((i for i, token in enumerate(vocabulary) if token == _JOIN), -1)
+    text_of = np.cumsum(joint)[~joint]
+    return codes[~joint], vocabulary, np.bincount(text_of, minlength=n_texts)
+
+
+def _one_vocabulary(parts):
+    """(codes, tokens per text) of several (codes, vocabulary, tokens per text), recoded to one
+    vocabulary, and its size."""
+    if len(parts) == 1:
+        codes, vocabulary, lengths = parts[0]
+        return codes, lengths, len(vocabulary)
+    recode, vocabulary = pd.factorize(np.concatenate([part[1] for part in parts]))
+    offsets = np.cumsum([0] + [len(part[1]) for part in parts[:-1]])
+    codes = np.concatenate([recode[offset + part[0]] for offset, part in zip(offsets, parts)])
+    return codes, np.concatenate([part[2] for part in parts]), len(vocabulary)
+
+
+def _token_strings(codes: np.ndarray, lengths: np.ndarray, n_vocabulary: int):
+    """Each text as a string with one character per token (equal tokens, equal characters; the
+    same characters for every text), the same characters sorted, and an integer per distinct
+    sequence. Tuples of integers instead of strings beyond ``_MAX_CHARS`` distinct tokens."""
+    text_of = np.repeat(np.arange(len(lengths)), lengths)
+    in_order = codes[np.lexsort((codes, text_of))]
+    if n_vocabulary <= _MAX_CHARS:
+        seqs, sorted_seqs = (_as_strings(c, text_of, len(lengths)) for c in (codes, in_order))
+    else:
+        ends = np.cumsum(lengths).tolist()
+        starts = [0, *ends[:-1]]
+        whole, whole_sorted = codes.tolist(), in_order.tolist()
+        seqs = _objects([tuple(whole[a:b]) for a, b in zip(starts, ends)])
+        sorted_seqs = _objects([tuple(whole_sorted[a:b]) for a, b in zip(starts, ends)])
+    return seqs, sorted_seqs, pd.factorize(seqs)[0]
+
+
+def _as_strings(codes: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
+    """The strings of the texts from their token codes (code c as the character c + 1, skipping
+    the surrogates): one decoding of all texts, each followed by NUL, then one split."""
+    chars = np.zeros(len(codes) + n_texts, dtype="<u4")
+    chars[np.arange(len(codes)) + text_of] = codes + 1
+    chars[chars >= _SURROGATES[0]] += _SURROGATES[1] - _SURROGATES[0]
+    return np.array(chars.tobytes().decode("utf-32-le").split("\x00")[:-1], dtype=object)
+
+
+def _objects(values) -> np.ndarray:
+    """A 1-D object array of ``values`` (strings or tuples, never split into dimensions)."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def score_pairs(answers, references, languages):
     """EM, F1 and ROUGE-L for aligned sequences (answer, reference list, language).
 
-    Python only normalizes and tokenizes (once per distinct text); the comparisons run in bulk:
-    the tokens of a question's references get one character each (a token no reference has gets
-    a character none has), so token sequences become strings and ``rapidfuzz`` computes every
+    Every distinct text is normalized and tokenized once, in bulk; every distinct token becomes
+    one character (``pandas.factorize`` of all tokens at once), so each text becomes a short
+    string, and its sorted characters a second one. The comparisons then run in bulk on integer
+    codes and those strings: EM as equal normalized sequences, and ``rapidfuzz`` computing every
     longest common subsequence in one ``cpdist`` call: ROUGE-L's on the sequences, and F1's
     overlap (the size of the multiset intersection) as the LCS of the sorted sequences.
 
@@ -374,7 +434,7 @@ def score_pairs(answers, references, languages):
         The answers to score.
     references : sequence of lists of str
         The reference answers of each answer's question. Pass the same list object for all the
-        answers of one question: its codes are computed once.
+        answers of one question: its references are then gathered once.
     languages : sequence of str
         The language of each answer's question.
 
@@ -391,115 +451,79 @@ def score_pairs(answers, references, languages):
     >>> em.tolist(), f1.round(3).tolist(), rl.round(3).tolist()
     ([0.0, 0.0, 1.0], [0.667, 0.8, 1.0], [0.5, 0.667, 1.0])
     """
-    f1_pairs, rouge_pairs = _PairEncoder().encode(answers, references, languages)
     if len(answers) == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0)
-    em, f1s = _em_f1_scores(f1_pairs)
-    return em, f1s, _rouge_l_scores(rouge_pairs)
+    texts = _PairTexts(answers, references, languages)
+    norm = _token_strings(*texts.norm)
+    rouge = _token_strings(*texts.rouge)
+    em, f1s = _em_f1_scores(texts.entries(norm[2]), norm, texts.norm[1])
+    return em, f1s, _rouge_l_scores(texts.entries(rouge[2]), rouge, texts.rouge[1])
 
 
-class _PairEncoder:
-    """The (answer, references) pairs of ``score_pairs`` as strings of token codes, with the
-    normalized and tokenized texts cached (once per distinct text and language)."""
+class _PairTexts:
+    """The distinct texts of ``score_pairs``' pairs (per language) with their flat tokens, the
+    text of each answer, and the texts of each reference group (a reference list in a language)."""
 
-    def __init__(self):
-        self.norm_caches: dict = {}  # language -> ({text: normalized tokens}, normalizer)
-        self.rouge_cache: dict = {}
-        self.ref_cache: dict = {}  # (id of a reference list, language) -> its codes; the list is kept alive in it
-        self.tokenize = _TOKENIZER._tokenize
-
-    def normed_for(self, language):
-        cache = self.norm_caches.get(language)
-        if cache is None:
-            cache = self.norm_caches[language] = ({}, normalizer_for(language))
-        return cache
-
-    @staticmethod
-    def normed(text, cache):
-        out = cache[0].get(text)
-        if out is None:
-            out = cache[0][text] = tuple(cache[1](text).split())
-        return out
-
-    def rouge_tokens(self, text):
-        out = self.rouge_cache.get(text)
-        if out is None:
-            out = self.rouge_cache[text] = self.tokenize(text)
-        return out
-
-    def question_refs(self, refs, language):
-        """Codes of one question's reference tokens, its normalized references (coded, and coded
-        and sorted) and its ROUGE references (coded), each distinct one once."""
-        # The references of one question come as one list object for all its pairs: keyed by its
-        # identity (the entry holds the list, so no other object can take its id meanwhile).
-        refs_given = refs
-        cache = self.normed_for(language)
-        refs = [r or "" for r in refs] or [""]
-        codes: dict = {}
-
-        def encode(tokens):
-            return "".join([codes.setdefault(t, chr(len(codes) + 1)) for t in tokens])
-
-        norm = []
-        for tokens in dict.fromkeys(self.normed(r, cache) for r in refs):  # duplicates cannot change a max
-            code = encode(tokens)
-            norm.append((code, "".join(sorted(code))))
-        rouge = [encode(tokens) for tokens in dict.fromkeys(self.rouge_tokens(r) for r in refs)]
-        return codes, norm, rouge, cache, refs_given
-
-    def encode(self, answers, references, languages):
-        """((F1 starts, sorted predictions, sorted references, equal flags), (ROUGE starts,
-        predictions, references)): one entry per (answer, distinct reference), each answer's
-        entries from its start on."""
+    def __init__(self, answers, references, languages):
         n = len(answers)
-        _prefill(answers, references, languages, normed_for=self.normed_for, rouge_cache=self.rouge_cache)
-        normed, rouge_tokens, ref_cache = self.normed, self.rouge_tokens, self.ref_cache
-        f1_start, f1_pred, f1_ref, f1_equal = np.zeros(n, dtype=np.int64), [], [], []
-        rl_start, rl_pred, rl_ref = np.zeros(n, dtype=np.int64), [], []
-        for i, (given, refs, language) in enumerate(zip(answers, references, languages)):
-            answer = given or ""
-            key = (id(refs), language)
-            entry = ref_cache.get(key)
-            if entry is None:
-                entry = ref_cache[key] = self.question_refs(refs, language)
-            codes, norm_refs, rouge_refs, cache = entry[:4]
-            get = codes.get
-            pred = "".join([get(t, "\0") for t in normed(answer, cache)])
-            f1_start[i] = len(f1_ref)
-            if len(norm_refs) == 1:
-                code, code_sorted = norm_refs[0]
-                f1_pred.append("".join(sorted(pred))), f1_ref.append(code_sorted), f1_equal.append(pred == code)
-            else:
-                pred_sorted = "".join(sorted(pred))
-                for code, code_sorted in norm_refs:
-                    f1_pred.append(pred_sorted), f1_ref.append(code_sorted), f1_equal.append(pred == code)
-            pred = "".join([get(t, "\0") for t in rouge_tokens(answer)])
-            rl_start[i] = len(rl_ref)
-            for code in rouge_refs:
-                rl_pred.append(pred), rl_ref.append(code)
-        return (f1_start, f1_pred, f1_ref, f1_equal), (rl_start, rl_pred, rl_ref)
+        lang_code, langs = pd.factorize(_objects(list(languages)))
+        list_code = pd.factorize(np.fromiter(map(id, references), dtype=np.int64, count=n))[0]
+        _, first, self.group = np.unique(
+            list_code.astype(np.int64) * len(langs) + lang_code, return_index=True, return_inverse=True
+        )
+        group_refs = [[r or "" for r in references[i]] or [""] for i in first.tolist()]
+        group_lang = lang_code[first]
+        answers = _objects([a or "" for a in answers])
+        self.answer_text = np.zeros(n, dtype=np.int64)
+        self.ref_group = np.repeat(np.arange(len(first)), [len(refs) for refs in group_refs])
+        self.ref_text = np.zeros(len(self.ref_group), dtype=np.int64)
+        ref_lang = group_lang[self.ref_group]
+        flat_refs = _objects(list(chain.from_iterable(group_refs)))
+        norm, rouge, offset = [], [], 0
+        for code, language in enumerate(langs):
+            mine, mine_refs = lang_code == code, ref_lang == code
+            text_code, distinct = pd.factorize(np.concatenate([answers[mine], flat_refs[mine_refs]]))
+            self.answer_text[mine] = offset + text_code[: mine.sum()]
+            self.ref_text[mine_refs] = offset + text_code[mine.sum() :]
+            tokens = _coded_tokens(list(distinct), language)
+            norm.append(tokens[0]), rouge.append(tokens[1])
+            offset += len(distinct)
+        self.norm, self.rouge = _one_vocabulary(norm), _one_vocabulary(rouge)  # (codes, tokens per text, size)
+
+    def entries(self, seq_id):
+        """(answer of each entry, text of its reference, start of each answer's entries): one entry
+        per (answer, distinct reference sequence of its group), each answer's entries together."""
+        keep = ~pd.Series(self.ref_group * (int(seq_id.max()) + 1) + seq_id[self.ref_text]).duplicated().to_numpy()
+        ref_group, ref_text = self.ref_group[keep], self.ref_text[keep]
+        per_group = np.bincount(ref_group, minlength=int(self.group.max()) + 1)
+        group_start = np.cumsum(per_group) - per_group
+        count = per_group[self.group]
+        start = np.cumsum(count) - count
+        answer = np.repeat(np.arange(len(count)), count)
+        entry = group_start[self.group][answer] + np.arange(len(answer)) - start[answer]
+        return self.answer_text[answer], ref_text[entry], start
 
 
-def _em_f1_scores(pairs):
+def _em_f1_scores(entries, strings, lengths):
     """Token F1 (SQuAD) and EM of each answer, the maximum over its references: overlap / lengths;
     both empty 1, one empty or no overlap 0; EM: equal normalized sequences."""
-    start, pred, ref, equal = pairs
-    same = _lcs(pred, ref)
-    lp, lr = _lengths(pred), _lengths(ref)
+    answer, ref, start = entries
+    _, sorted_seqs, seq_id = strings
+    same = _lcs(sorted_seqs[answer], sorted_seqs[ref])
+    lp, lr = lengths[answer], lengths[ref]
     f = np.where((lp == 0) & (lr == 0), 1.0, _f_measures(same, lp, lr))
-    em = np.maximum.reduceat(np.array(equal, dtype=float), start)
+    em = np.maximum.reduceat((seq_id[answer] == seq_id[ref]).astype(float), start)
     return em, np.maximum.reduceat(f, start)
 
 
-def _rouge_l_scores(pairs):
+def _rouge_l_scores(entries, strings, lengths):
     """ROUGE-L F-measure of each answer (rouge-score's _score_lcs), the maximum over its
     references: identical sequences 1, one side empty 0."""
-    start, pred, ref = pairs
-    lcs = _lcs(pred, ref)
-    lp, lr = _lengths(pred), _lengths(ref)
-    f = _f_measures(lcs, lp, lr)
-    equal = np.array([a == b for a, b in zip(pred, ref)], dtype=bool)
-    f = np.where(equal, 1.0, np.where((lp > 0) & (lr > 0), f, 0.0))
+    answer, ref, start = entries
+    seqs, _, seq_id = strings
+    lp, lr = lengths[answer], lengths[ref]
+    f = _f_measures(_lcs(seqs[answer], seqs[ref]), lp, lr)
+    f = np.where(seq_id[answer] == seq_id[ref], 1.0, np.where((lp > 0) & (lr > 0), f, 0.0))
     return np.maximum.reduceat(f, start)
 
 

@@ -61,6 +61,7 @@ class _Matrix:
         np.copyto(values, X, casting="same_kind")  # the float32 of each value, NaN stays NaN ...
         np.copyto(values, 0.0, where=~defined)  # ... then 0
         self.rhs[:, self.n_cols :] = patterns
+        self.cells = None  # (row order, cell bounds) once _plan_cells sorts the rows by cell
 
 
 def _column_patterns(defined: np.ndarray):
@@ -105,8 +106,48 @@ def _plan(tasks: dict, n_rows: int):
             for g, rows in groups.items()
             if g != derived
         }
-        out[name] = (matrices[key], parts, derived)
+        out[name] = (matrices[key], parts, derived, None)
+    for key, m in matrices.items():
+        _plan_cells(m, {name: tasks[name][1] for name, (k, _) in plans.items() if k == key}, out)
     return matrices, out
+
+
+def _plan_groups(plan) -> list:
+    """The groups of one task's plan: its products', its derived one, or its cells'."""
+    _, parts, derived, from_cells = plan
+    if from_cells is not None:
+        return list(from_cells[0])
+    return [*parts, *([derived] if derived is not None else [])]
+
+
+MAX_CELLS = 512  # cells of one matrix's tasks (see _plan_cells): their products are kept per batch
+MIN_CELL_ROWS = 32  # fewer rows per cell on average: the products are too small to pay
+
+
+def _plan_cells(m, codes: dict, plans: dict) -> None:
+    """Where the tasks of one matrix split the rows in few cells (rows with the same group in
+    every task: the seven factors' sides make at most 3^7), and their own products would cover
+    the rows more than once: one product per cell, on the cells' rows (sorted by cell, so that a
+    cell is a slice), and each group's sums as the sum of its cells' (a small product with 0/1
+    membership). Every row is then multiplied once, not once per task. Changes ``m`` and the
+    tasks' plans in place; nothing where it does not pay."""
+    covered = sum(len(rows) for name in codes for rows, _ in plans[name][1].values())
+    if len(codes) < 2 or covered < 1.5 * len(m.rhs):
+        return
+    cell = np.zeros(len(m.rhs), dtype=np.int64)
+    for given in codes.values():
+        cell = pd.factorize(cell * (int(given.max()) + 2) + (given + 1))[0]  # factorize: codes stay small
+    n_cells = int(cell.max()) + 1
+    if n_cells > MAX_CELLS or len(cell) < MIN_CELL_ROWS * n_cells:
+        return
+    order = np.argsort(cell, kind="stable")
+    m.rhs, m.cells = m.rhs[order], (order, np.searchsorted(cell[order], np.arange(n_cells + 1)))
+    for name, given in codes.items():
+        groups = _plan_groups(plans[name])
+        of_cell = np.full(n_cells, -2)
+        of_cell[cell] = given
+        members = np.array([of_cell == g for g in groups], dtype=np.float32)
+        plans[name] = (m, {}, None, (groups, members))
 
 
 def bootstrap_group_means(
@@ -164,10 +205,7 @@ def bootstrap_group_means(
     """
     rng = np.random.default_rng(seed)
     _, plans = _plan(tasks, n_rows)
-    out = {
-        name: {g: np.empty((n_boot, m.n_cols)) for g in [*parts, *([derived] if derived is not None else [])]}
-        for name, (m, parts, derived) in plans.items()
-    }
+    out = {name: {g: np.empty((n_boot, plan[0].n_cols)) for g in _plan_groups(plan)} for name, plan in plans.items()}
     block = max(1, min(n_boot, cells // max(1, n_rows)))
     per_batch = block * max(1, batch_cells // max(1, block * n_rows))
 
@@ -176,7 +214,7 @@ def bootstrap_group_means(
         W = np.empty((n, n_rows), dtype=np.float32)
         for i in range(0, n, block):
             _block_weights(rng, n_rows, min(block, n - i), weights=W[i : i + block])
-        return W
+        return np.asfortranarray(W)  # a group's columns W[:, rows] are then contiguous runs to gather
 
     _run_batches(plans, out, starts=range(0, n_boot, per_batch), draw=draw, workers=workers)
     return out
@@ -203,15 +241,30 @@ def _run_batches(plans: dict, out: dict, *, starts: range, draw, workers: int | 
 
 def _batch_means(plans: dict, out: dict, *, start: int, W: np.ndarray) -> None:
     """The group means of the replicates ``start:start + len(W)`` (weights ``W``), into ``out``."""
-    totals = {}
+    totals, cells = {}, {}
 
     def total(m):
         if id(m) not in totals:
             totals[id(m)] = W @ m.rhs
         return totals[id(m)]
 
-    for name, (m, parts, derived) in plans.items():
-        res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
+    def cell_products(m):  # (cells, replicates x columns): one product per cell, on its slice of rows
+        if id(m) not in cells:
+            order, bounds = m.cells
+            Wc = W[:, order]
+            products = np.empty((len(bounds) - 1, len(W), m.rhs.shape[1]), dtype=np.float32)
+            for c in range(len(bounds) - 1):
+                np.matmul(Wc[:, bounds[c] : bounds[c + 1]], m.rhs[bounds[c] : bounds[c + 1]], out=products[c])
+            cells[id(m)] = products.reshape(len(products), -1)
+        return cells[id(m)]
+
+    for name, (m, parts, derived, from_cells) in plans.items():
+        if from_cells is not None:
+            groups, members = from_cells
+            sums = (members @ cell_products(m)).reshape(len(groups), len(W), -1)
+            res = dict(zip(groups, sums))
+        else:
+            res = {g: total(m) if rhs is None else W[:, rows] @ rhs for g, (rows, rhs) in parts.items()}
         if derived is not None:
             res[derived] = total(m) - sum(res.values())
         for g, r in res.items():

@@ -3,6 +3,8 @@ operation) gives the tokens of the text-by-text normalization and ROUGE tokenize
 
 import random
 
+import numpy as np
+
 from evaluation import metrics
 
 PIECES = [
@@ -53,9 +55,26 @@ def test_bulk_tokens_equal_the_text_by_text_ones():
         "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 6))) for _ in range(3000)
     ]
     texts = list(dict.fromkeys(texts))
-    squad, rouge = metrics._tokens_in_bulk(texts, "en")
+    squad, rouge = (per_text(tokens) for tokens in metrics._tokens_in_bulk(texts, "en"))
     assert squad == [tuple(metrics.normalize_squad(t).split()) for t in texts]
     assert rouge == [metrics.UnicodeTokenizer._tokenize_uncached(t) for t in texts]
+    # and the codes of score_pairs keep them apart: per text, the same tokens as those of one text
+    for side, expected in zip(metrics._coded_tokens(texts, "en"), (squad, rouge)):
+        codes, vocabulary, lengths = side
+        ends = np.cumsum(lengths)
+        assert [tuple(vocabulary[codes[e - n : e]]) for e, n in zip(ends, lengths)] == expected
+
+
+def per_text(tokens):
+    """The flat tokens of _tokens_in_bulk, NUL between the texts, as one tuple per text."""
+    texts, current = [], []
+    for token in tokens:
+        if token == "\x00":
+            texts.append(tuple(current))
+            current = []
+        else:
+            current.append(token)
+    return [*texts, tuple(current)]
 
 
 def test_bulk_tokens_step_aside_where_they_do_not_apply():
@@ -63,3 +82,15 @@ def test_bulk_tokens_step_aside_where_they_do_not_apply():
     assert metrics._tokens_in_bulk(["l'homme"], "fr") is None  # another normalization
     em, f1, rl = metrics.score_pairs(["a\x00b", "The cat"], [["a b"], ["cat"]], ["en", "en"])
     assert list(em) == [0.0, 1.0] and list(f1)[1] == 1.0 and list(rl)[1] == 0.6666666666666666
+
+
+def test_bulk_dedup_normalization_equals_the_text_by_text_one():
+    from annotation.dedup import normalize_answer, normalize_answers
+
+    rng = random.Random(1)
+    texts = ["", " ", "\u00a0a\u2028", "Σ"] + [
+        "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 6))) for _ in range(3000)
+    ]
+    for policy in ("whitespace", "casefold", "exact"):
+        assert normalize_answers(texts, policy) == [normalize_answer(t, policy) for t in texts], policy
+    assert normalize_answers(["a\x00  b", " c "]) == ["a\x00 b", "c"]  # a text holding the joiner

@@ -182,3 +182,26 @@ def test_rouge_l_equals_rouge_score_package():
     ]
     for pred, ref in pairs:
         assert metrics.rouge_l(pred, [ref]) == pytest.approx(scorer.score(ref, pred)["rougeL"].fmeasure, abs=1e-15)
+
+
+def test_score_pairs_beyond_one_character_per_token(monkeypatch):
+    # past _MAX_CHARS distinct tokens the texts are compared as tuples of codes: same values
+    monkeypatch.setattr(metrics, "_MAX_CHARS", 3)
+    answers = ["the cat sat", "", "a dog", "cat cat sat", "l'homme"]
+    refs = [["cat sat down", "dog"], [""], ["the dog barks"], ["sat cat"], ["homme"]]
+    langs = ["en", "en", "en", "en", "fr"]
+    em, f1, rl = metrics.score_pairs(answers, refs, langs)
+    for i in range(len(answers)):
+        assert em[i] == metrics.exact_match(answers[i], refs[i], langs[i]), i
+        assert f1[i] == metrics.f1(answers[i], refs[i], langs[i]), i
+        assert rl[i] == metrics.rouge_l(answers[i], refs[i]), i
+    assert em.tolist() == [0.0, 1.0, 0.0, 0.0, 1.0]
+
+
+def test_score_pairs_token_codes_skip_the_surrogates():
+    # the 55,296th distinct token would be the first surrogate code point: skipped, not an error
+    words = [f"w{i}" for i in range(56_000)]
+    answers = [" ".join(words[i : i + 4]) for i in range(0, len(words), 4)]
+    refs = [[" ".join(words[i + 1 : i + 4]) + " extra"] for i in range(0, len(words), 4)]
+    em, f1, rl = metrics.score_pairs(answers, refs, ["en"] * len(answers))
+    assert set(em.tolist()) == {0.0} and set(f1.tolist()) == {metrics.f_measure(3, 4, 4)} == set(rl.tolist())

@@ -114,3 +114,28 @@ def test_bootstrap_equals_the_straightforward_resampling():
     for name in tasks:
         for g in got[name]:
             np.testing.assert_allclose(again[name][g], got[name][g], rtol=2e-6, atol=2e-7)
+
+
+def test_bootstrap_by_cells_equals_the_straightforward_resampling():
+    # the factors of one matrix split the rows into few cells: one product per cell, each side's
+    # sums from its cells; the replicates must still be those of resampled rows
+    rng = np.random.default_rng(5)
+    n = 2000
+    X = rng.random((n, 3))
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    tasks = {
+        "systems": (X, np.zeros(n, dtype=int)),
+        "f1": (X, (rng.random(n) < 0.3).astype(int)),
+        "f2": (X, rng.choice([-1, 0, 1], n)),
+        "f3": (X, rng.choice([-1, 0, 1], n, p=[0.1, 0.45, 0.45])),
+        "frames": (X[:, :2].copy(), rng.integers(0, 7, n)),
+    }
+    _, plans = stats._plan(tasks, n)
+    assert all(plans[name][3] is not None for name in ("systems", "f1", "f2", "f3"))
+    assert plans["frames"][3] is None  # alone on its matrix: its own products
+    got = stats.bootstrap_group_means(tasks, n, 30, seed=2, cells=10 * n, batch_cells=20 * n, workers=2)
+    expected = straightforward_bootstrap(tasks, n, 30, seed=2, block=10)
+    for name in tasks:
+        assert got[name].keys() == expected[name].keys(), name
+        for g in expected[name]:
+            np.testing.assert_allclose(got[name][g], expected[name][g], rtol=2e-5, atol=2e-6, err_msg=f"{name} {g}")
