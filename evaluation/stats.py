@@ -453,7 +453,7 @@ class TieGroups:
     # (a group may be empty: with few distinct values every (column, value) pair is a group)
     n_groups: int
     n_columns: int
-    filled: np.ndarray | None = None  # the matrix with NaN as 0: the sums of any split of its rows
+    value: np.ndarray | None = None  # (n_groups,) the value of each group: the sums of any split of the rows
     _all_counts: np.ndarray | None = None
 
     def counts(self, rows: np.ndarray) -> np.ndarray:
@@ -524,7 +524,8 @@ def tie_groups(X: np.ndarray) -> TieGroups:
     n_rows, n_cols = X.shape
     value_code, uniques = pd.factorize(X.ravel())  # NaN -> -1
     # rank of each distinct value; np.unique merges -0.0 and 0.0 as the ranking does
-    value_rank = np.searchsorted(np.unique(uniques), uniques)
+    ranked = np.unique(uniques)  # the distinct values, increasing
+    value_rank = np.searchsorted(ranked, uniques)
     n_values = int(value_rank.max()) + 1 if len(uniques) else 0
     missing = value_code < 0
     if not len(uniques):
@@ -534,6 +535,7 @@ def tie_groups(X: np.ndarray) -> TieGroups:
         n_groups = n_values * n_cols
         column = np.repeat(np.arange(n_cols, dtype=np.int64), n_values)
         first = n_values * np.arange(n_cols, dtype=np.int64)
+        value = np.tile(ranked, n_cols)
     else:  # many: keep the (column, value) pairs that occur
         present = codes.ravel()[~missing]
         group, keys = pd.factorize(present, sort=True)
@@ -543,8 +545,9 @@ def tie_groups(X: np.ndarray) -> TieGroups:
         first = np.full(n_cols, n_groups, dtype=np.int64)
         starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
         first[column[starts]] = starts
+        value = ranked[np.asarray(keys, dtype=np.int64) % n_values]
     codes.ravel()[missing] = n_groups
-    return TieGroups(codes, column, first, n_groups, n_cols, np.where(np.isnan(X), 0.0, X))
+    return TieGroups(codes, column, first, n_groups, n_cols, value)
 
 
 def _group_counts(ties: TieGroups, rows: np.ndarray) -> np.ndarray:
@@ -671,8 +674,9 @@ def _mwu_columns(X, hard, easy, *, columns):
 def nanmean_counts(X: np.ndarray, rows: np.ndarray, *, ties: TieGroups | None = None, group_counts=None):
     """``nanmean_rows`` and the number of defined values per column, from one copy of the rows.
 
-    With ``ties`` (of ``X``), from its NaN-as-0 matrix and its group counts (the same sums: a sum
-    of the same values in the same order as ``np.nansum``'s).
+    With ``ties`` (of ``X``), from its group counts alone: a column's sum is the sum over its
+    distinct values of count x value, so two columns with the same values in any order have the
+    same float sum (SPEC 4: ties), and no row is read again.
 
     Parameters
     ----------
@@ -701,10 +705,10 @@ def nanmean_counts(X: np.ndarray, rows: np.ndarray, *, ties: TieGroups | None = 
     >>> means.round(3), counts
     (array([0.667, 0.5  ]), array([3, 2]))
     """
-    if ties is not None and ties.filled is not None:
+    if ties is not None and ties.value is not None:
         group_counts = ties.counts(rows) if group_counts is None else group_counts
         counts = np.bincount(ties.column, weights=group_counts, minlength=ties.n_columns).astype(np.int64)
-        sums = ties.filled[rows].sum(axis=0)
+        sums = np.bincount(ties.column, weights=group_counts * ties.value, minlength=ties.n_columns)
     else:
         sub = X[rows]
         counts = (~np.isnan(sub)).sum(axis=0)

@@ -199,3 +199,25 @@ def test_skip_reason_names_the_attribute_and_the_remedy():
     assert "frame_elements" in fx.skip_reason(qs, fx.FACTORS_BY_NAME["nb_fes"])
     assert "import frame annotation or predict frames" in fx.skip_reason(qs, fx.FACTORS_BY_NAME["nb_fes"])
     assert fx.skip_reason(qs, fx.FACTORS_BY_NAME["dist"]).startswith("no question has `dist`")
+
+
+@pytest.mark.parametrize("n_values", [7, 5000])  # one group per (column, value), or only those that occur
+def test_side_means_from_tie_counts_equal_nanmean_and_are_order_free(n_values):
+    # the means of a side come from the tie groups' counts (sum of count x value per column):
+    # equal to nanmean, and two systems with the same scores in another order get the same float
+    rng = np.random.default_rng(3)
+    values = rng.integers(1, 40, n_values) / rng.integers(40, 80, n_values)
+    X = values[rng.integers(0, n_values, (3000, 30))]
+    X[rng.random((3000, 30)) < 0.1] = np.nan
+    X[:, 2] = X[rng.permutation(3000), 0]  # system 2: system 0's scores on other questions
+    side = np.ones(3000)
+    side[rng.random(3000) < 0.4] = 0.0
+    side[rng.random(3000) < 0.05] = np.nan
+    ties = stats.tie_groups(X)
+    eff = fx.factor_effect(X, np.where(np.arange(3000) < 3000, 1.0, 0.0), ties)  # every question hard
+    assert eff["s_hard"][0] == eff["s_hard"][2]  # same multiset of scores: same float
+    eff = fx.factor_effect(X, side, ties)
+    for c in range(3):
+        assert eff["s_hard"][c] == pytest.approx(np.nanmean(X[side == 1.0, c]), rel=1e-13)
+        assert eff["s_easy"][c] == pytest.approx(np.nanmean(X[side == 0.0, c]), rel=1e-13)
+    assert (ties.n_groups == 30 * n_values) == (n_values == 7)
