@@ -21,6 +21,7 @@ that give the same answer cost one evaluation.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from collections import Counter
 from functools import lru_cache
@@ -340,7 +341,8 @@ _MAX_CHARS = 0x10FFFF - (_SURROGATES[1] - _SURROGATES[0])  # distinct tokens tha
 
 def _tokens_in_bulk(texts: list, language: str):
     """(normalized tokens, ROUGE tokens) of the texts, as ``normalize`` and ``UnicodeTokenizer``
-    give them text by text, each flat with the texts separated by a NUL token: from one pass of
+    give them text by text (the normalized ones possibly with the articles still in: dropped as
+    tokens by ``_coded_tokens``), each flat with the texts separated by a NUL token: from one pass of
     each string operation over the texts joined by NUL (not whitespace, punctuation, a word
     character, cased or case-ignorable, and composing with nothing: each text keeps its
     boundaries). None where that does not apply: a language other than SQuAD's normalization, or
@@ -348,9 +350,38 @@ def _tokens_in_bulk(texts: list, language: str):
     joined = _JOIN.join(texts)
     if normalizer_for(language) is not normalize_squad or joined.count(_JOIN) != len(texts) - 1:
         return None
+    if joined.isascii() and not _ASCII_CONTROLS.search(joined):
+        return _ascii_tokens_in_bulk(joined)
     squad = EN_ARTICLES.sub(" ", joined.lower().translate(ASCII_PUNCT_TABLE)).replace(_JOIN, f" {_JOIN} ").split()
     rouge = _ROUGE_OR_JOIN.findall(unicodedata.normalize("NFC", joined).lower())
     return squad, rouge
+
+
+# ASCII text is tokenized by byte tables instead of regular expressions (about 4x faster), the
+# same tokens: the SQuAD tokens are the whitespace-separated runs left once the punctuation is
+# deleted, less the articles, which ``_unjoined`` drops (with no other non-word character left, a
+# run is a word: the articles' \b match whole runs); the ROUGE tokens are the runs of [a-z0-9] after lowercasing (NFC
+# changes no ASCII). Control characters other than whitespace would be word boundaries inside a
+# run: text holding one takes the regular expressions.
+_ASCII_CONTROLS = re.compile("[\x01-\x08\x0e-\x1b\x7f]")
+_SQUAD_BYTES = bytes.maketrans(b"\x1c\x1d\x1e\x1f", b"    ")  # (whitespace to str.split, not to bytes)
+_PUNCTUATION_BYTES = string.punctuation.encode()
+_NOT_WORD_BYTES = bytes.maketrans(
+    bytes(c for c in range(1, 128) if not chr(c).isalnum()), b" " * sum(not chr(c).isalnum() for c in range(1, 128))
+)
+_ARTICLE_TOKENS = frozenset(ARTICLES["en"])
+
+
+def _ascii_tokens_in_bulk(joined: str):
+    """``_tokens_in_bulk`` of ASCII texts joined by NUL, holding no control character but whitespace."""
+    lowered = joined.encode("ascii").lower()
+
+    def tokens(data: bytes) -> list:
+        return data.decode("ascii").replace(_JOIN, f" {_JOIN} ").split()
+
+    return tokens(lowered.translate(_SQUAD_BYTES, delete=_PUNCTUATION_BYTES)), tokens(
+        lowered.translate(_NOT_WORD_BYTES)
+    )
 
 
 def _coded_tokens(texts: list, language: str):
@@ -358,7 +389,7 @@ def _coded_tokens(texts: list, language: str):
     tokens) of the distinct texts of one language: the tokens of all texts in one integer array."""
     bulk = _tokens_in_bulk(texts, language)
     if bulk is not None:
-        return tuple(_unjoined(tokens, len(texts)) for tokens in bulk)
+        return _unjoined(bulk[0], len(texts), dropped=_ARTICLE_TOKENS), _unjoined(bulk[1], len(texts))
     norm = normalizer_for(language)
     per_text = ([norm(t).split() for t in texts], [_TOKENIZER._tokenize(t) for t in texts])
     return tuple(
@@ -366,13 +397,18 @@ def _coded_tokens(texts: list, language: str):
     )
 
 
-def _unjoined(tokens: list, n_texts: int):
-    """(codes, vocabulary, tokens per text) of the tokens, without the NUL ones between the texts."""
+def _unjoined(tokens: list, n_texts: int, *, dropped=frozenset()):
+    """(codes, vocabulary, tokens per text) of the tokens, without the NUL ones between the texts
+    and without the ``dropped`` ones."""
     codes, vocabulary = pd.factorize(np.array(tokens, dtype=object))
     # (numpy's own == would read the NUL string as "": compared in Python, once per distinct token)
     joint = codes == next((i for i, token in enumerate(vocabulary) if token == _JOIN), -1)
-    text_of = np.cumsum(joint)[~joint]
-    return codes[~joint], vocabulary, np.bincount(text_of, minlength=n_texts)
+    keep = ~joint
+    drop = [i for i, token in enumerate(vocabulary) if token in dropped]
+    if drop:
+        keep &= ~np.isin(codes, drop)
+    text_of = np.cumsum(joint)[keep]
+    return codes[keep], vocabulary, np.bincount(text_of, minlength=n_texts)
 
 
 def _one_vocabulary(parts):
@@ -471,22 +507,30 @@ class _PairTexts:
         _, first, self.group = np.unique(
             list_code.astype(np.int64) * len(langs) + lang_code, return_index=True, return_inverse=True
         )
-        group_refs = [[r or "" for r in references[i]] or [""] for i in first.tolist()]
+        group_refs = [references[i] for i in first.tolist()]
         group_lang = lang_code[first]
         answers = _objects([a or "" for a in answers])
         self.answer_text = np.zeros(n, dtype=np.int64)
-        self.ref_group = np.repeat(np.arange(len(first)), [len(refs) for refs in group_refs])
+        flat_refs, per_group = _reference_texts(group_refs)
+        self.ref_group = np.repeat(np.arange(len(first)), per_group)
         self.ref_text = np.zeros(len(self.ref_group), dtype=np.int64)
         ref_lang = group_lang[self.ref_group]
-        flat_refs = _objects(list(chain.from_iterable(group_refs)))
         norm, rouge, offset = [], [], 0
         for code, language in enumerate(langs):
             mine, mine_refs = lang_code == code, ref_lang == code
             text_code, distinct = pd.factorize(np.concatenate([answers[mine], flat_refs[mine_refs]]))
-            self.answer_text[mine] = offset + text_code[: mine.sum()]
-            self.ref_text[mine_refs] = offset + text_code[mine.sum() :]
-            tokens = _coded_tokens(list(distinct), language)
-            norm.append(tokens[0]), rouge.append(tokens[1])
+            # the ASCII texts first, apart: their tokens have a faster path (``_tokens_in_bulk``)
+            plain = np.fromiter(map(str.isascii, distinct), dtype=bool, count=len(distinct))
+            order = np.argsort(~plain, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            self.answer_text[mine] = offset + rank[text_code[: mine.sum()]]
+            self.ref_text[mine_refs] = offset + rank[text_code[mine.sum() :]]
+            distinct = np.asarray(distinct, dtype=object)[order]
+            for part in np.split(distinct, [int(plain.sum())]):
+                if len(part):
+                    tokens = _coded_tokens(list(part), language)
+                    norm.append(tokens[0]), rouge.append(tokens[1])
             offset += len(distinct)
         self.norm, self.rouge = _one_vocabulary(norm), _one_vocabulary(rouge)  # (codes, tokens per text, size)
 
@@ -502,6 +546,17 @@ class _PairTexts:
         answer = np.repeat(np.arange(len(count)), count)
         entry = group_start[self.group][answer] + np.arange(len(answer)) - start[answer]
         return self.answer_text[answer], ref_text[entry], start
+
+
+def _reference_texts(lists):
+    """All the references of the lists in one object array (None as ""; a list without any as one
+    ""), and the references per list."""
+    sizes = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    flat = _objects(list(chain.from_iterable(lists)))
+    flat[pd.isna(flat)] = ""
+    if (sizes == 0).any():  # none counts as one empty reference
+        flat = np.insert(flat, (np.cumsum(sizes) - sizes)[sizes == 0], "")
+    return flat, np.maximum(sizes, 1)
 
 
 def _em_f1_scores(entries, strings, lengths):

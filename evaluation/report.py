@@ -252,7 +252,7 @@ def _check_predictions(questions, predictions):
     q = questions.index.get_indexer(predictions["question_id"])
     if (q < 0).any():
         raise ValueError(f"prediction for unknown question id {predictions['question_id'].iloc[np.argmax(q < 0)]!r}")
-    s, systems = pd.factorize(predictions["system"])
+    s, systems = pd.factorize(predictions["system"].to_numpy(dtype=object))
     key = s.astype(np.int64) * max(len(questions), 1) + q
     # counting the (system, question) keys is cheaper than hashing them when they are dense; the
     # first duplicate row is searched only when there is one
@@ -367,6 +367,11 @@ def _rover_column(mats, present, codes, *, systems, rover_systems, config):
 def _text_codes(values: pd.Series):
     """Integer codes and the distinct strings (object array, first-seen order) of a text column,
     a missing value as ``""``."""
+    given = values.to_numpy(dtype=object)
+    if isinstance(values.dtype, pd.StringDtype) or pd.api.types.infer_dtype(given, skipna=False) == "string":
+        codes, uniques = pd.factorize(given)  # strings already: no copy converting them (5 million answers)
+        if not (codes < 0).any():
+            return codes, np.asarray(uniques, dtype=object)
     codes, uniques = pd.factorize(values.fillna("").astype(str).to_numpy(dtype=object))
     return codes, np.asarray(uniques, dtype=object)
 

@@ -2,8 +2,10 @@
 operation) gives the tokens of the text-by-text normalization and ROUGE tokenizer."""
 
 import random
+import string
 
 import numpy as np
+import pytest
 
 from evaluation import metrics
 
@@ -55,7 +57,15 @@ def test_bulk_tokens_equal_the_text_by_text_ones():
         "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 6))) for _ in range(3000)
     ]
     texts = list(dict.fromkeys(texts))
-    squad, rouge = (per_text(tokens) for tokens in metrics._tokens_in_bulk(texts, "en"))
+    check_bulk_tokens(texts)
+
+
+def check_bulk_tokens(texts):
+    """_tokens_in_bulk, then _coded_tokens, give each text the tokens of its own normalization and
+    ROUGE tokenizer (the articles that the ASCII path leaves are dropped as tokens)."""
+    bulk = metrics._tokens_in_bulk(texts, "en")
+    squad = per_text([t for t in bulk[0] if t not in metrics._ARTICLE_TOKENS])
+    rouge = per_text(bulk[1])
     assert squad == [tuple(metrics.normalize_squad(t).split()) for t in texts]
     assert rouge == [metrics.UnicodeTokenizer._tokenize_uncached(t) for t in texts]
     # and the codes of score_pairs keep them apart: per text, the same tokens as those of one text
@@ -75,6 +85,30 @@ def per_text(tokens):
         else:
             current.append(token)
     return [*texts, tuple(current)]
+
+
+ASCII_PIECES = ["The", "a", "an", "the", "A", "AN", "theA", "a_b", "_", "x", "1", "2b", "'s", " ", "\t", "\n"]
+ASCII_PIECES += ["\x0b", "\x0c", "\r", "\x1c", "\x1f", *string.punctuation]
+
+
+@pytest.mark.parametrize("controls", [False, True])
+def test_ascii_bulk_tokens_equal_the_text_by_text_ones(controls):
+    # ASCII text takes byte tables, not regular expressions; with a control character that is
+    # not whitespace (a word boundary inside a run) it takes the regular expressions
+    rng = random.Random(2)
+    pieces = ASCII_PIECES + (["\x01", "\x7f", "the\x01", "\x08a"] if controls else [])
+    texts = ["", "the", "a b"] + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 7))) for _ in range(5000)]
+    texts = list(dict.fromkeys(texts))
+    joined = "\x00".join(texts)
+    assert joined.isascii() and bool(metrics._ASCII_CONTROLS.search(joined)) == controls
+    check_bulk_tokens(texts)
+    em, f1, rl = metrics.score_pairs(texts[:300], [[t] for t in texts[300:600]], ["en"] * 300)
+    for i in range(300):
+        assert (em[i], f1[i], rl[i]) == (
+            metrics.exact_match(texts[i], [texts[300 + i]]),
+            metrics.f1(texts[i], [texts[300 + i]]),
+            metrics.rouge_l(texts[i], [texts[300 + i]]),
+        ), i
 
 
 def test_bulk_tokens_step_aside_where_they_do_not_apply():
