@@ -735,21 +735,24 @@ def systems_step(ctx: Context) -> None:
         for i, m in enumerate(available):
             sys_ci[m] = everyone[:, i * len(cols) : (i + 1) * len(cols)]
     rows = []
+    # one system = one row of the transposed matrices: contiguous, the same values in the same order
+    by_system = {m: np.ascontiguousarray(X[m].T) for m in METRICS}
+    present_by_system = np.ascontiguousarray(ctx.table.present.T)
     for c, name in enumerate(cols):
-        present = ctx.table.present[:, c]
+        present = present_by_system[c]
         n = int(present.sum())
         row = {"system": name, "n": n, "missing": int(n_q - n)}
-        labeled = ~np.isnan(X["hscore"][:, c]) & present
+        labeled = ~np.isnan(by_system["hscore"][c]) & present
         row["n_labeled"] = int(labeled.sum())
         row["coverage"] = float(labeled.sum() / n) if ctx.has_labels and n else None
         for m in METRICS:
-            col = X[m][:, c]
+            col = by_system[m][c]
             value = float(np.nanmean(col)) if m in available and (~np.isnan(col)).any() else None
             row[m] = _scale(m, value)
         for m in HUMAN_METRICS:  # unlabeled predictions counted 0 (low) and 1 (high), over all of them
             low = high = None
             if ctx.has_labels and n:
-                known = np.nansum(X[m][:, c][labeled])
+                known = np.nansum(by_system[m][c][labeled])
                 low, high = float(known / n), float((known + (n - labeled.sum())) / n)
             row[f"{m}_low"], row[f"{m}_high"] = _scale(m, low), _scale(m, high)
         for m in available:
