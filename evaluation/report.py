@@ -882,6 +882,10 @@ def factors_step(ctx: Context) -> None:
     X, cols, config = ctx.X, ctx.cols, ctx.config
     entries, holm_family = [], {}
     ties = {m: stats.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
+    if ctx.active:  # every side is a union of cells of the sides: counted once per cell
+        cell = stats.cells_of([_side_codes(ctx.sides[f.name].to_numpy()) for f in ctx.active], ctx.n_q)
+        for t in ties.values():
+            t.count_by_cells(cell)
     for f in ctx.active:
         side = ctx.sides[f.name].to_numpy()
         diff_ci = None

@@ -124,6 +124,35 @@ MAX_CELLS = 512  # cells of one matrix's tasks (see _plan_cells): their products
 MIN_CELL_ROWS = 32  # fewer rows per cell on average: the products are too small to pay
 
 
+def cells_of(codes, n_rows: int) -> np.ndarray:
+    """The cell of each row: rows in the same group of every grouping share a cell.
+
+    Parameters
+    ----------
+    codes : iterable of ndarray of int
+        Groupings of the rows: a group code per row, negative = in no group.
+    n_rows : int
+        The rows.
+
+    Returns
+    -------
+    ndarray of int
+        The cell of each row, numbered 0, 1, ... in order of first row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evaluation.stats import cells_of
+    >>> cells_of([np.array([0, 0, 1, 1]), np.array([-1, 2, -1, -1])], 4).tolist()
+    [0, 1, 2, 2]
+    """
+    cell = np.zeros(n_rows, dtype=np.int64)
+    for grouping in codes:
+        given = np.asarray(grouping, dtype=np.int64)
+        cell = pd.factorize(cell * (int(given.max(initial=0)) + 2) + (given + 1))[0]  # the codes stay small
+    return cell
+
+
 def _plan_cells(m, codes: dict, plans: dict) -> None:
     """Where the tasks of one matrix split the rows in few cells (rows with the same group in
     every task: the seven factors' sides make at most 3^7), and their own products would cover
@@ -134,9 +163,7 @@ def _plan_cells(m, codes: dict, plans: dict) -> None:
     covered = sum(len(rows) for name in codes for rows, _ in plans[name][1].values())
     if len(codes) < 2 or covered < 1.5 * len(m.rhs):
         return
-    cell = np.zeros(len(m.rhs), dtype=np.int64)
-    for given in codes.values():
-        cell = pd.factorize(cell * (int(given.max()) + 2) + (given + 1))[0]  # factorize: codes stay small
+    cell = cells_of(codes.values(), len(m.rhs))
     n_cells = int(cell.max()) + 1
     if n_cells > MAX_CELLS or len(cell) < MIN_CELL_ROWS * n_cells:
         return
@@ -455,6 +482,42 @@ class TieGroups:
     n_columns: int
     value: np.ndarray | None = None  # (n_groups,) the value of each group: the sums of any split of the rows
     _all_counts: np.ndarray | None = None
+    _cells: tuple | None = None  # (cell of each row, rows per cell, group counts per cell): see count_by_cells
+
+    def count_by_cells(self, cell: np.ndarray, *, max_entries: int = 1 << 23) -> bool:
+        """Count the tie groups once per cell of rows (``cells_of`` the factors' sides), so that
+        ``counts`` of a union of cells (a factor's side) is a sum over cells, not a pass over the
+        rows.
+
+        Parameters
+        ----------
+        cell : ndarray of int
+            The cell of each row.
+        max_entries : int
+            The most (cells x groups) counts kept.
+
+        Returns
+        -------
+        bool
+            False, and nothing kept, where cells x groups would pass ``max_entries``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evaluation.stats import tie_groups
+        >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
+        >>> ties.count_by_cells(np.array([0, 0, 1, 1]))
+        True
+        >>> ties.counts(np.array([True, True, False, False]))
+        array([1, 1, 0, 0, 0, 2])
+        """
+        cell = np.asarray(cell, dtype=np.int64)
+        n_cells, width = int(cell.max(initial=-1)) + 1, self.n_groups + 1
+        if n_cells * width > max_entries:
+            return False
+        per_cell = np.bincount((cell[:, None] * width + self.codes).ravel(), minlength=n_cells * width)
+        self._cells = (cell, np.bincount(cell, minlength=n_cells), per_cell.reshape(n_cells, width)[:, :-1])
+        return True
 
     def counts(self, rows: np.ndarray) -> np.ndarray:
         """Values of each tie group on ``rows``; all rows are counted once, then cached.
@@ -481,6 +544,11 @@ class TieGroups:
             if self._all_counts is None:
                 self._all_counts = _group_counts(self, rows)
             return self._all_counts
+        if self._cells is not None:
+            cell, sizes, per_cell = self._cells
+            hit = np.bincount(cell[rows], minlength=len(sizes))
+            if ((hit == 0) | (hit == sizes)).all():  # whole cells: their counts (integers, exact)
+                return per_cell[hit > 0].sum(axis=0)
         return _group_counts(self, rows)
 
 

@@ -139,3 +139,19 @@ def test_bootstrap_by_cells_equals_the_straightforward_resampling():
         assert got[name].keys() == expected[name].keys(), name
         for g in expected[name]:
             np.testing.assert_allclose(got[name][g], expected[name][g], rtol=2e-5, atol=2e-6, err_msg=f"{name} {g}")
+
+
+def test_tie_counts_by_cells_equal_the_row_counts():
+    # a side that is a union of cells is summed from the cells' counts; any other mask counts rows
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 5, (800, 4)) / 4
+    X[rng.random((800, 4)) < 0.1] = np.nan
+    sides = [rng.choice([-1, 0, 1], 800) for _ in range(3)]
+    plain, by_cells = stats.tie_groups(X), stats.tie_groups(X)
+    assert by_cells.count_by_cells(stats.cells_of(sides, 800))
+    for side in sides:
+        for g in (0, 1):
+            assert np.array_equal(by_cells.counts(side == g), plain.counts(side == g))
+    other = rng.random(800) < 0.5  # not a union of cells
+    assert np.array_equal(by_cells.counts(other), plain.counts(other))
+    assert not stats.tie_groups(X).count_by_cells(stats.cells_of(sides, 800), max_entries=10)
