@@ -334,24 +334,40 @@ def score_table(
         n_unmatched = int((~label_matched).sum())
 
     partition, source = _rover_column(
-        mats, present, (q, s, pred_norm, norm_texts), systems=systems, rover_systems=rover_systems, config=config
+        mats,
+        present,
+        (q, s, pred_norm, norm_texts, (pair_code, pairs, len(answer_texts), norm_code)),
+        systems=systems,
+        rover_systems=rover_systems,
+        config=config,
     )
     return ScoreTable(
         questions.index, columns, mats, present, partition, source, rover_systems, n_unmatched, keyed, label_matched
     )
 
 
+def _normalized_pairs(raw_pairs, n_norm):
+    """``pandas.factorize`` of the predictions' (question, normalized answer) keys (question x
+    normalized answers + normalized answer), from their distinct (question, answer) pairs."""
+    pair_code, pairs, n_answers, norm_code = raw_pairs
+    n_answers = max(n_answers, 1)
+    of_pair, keys = pd.factorize(pairs // n_answers * n_norm + norm_code[pairs % n_answers])
+    return of_pair[pair_code], np.asarray(keys)
+
+
 def _rover_column(mats, present, codes, *, systems, rover_systems, config):
     """ROVER's column (the last) of the matrices: its answer is the prediction of one system, with
     that prediction's scores. Returns (partition k per question, the source system per question)."""
-    q, s, pred_norm, norm_texts = codes
+    q, s, pred_norm, norm_texts, raw_pairs = codes
     n_q = len(present)
     rover_index = pd.Index(rover_systems)
     rank = rover_index.get_indexer(np.asarray(systems, dtype=object))[s]
     voting = rank >= 0
-    result = rover.rover_codes(
-        q[voting], rank[voting], pred_norm[voting], texts=norm_texts, n_questions=n_q, alpha=config.alpha, checked=True
-    )
+    if voting.all():  # every system votes: the arrays as they are, and their pairs already coded
+        args, pairs = (q, rank, pred_norm), _normalized_pairs(raw_pairs, len(norm_texts))
+    else:
+        args, pairs = (q[voting], rank[voting], pred_norm[voting]), None
+    result = rover.rover_codes(*args, texts=norm_texts, n_questions=n_q, alpha=config.alpha, checked=True, pairs=pairs)
     src_rank = result["system"].to_numpy()
     has = src_rank >= 0
     src_col = np.full(n_q, -1)

@@ -77,6 +77,7 @@ def rover_codes(
     n_questions: int,
     alpha: float = DEFAULT_ALPHA,
     checked: bool = False,
+    pairs: tuple | None = None,
 ) -> pd.DataFrame:
     """``rover`` with the normalized answers given as codes into ``texts``.
 
@@ -96,6 +97,8 @@ def rover_codes(
         Two answers agree when their Levenshtein distance is < alpha.
     checked : bool, default False
         The caller already made sure no system has two predictions for one question.
+    pairs : tuple of ndarray, optional
+        ``pandas.factorize(question * len(texts) + answer)``, when the caller has it.
 
     Returns
     -------
@@ -105,8 +108,7 @@ def rover_codes(
     Raises
     ------
     ValueError
-        When alpha is not positive, or (unless ``checked``) a system has two predictions for one
-        question.
+        When alpha is not positive, or (unless ``checked``) a system answers a question twice.
 
     Examples
     --------
@@ -121,9 +123,7 @@ def rover_codes(
     """
     if not alpha > 0:
         raise ValueError(f"alpha must be a positive number of characters, got {alpha!r}")
-    q = np.asarray(question, dtype=np.int64)
-    s = np.asarray(system, dtype=np.int64)
-    a = np.asarray(answer, dtype=np.int64)
+    q, s, a = (np.asarray(x, dtype=np.int64) for x in (question, system, answer))
     out = _no_winners(n_questions)
     if not len(q):
         return out
@@ -131,9 +131,9 @@ def rover_codes(
     if not checked and pd.Series(q * n_systems + s).duplicated().any():
         raise ValueError("a system has two predictions for one question")
     # distinct (question, answer): how many systems gave it, the first of them in the order
-    u, pairs = pd.factorize(q * len(texts) + a)
-    n = len(pairs)
-    uq, ua = pairs // len(texts), pairs % len(texts)
+    u, keys = pairs if pairs is not None else pd.factorize(q * len(texts) + a)
+    n = len(keys)
+    uq, ua = keys // len(texts), keys % len(texts)
     count = np.bincount(u, minlength=n).astype(np.int64)
     first = np.full(n, n_systems, dtype=np.int64)
     np.minimum.at(first, u, s)

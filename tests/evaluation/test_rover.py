@@ -121,3 +121,21 @@ def test_rover_equals_a_brute_force_reading_of_spec5_on_random_answers():
             assert out.loc[i, "sum_dist"] == dist, (i, alpha)
             assert out.loc[i, "n_voters"] == len(questions[i])
     assert {1, 2, 3} <= set(out["k"])
+
+
+def test_rover_codes_with_the_callers_pairs_equals_without():
+    # the report passes its own factorization of the (question, answer) pairs: the same result
+    import pandas as pd
+
+    from evaluation.rover import rover_codes
+
+    rng = np.random.default_rng(3)
+    n_q, n_s = 300, 6
+    q = np.repeat(np.arange(n_q), n_s)
+    s = np.tile(np.arange(n_s), n_q)
+    texts = np.array(["Denver", "Denver Broncos", "Broncos", "1990", "in 1990", ""], dtype=object)
+    a = rng.integers(0, len(texts), n_q * n_s)
+    plain = rover_codes(q, s, a, texts=texts, n_questions=n_q, alpha=5)
+    given = rover_codes(q, s, a, texts=texts, n_questions=n_q, alpha=5, pairs=pd.factorize(q * len(texts) + a))
+    pd.testing.assert_frame_equal(plain, given)
+    assert (plain["k"] > 0).all()
