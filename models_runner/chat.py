@@ -107,6 +107,24 @@ class ChatOptions:
     max_tokens: int | None = None
 
 
+# The stored settings of every user of a chat model (a backend's options, a judge's parameters), with
+# their defaults: what ``ChatClient.from_settings`` reads, plus ``on_error`` (what the user does when
+# a question's call fails for good). Each user adds its own and may change ``max_tokens``.
+SETTINGS_DEFAULTS = {
+    "model": "",
+    "base_url": "",
+    "api_key_env": "OPENAI_API_KEY",
+    "requests_per_minute": 0,
+    "max_retries": 5,
+    "backoff_base": 1.0,
+    "backoff_max": 30.0,
+    "timeout": 60.0,
+    "temperature": 0.0,
+    "max_tokens": None,
+    "on_error": "fail",
+}
+
+
 class ChatClient:
     def __init__(
         self,

@@ -25,7 +25,7 @@ from annotation.labels import CORRECT, INCORRECT, PARTIAL
 from annotation.models import Corpus, Triplet
 from core.errors import UserFacingError
 from core.runner import create_job
-from models_runner.chat import ChatClient, ChatError, store_exchange
+from models_runner.chat import SETTINGS_DEFAULTS, ChatClient, ChatError, store_exchange
 from models_runner.models import Judge, JudgeLabel, JudgeRun
 
 JOB_KIND = "judge"
@@ -49,19 +49,7 @@ Judge the proposed answer against the passage and the question:
 - incorrect: it does not answer the question.
 Reply with one word: correct, partial or incorrect."""
 
-DEFAULTS = {
-    "model": "",
-    "base_url": "",
-    "api_key_env": "OPENAI_API_KEY",
-    "requests_per_minute": 0,
-    "max_retries": 5,
-    "backoff_base": 1.0,
-    "backoff_max": 30.0,
-    "timeout": 60.0,
-    "temperature": 0.0,
-    "max_tokens": 10,
-    "on_error": "fail",
-}
+DEFAULTS = {**SETTINGS_DEFAULTS, "max_tokens": 10}  # one label word
 
 # First label word of a reply; "not correct" and "wrong" are incorrect, "partially correct" partial.
 _LABEL_RE = re.compile(

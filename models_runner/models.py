@@ -28,6 +28,22 @@ class InferenceRun(models.Model):
     throughput_qps = models.FloatField(null=True, blank=True, help_text="questions_done / duration_s.")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # What produced the answers and how the run went, shown read-only by the admin and the API.
+    RECORD_FIELDS = (
+        "model_path",
+        "revision",
+        "prompt_template",
+        "parameters",
+        "device",
+        "batch_size",
+        "queue",
+        "questions_total",
+        "questions_done",
+        "skipped_existing",
+        "duration_s",
+        "throughput_qps",
+    )
+
     class Meta:
         ordering = ["-created_at", "-id"]
 

@@ -11,28 +11,14 @@ kept in the exchange row). Every request goes through ``models_runner.chat.ChatC
 from __future__ import annotations
 
 from models_runner import prompts
-from models_runner.chat import ChatClient, ChatError
+from models_runner.chat import SETTINGS_DEFAULTS, ChatClient, ChatError
 
 from .base import Backend, BackendError
 
 
 class OpenAIBackend(Backend):
     name = "openai"
-    defaults = {
-        "model": "",
-        "base_url": "",
-        "api_key_env": "OPENAI_API_KEY",
-        "shots": 1,
-        "examples": None,
-        "requests_per_minute": 0,
-        "max_retries": 5,
-        "backoff_base": 1.0,
-        "backoff_max": 30.0,
-        "timeout": 60.0,
-        "temperature": 0.0,
-        "max_tokens": 100,
-        "on_error": "fail",
-    }
+    defaults = {**SETTINGS_DEFAULTS, "max_tokens": 100, "shots": 1, "examples": None}
 
     def __init__(self, options=None, run=None, sleep=None):
         super().__init__(options)
