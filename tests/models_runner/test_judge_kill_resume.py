@@ -12,32 +12,17 @@ import time
 
 import pytest
 
-from tests.conftest import REPO, write_jsonl
+from tests.conftest import REPO
+from tests.models_runner.subprocess_db import migrate_and_import, query, subprocess_env
 from tests.openai_stub import OpenAIStub
 
 N = 24
 
 
-def query(db, sql):
-    con = sqlite3.connect(db, timeout=30)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
 @pytest.mark.slow
 def test_sigkill_mid_judge_run_then_resume_without_duplicates(tmp_path):
     db = tmp_path / "db.sqlite3"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "QAEVAL_TESTING": "1",
-        "QAEVAL_VAR_DIR": str(tmp_path / "var"),
-        "DATABASE_URL": f"sqlite:///{db}",
-        "PYTHONUNBUFFERED": "1",
-        "OPENAI_API_KEY": "sk-test",
-    }
+    env = subprocess_env(tmp_path, OPENAI_API_KEY="sk-test")
     rows = [
         {
             "id": f"q{i}",
@@ -47,14 +32,7 @@ def test_sigkill_mid_judge_run_then_resume_without_duplicates(tmp_path):
         }
         for i in range(N)
     ]
-    corpus_file = write_jsonl(tmp_path / "corpus.jsonl", rows)
-    setup = (
-        "import django; django.setup(); from django.core.management import call_command; "
-        "call_command('migrate', verbosity=0); "
-        f"call_command('import_corpus', {str(corpus_file)!r}, corpus='killme')"
-    )
-    done = subprocess.run([sys.executable, "-c", setup], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    migrate_and_import(env, tmp_path, rows, "killme")
 
     def slow(body):
         time.sleep(0.15)

@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from tests.conftest import REPO, write_jsonl
+from tests.conftest import REPO
+from tests.models_runner.subprocess_db import migrate_and_import, query, subprocess_env
 
 N = 24
 BATCH = 2
@@ -24,25 +25,10 @@ def manage(env, *args, **kwargs):
     )
 
 
-def query(db, sql, *params):
-    con = sqlite3.connect(db, timeout=30)
-    try:
-        return con.execute(sql, params).fetchall()
-    finally:
-        con.close()
-
-
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
     db = tmp_path / "db.sqlite3"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "QAEVAL_TESTING": "1",
-        "QAEVAL_VAR_DIR": str(tmp_path / "var"),
-        "DATABASE_URL": f"sqlite:///{db}",
-        "PYTHONUNBUFFERED": "1",
-    }
+    env = subprocess_env(tmp_path)
     rows = [
         {
             "id": f"q{i}",
@@ -52,14 +38,7 @@ def test_sigkill_mid_run_then_resume_without_duplicates(tmp_path):
         }
         for i in range(N)
     ]
-    corpus_file = write_jsonl(tmp_path / "corpus.jsonl", rows)
-    setup = (
-        "import django; django.setup(); from django.core.management import call_command; "
-        "call_command('migrate', verbosity=0); "
-        f"call_command('import_corpus', {str(corpus_file)!r}, corpus='killme')"
-    )
-    done = subprocess.run([sys.executable, "-c", setup], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    migrate_and_import(env, tmp_path, rows, "killme")
 
     worker = subprocess.Popen(
         [
