@@ -179,6 +179,19 @@ def resolve_dir(path):
     raise LexiconError(f"{path}: no frameIndex.xml here (expected the NLTK framenet_v17 directory layout)")
 
 
+def _named_children(root, tag, where):
+    """(name, element) of the ``tag`` children, the first of each name; a nameless one is an error
+    (``where`` says which)."""
+    seen = set()
+    for child in _children(root, tag):
+        child_name = child.get("name")
+        if not child_name:
+            raise LexiconError(f"{where} has no name attribute")
+        if child_name not in seen:
+            seen.add(child_name)
+            yield child_name, child
+
+
 def parse_frame_file(path):
     root = _parse(path)
     if _tag(root) != "frame":
@@ -187,14 +200,7 @@ def parse_frame_file(path):
     if not name:
         raise LexiconError(f"{path}: <frame> has no name attribute")
     frame = Frame(name=name, fn_id=_int(root.get("ID")), definition=_text(root, "definition"))
-    seen = set()
-    for fe in _children(root, "FE"):
-        fe_name = fe.get("name")
-        if not fe_name:
-            raise LexiconError(f"{path}: an <FE> of frame {name} has no name attribute")
-        if fe_name in seen:
-            continue
-        seen.add(fe_name)
+    for fe_name, fe in _named_children(root, "FE", f"{path}: an <FE> of frame {name}"):
         frame.elements.append(
             FrameElement(
                 name=fe_name,
@@ -203,14 +209,7 @@ def parse_frame_file(path):
                 fn_id=_int(fe.get("ID")),
             )
         )
-    seen = set()
-    for lu in _children(root, "lexUnit"):
-        lu_name = lu.get("name")
-        if not lu_name:
-            raise LexiconError(f"{path}: a <lexUnit> of frame {name} has no name attribute")
-        if lu_name in seen:
-            continue
-        seen.add(lu_name)
+    for lu_name, lu in _named_children(root, "lexUnit", f"{path}: a <lexUnit> of frame {name}"):
         frame.lexical_units.append(
             LexicalUnit(name=lu_name, pos=(lu.get("POS") or lu_pos_code(lu_name)).lower(), fn_id=_int(lu.get("ID")))
         )
