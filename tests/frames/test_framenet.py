@@ -8,6 +8,7 @@ from frames.framenet import (
     load_lexicon,
     lu_pos_code,
     lu_word,
+    parse_frame_file,
     plain_text,
     pos_name,
 )
@@ -93,3 +94,19 @@ def test_lu_index_adds_units_missing_from_frame_files(lexicon_copy):
     attack = load_lexicon(lexicon_copy).frames["Attack"]
     assert "ambush.n" in [lu.name for lu in attack.lexical_units]
     assert [lu.name for lu in attack.lexical_units].count("attack.v") == 1
+
+
+def test_frame_file_keeps_the_first_of_each_name_and_rejects_a_nameless_one(tmp_path):
+    ns = 'xmlns="http://framenet.icsi.berkeley.edu"'
+    path = tmp_path / "Arriving.xml"
+    path.write_text(
+        f'<frame {ns} name="Arriving" ID="1"><FE name="Theme" coreType="Core" ID="2"/><FE name="Theme" ID="9"/>'
+        '<lexUnit name="arrive.v" POS="V" ID="3"/><lexUnit name="arrive.v" POS="N" ID="8"/></frame>'
+    )
+    frame = parse_frame_file(path)
+    assert [(fe.name, fe.fn_id) for fe in frame.elements] == [("Theme", 2)]
+    assert [(lu.name, lu.pos, lu.fn_id) for lu in frame.lexical_units] == [("arrive.v", "v", 3)]
+    for child in ('<FE coreType="Core"/>', '<lexUnit POS="V"/>'):
+        path.write_text(f'<frame {ns} name="Arriving">{child}</frame>')
+        with pytest.raises(LexiconError, match="of frame Arriving has no name attribute"):
+            parse_frame_file(path)
