@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
-from evaluation.report.pipeline import clean
+from evaluation.report.steps import clean
 from evaluation.science import ppi
 from models_runner.models import Judge
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from evaluation.render.paper import AGGREGATE_TEXT, METRIC_TITLES
+from evaluation.render.paper import AGGREGATE_TEXT
+from evaluation.science import metric_registry
 
 RAW_MARK, HOLM_MARK = "*", "†"
 DASH = "—"
@@ -165,7 +166,8 @@ def metric_value(metric, v):
     >>> metric_value("hcorrect", 45.2), metric_value("f1", 0.5)
     ('45.2 %', '0.500')
     """
-    return percent(v) if metric == "hcorrect" else score(v)
+    decimals = metric_registry.get(metric).decimals
+    return percent(v, decimals) if metric_registry.get(metric).scale == 100 else score(v, decimals)
 
 
 def sort_key(v):
@@ -280,7 +282,7 @@ def factor_tables(data):
         tables.append(
             {
                 "metric": metric,
-                "title": METRIC_TITLES[metric],
+                "title": metric_registry.get(metric).title,
                 "header": [_factor_header(e) for e in entries],
                 "rows": rows,
                 "is_main": metric == data.get("metric"),
@@ -481,14 +483,14 @@ def ppi_tables(data):
     ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
     """
     tables = []
-    for metric in ("hscore", "hcorrect"):
+    for metric in metric_registry.human_keys():
         rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
         if not rows:
             continue
         tables.append(
             {
                 "metric": metric,
-                "title": METRIC_TITLES[metric],
+                "title": metric_registry.get(metric).title,
                 "rows": [
                     {
                         "system": r["system"],
@@ -548,12 +550,12 @@ def report_page(data) -> dict:
     significance = config.get("table_significance", "raw")
     partial = [r for r in data["systems"] if _ok(r.get("coverage")) and r["coverage"] < 1]
     return {
-        "metric": METRIC_TITLES.get(data["metric"], data["metric"]),
+        "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,
         "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
         "significance": SIGNIFICANCE_CHOICE.get(significance, significance),
         "has_labels": data.get("has_labels"),
-        "metrics": [{"key": m, "title": METRIC_TITLES[m]} for m in data.get("available_metrics", [])],
+        "metrics": [{"key": m, "title": metric_registry.get(m).title} for m in data.get("available_metrics", [])],
         "systems": systems_rows(data),
         "coverage_warning": {
             "systems": [f"{r['system']} ({percent(100 * r['coverage'])})" for r in partial],

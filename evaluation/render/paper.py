@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-METRIC_TITLES = {"hscore": "Hscore", "hcorrect": "% Hcorrect", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
-HUMAN = ("hscore", "hcorrect")
+from evaluation.science import metric_registry
+
 AGGREGATE_TEXT = {
     "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
     "majority": "majority label of an answer (ties: mean of the tied labels)",
@@ -226,7 +226,11 @@ def standalone(table: str) -> str:
 
 def _choices_text(data, metric) -> str:
     aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
-    return f"Human metrics: {AGGREGATE_TEXT[aggregate]}." if metric in HUMAN or metric is None else ""
+    return (
+        f"Human metrics: {AGGREGATE_TEXT[aggregate]}."
+        if metric is None or metric in metric_registry.human_keys()
+        else ""
+    )
 
 
 def table1_systems(data) -> PaperTable:
@@ -258,7 +262,7 @@ def table1_systems(data) -> PaperTable:
     """
     rows = data["systems"]
     metrics = ["rouge_l", "hscore", "hcorrect"] if data.get("has_labels") else ["rouge_l", "f1", "em"]
-    decimals = {"rouge_l": 2, "hscore": 2, "hcorrect": 1, "f1": 2, "em": 2}
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metrics}
     show_coverage = any(r.get("coverage") is not None and r["coverage"] < 1 for r in rows)
     ordered = [r for r in rows if r["system"] != "ROVER"] + [r for r in rows if r["system"] == "ROVER"]
     records, latex_rows = [], []
@@ -267,7 +271,7 @@ def table1_systems(data) -> PaperTable:
         cells = [escape(r["system"])]
         for m in metrics:
             v = fixed(r.get(m), decimals[m])
-            record[METRIC_TITLES[m]] = v
+            record[metric_registry.get(m).title] = v
             cells.append(_cell(v, decimals[m]))
         if show_coverage:
             cov = r.get("coverage")
@@ -276,7 +280,7 @@ def table1_systems(data) -> PaperTable:
             cells.append(_cell(v, 1))
         records.append(record)
         latex_rows.append(cells)
-    header = ["Model"] + [escape(METRIC_TITLES[m]) for m in metrics] + ([r"\% coverage"] if show_coverage else [])
+    header = ["Model"] + [metric_registry.get(m).latex for m in metrics] + ([r"\% coverage"] if show_coverage else [])
     caption = "Performance of each system and of their ROVER combination (last row)."
     if data.get("has_labels"):
         caption += " " + _choices_text(data, "hscore")
@@ -351,9 +355,9 @@ def table2_factors(data, metric) -> PaperTable | None:
     for f in factors:  # the bold of the LaTeX table, as columns (the size row has none)
         frame[f"significant: {f}"] = [None] + sig[f]
     frame["significance"] = marks
-    if metric in HUMAN:
+    if metric in metric_registry.human_keys():
         frame["aggregation"] = data.get("human_aggregate", "mean")
-    title = METRIC_TITLES[metric]
+    title = metric_registry.get(metric).title
     caption = (
         f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
         f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
