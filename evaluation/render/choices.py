@@ -59,7 +59,7 @@ def report_choices(data) -> list[dict]:
 
     Examples
     --------
-    >>> from evaluation.choices import report_choices
+    >>> from evaluation.render.choices import report_choices
     >>> data = {"metric": "f1", "has_labels": False, "config": {"n_boot": 1000, "seed": 0, "alpha": 5.0}}
     >>> [(c["label"], c["short"]) for c in report_choices(data)]
     [('Report metric', 'metric F1'), ('Automatic judge', 'no judge'), ('Significance marks', 'bold: raw p < 0.05'),
@@ -74,19 +74,7 @@ def report_choices(data) -> list[dict]:
     fallback = f" ({METRIC_TITLES.get(requested, requested)} needs labels)" if requested != metric else ""
     out = [_choice("metric", "Report metric", title + fallback, f"metric {title}")]
     if data.get("has_labels"):
-        aggregate = data.get("human_aggregate") or config["human_aggregate"]
-        adjudicated, excluded = bool(config["adjudicated"]), bool(config["include_excluded"])
-        out += [
-            _choice("human_aggregate", "Labels of one answer", AGGREGATE_TEXT.get(aggregate, aggregate),
-                    f"labels {aggregate}"),
-            _choice("adjudicated", "Adjudicated labels",
-                    "used: an admin's final label replaces every label of an adjudicated answer" if adjudicated
-                    else "not used: every annotator's own label counts",
-                    "adjudicated labels" if adjudicated else "annotators' own labels"),
-            _choice("include_excluded", "Excluded participants",
-                    "their labels included" if excluded else "their labels left out",
-                    "excluded participants included" if excluded else "excluded participants left out"),
-        ]  # fmt: skip
+        out += _label_choices(data, config)
     judge = config["judge"]
     out.append(_choice("judge", "Automatic judge", judge or "none", f"judge {judge}" if judge else "no judge"))
     if judge:
@@ -127,6 +115,23 @@ def report_choices(data) -> list[dict]:
     return out
 
 
+def _label_choices(data, config):
+    """The choices about human labels: aggregation, adjudicated labels, excluded participants."""
+    aggregate = data.get("human_aggregate") or config["human_aggregate"]
+    adjudicated, excluded = bool(config["adjudicated"]), bool(config["include_excluded"])
+    return [
+        _choice("human_aggregate", "Labels of one answer", AGGREGATE_TEXT.get(aggregate, aggregate),
+                f"labels {aggregate}"),
+        _choice("adjudicated", "Adjudicated labels",
+                "used: an admin's final label replaces every label of an adjudicated answer" if adjudicated
+                else "not used: every annotator's own label counts",
+                "adjudicated labels" if adjudicated else "annotators' own labels"),
+        _choice("include_excluded", "Excluded participants",
+                "their labels included" if excluded else "their labels left out",
+                "excluded participants included" if excluded else "excluded participants left out"),
+    ]  # fmt: skip
+
+
 def _choice(key, label, *texts):
     """A choice: its ``config`` key, its name and its two texts (``value`` in words, ``short``)."""
     value, short = texts
@@ -147,7 +152,7 @@ def choices_caption(data) -> str:
 
     Examples
     --------
-    >>> from evaluation.choices import choices_caption
+    >>> from evaluation.render.choices import choices_caption
     >>> print(choices_caption({"metric": "f1", "config": {"n_boot": 0, "alpha": 3}}))
     Choices: metric F1; no judge; bold: raw p < 0.05; no bootstrap; ROVER Levenshtein alpha 3;
     ROVER voters: all systems but reference; dedup whitespace.
