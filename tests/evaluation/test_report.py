@@ -1,6 +1,7 @@
 """The report end to end on hand-made data: human metrics through triplets, ROVER as a system,
 factors, agreement, strict JSON, the offline command and the hard-subset export."""
 
+import itertools
 import json
 import math
 import subprocess
@@ -358,7 +359,7 @@ def test_figure_styles_neighbours_differ_in_colour_greyscale_and_marker_for_fift
 
     styles = [system_style(i) for i in range(50)]
     assert len({(s["color"], s["marker"]) for s in styles}) == 50
-    for a, b in zip(styles, styles[1:]):  # neighbours in the legend
+    for a, b in itertools.pairwise(styles):  # neighbours in the legend
         assert abs(grey(a["color"]) - grey(b["color"])) >= 60  # of 255: apart in greyscale print
         assert hue_distance(a["color"], b["color"]) >= 50  # and in colour
         assert a["marker"] != b["marker"]
