@@ -71,12 +71,19 @@ def offline_judge(tmp_path):
 
 
 def in_app(tmp_path):
-    """Frames predicted (scripted LLM) and rated, two systems, labels partly adjudicated, a judge."""
+    from evaluation.jobs import report_dir
+
+    return report_dir(in_app_job(tmp_path).pk)
+
+
+def in_app_job(tmp_path, **options):
+    """Frames predicted (scripted LLM) and rated, two systems, labels partly adjudicated, a judge;
+    the report job of ``IN_APP_OPTIONS`` (``options`` override them), finished."""
     from django.contrib.auth import get_user_model
 
     from annotation.importers import import_predictions
     from annotation.models import Adjudication, Label, Triplet
-    from evaluation.jobs import REPORT_OPTIONS, report_dir, start_report
+    from evaluation.jobs import REPORT_OPTIONS, start_report
     from evaluation.tasks import build_report
     from frames.models import FrameAnnotation, FrameCheck
     from models_runner.models import Judge, JudgeLabel
@@ -113,11 +120,11 @@ def in_app(tmp_path):
                 frame_rating=("full", "partial")[n % 2],
                 fe_rating=("full", "erroneous", "partial")[(n + user.pk) % 3],
             )
-    job = start_report(corpus, None, **IN_APP_OPTIONS)
+    job = start_report(corpus, None, **{**IN_APP_OPTIONS, **options})
     build_report(job.pk)
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
-    return report_dir(job.pk)
+    return job
 
 
 REPORT_PATHS = {"offline": offline, "offline_judge": offline_judge, "in_app": in_app}
