@@ -182,6 +182,18 @@ def test_every_tex_of_every_report_path_compiles_and_reads_like_a_paper_table(pd
                 assert "Choices: " in text and "ROVER Levenshtein alpha" in text, stem
                 if data["has_labels"]:
                     assert f"labels {data['human_aggregate']}" in text, stem
+    # report.json records every choice that changed a number, on every path
+    configs = {name: json.loads((files["table1_systems"].parent / "report.json").read_text())["config"]
+               for name, files in written.items()}  # fmt: skip
+    choice_keys = {"metric", "human_aggregate", "adjudicated", "include_excluded", "judge", "design",
+                   "table_significance", "n_boot", "seed", "alpha", "systems", "dedup_policy"}  # fmt: skip
+    assert all(choice_keys <= set(c) for c in configs.values())
+    app_config = configs["in_app"]
+    assert (app_config["adjudicated"], app_config["judge"], app_config["design"]) == (True, "judge-a", "uniform")
+    assert (app_config["n_boot"], app_config["seed"], app_config["alpha"]) == (30, 7, 3.0)
+    assert (app_config["table_significance"], app_config["human_aggregate"]) == ("holm", "majority")
+    assert (configs["offline_judge"]["judge"], configs["offline"]["judge"]) == ("gpt-judge", None)
+    assert configs["offline"]["adjudicated"] is False and configs["offline"]["include_excluded"] is False
     # every paper table builder wrote a file on some path (a new builder needs a path that writes it)
     stems = {stem for files in written.values() for stem in files}
     builders = [n for n in vars(paper) if n.startswith("table") and callable(getattr(paper, n))]
