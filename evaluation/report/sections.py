@@ -146,7 +146,8 @@ def ppi_step(
     policy: str,
     facts: dict | None = None,
 ) -> None:
-    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables.
+    """Put ``ppi`` and ``judge`` into ``report.data``, the judge's name into its ``config`` and
+    the ``ppi`` data table into its tables (the paper table ``table_ppi`` is ``paper.table_ppi``).
 
     A step of ``compute_report`` (the last but one); the validity guard's reasons become notes. Without judge labels:
     ``ppi`` is an empty list and ``judge`` null.
@@ -190,8 +191,8 @@ def ppi_step(
     >>> sections.ppi_step(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
     [('a', 'hscore', 2, 4), ('a', 'hcorrect', 2, 4)]
-    >>> "table_ppi" in report.tables
-    True
+    >>> report.tables["ppi"].index.name, report.data["config"]["judge"]
+    ('system', 'judge-1')
     """
     if judge_labels is None or judge_labels.empty:
         report.data["ppi"], report.data["judge"] = [], None
@@ -203,7 +204,8 @@ def ppi_step(
         predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
     )
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
-    report.tables["table_ppi"] = table
+    report.data.setdefault("config", {})["judge"] = judge["name"]  # a choice that changes numbers
+    report.tables["ppi"] = table.reset_index(level="metric")  # one index level: no \multirow in its LaTeX
     for reason in judge["validity"]:
         report.data.setdefault("notes", []).append(
             f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"

@@ -144,6 +144,28 @@ def get(key: str) -> Metric:
     return _REGISTRY[key]
 
 
+def title(key: str) -> str:
+    """The title of metric ``key``, or ``key`` itself for a metric not registered (a report written
+    by a version that had it).
+
+    Parameters
+    ----------
+    key : str
+        A metric key.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> title("hcorrect"), title("bleu")
+    ('% Hcorrect', 'bleu')
+    """
+    metric = _REGISTRY.get(key)
+    return metric.title if metric else key
+
+
 def all_keys() -> tuple:
     """Every metric's key, in table order (human metrics first, as the paper).
 

@@ -32,6 +32,7 @@ PURE = (
     "report.sections",
     "science.human",
     "science.metric_registry",
+    "render.choices",
 )
 DATABASE = ("judge_inputs", "database", "live")
 # functions that read the database: a docstring without an example
