@@ -136,6 +136,9 @@ def test_every_score_has_its_labelled_bootstrap_interval_and_bounds_only_below_f
                 assert cell["bounds"].startswith("coverage bounds ")
             else:
                 assert cell["bounds"] is None
+    # each factor delta's interval is in its cell's tooltip
+    cells = [c for t in view["factor_tables"] for r in t["rows"] for c in r["cells"] if c["delta"] != page.DASH]
+    assert cells and all(", δ 95% CI " in c["title"] for c in cells)
 
 
 def test_coverage_warning_summarised_with_the_closest_pairs_and_the_rest_folded():
