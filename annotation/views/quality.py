@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import quality_data
 from annotation.labels import LABEL_TITLES
 from annotation.models import Corpus
+from core.ids import parse_id
 from core.permissions import admin_required
 
 
@@ -33,11 +34,11 @@ def adjudicate(request, corpus_id):
 
 def _decide(request, corpus):
     """Save the final label of one item (and make it gold when asked); say what was saved, in words."""
-    triplet = request.POST.get("triplet", "")
+    triplet = parse_id(request.POST.get("triplet"))
     try:
-        if not (triplet.isascii() and triplet.isdigit() and len(triplet) <= 18):
+        if triplet is None:
             raise ValueError("no item was given")
-        decision = quality_data.adjudicate(corpus, int(triplet), value=request.POST.get("value"), user=request.user)
+        decision = quality_data.adjudicate(corpus, triplet, value=request.POST.get("value"), user=request.user)
     except (ValueError, ObjectDoesNotExist) as exc:
         messages.error(request, f"Not saved: {exc}")
         return
