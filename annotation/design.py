@@ -371,5 +371,3 @@ def live_design(pi, sampled, labeled) -> tuple[np.ndarray, np.ndarray, float]:
     xi = sampled & labeled
     r = float(xi.sum() / sampled.sum()) if sampled.any() else 0.0
     return xi, np.asarray(pi, dtype=float) * r, r
-
-
