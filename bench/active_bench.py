@@ -43,7 +43,7 @@ import numpy as np
 from ppi_bench import SCORES, SQUAD, load, needed
 
 from annotation import design
-from evaluation import active, ppi
+from evaluation.science import active, ppi
 
 JUDGES = {
     "excellent (0.95, calibrated)": (0.95, "calibrated"),

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from annotation import design
-from evaluation import active
+from evaluation.science import active
 
 
 def test_design_solves_c_with_floor_and_cap_by_hand():
@@ -125,3 +125,10 @@ def test_completion_rate_rule_and_rows_say_k_of_b():
 def test_estimate_refuses_a_labelled_item_without_chance():
     with pytest.raises(ValueError, match="pi > 0"):
         active.estimate([1.0, 0.0], [1.0, 0.0], xi=[True, False], pi=[0.0, 0.5])
+
+
+def test_design_examples_run():
+    import doctest
+
+    result = doctest.testmod(design, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

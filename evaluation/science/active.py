@@ -71,7 +71,7 @@ def estimate(h, f, *, xi, pi) -> dict:
 
     Examples
     --------
-    >>> from evaluation.active import estimate
+    >>> from evaluation.science.active import estimate
     >>> xi, pi = [True, True, False, False], [0.5, 0.5, 0.25, 0.25]
     >>> e = estimate([1.0, 0.0, 0.5, 1.0], [0.9, 0.2, 0.6, 0.8], xi=xi, pi=pi)
     >>> round(e["estimate"], 4), round(e["variance"], 5), e["lambda"], round(e["gain"], 3)
@@ -114,7 +114,7 @@ def interval(e: dict) -> tuple:
 
     Examples
     --------
-    >>> from evaluation.active import interval
+    >>> from evaluation.science.active import interval
     >>> tuple(round(x, 4) for x in interval({"estimate": 0.5, "variance": 0.0025}))
     (0.402, 0.598)
     """
@@ -156,13 +156,13 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
 
     Examples
     --------
-    >>> from evaluation import active
+    >>> from evaluation.science import active
     >>> predictions, labels, judge, plan = active._example_frames()
     >>> scores, facts = active.active_scores(predictions, labels, judge, design_frame=plan)
     >>> scores[["tkey", "f_hscore", "pi", "xi"]].round(3).values.tolist()[:2], facts["completion"]
     ([['t1', 0.9, 0.25, True], ['t2', 0.55, 0.5, False]], 0.5)
     """
-    from evaluation import ppi
+    from evaluation.science import ppi
 
     q, has_probs = judge_distribution(judge_labels)
     scores = ppi.prediction_scores(predictions, labels, None, gold=gold, aggregate=aggregate)
@@ -207,7 +207,7 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
     Examples
     --------
-    >>> from evaluation import active
+    >>> from evaluation.science import active
     >>> predictions, labels, judge, plan = active._example_frames()
     >>> scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
     >>> [(r["system"], r["metric"], r["n_total"], r["n_sampled"], r["n_labeled"], round(r["estimate"], 4))
