@@ -42,7 +42,8 @@ def judge_file(tmp_path, *, probs=True, name="j"):
 def test_build_folds_active_draws_where_the_judge_is_unsure(corpus, tmp_path, capsys):
     import_judge_labels(judge_file(tmp_path), corpus)
     call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="30", judge="j")
-    triplets = list(Triplet.objects.filter(question__corpus=corpus).values("id", "answer", "design_pi", "design_sampled"))
+    fields = ("id", "answer", "design_pi", "design_sampled")
+    triplets = list(Triplet.objects.filter(question__corpus=corpus).values(*fields))
     pi = np.array([t["design_pi"] for t in triplets])
     assert len(triplets) == 2 * N and pi.sum() == pytest.approx(30)
     unsure = [t["design_pi"] for t in triplets if t["answer"].startswith("b") and int(t["answer"][1:]) % 2 == 0]
