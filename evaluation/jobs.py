@@ -16,7 +16,7 @@ from core.runner import create_job, enqueue
 from evaluation import database, judge_inputs
 from evaluation.render.outputs import write_report
 from evaluation.report.pipeline import ReportConfig, compute_report
-from evaluation.science import ppi
+from evaluation.science import active, ppi
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -59,6 +59,15 @@ def report_body(job, progress):
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
     ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
+    active.add_to_report(
+        report,
+        predictions,
+        labels,
+        judge_labels=judge_labels,
+        design_frame=judge_inputs.design_frame(corpus),
+        policy=corpus.dedup_policy,
+        facts=facts,
+    )
     add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
     return {

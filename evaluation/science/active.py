@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from annotation.design import METRICS, expected_score, judge_distribution, live_design
+from annotation.design import METRICS, UNIFORM_REASON, expected_score, judge_distribution, live_design
 
 Z95 = 1.96
 SCALE = {"hscore": 1.0, "hcorrect": 100.0}  # report scale (SPEC 3: Hcorrect in %)
@@ -167,11 +167,11 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     q, has_probs = judge_distribution(judge_labels)
     scores = ppi.prediction_scores(predictions, labels, None, gold=gold, aggregate=aggregate)
     plan = design_frame.drop_duplicates("tkey", keep="last").set_index("tkey")
+    labeled_keys = set(scores.loc[scores["h_hscore"].notna(), "tkey"])  # judged by the judge or not
     keep = scores["tkey"].isin(plan.index) & scores["tkey"].isin(q.index)
     scores = scores[keep].reset_index(drop=True)
     for metric in METRICS:
         scores[f"f_{metric}"] = expected_score(q.loc[scores["tkey"]].to_numpy(), metric)
-    labeled_keys = set(scores.loc[scores["h_hscore"].notna(), "tkey"])
     sampled = plan["sampled"].astype(bool)
     xi_t, pi_t, r = live_design(plan["pi"].to_numpy(), sampled.to_numpy(), plan.index.isin(labeled_keys))
     scores["pi"] = pd.Series(pi_t, index=plan.index).loc[scores["tkey"]].to_numpy()
@@ -259,3 +259,130 @@ def _example_frames():
     )
     plan = pd.DataFrame({"tkey": ["t1", "t2", "t3"], "pi": [0.5, 1.0, 0.1], "sampled": [True, True, False]})
     return predictions, labels, judge, plan
+
+
+def active_section(predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate="mean"):
+    """The active part of one report: rows, what the design was, and the ``table_active`` frame.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame
+        One judge's labels (``tkey``, ``label``, optionally ``probs``).
+    design_frame : DataFrame
+        ``tkey``, ``pi``, ``sampled`` per triplet.
+    systems : iterable of str, optional
+        The systems, in order.
+    facts : dict, optional
+        ``gold_keys``: gold triplets, left out of the human sample.
+    aggregate : {"mean", "majority"}, default "mean"
+        How a triplet's labels make its score (SPEC 3).
+
+    Returns
+    -------
+    rows : list of dict
+        The ``active`` rows.
+    design : dict
+        ``kind`` (active or uniform), ``reason``, ``n_triplets``, ``budget``, ``n_sampled``,
+        ``n_labeled``, ``completion``, ``judge_has_probs`` and ``progress`` ("k of B labelled").
+    table : DataFrame
+        ``table_active``, indexed by system (a row per metric).
+
+    Examples
+    --------
+    >>> from evaluation.science import active
+    >>> predictions, labels, judge, plan = active._example_frames()
+    >>> rows, design, table = active.active_section(predictions, labels, judge, design_frame=plan)
+    >>> design["kind"], design["progress"], table.shape
+    ('active', '1 of 2 sampled triplets labelled (completion-rate rule)', (2, 9))
+    """
+    scores, d = active_scores(
+        predictions,
+        labels,
+        judge_labels,
+        design_frame=design_frame,
+        gold=(facts or {}).get("gold_keys"),
+        aggregate=aggregate,
+    )
+    rows = active_rows(scores, systems)
+    reason = None
+    if d["uniform"]:
+        reason = UNIFORM_REASON if not d["judge_has_probs"] else "every triplet had the same chance: uniform design"
+    complete = d["n_labeled"] == d["n_sampled"]
+    design = {
+        "kind": "uniform" if d["uniform"] else "active",
+        "reason": reason,
+        **{k: d[k] for k in ("n_triplets", "budget", "n_sampled", "n_labeled", "completion", "judge_has_probs")},
+        "progress": f"{d['n_labeled']} of {d['n_sampled']} sampled triplets labelled"
+        + ("" if complete else " (completion-rate rule)"),
+    }
+    table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index("system")  # one index level: plain LaTeX
+    return rows, design, table
+
+
+def add_to_report(report, predictions, labels, *, judge_labels, design_frame, policy, facts=None) -> None:
+    """Put ``active`` and ``active_design`` into ``report.data`` and ``table_active`` into its tables.
+
+    Without judge labels or a design: ``active`` is an empty list and ``active_design`` null. The
+    design's kind, the uniform fallback and the labelling progress become notes.
+
+    Parameters
+    ----------
+    report : evaluation.report.pipeline.Report
+        A computed report (changed in place).
+    predictions : DataFrame
+        Its predictions (SPEC 9 columns, or with ``tkey``).
+    labels : DataFrame or None
+        Its human labels.
+    judge_labels : DataFrame or None
+        One judge's labels (``probs`` optional).
+    design_frame : DataFrame or None
+        ``pi`` and ``sampled`` per triplet (with ``tkey``, or ``question_id`` and ``answer``).
+    policy : str
+        The dedup policy giving triplet keys to frames without ``tkey``.
+    facts : dict, optional
+        Platform facts (``gold_keys``).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation.science import active
+    >>> from evaluation.report.pipeline import Report
+    >>> predictions, labels, judge, plan = active._example_frames()
+    >>> report = Report(data={"systems": [{"system": "a"}], "notes": []}, tables={})
+    >>> active.add_to_report(report, predictions, labels, judge_labels=judge, design_frame=plan, policy="whitespace")
+    >>> report.data["active_design"]["progress"], len(report.data["active"])
+    ('1 of 2 sampled triplets labelled (completion-rate rule)', 2)
+    """
+    from evaluation.report.pipeline import clean
+    from evaluation.science.ppi import with_tkeys
+
+    if judge_labels is None or judge_labels.empty or design_frame is None or design_frame.empty:
+        report.data["active"], report.data["active_design"] = [], None
+        return
+    predictions, labels, judge_labels, design_frame = (
+        with_tkeys(f, policy) for f in (predictions, labels, judge_labels, design_frame)
+    )
+    order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
+    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    rows, design, table = active_section(
+        predictions,
+        labels,
+        judge_labels,
+        design_frame=design_frame,
+        systems=order or None,
+        facts=facts,
+        aggregate=aggregate,
+    )
+    report.data["active"], report.data["active_design"] = clean(rows), clean(design)
+    report.tables["table_active"] = table
+    notes = report.data.setdefault("notes", [])
+    notes.append(f"active estimates ({design['kind']} design): {design['progress']}")
+    if design["reason"]:
+        notes.append(f"active estimates: {design['reason']}")
