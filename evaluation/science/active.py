@@ -262,7 +262,7 @@ def _example_frames():
 
 
 def active_section(predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate="mean"):
-    """The active part of one report: rows, what the design was, and the ``table_active`` frame.
+    """The active part of one report: rows, what the design was, and the ``active`` data table.
 
     Parameters
     ----------
@@ -289,7 +289,7 @@ def active_section(predictions, labels, judge_labels, *, design_frame, systems=N
         ``kind`` (active or uniform), ``reason``, ``n_triplets``, ``budget``, ``n_sampled``,
         ``n_labeled``, ``completion``, ``judge_has_probs`` and ``progress`` ("k of B labelled").
     table : DataFrame
-        ``table_active``, indexed by system (a row per metric).
+        The ``active`` data table, indexed by system (a row per metric).
 
     Examples
     --------
@@ -324,7 +324,8 @@ def active_section(predictions, labels, judge_labels, *, design_frame, systems=N
 
 
 def add_to_report(report, predictions, labels, *, judge_labels, design_frame, policy, facts=None) -> None:
-    """Put ``active`` and ``active_design`` into ``report.data`` and ``table_active`` into its tables.
+    """Put ``active`` and ``active_design`` into ``report.data`` and the ``active`` data table into its tables
+    (the paper table ``table_active`` is ``paper.table_active``).
 
     Without judge labels or a design: ``active`` is an empty list and ``active_design`` null. The
     design's kind, the uniform fallback and the labelling progress become notes.
@@ -381,7 +382,7 @@ def add_to_report(report, predictions, labels, *, judge_labels, design_frame, po
         aggregate=aggregate,
     )
     report.data["active"], report.data["active_design"] = clean(rows), clean(design)
-    report.tables["table_active"] = table
+    report.tables["active"] = table
     notes = report.data.setdefault("notes", [])
     notes.append(f"active estimates ({design['kind']} design): {design['progress']}")
     if design["reason"]:

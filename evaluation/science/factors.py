@@ -576,15 +576,22 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
     >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> fx.skip_reason(questions, fx.parse_factor("coref"))
     'no question has `coref`: add it to the corpus (a column of SPEC 9 or a key of `meta`)'
+    >>> fx.skip_reason(questions, fx.parse_factor("bias"))[:70]
+    "no question has `frame_freq` (the frame's frequency in an adaptation c"
     """
     name = factor.attribute
     if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:
         return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
     if name in DERIVED_SOURCES:
         return DERIVED_SOURCES[name]
+    if name == "frame_freq":  # predicting frames gives `frame`, never this frequency
+        return (
+            "no question has `frame_freq` (the frame's frequency in an adaptation corpus, SPEC 6); predicting "
+            "frames does not give it: add it to the corpus (a column of SPEC 9 or a key of `meta`)"
+        )
     hint = (
         ": import frame annotation or predict frames"
-        if name in ("frame", "lu", "lu_pos", "frame_freq")
+        if name in ("frame", "lu", "lu_pos", "trigger_in_question")
         else ": add it to the corpus (a column of SPEC 9 or a key of `meta`)"
     )
     return f"no question has `{name}`{hint}"

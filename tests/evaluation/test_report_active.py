@@ -86,7 +86,7 @@ def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
     assert data["active_design"]["kind"] == "active"
     assert data["active_design"]["progress"] == "14 of 14 sampled triplets labelled"
     assert any(n.startswith("active estimates (active design)") for n in data["notes"])
-    assert (tmp_path / "out" / "table5_active.tex").exists() and (tmp_path / "out" / "table_active.csv").exists()
+    assert (tmp_path / "out" / "table_active.tex").exists() and (tmp_path / "out" / "active.csv").exists()
 
 
 def test_offline_report_without_probabilities_says_uniform(tmp_path):
@@ -97,7 +97,7 @@ def test_offline_report_without_probabilities_says_uniform(tmp_path):
     assert data["active_design"]["kind"] == "uniform"
     assert "no probabilities" in data["active_design"]["reason"]
     assert any("uniform design" in n for n in data["notes"])
-    assert "uniform design" in (tmp_path / "out" / "table5_active.tex").read_text()
+    assert "uniform design" in (tmp_path / "out" / "table_active.tex").read_text()
 
 
 def test_offline_design_errors(tmp_path):
@@ -120,7 +120,7 @@ def test_the_paper_table_compiles(tmp_path):
     require(shutil.which("pdflatex"), "pdflatex not installed (bin/test installs texlive-latex-recommended)")
     paths = files(tmp_path)
     offline(paths, tmp_path / "out")
-    for name in ("table5_active.tex", "table_active.tex"):
+    for name in ("table_active.tex", "active.tex"):
         run = subprocess.run(
             [
                 "pdflatex",

@@ -4,7 +4,7 @@ Reads the three JSONL files of SPEC 9 (no database), computes the report and wri
 the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR. ``--judge-labels FILE`` (labels format,
 ``annotator`` = the judge, optional ``probs``) adds the prediction-powered estimates of SPEC 10 (``ppi``,
 ``table_ppi``); with ``--design FILE`` (SPEC 12: ``{"question_id", "answer", "pi", "sampled"}`` per
-triplet) also the active estimates (``active``, ``active_design``, ``table_active``, ``table5_active``).
+triplet) also the active estimates (``active``, ``active_design``, ``active.csv``, the paper table ``table_active``).
 """
 
 import time
