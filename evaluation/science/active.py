@@ -383,7 +383,13 @@ def add_to_report(report, predictions, labels, *, judge_labels, design_frame, po
     )
     report.data["active"], report.data["active_design"] = clean(rows), clean(design)
     report.tables["active"] = table
+    report.data.setdefault("config", {})["design"] = design["kind"]
     notes = report.data.setdefault("notes", [])
     notes.append(f"active estimates ({design['kind']} design): {design['progress']}")
+    if design["kind"] == "active" and report.data.get("ppi"):
+        notes.append(
+            "prediction-powered estimates: the human labels were drawn by an active design, not uniformly; "
+            "the ppi rows assume a uniform sample: read the active rows"
+        )
     if design["reason"]:
         notes.append(f"active estimates: {design['reason']}")

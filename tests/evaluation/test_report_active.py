@@ -22,8 +22,9 @@ N = 40
 
 
 def files(tmp_path, *, probs=True):
-    """Corpus of N questions, system ``sys`` right on even questions; every triplet judged; a design
-    file that sampled every third triplet with known chances; human labels on the sampled ones."""
+    """In ``tmp_path`` (created): a corpus of N questions, system ``sys`` right on even questions; every
+    triplet judged; a design file that sampled every third triplet with known chances; human labels on
+    the sampled ones."""
     corpus = [{"id": f"q{i}", "context": f"c{i}", "question": f"Q{i}?", "answers": [f"a{i}"]} for i in range(N)]
     preds = [{"question_id": f"q{i}", "system": "sys", "answer": f"a{i}" if i % 2 == 0 else f"b{i}"} for i in range(N)]
     judge, design, labels = [], [], []
@@ -42,6 +43,7 @@ def files(tmp_path, *, probs=True):
         if sampled:
             labels.append({**row, "annotator": "ann", "label": "correct" if right else "incorrect"})
             labels[-1].pop("probs", None)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, rows in (
         ("corpus", corpus),
@@ -83,7 +85,7 @@ def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
     e = active.estimate(h, f, xi=i % 3 == 0, pi=np.where(right, 0.3, 0.6))
     assert row["estimate"] == pytest.approx(e["estimate"]) and row["lambda"] == pytest.approx(e["lambda"])
     assert (row["n_total"], row["n_sampled"], row["n_labeled"]) == (N, 14, 14)
-    assert data["active_design"]["kind"] == "active"
+    assert data["active_design"]["kind"] == "active" and data["config"]["design"] == "active"
     assert data["active_design"]["progress"] == "14 of 14 sampled triplets labelled"
     assert any(n.startswith("active estimates (active design)") for n in data["notes"])
     assert (tmp_path / "out" / "table_active.tex").exists() and (tmp_path / "out" / "active.csv").exists()
