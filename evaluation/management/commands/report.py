@@ -4,7 +4,7 @@ Reads the three JSONL files of SPEC 9 (no database), computes the report and wri
 the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR. ``--judge-labels FILE`` (labels format,
 ``annotator`` = the judge, optional ``probs``) adds the prediction-powered estimates of SPEC 10 (``ppi``,
 ``table_ppi``); with ``--design FILE`` (SPEC 12: ``{"question_id", "answer", "pi", "sampled"}`` per
-triplet) also the active estimates (``active``, ``active_design``, ``active.csv``, the paper table ``table_active``).
+triplet) also the active estimates (``active``, ``active_design``, the paper table ``table_active``).
 """
 
 import time
@@ -13,9 +13,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interchange import InterchangeError
 from evaluation.render.outputs import write_report
+from evaluation.report.config import ReportConfig, ReportExtras
 from evaluation.report.inputs import read_design, read_inputs, read_judge_labels
-from evaluation.report.pipeline import ReportConfig, compute_report
-from evaluation.science import active, ppi
+from evaluation.report.pipeline import compute_report
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -120,21 +120,12 @@ class Command(BaseCommand):
             )
             read_s = time.perf_counter() - started
             started = time.perf_counter()
-            report = compute_report(questions, predictions, labels, config=config)
             if o["design"] and not o["judge_labels"]:
                 raise CommandError("--design needs --judge-labels (the judge whose uncertainty set the chances)")
-            if o["judge_labels"]:
-                judge_labels = read_judge_labels(o["judge_labels"], questions)
-                ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=config.dedup_policy)
-                if o["design"]:
-                    active.add_to_report(
-                        report,
-                        predictions,
-                        labels,
-                        judge_labels=judge_labels,
-                        design_frame=read_design(o["design"], questions),
-                        policy=config.dedup_policy,
-                    )
+            judge_labels = read_judge_labels(o["judge_labels"], questions) if o["judge_labels"] else None
+            design = read_design(o["design"], questions) if o["design"] else None
+            extras = ReportExtras(judge_labels=judge_labels, design=design)
+            report = compute_report(questions, predictions, labels, config=config, extras=extras)
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None
