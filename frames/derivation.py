@@ -64,10 +64,10 @@ def derive_records(records, parse, *, lexicon, options):
     progress = options.get("progress") or _noop
     todo = [r for r in records if r.get("lu") and r.get("frame")]
     total = len(todo)
-    progress(done=0, total=total, message=f"parsing the contexts of {total} questions")
+    progress(done=0, total=total, message=f"parsing the contexts of {total} questions with a frame", force=True)
 
     def parse_progress(done, contexts):
-        progress(done=0, total=total, message=f"parsed {done}/{contexts} distinct contexts")
+        progress(done=done, total=contexts, message=f"parsing: {done}/{contexts} distinct contexts")
 
     parsed = parse([r.get("context") or "" for r in todo], parse_progress)
     out, derived, missing, kept = [], Counter(), Counter(), Counter()
