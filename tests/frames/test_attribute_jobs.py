@@ -181,3 +181,56 @@ def test_api_starts_a_derivation_and_checks_its_input(client, make_user, lexicon
         "overwrite": False,
     }
     assert [j["id"] for j in client.get(url).json()["results"]] == [job.pk]
+
+
+def _systems_and_labels(corpus, tmp_path):
+    """Two systems and one annotator's labels on every triplet (correct / partial / incorrect by the
+    first reference answer), imported through the real importers."""
+    predictions, labels = [], []
+    questions = list(Question.objects.filter(corpus=corpus).order_by("position"))
+    for i, q in enumerate(questions):
+        reference = q.answers[0]
+        words = reference.split()
+        good = reference if i % 3 else q.context[:20]
+        short = " ".join(words[: max(1, len(words) // 2)]) if i % 4 else reference
+        predictions += [
+            {"question_id": q.external_id, "system": "sys-good", "answer": good},
+            {"question_id": q.external_id, "system": "sys-short", "answer": short},
+        ]
+        for answer in {reference, good, short}:
+            label = "correct" if answer == reference else "partial" if reference.startswith(answer) else "incorrect"
+            labels.append({"question_id": q.external_id, "answer": answer, "annotator": "ann1", "label": label})
+    import_predictions(write_jsonl(tmp_path / "predictions.jsonl", predictions), corpus)
+    import_labels(write_jsonl(tmp_path / "labels.jsonl", labels), corpus)
+
+
+def test_end_to_end_on_piaf_small_six_factors_and_the_page_says_what_was_derived(
+    piaf, tmp_path, settings, client, make_user
+):
+    from evaluation import jobs as report_jobs
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    assert derive(piaf, lexicon="framenet-fr-test", adaptation="piaf-adapt").status == Job.SUCCEEDED
+    _systems_and_labels(piaf, tmp_path)
+    params = {"corpus_id": piaf.pk, "corpus": piaf.name, **report_jobs.REPORT_OPTIONS, "n_boot": 0, "figures": False}
+    job = create_job(report_jobs.JOB_KIND, params)
+    run_job(job.pk, report_jobs.report_body)
+    job.refresh_from_db()
+    assert job.status == Job.SUCCEEDED, job.error
+    data = json.loads((report_jobs.report_dir(job.pk) / "report.json").read_text(encoding="utf-8"))
+    rows = {e["factor"]: e for e in data["factors"] if e["metric"] == "hscore"}
+    assert set(rows) == {"bias", "trigger", "lu_in_q", "dist", "nb_fes", "entropy"}
+    assert all(e["n_hard"] and e["n_easy"] for e in rows.values())
+    assert {name for name, e in rows.items() if e["derived"]} == {"bias", "trigger", "lu_in_q", "dist"}
+    assert set(data["derived_attributes"]) == {"dist", "frame_freq", "lu_pos", "trigger_in_question"}
+    assert data["derived_attributes"]["dist"]["sources"] == ["fr_core_news_sm 3.8.0, adaptation corpus piaf-adapt"]
+    assert data["factors_skipped"] == ["coref"]
+    assert "needs an imported coref attribute or a coreference component" in data["factors_skipped_reasons"]["coref"]
+    caption = (report_jobs.report_dir(job.pk) / "table2_factors_hscore.tex").read_text(encoding="utf-8")
+    assert "Computed from derived attributes: bias, trigger, lu\\_in\\_q, dist (" in caption
+    client.force_login(make_user("res", "researcher"))
+    page = client.get(reverse("report-detail", args=[job.pk])).content.decode()
+    assert "Computed from derived attributes (parsed from the text, SPEC 15): bias, trigger, lu_in_q, dist" in page
+    n = data["derived_attributes"]["dist"]["n_derived"]
+    assert f"Derived from raw text (SPEC 15), not imported: dist on {n} questions (fr_core_news_sm 3.8.0" in page
+    assert "needs an imported coref attribute or a coreference component" in page
