@@ -70,7 +70,7 @@ def _with_attributes(base):
 
         def get_urls(self):
             view = self.admin_site.admin_view(self.derive_attributes_view)
-            return [path("<int:pk>/derive-attributes/", view, name="annotation_derive_attributes"), *super().get_urls()]
+            return [path("<id:pk>/derive-attributes/", view, name="annotation_derive_attributes"), *super().get_urls()]
 
         @admin.display(description="attributes")
         def attributes_link(self, obj):
