@@ -52,6 +52,7 @@ def report_body(job, progress):
             seed=p.get("seed", 0),
             human_aggregate=p.get("human_aggregate", "mean"),
             table_significance=p.get("significance", "raw"),
+            adjudicated=bool(p.get("adjudicated", False)),
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         report = compute_report(questions, predictions, labels, config=config, progress=progress)

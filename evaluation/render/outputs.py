@@ -13,6 +13,7 @@ import pandas as pd
 from annotation.export_safety import safe_frame
 from evaluation.render import figures as figs
 from evaluation.render import paper
+from evaluation.render.choices import choices_caption
 from evaluation.report.inputs import corpus_records
 
 REPORT_JSON = "report.json"
@@ -145,9 +146,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     put(REPORT_JSON, dumps_strict(report.data) + "\n")
     for name, table in report.tables.items():
         put(f"{name}.csv", safe_frame(table).to_csv())
-        caption = name.replace("_", " ")
-        if report.data.get("has_labels"):
-            caption += f" (human metrics: labels aggregated by {report.data.get('human_aggregate', 'mean')})"
+        caption = paper.escape(f"{name.replace('_', ' ').capitalize()}. {choices_caption(report.data)}")
         put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=caption))
     for name, table in paper.paper_tables(report.data).items():
         put(f"{name}.csv", safe_frame(table.frame).to_csv())

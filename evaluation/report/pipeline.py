@@ -91,6 +91,11 @@ class ReportConfig:
     hard_require: str = "any"  # "any" criterion, or "all" of them
     human_aggregate: str = "mean"  # SPEC 3: "mean" of the labels' values, or "majority"
     table_significance: str = "raw"  # bold cells of the paper tables: raw p, or "holm"-corrected p
+    # Choices made before the computation (which labels, which judge), recorded in ``config``:
+    adjudicated: bool = False  # an admin's final label replaces the labels of an adjudicated answer
+    include_excluded: bool = False  # labels of participants excluded from a study counted
+    judge: str | None = None  # the automatic judge of the prediction-powered estimates (SPEC 10)
+    design: str = "uniform"  # how the human-labelled answers were chosen (SPEC 12)
 
     def __post_init__(self):
         self.metric = canonical_metric(self.metric)
@@ -142,6 +147,10 @@ class ReportConfig:
             "hard_require": self.hard_require,
             "human_aggregate": self.human_aggregate,
             "table_significance": self.table_significance,
+            "adjudicated": self.adjudicated,
+            "include_excluded": self.include_excluded,
+            "judge": self.judge,
+            "design": self.design,
         }
 
 

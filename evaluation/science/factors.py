@@ -553,8 +553,9 @@ DERIVED_SOURCES = {
     "predict frames",
     "coref": "no question has `coref`: needs an imported coref attribute or a coreference component (none is "
     "installed; SPEC 15)",
-    "frame_freq": "no question has `frame_freq`: import it, or derive it (derive_attributes) from an adaptation "
-    "corpus with frames, on questions with a `frame`",
+    "frame_freq": "no question has `frame_freq` (the frame's frequency in an adaptation corpus, SPEC 6); predicting "
+    "frames does not give it: add it to the corpus, or derive it (derive_attributes) from an adaptation corpus "
+    "whose questions have frames",
 }
 # attributes that derive_attributes computes from the text (SPEC 15) once a question has `frame` and `lu`
 PARSED = ("dist", "trigger_in_question", "lu_pos")
@@ -586,6 +587,8 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
     >>> print(fx.skip_reason(questions.assign(lu=None), fx.parse_factor("dist")))  # doctest: +NORMALIZE_WHITESPACE
     no question has `dist`: import it, or derive it (derive_attributes, a spaCy parser) on questions with a
     `frame` and an `lu`, which none has: import frame annotation or predict frames first
+    >>> fx.skip_reason(questions, fx.parse_factor("bias"))[:70]
+    "no question has `frame_freq` (the frame's frequency in an adaptation c"
     """
     name = factor.attribute
     if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:

@@ -687,7 +687,8 @@ def add_to_report(
     policy: str,
     facts: dict | None = None,
 ) -> None:
-    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables.
+    """Put ``ppi`` and ``judge`` into ``report.data``, the judge's name into its ``config`` and
+    the ``ppi`` data table into its tables (the paper table ``table_ppi`` is ``paper.table_ppi``).
 
     The one hook of the report; the validity guard's reasons become notes. Without judge labels:
     ``ppi`` is an empty list and ``judge`` null.
@@ -730,8 +731,8 @@ def add_to_report(
     >>> ppi.add_to_report(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
     [('a', 'hscore', 2, 4), ('a', 'hcorrect', 2, 4)]
-    >>> "table_ppi" in report.tables
-    True
+    >>> report.tables["ppi"].index.name, report.data["config"]["judge"]
+    ('system', 'judge-1')
     """
     from evaluation.report.pipeline import clean
 
@@ -745,7 +746,8 @@ def add_to_report(
         predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
     )
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
-    report.tables["table_ppi"] = table
+    report.data.setdefault("config", {})["judge"] = judge["name"]  # a choice that changes numbers
+    report.tables["ppi"] = table.reset_index(level="metric")  # one index level: no \multirow in its LaTeX
     for reason in judge["validity"]:
         report.data.setdefault("notes", []).append(
             f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"

@@ -26,6 +26,7 @@ PURE = (
     "files",
     "report.pipeline",
     "science.human",
+    "render.choices",
 )
 DATABASE = ("judge_inputs", "database", "live")
 # functions that read the database: a docstring without an example
