@@ -9,7 +9,8 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 
 from __future__ import annotations
 
-METRIC_TITLES = {"hscore": "Hscore", "hcorrect": "% Hcorrect", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
+from evaluation.science import metric_registry
+
 AGGREGATE_TEXT = {
     "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
     "majority": "majority label of an answer (ties: mean of the tied labels)",
@@ -70,8 +71,8 @@ def report_choices(data) -> list[dict]:
     config = {**DEFAULTS, **(data.get("config") or {})}
     metric = data.get("metric") or config.get("metric", "hscore")
     requested = data.get("metric_requested") or metric
-    title = METRIC_TITLES.get(metric, metric)
-    fallback = f" ({METRIC_TITLES.get(requested, requested)} needs labels)" if requested != metric else ""
+    title = metric_registry.title(metric)
+    fallback = f" ({metric_registry.title(requested)} needs labels)" if requested != metric else ""
     out = [_choice("metric", "Report metric", title + fallback, f"metric {title}")]
     if data.get("has_labels"):
         out += _label_choices(data, config)

@@ -14,11 +14,11 @@ import math
 
 from evaluation.render.choices import (
     AGGREGATE_TEXT,
-    METRIC_TITLES,
     SIGNIFICANCE_CHOICE,
     choices_caption,
     report_choices,
 )
+from evaluation.science import metric_registry
 
 RAW_MARK, HOLM_MARK = "*", "†"
 DASH = "—"
@@ -170,7 +170,8 @@ def metric_value(metric, v):
     >>> metric_value("hcorrect", 45.2), metric_value("f1", 0.5)
     ('45.2 %', '0.500')
     """
-    return percent(v) if metric == "hcorrect" else score(v)
+    decimals = metric_registry.get(metric).decimals
+    return percent(v, decimals) if metric_registry.get(metric).scale == 100 else score(v, decimals)
 
 
 def sort_key(v):
@@ -294,7 +295,7 @@ def factor_tables(data):
         tables.append(
             {
                 "metric": metric,
-                "title": METRIC_TITLES[metric],
+                "title": metric_registry.get(metric).title,
                 "header": [_factor_header(e) for e in entries],
                 "derived": [e["factor"] for e in entries if e.get("derived")],
                 "rows": rows,
@@ -530,14 +531,14 @@ def ppi_tables(data):
     ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
     """
     tables = []
-    for metric in ("hscore", "hcorrect"):
+    for metric in metric_registry.human_keys():
         rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
         if not rows:
             continue
         tables.append(
             {
                 "metric": metric,
-                "title": METRIC_TITLES[metric],
+                "title": metric_registry.get(metric).title,
                 "rows": [
                     {
                         "system": r["system"],
@@ -705,7 +706,7 @@ def figure_titles(names, data):
     >>> figure_titles(["figure3_partitions.svg"], {"metric": "hscore"})
     [{'name': 'figure3_partitions.svg', 'title': 'Figure 3: Hscore of each system per ROVER agreement partition'}]
     """
-    metric = METRIC_TITLES.get(data.get("metric"), data.get("metric"))
+    metric = metric_registry.title(data.get("metric"))
     out = []
     for name in names:
         stem = name.rsplit(".", 1)[0]
@@ -743,7 +744,7 @@ def report_page(data) -> dict:
     aggregate = data.get("human_aggregate") or config.get("human_aggregate", "mean")
     significance = config.get("table_significance", "raw")
     return {
-        "metric": METRIC_TITLES.get(data["metric"], data["metric"]),
+        "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,
         "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
         "significance": SIGNIFICANCE_CHOICE.get(significance, significance),
@@ -751,7 +752,7 @@ def report_page(data) -> dict:
         "caption": choices_caption(data),
         "has_labels": data.get("has_labels"),
         "has_ci": any(k.endswith("_ci") and v for r in data["systems"] for k, v in r.items()),
-        "metrics": [{"key": m, "title": METRIC_TITLES[m]} for m in data.get("available_metrics", [])],
+        "metrics": [{"key": m, "title": metric_registry.get(m).title} for m in data.get("available_metrics", [])],
         "systems": systems_rows(data),
         "coverage_warning": coverage_warning(data),
         "factor_tables": factor_tables(data),

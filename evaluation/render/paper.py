@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evaluation.render.choices import AGGREGATE_TEXT, METRIC_TITLES, choices_caption
+from evaluation.render.choices import AGGREGATE_TEXT, choices_caption
+from evaluation.science import metric_registry
 
-HUMAN = ("hscore", "hcorrect")
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -225,7 +225,11 @@ def standalone(table: str) -> str:
 
 def _choices_text(data, metric) -> str:
     aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
-    return f"Human metrics: {AGGREGATE_TEXT[aggregate]}." if metric in HUMAN or metric is None else ""
+    return (
+        f"Human metrics: {AGGREGATE_TEXT[aggregate]}."
+        if metric is None or metric in metric_registry.human_keys()
+        else ""
+    )
 
 
 def _choices(data) -> str:
@@ -262,7 +266,7 @@ def table1_systems(data) -> PaperTable:
     """
     rows = data["systems"]
     metrics = ["rouge_l", "hscore", "hcorrect"] if data.get("has_labels") else ["rouge_l", "f1", "em"]
-    decimals = {"rouge_l": 2, "hscore": 2, "hcorrect": 1, "f1": 2, "em": 2}
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metrics}
     show_coverage = any(r.get("coverage") is not None and r["coverage"] < 1 for r in rows)
     ordered = [r for r in rows if r["system"] != "ROVER"] + [r for r in rows if r["system"] == "ROVER"]
     records, latex_rows = [], []
@@ -271,7 +275,7 @@ def table1_systems(data) -> PaperTable:
         cells = [escape(r["system"])]
         for m in metrics:
             v = fixed(r.get(m), decimals[m])
-            record[METRIC_TITLES[m]] = v
+            record[metric_registry.get(m).title] = v
             cells.append(_cell(v, decimals[m]))
         if show_coverage:
             cov = r.get("coverage")
@@ -280,7 +284,7 @@ def table1_systems(data) -> PaperTable:
             cells.append(_cell(v, 1))
         records.append(record)
         latex_rows.append(cells)
-    header = ["Model"] + [escape(METRIC_TITLES[m]) for m in metrics] + ([r"\% coverage"] if show_coverage else [])
+    header = ["Model"] + [metric_registry.get(m).latex for m in metrics] + ([r"\% coverage"] if show_coverage else [])
     caption = "Performance of each system and of their ROVER combination (last row)."
     if data.get("has_labels"):
         caption += " " + _choices_text(data, "hscore")
@@ -356,9 +360,9 @@ def table2_factors(data, metric) -> PaperTable | None:
     for f in factors:  # the bold of the LaTeX table, as columns (the size row has none)
         frame[f"significant: {f}"] = [None] + sig[f]
     frame["significance"] = marks
-    if metric in HUMAN:
+    if metric in metric_registry.human_keys():
         frame["aggregation"] = data.get("human_aggregate", "mean")
-    title = METRIC_TITLES[metric]
+    title = metric_registry.get(metric).title
     caption = (
         (
             f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
@@ -504,16 +508,16 @@ def table_ppi(data) -> PaperTable | None:
     \midrule
     a & Hscore & 20 / 100 & 0.61 & [0.50, 0.72] & 0.60 & [0.45, 0.75] & 0.80 & 1.50 \\
     """
-    rows = [r for m in HUMAN for r in data.get("ppi") or [] if r["metric"] == m]
+    rows = [r for m in metric_registry.human_keys() for r in data.get("ppi") or [] if r["metric"] == m]
     if not rows:
         return None
-    decimals = {"hscore": 2, "hcorrect": 1}
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metric_registry.human_keys()}
     records, latex_rows, rules = [], [], set()
     for i, r in enumerate(rows):
         d = decimals[r["metric"]]
         record = {
             "system": r["system"],
-            "metric": METRIC_TITLES[r["metric"]],
+            "metric": metric_registry.get(r["metric"]).title,
             "human-labelled": r["n_human"],
             "judged": r["n_total"],
             **{k: fixed(r.get(k), d) for k in ("estimate", "ci_low", "ci_high")},

@@ -25,7 +25,13 @@ PURE = (
     "render.page",
     "files",
     "report.pipeline",
+    "report.config",
+    "report.scoring",
+    "report.steps",
+    "report.tables",
+    "report.sections",
     "science.human",
+    "science.metric_registry",
     "render.choices",
 )
 DATABASE = ("judge_inputs", "database", "live")
