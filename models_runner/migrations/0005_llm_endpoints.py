@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('models_runner', '0003_job_to_core'),
+        ('models_runner', '0004_judge_label_probs'),
     ]
 
     operations = [
