@@ -245,6 +245,8 @@ def read_squad(source, file=None):
                 ):
                     raise InterchangeError("expected a list of {text, answer_start}", name, at, field="answers")
                 meta = {k: v for k, v in qa.items() if k not in ("id", "question", "answers")}
+                if any("answer_start" in x for x in raw_answers):  # the answers' offsets (SPEC 15)
+                    meta["answer_starts"] = [x.get("answer_start") for x in raw_answers]
                 if isinstance(article.get("title"), str):
                     meta["article"] = article["title"]
                 record = corpus_record(

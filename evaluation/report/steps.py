@@ -476,6 +476,9 @@ def factors_step(ctx: Context) -> None:
             r["p_holm"] = p
             r["significant_holm"] = fx.is_significant(float(p), config.significance)
     ctx.data["factors"] = entries
+    ctx.data["derived_attributes"] = derived = fx.derived_attributes(ctx.questions)  # SPEC 15
+    for e in entries:
+        e["derived"] = derived.get(e["attribute"])
     skipped = [f for f in config.factors if f not in ctx.active]
     ctx.data["factors_skipped"] = [f.name for f in skipped]
     ctx.data["factors_skipped_reasons"] = {f.name: fx.skip_reason(ctx.questions, f, ctx.entropy) for f in skipped}

@@ -225,6 +225,10 @@ api-imports            anonymous   401  401  401  401  401  401
 api-imports            annotator   403  403  403  403  403  403
 api-imports            researcher  403  403  403  403  403  403
 api-imports            admin       405  405  400  405  405  405
+api-attributes         anonymous   401  401  401  401  401  401
+api-attributes         annotator   403  403  403  403  403  403
+api-attributes         researcher  403  403  403  403  403  403
+api-attributes         admin       200  200  400  405  405  405
 api-quality            anonymous   401  401  401  401  401  401
 api-quality            annotator   403  403  403  403  403  403
 api-quality            researcher  403  403  403  403  403  403
@@ -458,6 +462,7 @@ llmexchange        200 200  403 403  AI  403  AI  AI   AI  AI
 judge              200 200  200 200  200 200  200 200  200 200
 judgerun           200 200  403 403  AI  403  AI  AI   AI  AI
 judgelabel         200 200  403 403  AI  403  AI  AI   AI  AI
+llmendpoint        200 200  200 200  AI  AI   AI  AI   AI  AI
 """
 ADMIN_OTHERS = """
 # the site's own views and the models' custom views (model.view)
@@ -473,6 +478,7 @@ app_list               200 200
 user.password_change   200 200
 corpus.import          200 200
 corpus.predict_frames  200 200
+corpus.derive_attributes 200 200
 inferencerun.start     200 200
 judge.start            200 200
 job.status             200 405
@@ -612,7 +618,10 @@ def test_other_annotator_gets_404_for_fold_they_do_not_have(world, client, make_
     assert client.post(reverse("judge", args=[f]), {"item": i, "value": "correct"}).status_code == 404
 
 
-@pytest.mark.parametrize("url", ["admin:annotation_predict_frames", "admin:models_runner_judge_start"])
+@pytest.mark.parametrize(
+    "url",
+    ["admin:annotation_predict_frames", "admin:annotation_derive_attributes", "admin:models_runner_judge_start"],
+)
 def test_admin_pages_of_a_missing_object_answer_404(client, make_user, url):
     """Found by the matrix: these admin pages crashed (500) for an id that does not exist."""
     client.force_login(make_user("boss", "admin"))
