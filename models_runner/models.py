@@ -142,6 +142,12 @@ class JudgeLabel(models.Model):
     run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="labels")
     exchange = models.ForeignKey(LLMExchange, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source = models.CharField(max_length=10, default="llm", help_text="llm or import.")
+    probs = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The judge's distribution {correct, partial, incorrect} (SPEC 12): from the label token's "
+        "log-probabilities or the file's probs; null = one-hot on the label.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -563,6 +563,60 @@ def ppi_tables(data):
     return tables
 
 
+def active_tables(data):
+    """The active estimates (SPEC 12, ``active`` rows): one table per metric, and the design in words.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``active``, ``active_design``).
+
+    Returns
+    -------
+    dict or None
+        ``design`` (``kind``, ``reason``, ``progress``) and ``tables`` (``metric``, ``title``, ``rows``
+        with formatted ``n``, ``estimate``, ``interval``, ``lambda``, ``gain``); None without rows.
+
+    Examples
+    --------
+    >>> from evaluation.render.page import active_tables
+    >>> row = {"system": "a", "metric": "hscore", "n_labeled": 20, "n_sampled": 25, "n_total": 100,
+    ...        "estimate": 0.61, "ci_low": 0.5, "ci_high": 0.72, "lambda": 0.8, "gain": 1.5}
+    >>> shown = active_tables({"active": [row], "active_design": {"kind": "active", "progress": "20 of 25"}})
+    >>> r = shown["tables"][0]["rows"][0]
+    >>> r["n"], r["estimate"], r["interval"], shown["design"]["progress"]
+    ('20 of 25 / 100', '0.610', '0.500 – 0.720', '20 of 25')
+    """
+    rows = data.get("active") or []
+    if not rows:
+        return None
+    tables = []
+    for metric in ("hscore", "hcorrect"):
+        mine = [r for r in rows if r["metric"] == metric]
+        if mine:
+            tables.append(
+                {
+                    "metric": metric,
+                    "title": metric_registry.get(metric).title,
+                    "rows": [
+                        {
+                            "system": r["system"],
+                            "n": f"{r['n_labeled']} of {r['n_sampled']} / {r['n_total']}",
+                            "n_sort": r["n_labeled"],
+                            "estimate": metric_value(metric, r.get("estimate")),
+                            "estimate_sort": sort_key(r.get("estimate")),
+                            "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
+                            "lambda": score(r.get("lambda"), 2),
+                            "gain": gain(r.get("gain")),
+                            "gain_sort": sort_key(r.get("gain")),
+                        }
+                        for r in mine
+                    ],
+                }
+            )
+    return {"design": data.get("active_design") or {}, "tables": tables}
+
+
 def _quoted(text: str) -> str:
     """`name` (report.json's Markdown-like quoting) as ‘name’ for the page."""
     parts = text.split("`")
@@ -730,7 +784,7 @@ def report_page(data) -> dict:
         changes a number, ``evaluation.render.choices``) and ``caption`` (the same in a few words),
         ``has_labels``, ``has_ci``, ``metrics``, ``systems``, ``coverage_warning`` (None when every
         system has full coverage), ``factor_tables``, ``skipped``, ``factor_by_partition``,
-        ``agreement``, ``ppi_tables``, ``frames``, ``notes``, ``marks``.
+        ``agreement``, ``ppi_tables``, ``active``, ``frames``, ``notes``, ``marks``.
 
     Examples
     --------
@@ -770,6 +824,7 @@ def report_page(data) -> dict:
         "agreement": agreement(data),
         "ppi_tables": ppi_tables(data),
         "frames": frames_section(data),
+        "active": active_tables(data),
         "notes": [n for n in data.get("notes", []) if not n.startswith("partial coverage:")],
         "marks": {"raw": RAW_MARK, "holm": HOLM_MARK},
     }

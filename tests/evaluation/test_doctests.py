@@ -22,6 +22,7 @@ PURE = (
     "render.outputs",
     "report.inputs",
     "science.ppi",
+    "science.active",
     "render.page",
     "files",
     "report.pipeline",
