@@ -23,6 +23,7 @@ PURE = (
     "report.inputs",
     "science.ppi",
     "science.active",
+    "render.estimates",
     "render.page",
     "files",
     "report.pipeline",
