@@ -176,16 +176,20 @@ def derived_text(data):
     Examples
     --------
     >>> from evaluation.render.choices import derived_text
-    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, "sources": ["fr_core_news_sm 3.8.0"]}}})
-    'Derived from raw text (SPEC 15), not imported: dist on 40 questions (fr_core_news_sm 3.8.0).'
+    >>> src = {"sources": ["fr_core_news_sm 3.8.0"]}
+    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, **src}, "lu_pos": {"n_derived": 5, **src}}})
+    'Derived from raw text (SPEC 15), not imported: dist on 40 questions, lu_pos on 5 questions (fr_core_news_sm 3.8.0).'
     >>> derived_text({}) is None
     True
     """
     derived = data.get("derived_attributes") or {}
     if not derived:
         return None
-    parts = [f"{name} on {d['n_derived']} questions ({'; '.join(d['sources'])})" for name, d in derived.items()]
-    return "Derived from raw text (SPEC 15), not imported: " + ", ".join(parts) + "."
+    groups = {}  # attributes with the same sources, named once
+    for name, d in derived.items():
+        groups.setdefault(tuple(d["sources"]), []).append(f"{name} on {d['n_derived']} questions")
+    parts = [f"{', '.join(names)} ({'; '.join(sources)})" for sources, names in groups.items()]
+    return "Derived from raw text (SPEC 15), not imported: " + "; ".join(parts) + "."
 
 
 def derived_sources(data):
