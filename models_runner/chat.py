@@ -111,6 +111,7 @@ class ChatOptions:
 # their defaults: what ``ChatClient.from_settings`` reads, plus ``on_error`` (what the user does when
 # a question's call fails for good). Each user adds its own and may change ``max_tokens``.
 SETTINGS_DEFAULTS = {
+    "endpoint": "",  # an LLM endpoint's name (models_runner.endpoints): its base_url, key variable, model
     "model": "",
     "base_url": "",
     "api_key_env": "OPENAI_API_KEY",

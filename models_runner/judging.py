@@ -27,6 +27,7 @@ from annotation.models import Corpus, Triplet
 from core.errors import UserFacingError
 from core.runner import create_job
 from models_runner.chat import SETTINGS_DEFAULTS, ChatClient, ChatError, store_exchange
+from models_runner.endpoints import EndpointError, client_settings
 from models_runner.models import Judge, JudgeLabel, JudgeRun
 
 JOB_KIND = "judge"
@@ -150,7 +151,10 @@ def judge_parameters(parameters: dict) -> dict:
     unknown = set(parameters or {}) - set(DEFAULTS)
     if unknown:
         raise JudgeError(f"unknown judge parameter(s) {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
-    p = {**DEFAULTS, **(parameters or {})}
+    try:
+        p = client_settings({**DEFAULTS, **(parameters or {})})
+    except EndpointError as exc:
+        raise JudgeError(str(exc)) from None
     if not str(p["model"]).strip():
         raise JudgeError("an LLM judge needs the parameter model (the API's model name)")
     if p["logprobs"] not in LOGPROBS_MODES:
