@@ -15,11 +15,11 @@ from annotation.models import Corpus
 from core.permissions import IsResearcherRole
 from core.serializers import JobSerializer
 from evaluation import files, judge_inputs
-from evaluation.human import AGGREGATES
 from evaluation.jobs import start_report_from
-from evaluation.report import METRICS, SIGNIFICANCE_MARKS
-from evaluation.rover import DEFAULT_ALPHA
-from evaluation.stats import DEFAULT_BOOT
+from evaluation.report.pipeline import METRICS, SIGNIFICANCE_MARKS
+from evaluation.science.human import AGGREGATES
+from evaluation.science.rover import DEFAULT_ALPHA
+from evaluation.science.stats import DEFAULT_BOOT
 
 
 class ReportRequest(serializers.Serializer):

@@ -10,7 +10,7 @@ from core.reaper import health
 from evaluation import files
 from evaluation.forms import ReportForm
 from evaluation.jobs import start_report_from
-from evaluation.page import report_page
+from evaluation.render.page import report_page
 
 
 @researcher_required

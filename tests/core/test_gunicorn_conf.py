@@ -17,12 +17,12 @@ django.setup()
 from django.db import connections
 conf = runpy.run_path("config/gunicorn.conf.py")
 assert conf["preload_app"] is True and conf["wsgi_app"] == "config.wsgi:application"
-assert "evaluation.report" not in sys.modules and "pandas" not in sys.modules
+assert "evaluation.report.pipeline" not in sys.modules and "pandas" not in sys.modules
 connections["default"].ensure_connection()  # as if something had touched the database
 conf["when_ready"](None)
 from django.template import engines
 cached = engines["django"].engine.template_loaders[0].get_template_cache
-print("evaluation.report" in sys.modules, "pandas" in sys.modules,
+print("evaluation.report.pipeline" in sys.modules, "pandas" in sys.modules,
       connections["default"].connection is None, "annotation/_item.html" in cached)
 """
 

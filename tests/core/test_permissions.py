@@ -475,6 +475,7 @@ corpus.import          200 200
 corpus.predict_frames  200 200
 inferencerun.start     200 200
 judge.start            200 200
+job.status             200 405
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]
 

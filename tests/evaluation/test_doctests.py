@@ -12,20 +12,20 @@ import inspect
 import pytest
 
 PURE = (
-    "metrics",
-    "rover",
-    "agreement",
-    "factors",
-    "stats",
-    "paper",
-    "figures",
-    "outputs",
-    "inputs",
-    "ppi",
-    "page",
+    "science.metrics",
+    "science.rover",
+    "science.agreement",
+    "science.factors",
+    "science.stats",
+    "render.paper",
+    "render.figures",
+    "render.outputs",
+    "report.inputs",
+    "science.ppi",
+    "render.page",
     "files",
-    "report",
-    "human",
+    "report.pipeline",
+    "science.human",
 )
 DATABASE = ("judge_inputs", "database", "live")
 # functions that read the database: a docstring without an example

@@ -1,7 +1,7 @@
-"""The report page's content (evaluation.page): formats, marks, warnings, reasons."""
+"""The report page's content (evaluation.render.page): formats, marks, warnings, reasons."""
 
-from evaluation import page
-from evaluation.report import ReportConfig, compute_report
+from evaluation.render import page
+from evaluation.report.pipeline import ReportConfig, compute_report
 from tests.evaluation.test_report import frames
 
 

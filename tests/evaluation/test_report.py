@@ -12,9 +12,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.interchange import read_corpus
-from evaluation.inputs import questions_frame
-from evaluation.outputs import dumps_strict
-from evaluation.report import ReportConfig, compute_report
+from evaluation.render.outputs import dumps_strict
+from evaluation.report.inputs import questions_frame
+from evaluation.report.pipeline import ReportConfig, compute_report
 from tests.conftest import require, write_jsonl
 
 CORPUS = [
@@ -183,7 +183,7 @@ def test_offline_command_reports_bad_line(tmp_path):
 
 
 def test_latex_bold_for_significant_cells():
-    from evaluation.outputs import latex_table
+    from evaluation.render.outputs import latex_table
 
     table = pd.DataFrame({"coref": [-7.0, 2.0]}, index=["a_b", "c"])
     bold = pd.DataFrame({"coref": [True, False]}, index=["a_b", "c"])
@@ -217,7 +217,7 @@ def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_fli
 
 
 def test_ranking_flips_need_overlapping_bounds_and_partial_coverage():
-    from evaluation.report import ranking_flips
+    from evaluation.report.pipeline import ranking_flips
 
     full = {"coverage": 1.0}
     rows = [
@@ -231,7 +231,7 @@ def test_ranking_flips_need_overlapping_bounds_and_partial_coverage():
 
 
 def test_majority_aggregation_and_ties():
-    from evaluation import human
+    from evaluation.science import human
 
     labels = pd.DataFrame(
         {
@@ -296,7 +296,7 @@ def test_agreement_uses_only_labels_that_match_a_triplet():
 
 
 def test_paper_tables_layout_and_significance_choice():
-    from evaluation import paper
+    from evaluation.render import paper
 
     q, p, l = frames()
     data = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
@@ -324,7 +324,7 @@ def test_paper_tables_layout_and_significance_choice():
 
 
 def test_paper_table4_from_frame_checks():
-    from evaluation import paper
+    from evaluation.render import paper
 
     data = {
         "frames": {
@@ -340,7 +340,7 @@ def test_paper_table4_from_frame_checks():
 
 
 def test_figure_styles_distinct_for_fifty_systems():
-    from evaluation.figures import system_style
+    from evaluation.render.figures import system_style
 
     styles = {(system_style(i)["color"], system_style(i)["marker"]) for i in range(50)}
     assert len(styles) == 50
@@ -349,7 +349,7 @@ def test_figure_styles_distinct_for_fifty_systems():
 def test_figures_legend_outside_the_axes_for_fifty_systems():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from evaluation.figures import partitions_figure
+    from evaluation.render.figures import partitions_figure
 
     data = {
         "metric": "hscore",
@@ -387,7 +387,7 @@ def test_every_generated_tex_compiles_with_pdflatex(pdflatex, files, tmp_path):
     data["frames"] = {
         "table4": {"frame": {"label": "Frame Prediction", "n": 4, "full": 50.0, "partial": 25.0, "erroneous": 25.0}}
     }
-    from evaluation import paper
+    from evaluation.render import paper
 
     (out / "table4_frame_checks.tex").write_text(paper.table4_frame_checks(data).latex)
     texs = sorted(out.glob("*.tex"))

@@ -1,5 +1,5 @@
 """Writing a computed report to a folder: report.json, each data table as CSV and LaTeX, the paper
-tables of SPEC 11 (``evaluation.paper``) as CSV and standalone LaTeX, each figure as PNG, PDF and
+tables of SPEC 11 (``evaluation.render.paper``) as CSV and standalone LaTeX, each figure as PNG, PDF and
 SVG, and the hard subset as corpus JSONL."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from annotation.export_safety import safe_frame
-from evaluation import figures as figs
-from evaluation import paper
-from evaluation.inputs import corpus_records
+from evaluation.render import figures as figs
+from evaluation.render import paper
+from evaluation.report.inputs import corpus_records
 
 REPORT_JSON = "report.json"
 HARD_SUBSET = "hard_subset.jsonl"
@@ -39,7 +39,7 @@ def dumps_strict(data) -> str:
 
     Examples
     --------
-    >>> from evaluation.outputs import dumps_strict
+    >>> from evaluation.render.outputs import dumps_strict
     >>> print(dumps_strict({"f1": 0.5, "system": "sys-é"}))
     {
       "f1": 0.5,
@@ -76,7 +76,7 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
     --------
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from evaluation.outputs import latex_table
+    >>> from evaluation.render.outputs import latex_table
     >>> table = pd.DataFrame({"F1": [0.5, np.nan]}, index=["sys_a", "ROVER"])
     >>> tex = latex_table(table, bold=pd.DataFrame({"F1": [True, False]}, index=table.index))
     >>> print(tex[tex.index(r"\begin{tabular}"):tex.index(r"\bottomrule")])
@@ -102,12 +102,12 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
 def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     """Write every file of ``report`` under ``out_dir``.
 
-    report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.paper``), each
+    report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.render.paper``), each
     figure as PNG, PDF and SVG, and the hard subset as corpus JSONL.
 
     Parameters
     ----------
-    report : evaluation.report.Report
+    report : evaluation.report.pipeline.Report
         A computed report.
     out_dir : str or Path
         The folder (created when missing).
@@ -122,9 +122,9 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     Examples
     --------
     >>> import tempfile
-    >>> from evaluation.inputs import predictions_frame, questions_frame
-    >>> from evaluation.outputs import write_report
-    >>> from evaluation.report import ReportConfig, compute_report
+    >>> from evaluation.report.inputs import predictions_frame, questions_frame
+    >>> from evaluation.render.outputs import write_report
+    >>> from evaluation.report.pipeline import ReportConfig, compute_report
     >>> questions = questions_frame([{"id": "q1", "context": "Warsaw is in Poland.", "question": "Where?",
     ...                               "answers": ["Poland"]}])
     >>> predictions = predictions_frame([{"question_id": "q1", "system": "a", "answer": "Poland"}])

@@ -54,7 +54,7 @@ class PaperTable:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.paper import PaperTable
+    >>> from evaluation.render.paper import PaperTable
     >>> PaperTable(pd.DataFrame({"F1": [0.5]}), "...").frame["F1"].tolist()
     [0.5]
     """
@@ -77,7 +77,7 @@ def escape(text) -> str:
 
     Examples
     --------
-    >>> from evaluation.paper import escape
+    >>> from evaluation.render.paper import escape
     >>> print(escape("50% of R&D_x"))
     50\% of R\&D\_x
     """
@@ -104,7 +104,7 @@ def fixed(v, decimals):
 
     Examples
     --------
-    >>> from evaluation.paper import fixed
+    >>> from evaluation.render.paper import fixed
     >>> fixed(0.12345, 2), fixed(float("nan"), 2)
     (0.12, None)
     """
@@ -125,7 +125,7 @@ def whole(v):
 
     Examples
     --------
-    >>> from evaluation.paper import whole
+    >>> from evaluation.render.paper import whole
     >>> whole(66.6), whole(None)
     (67, None)
     """
@@ -168,7 +168,7 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
 
     Examples
     --------
-    >>> from evaluation.paper import booktabs
+    >>> from evaluation.render.paper import booktabs
     >>> tex = booktabs(["Model", "F1"], [["a", "0.50"], ["ROVER", "0.70"]], "Scores.", label="tab:x",
     ...                rule_before_last=True)
     >>> print(tex[tex.index(r"\begin{tabular}"):tex.index(r"\bottomrule")])
@@ -210,7 +210,7 @@ def standalone(table: str) -> str:
 
     Examples
     --------
-    >>> from evaluation.paper import standalone
+    >>> from evaluation.render.paper import standalone
     >>> print("\n".join(standalone("\\begin{table}\\end{table}\n").splitlines()[-3:]))
     \begin{document}
     \begin{table}\end{table}
@@ -246,7 +246,7 @@ def table1_systems(data) -> PaperTable:
 
     Examples
     --------
-    >>> from evaluation import paper
+    >>> from evaluation.render import paper
     >>> data = {"has_labels": False, "available_metrics": ["f1"], "factors": [], "systems": [
     ...     {"system": "ROVER", "rouge_l": 0.7, "f1": 0.66, "em": 0.5, "coverage": 1.0},
     ...     {"system": "sys-a", "rouge_l": 0.61234, "f1": 0.6, "em": 0.4, "coverage": 1.0}]}
@@ -311,7 +311,7 @@ def table2_factors(data, metric) -> PaperTable | None:
 
     Examples
     --------
-    >>> from evaluation import paper
+    >>> from evaluation.render import paper
     >>> data = {"config": {}, "factors": [{"factor": "dist", "metric": "f1", "size_pct": 40.0,
     ...     "size_pct_corpus": 38.6, "rows": [{"system": "sys-a", "delta": -3, "significant": True},
     ...                                       {"system": "ROVER", "delta": 1, "significant": False}]}]}
@@ -380,7 +380,7 @@ def table3_factor_by_partition(data) -> PaperTable | None:
 
     Examples
     --------
-    >>> from evaluation.paper import table3_factor_by_partition
+    >>> from evaluation.render.paper import table3_factor_by_partition
     >>> data = {"factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}, "partitions": {"n_systems": 2, "alpha": 5}}
     >>> table3_factor_by_partition(data).frame
                P2   P1
@@ -423,7 +423,7 @@ def table4_frame_checks(data) -> PaperTable | None:
 
     Examples
     --------
-    >>> from evaluation.paper import table4_frame_checks
+    >>> from evaluation.render.paper import table4_frame_checks
     >>> data = {"frames": {"table4": {"lu": {"label": "LU", "full": 70.4, "partial": 20.0, "erroneous": 9.6, "n": 50}}}}
     >>> table4_frame_checks(data).frame
                 Full  Partial  Erroneous   n
@@ -464,7 +464,7 @@ def paper_tables(data) -> dict:
 
     Examples
     --------
-    >>> from evaluation import paper
+    >>> from evaluation.render import paper
     >>> data = {"has_labels": False, "available_metrics": ["f1"], "factors": [], "systems": [
     ...     {"system": "ROVER", "rouge_l": 0.7, "f1": 0.66, "em": 0.5, "coverage": 1.0},
     ...     {"system": "sys-a", "rouge_l": 0.61234, "f1": 0.6, "em": 0.4, "coverage": 1.0}]}

@@ -41,7 +41,7 @@ def system_style(i: int) -> dict:
 
     Examples
     --------
-    >>> from evaluation.figures import system_style
+    >>> from evaluation.render.figures import system_style
     >>> style = system_style(21)
     >>> style["marker"], style["linestyle"], style["color"] == system_style(1)["color"]
     ('s', '--', True)
@@ -79,7 +79,7 @@ def partitions_figure(data) -> Figure:
 
     Examples
     --------
-    >>> from evaluation.figures import partitions_figure
+    >>> from evaluation.render.figures import partitions_figure
     >>> fig = partitions_figure({"metric": "f1", "keys": ["2", "1"], "counts": {"2": 10, "1": 4},
     ...                          "by_system": {"sys-a": {"2": 0.8, "1": 0.3}, "ROVER": {"2": 0.85, "1": 0.4}}})
     >>> ax = fig.axes[0]
@@ -128,7 +128,7 @@ def per_frame_figure(data) -> Figure:
 
     Examples
     --------
-    >>> from evaluation.figures import per_frame_figure
+    >>> from evaluation.render.figures import per_frame_figure
     >>> fig = per_frame_figure({"metric": "f1", "rows": [{"frame": "Motion", "n": 12, "by_system": {"ROVER": 0.7}},
     ...                                                   {"frame": "Giving", "n": 3, "by_system": {"ROVER": 0.4}}]})
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
@@ -162,7 +162,7 @@ def combinations_figure(data) -> Figure:
 
     Examples
     --------
-    >>> from evaluation.figures import combinations_figure
+    >>> from evaluation.render.figures import combinations_figure
     >>> subsets = {k: {"n": 5, "by_system": {"sys-a": 0.5, "ROVER": 0.6}}
     ...            for k in ("neither", "only_f1", "only_f2", "both")}
     >>> fig = combinations_figure({"metric": "f1", "pair": ["nb_fes", "entropy"], "subsets": subsets})

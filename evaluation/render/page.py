@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from evaluation.paper import AGGREGATE_TEXT, METRIC_TITLES
+from evaluation.render.paper import AGGREGATE_TEXT, METRIC_TITLES
 
 RAW_MARK, HOLM_MARK = "*", "†"
 DASH = "—"
@@ -71,7 +71,7 @@ def score(v, decimals=3):
 
     Examples
     --------
-    >>> from evaluation.page import score
+    >>> from evaluation.render.page import score
     >>> score(0.12345), score(0.5, 2), score(None)
     ('0.123', '0.50', '—')
     """
@@ -94,7 +94,7 @@ def percent(v, decimals=1):
 
     Examples
     --------
-    >>> from evaluation.page import percent
+    >>> from evaluation.render.page import percent
     >>> percent(45.678), percent(38.6, 0)
     ('45.7 %', '39 %')
     """
@@ -115,7 +115,7 @@ def integer(v):
 
     Examples
     --------
-    >>> from evaluation.page import integer
+    >>> from evaluation.render.page import integer
     >>> integer(-3.0), integer(float("nan"))
     ('-3', '—')
     """
@@ -136,7 +136,7 @@ def p_value(p):
 
     Examples
     --------
-    >>> from evaluation.page import p_value
+    >>> from evaluation.render.page import p_value
     >>> p_value(0.0321), p_value(0.0004), p_value(None)
     ('0.032', '< 0.001', '—')
     """
@@ -161,7 +161,7 @@ def metric_value(metric, v):
 
     Examples
     --------
-    >>> from evaluation.page import metric_value
+    >>> from evaluation.render.page import metric_value
     >>> metric_value("hcorrect", 45.2), metric_value("f1", 0.5)
     ('45.2 %', '0.500')
     """
@@ -183,7 +183,7 @@ def sort_key(v):
 
     Examples
     --------
-    >>> from evaluation.page import sort_key
+    >>> from evaluation.render.page import sort_key
     >>> sort_key(0.5), sort_key(None)
     ('0.5', '')
     """
@@ -207,7 +207,7 @@ def systems_rows(data):
 
     Examples
     --------
-    >>> from evaluation import page
+    >>> from evaluation.render import page
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.systems_rows(data)[0]
     {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
@@ -253,7 +253,7 @@ def factor_tables(data):
 
     Examples
     --------
-    >>> from evaluation import page
+    >>> from evaluation.render import page
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> table = page.factor_tables(data)[0]
     >>> table["header"][0]["rule"], table["header"][0]["size_corpus"]
@@ -341,7 +341,7 @@ def agreement(data):
 
     Examples
     --------
-    >>> from evaluation.page import agreement
+    >>> from evaluation.render.page import agreement
     >>> shown = agreement({"agreement": {"alpha_ordinal": 0.8123, "alpha_nominal": None, "n_items": 1, "pairs": []}})
     >>> shown["ordinal"], shown["nominal"]
     ('0.812', 'undefined (n = 1 item)')
@@ -391,7 +391,7 @@ def factor_by_partition(data):
 
     Examples
     --------
-    >>> from evaluation import page
+    >>> from evaluation.render import page
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.factor_by_partition(data)
     {'keys': [{'k': '2', 'n': 6}, {'k': '1', 'n': 4}],
@@ -424,7 +424,7 @@ def gain(v):
 
     Examples
     --------
-    >>> from evaluation.page import gain
+    >>> from evaluation.render.page import gain
     >>> gain(2.5), gain(None)
     ('2.50×', '—')
     """
@@ -447,7 +447,7 @@ def interval_text(metric, low, high):
 
     Examples
     --------
-    >>> from evaluation.page import interval_text
+    >>> from evaluation.render.page import interval_text
     >>> interval_text("hscore", 0.4, 0.6), interval_text("hcorrect", None, 60.0)
     ('0.400 – 0.600', '—')
     """
@@ -472,7 +472,7 @@ def ppi_tables(data):
 
     Examples
     --------
-    >>> from evaluation.page import ppi_tables
+    >>> from evaluation.render.page import ppi_tables
     >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.61, "ci_low": 0.5,
     ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
     ...        "lambda": 0.8, "gain": 1.5}
@@ -537,7 +537,7 @@ def report_page(data) -> dict:
 
     Examples
     --------
-    >>> from evaluation import page
+    >>> from evaluation.render import page
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> shown = page.report_page(data)
     >>> shown["metric"], shown["significance"], shown["coverage_warning"]
