@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import URLField
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -228,6 +229,7 @@ class StudyAdmin(admin.ModelAdmin):
     search_fields = ["slug", "title"]
     filter_horizontal = ["folds"]
     inlines = [ParticipantInline]
+    formfield_overrides = {URLField: {"assume_scheme": "https"}}
 
     def formfield_for_manytomany(self, db_field, request, **kwargs):
         if db_field.name == "folds":

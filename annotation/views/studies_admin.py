@@ -56,7 +56,7 @@ def _act(request, study):
 
 
 @admin_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def study_page(request, slug):
     study = get_object_or_404(Study.objects.select_related("corpus"), slug=slug)
     if request.method == "POST":
@@ -67,11 +67,15 @@ def study_page(request, slug):
         return redirect("study-admin", slug=study.slug)
     studies.release_idle(study)
     rows = studies.participant_rows(study)
+    link = request.build_absolute_uri(f"/study/{study.slug}/")
     context = {
         "study": study,
+        "prolific_link": link
+        + "?"
+        + "&".join(f"{k}={{{{%{k}%}}}}" for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")),
         "rows": rows,
         "folds": studies.fold_ids(study),
-        "link": request.build_absolute_uri(f"/study/{study.slug}/"),
+        "link": link,
         "completion": crowd.completion_link(study.completion_url, study.completion_code),
         "counts": {s: sum(r["status"] == s for r in rows) for s, _t in Participant.STATUSES},
     }

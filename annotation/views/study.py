@@ -127,7 +127,7 @@ def _go_on(request, participant):
     )
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def entry(request, slug):
     study = Study.objects.filter(slug=slug).select_related("corpus").first()
     if study is None:
