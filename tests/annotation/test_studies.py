@@ -113,7 +113,7 @@ def test_max_participants_caps_the_study(study):
 
 
 @pytest.mark.parametrize(
-    "query, message",
+    ("query", "message"),
     [
         ("", "the link has no participant id"),
         ("?STUDY_ID=x", "the link has no participant id"),
