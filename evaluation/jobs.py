@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from annotation import studies
 from annotation.models import Corpus
 from core.errors import UserFacingError
 from core.runner import create_job, enqueue
@@ -39,7 +40,10 @@ def report_body(job, progress):
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message="loading predictions and labels", force=True)
-    questions, predictions, labels = database.report_inputs(corpus, adjudicated=p.get("adjudicated", False))
+    include_excluded = bool(p.get("include_excluded", False))
+    questions, predictions, labels = database.report_inputs(
+        corpus, adjudicated=p.get("adjudicated", False), include_excluded=include_excluded
+    )
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
@@ -58,6 +62,11 @@ def report_body(job, progress):
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     report.data["corpus"] = corpus.name
+    report.data["config"].update(
+        adjudicated=bool(p.get("adjudicated", False)),
+        include_excluded=include_excluded,
+        excluded_participants=len(studies.excluded_user_ids(corpus)),
+    )
     ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
     add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
@@ -99,6 +108,7 @@ REPORT_OPTIONS = {
     "figures": True,
     "judge": None,
     "adjudicated": False,
+    "include_excluded": False,
     "human_aggregate": "mean",
     "significance": "raw",
 }
@@ -117,6 +127,7 @@ def start_report(corpus, user=None, **options):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, **options}
     params["systems"] = list(params["systems"] or [])
     params["adjudicated"] = bool(params["adjudicated"])
+    params["include_excluded"] = bool(params["include_excluded"])
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)
 

@@ -519,6 +519,34 @@ def _quoted(text: str) -> str:
     return "".join(p if i % 2 == 0 else f"‘{p}’" for i, p in enumerate(parts))
 
 
+def excluded_note(config):
+    """What the report did with crowd participants excluded on gold items (SPEC 13), or None.
+
+    Parameters
+    ----------
+    config : dict
+        The ``config`` of ``report.json``.
+
+    Returns
+    -------
+    str or None
+        None when no participant was excluded.
+
+    Examples
+    --------
+    >>> excluded_note({"excluded_participants": 2, "include_excluded": False})
+    '2 left out'
+    >>> excluded_note({"excluded_participants": 1, "include_excluded": True})
+    '1 kept (include_excluded)'
+    >>> excluded_note({}) is None
+    True
+    """
+    n = config.get("excluded_participants") or 0
+    if not n:
+        return None
+    return f"{n} kept (include_excluded)" if config.get("include_excluded") else f"{n} left out"
+
+
 def report_page(data) -> dict:
     """Everything the report page shows, formatted.
 
@@ -553,6 +581,7 @@ def report_page(data) -> dict:
         "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
         "significance": SIGNIFICANCE_CHOICE.get(significance, significance),
         "has_labels": data.get("has_labels"),
+        "excluded_note": excluded_note(config),
         "metrics": [{"key": m, "title": METRIC_TITLES[m]} for m in data.get("available_metrics", [])],
         "systems": systems_rows(data),
         "coverage_warning": {
