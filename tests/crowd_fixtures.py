@@ -5,6 +5,16 @@ browser tests, the parallel-arrivals test and ``bench/crowd_load.py``."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
 
 CONSENT = "## What you do\n\nYou judge **answers**. <script>alert(1)</script>\n\n- paid by the minute\n"
 
@@ -61,3 +71,84 @@ def build_study(folder, *, n_questions=8, k=4, gold=0, slug="pilot", **settings)
         "open": True,
     }
     return Study.objects.create(slug=slug, corpus=corpus, **{**defaults, **settings})
+
+
+# --- a live server and arriving participants (the parallel-arrivals test and bench/crowd_load.py) --------
+
+REPO = Path(__file__).resolve().parent.parent
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gunicorn(env, port, *extra):
+    """gunicorn as ``bin/run-demo`` starts it (``config/gunicorn.conf.py``: gthread, 2 workers x 4
+    threads, app preloaded), on 127.0.0.1:``port``; returns the process once it answers."""
+    cmd = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{port}"]
+    proc = subprocess.Popen(
+        [*cmd, "--access-logfile", "/dev/null", "--backlog", "512", *extra], env=env, cwd=REPO, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {proc.returncode}")
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/login/", timeout=2).status_code == 200:
+                return proc
+        except requests.RequestException:
+            time.sleep(0.2)
+    stop_gunicorn(proc)
+    raise RuntimeError("gunicorn did not answer within 120 s")
+
+
+def stop_gunicorn(proc):
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def arrive_over_http(base, slug, pid, *, timeout=60):
+    """One participant through real HTTP with their own cookies: GET the link, POST consent.
+
+    Returns ``{"outcome": "slot" | "full" | "error: ...", "entry_ms", "consent_ms", "fold"}``.
+    """
+    url = f"{base}/study/{slug}/?PROLIFIC_PID={pid}&STUDY_ID=load&SESSION_ID=s-{pid}"
+    out = {"pid": pid, "entry_ms": None, "consent_ms": None, "fold": None}
+    session = requests.Session()
+    try:
+        t0 = time.perf_counter()
+        page = session.get(url, timeout=timeout)
+        out["entry_ms"] = (time.perf_counter() - t0) * 1000
+        token = CSRF.search(page.text)
+        if page.status_code != 200 or token is None:
+            out["outcome"] = f"error: entry HTTP {page.status_code}"
+            return out
+        t0 = time.perf_counter()
+        resp = session.post(
+            url,
+            data={"consent": "yes", "csrfmiddlewaretoken": token.group(1)},
+            headers={"Referer": url},
+            timeout=timeout,
+            allow_redirects=False,
+        )
+        out["consent_ms"] = (time.perf_counter() - t0) * 1000
+        where = resp.headers.get("Location", "")
+        if resp.status_code == 302 and where.startswith("/annotate/"):
+            out["outcome"], out["fold"] = "slot", int(where.split("/")[2])
+            if session.get(base + where, timeout=timeout).status_code != 200:
+                out["outcome"] = "error: annotate page"
+        elif resp.status_code == 200 and "This study is full" in resp.text:
+            out["outcome"] = "full"
+        else:
+            out["outcome"] = f"error: consent HTTP {resp.status_code}"
+    except requests.RequestException as exc:
+        out["outcome"] = f"error: {type(exc).__name__}"
+    return out
