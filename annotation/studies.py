@@ -60,14 +60,32 @@ def _release(participants, status, now):
     Participant.objects.filter(pk__in=[p.pk for p in participants]).update(status=status, ended_at=now)
 
 
-def release_idle(study, now=None):
-    """Release the slots of the study's participants idle for ``idle_minutes``; returns how many."""
-    now = now or timezone.now()
+def _idle(study, now):
+    """The study's working participants (with ``last``: their last label) and the ids of the idle ones."""
     working = list(
         Participant.objects.filter(study=study, status__in=crowd.WORKING).annotate(last=Max("user__labels__updated_at"))
     )
-    rows = [(p.pk, p.status, max(p.consented_at, p.last or p.consented_at)) for p in working]
-    idle = set(crowd.idle_ids(rows, now=now, idle_minutes=study.idle_minutes))
+    rows = [(p.pk, p.status, max(p.slot_at or p.consented_at, p.last or p.consented_at)) for p in working]
+    return working, set(crowd.idle_ids(rows, now=now, idle_minutes=study.idle_minutes))
+
+
+def looks_full(study):
+    """True when a newcomer would be told the study is full, read without any lock: no fold with room,
+    no idle participant to release, or ``max_participants`` reached. The entry page says so before
+    the consent, and most arrivals at a full study never wait for the lock (``admit`` decides again
+    under it: a slot freed meanwhile is given, never one too many)."""
+    if study.max_participants is not None and study.participants.count() >= study.max_participants:
+        return True
+    room = crowd.choose_fold(fold_ids(study), _counts(study), slots_per_fold=study.slots_per_fold)
+    return room is None and not _idle(study, timezone.now())[1]
+
+
+def release_idle(study, now=None):
+    """Release the slots of the study's participants idle for ``idle_minutes``; returns how many."""
+    now = now or timezone.now()
+    working, idle = _idle(study, now)
+    if not idle:
+        return 0
     with transaction.atomic():
         _release([p for p in working if p.pk in idle], Participant.IDLE, now)
     return len(idle)
@@ -122,6 +140,7 @@ def admit(study, ids, *, token):
             user=user,
             fold_id=fold,
             browser_token=token,
+            slot_at=timezone.now(),
         )
         Assignment.objects.create(fold_id=fold, annotator=user)
     return participant, True
@@ -138,7 +157,9 @@ def readmit(participant):
         fold = _free_fold(locked, participant)
         if fold is None:
             raise StudyFull(f"every fold of the study {locked.slug} you may take has its participants")
-        Participant.objects.filter(pk=participant.pk).update(fold_id=fold, status=Participant.CONSENTED, ended_at=None)
+        Participant.objects.filter(pk=participant.pk).update(
+            fold_id=fold, status=Participant.CONSENTED, ended_at=None, slot_at=timezone.now()
+        )
         Assignment.objects.get_or_create(fold_id=fold, annotator_id=participant.user_id)
     participant.refresh_from_db()
     return participant

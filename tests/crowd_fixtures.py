@@ -118,7 +118,8 @@ def stop_gunicorn(proc):
 def arrive_over_http(base, slug, pid, *, timeout=60):
     """One participant through real HTTP with their own cookies: GET the link, POST consent.
 
-    Returns ``{"outcome": "slot" | "full" | "error: ...", "entry_ms", "consent_ms", "fold"}``.
+    Returns ``{"outcome": "slot" | "full" | "error: ...", "entry_ms", "consent_ms", "fold"}``; a study
+    already full says so on the entry page (no consent request then).
     """
     url = f"{base}/study/{slug}/?PROLIFIC_PID={pid}&STUDY_ID=load&SESSION_ID=s-{pid}"
     out = {"pid": pid, "entry_ms": None, "consent_ms": None, "fold": None}
@@ -128,6 +129,9 @@ def arrive_over_http(base, slug, pid, *, timeout=60):
         page = session.get(url, timeout=timeout)
         out["entry_ms"] = (time.perf_counter() - t0) * 1000
         token = CSRF.search(page.text)
+        if page.status_code == 200 and "This study is full" in page.text:
+            out["outcome"] = "full"  # said on the entry page, before the consent
+            return out
         if page.status_code != 200 or token is None:
             out["outcome"] = f"error: entry HTTP {page.status_code}"
             return out

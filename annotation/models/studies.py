@@ -95,6 +95,9 @@ class Participant(models.Model):
         max_length=64, blank=True, help_text="Binds the id to one browser; empty after an admin reset."
     )
     consented_at = models.DateTimeField(auto_now_add=True)
+    slot_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the current slot was given (on consent, or again after idling)."
+    )
     ended_at = models.DateTimeField(null=True, blank=True, help_text="Completed, released, returned or excluded.")
 
     class Meta:

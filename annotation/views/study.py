@@ -141,7 +141,9 @@ def entry(request, slug):
         return _returning(request, participant)
     if not study.open:
         return _state(request, study, "closed")
-    if request.method == "GET" or request.POST.get("consent") != "yes":
+    if request.method != "POST" and studies.looks_full(study):
+        return _state(request, study, "full")
+    if request.method != "POST" or request.POST.get("consent") != "yes":
         error = "Tick the box to consent, or close this page: nothing is stored." if request.method == "POST" else ""
         return render(
             request, "annotation/study_consent.html", {"study": study, "error": error}, status=400 if error else 200

@@ -102,6 +102,8 @@ def test_fewest_participants_first_and_never_more_than_the_slots(study):
     assert got[:4] == folds and sorted(got[4:]) == folds  # each fold once before any fold twice
     full = arrive(Client(), "P8")
     assert full.status_code == 200 and "This study is full" in full.content.decode()
+    before_consent = Client().get(link("P9")).content.decode()  # said before the consent page
+    assert "This study is full" in before_consent and "consent-form" not in before_consent
     assert not Participant.objects.filter(external_id="P8").exists()
     assert Group.objects.get(name="participant").user_set.count() == 8
 
@@ -169,7 +171,7 @@ def test_idle_participant_loses_the_slot_to_the_next_arrival_and_keeps_labels(st
     judge_next(clients["P0"], idle.fold_id, always("partial"))
     assert "This study is full" in arrive(Client(), "late").content.decode()
     past = timezone.now() - timedelta(minutes=31)
-    Participant.objects.filter(pk=idle.pk).update(consented_at=past)
+    Participant.objects.filter(pk=idle.pk).update(consented_at=past, slot_at=past)
     Label.objects.filter(annotator=idle.user).update(updated_at=past)
     assert arrive(Client(), "late").status_code == 302
     assert participant("late").fold_id == idle.fold_id
@@ -187,6 +189,8 @@ def test_idle_participant_loses_the_slot_to_the_next_arrival_and_keeps_labels(st
     resumed = clients["P0"].post(link("P0"), {"consent": "yes"})
     assert resumed.status_code == 302 and resumed["Location"] == f"/annotate/{idle.fold_id}/"  # its own fold again
     assert participant("P0").status == "consented"
+    assert arrive(Client(), "later").status_code == 302  # the second slot of another fold...
+    assert participant("P0").status == "consented"  # ...and P0, back at work, is not idle again
 
 
 def test_a_returning_idle_participant_never_gets_a_fold_sharing_a_triplet(tmp_path):

@@ -144,7 +144,7 @@ def test_idle_participant_sees_the_place_given_back(live_server, open_browser, s
     press_label(idle, lambda gold: "correct")
     past = timezone.now() - timedelta(minutes=6)
     sleepy = Participant.objects.get(external_id="sleepy")
-    Participant.objects.filter(pk=sleepy.pk).update(consented_at=past)
+    Participant.objects.filter(pk=sleepy.pk).update(consented_at=past, slot_at=past)
     Label.objects.filter(annotator=sleepy.user).update(updated_at=past)
     newcomer = open_browser()
     consent(newcomer, live_server, "newcomer")
