@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.utils import timezone
 
 from annotation import crowd
@@ -39,9 +39,17 @@ def cookie_name(study):
 
 
 def fold_ids(study):
-    """The study's folds in order: its chosen folds, or every answer fold of its corpus."""
-    chosen = study.folds.all() if study.pk and study.folds.exists() else Fold.objects.filter(corpus=study.corpus_id)
-    return list(chosen.filter(kind=Fold.KIND_TRIPLET).order_by("index").values_list("pk", flat=True))
+    """The study's folds in order, in one query: its chosen folds, or every answer fold of its corpus."""
+    chosen = Study.folds.through.objects.filter(study_id=study.pk, fold_id=OuterRef("pk"))
+    rows = (
+        Fold.objects.filter(Q(corpus_id=study.corpus_id) | Q(studies=study), kind=Fold.KIND_TRIPLET)
+        .annotate(chosen=Exists(chosen))
+        .order_by("index", "pk")
+        .values_list("pk", "corpus_id", "chosen")
+        .distinct()
+    )
+    rows = list(rows)
+    return [pk for pk, _c, picked in rows if picked] or [pk for pk, corpus, _p in rows if corpus == study.corpus_id]
 
 
 def find(study, external_id):
@@ -69,14 +77,15 @@ def _idle(study, now):
     return working, set(crowd.idle_ids(rows, now=now, idle_minutes=study.idle_minutes))
 
 
-def looks_full(study):
+def looks_full(study, folds=None):
     """True when a newcomer would be told the study is full, read without any lock: no fold with room,
     no idle participant to release, or ``max_participants`` reached. The entry page says so before
     the consent, and most arrivals at a full study never wait for the lock (``admit`` decides again
     under it: a slot freed meanwhile is given, never one too many)."""
     if study.max_participants is not None and study.participants.count() >= study.max_participants:
         return True
-    room = crowd.choose_fold(fold_ids(study), _counts(study), slots_per_fold=study.slots_per_fold)
+    folds = fold_ids(study) if folds is None else folds
+    room = crowd.choose_fold(folds, _counts(study), slots_per_fold=study.slots_per_fold)
     return room is None and not _idle(study, timezone.now())[1]
 
 

@@ -20,8 +20,10 @@ def ensure_groups():
 
 
 def ensure_groups_named(*names):
-    """The groups of ``names`` (roles or markers such as ``PARTICIPANT``), made when missing."""
-    return [Group.objects.get_or_create(name=name)[0] for name in names]
+    """The groups of ``names`` (roles or markers such as ``PARTICIPANT``), made when missing; one
+    query when they all exist."""
+    found = {g.name: g for g in Group.objects.filter(name__in=names)}
+    return [found.get(name) or Group.objects.get_or_create(name=name)[0] for name in names]
 
 
 def _groups(user):
