@@ -108,6 +108,14 @@ def test_fewest_participants_first_and_never_more_than_the_slots(study):
     assert Group.objects.get(name="participant").user_set.count() == 8
 
 
+def test_participants_are_never_among_the_annotators_an_admin_assigns(study, make_user):
+    from annotation.assignments import annotators
+
+    arrive(Client(), "P1")
+    regular = make_user("ann", "annotator")
+    assert list(annotators()) == [regular]
+
+
 def test_max_participants_caps_the_study(study):
     Study.objects.filter(pk=study.pk).update(max_participants=2)
     assert arrive(Client(), "A").status_code == 302 and arrive(Client(), "B").status_code == 302

@@ -1,7 +1,8 @@
 """A crowd participant's whole path in headless Chromium, at desktop (1366 px) and phone (390 px)
 widths: consent, the annotate page and its keys, the completion code and link; resume in the same
 browser, refusal from another one, a closed and a full study, the place given back after idling,
-the stop on gold items. Screenshots go to $CROWD_SHOTS (default: the test's tmp folder)."""
+the stop on gold items, the admin's study page. Every page screenshotted is also checked with axe-core
+(no serious or critical violation). Screenshots go to $CROWD_SHOTS (default: the test's tmp folder)."""
 
 import os
 from datetime import timedelta
@@ -11,6 +12,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import FoldItem, Label, Participant, Study
+from tests.browser.test_accessibility_browser import axe_violations
 from tests.browser_fixtures import login
 from tests.crowd_fixtures import build_study
 
@@ -47,6 +49,7 @@ def shot(tmp_path, width):
 
     def take(page, name):
         page.screenshot(path=str(folder / f"crowd_{name}_{width}.png"), full_page=True)
+        assert axe_violations(page) == [], name  # no serious or critical axe-core violation
 
     return take
 
