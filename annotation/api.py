@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.urls import reverse
 from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
@@ -19,6 +20,7 @@ from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Label, System
+from core import ids
 from core.permissions import IsAdminRole, IsAnnotatorRole, IsResearcherRole
 from core.serializers import JobSerializer
 
@@ -188,7 +190,7 @@ class FoldSerializer(serializers.ModelSerializer):
 
 
 class JudgementRequest(serializers.Serializer):
-    item = serializers.IntegerField()
+    item = serializers.IntegerField(**ids.ID_FIELD)
     label = serializers.ChoiceField(choices=list(LABEL_VALUES), required=False)
     skip = serializers.BooleanField(required=False, default=False)
     seconds = serializers.FloatField(required=False, default=0.0, min_value=0)
@@ -206,19 +208,31 @@ def _progress(fold, user):
 
 
 def _fold_for(request, pk):
-    try:
-        return annotating.get_assigned_fold(request.user, pk)
-    except Exception:
-        raise NotFound("no such fold among your assignments") from None
+    """The fold, or ``annotating.NotFound``, which ``core.web_errors`` answers with 404."""
+    return annotating.get_assigned_fold(request.user, pk)
 
 
 class MyFolds(APIView):
     permission_classes = [IsAuthenticated, IsAnnotatorRole]
 
+    """The user's folds that the API labels (answer triplets), each with its ``next`` endpoint.
+
+    Frame-check folds are labelled on their page only: listing them here would offer a ``/next/``
+    that answers "no such fold"."""
+
     @extend_schema(responses=FoldSerializer(many=True))
     def get(self, request):
-        folds = annotating.assigned_folds(request.user)
-        return Response([{**FoldSerializer(f).data, "progress": _progress(f, request.user)} for f in folds])
+        folds = annotating.assigned_folds(request.user, kind=Fold.KIND_TRIPLET)
+        return Response(
+            [
+                {
+                    **FoldSerializer(f).data,
+                    "progress": _progress(f, request.user),
+                    "next": request.build_absolute_uri(reverse("api-next-item", args=[f.pk])),
+                }
+                for f in folds
+            ]
+        )
 
 
 class NextItem(APIView):
@@ -239,10 +253,7 @@ class ItemDetail(APIView):
     @extend_schema(responses=ItemSerializer)
     def get(self, request, pk, item_id):
         fold = _fold_for(request, pk)
-        try:
-            item = annotating.get_fold_item(fold, item_id)
-        except Exception:
-            raise NotFound("no such item in this fold") from None
+        item = annotating.get_fold_item(fold, item_id)
         label = annotating.current_label(item, request.user)
         return Response({**ItemSerializer(item).data, "label": label.value if label else None})
 
@@ -256,10 +267,7 @@ class Judge(APIView):
         form = JudgementRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        try:
-            item = annotating.get_fold_item(fold, data["item"])
-        except Exception:
-            raise NotFound("no such item in this fold") from None
+        item = annotating.get_fold_item(fold, data["item"])
         try:
             label, changed = annotating.save_judgement(
                 request.user,

@@ -73,7 +73,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "annotation.middleware.SecurityHeadersMiddleware",
+    "core.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -83,9 +83,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "annotation.middleware.HostileInputMiddleware",
-    "annotation.middleware.BrokerDownMiddleware",
-    "annotation.middleware.NotFoundMiddleware",
+    "core.middleware.HostileInputMiddleware",
+    "core.middleware.DomainErrorMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -167,6 +166,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # /favicon.ico, asked for by every browser
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "media/"
 # Uploads above this size are streamed to a temporary file, never held in memory.
@@ -194,7 +194,7 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else Non
 # Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
 SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", str(8 * 3600 if SECURE else 14 * 24 * 3600)))
 SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
-# No inline script anywhere (annotation.middleware adds the header); inline style attributes stay
+# No inline script anywhere (core.middleware adds the header); inline style attributes stay
 # allowed for progress bars.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -204,19 +204,22 @@ CONTENT_SECURITY_POLICY = (
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        # The first class names the scheme of a 401's WWW-Authenticate: no credentials -> 401 "Token"
+        # (SessionAuthentication first would answer 403, which has no such header).
         "rest_framework.authentication.TokenAuthentication",  # header "Authorization: Token <key>"
+        "rest_framework.authentication.BasicAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StrictLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.StrictLimitOffsetPagination",
     "DEFAULT_PARSER_CLASSES": [
-        "annotation.middleware.StrictJSONParser",
+        "core.parsers.StrictJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
     "PAGE_SIZE": 100,
+    "EXCEPTION_HANDLER": "core.web_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "QA human-evaluation platform API",

@@ -76,7 +76,7 @@ class JobAdmin(admin.ModelAdmin):
         return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
 
     def get_urls(self):
-        status = path("<int:object_id>/status/", self.admin_site.admin_view(self.status_view), name="core_job_status")
+        status = path("<id:object_id>/status/", self.admin_site.admin_view(self.status_view), name="core_job_status")
         return [status, *super().get_urls()]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):  # noqa: PLR0917 - Django's signature

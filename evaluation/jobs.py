@@ -10,14 +10,13 @@ from pathlib import Path
 
 from django.conf import settings
 
-from annotation import studies
 from annotation.models import Corpus
 from core.errors import UserFacingError
 from core.runner import create_job, enqueue
 from evaluation import database, judge_inputs
 from evaluation.render.outputs import write_report
-from evaluation.report.pipeline import ReportConfig, compute_report
-from evaluation.science import ppi
+from evaluation.report.config import ReportConfig, ReportExtras
+from evaluation.report.pipeline import compute_report
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -56,19 +55,14 @@ def report_body(job, progress):
             seed=p.get("seed", 0),
             human_aggregate=p.get("human_aggregate", "mean"),
             table_significance=p.get("significance", "raw"),
+            adjudicated=bool(p.get("adjudicated", False)),
+            include_excluded=include_excluded,
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
-        report = compute_report(questions, predictions, labels, config=config, progress=progress)
+        extras = ReportExtras(judge_labels=judge_labels, facts=facts, frame_rows=frame_rows(corpus), corpus=corpus.name)
+        report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
-    report.data["corpus"] = corpus.name
-    report.data["config"].update(
-        adjudicated=bool(p.get("adjudicated", False)),
-        include_excluded=include_excluded,
-        excluded_participants=len(studies.excluded_user_ids(corpus)),
-    )
-    ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
-    add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
     return {
         "corpus": corpus.name,
@@ -79,23 +73,13 @@ def report_body(job, progress):
     }
 
 
-def add_frame_section(report, corpus):
-    """SPEC 7 and 8: frame-proxy outcome counts, Table 4 and the agreement on frame checks."""
-    import pandas as pd
-
-    from evaluation.science import frame_check_stats as frame_checks
+def frame_rows(corpus):
+    """The frame proxy's rows of ``corpus`` for ``ReportExtras.frame_rows``: its frame prediction
+    outcomes and its frame checks (SPEC 7 and 8), read by ``frames``."""
     from frames.checking import frame_check_rows
     from frames.jobs import outcome_rows
 
-    outcomes, checks = outcome_rows(corpus), frame_check_rows(corpus)
-    if not outcomes and not checks:
-        report.data["frames"] = None
-        return
-    section = frame_checks.frame_report(outcomes, checks)
-    report.data["frames"] = section
-    rows = frame_checks.table4_rows(section["table4"])
-    if rows:
-        report.tables["frame_checks"] = pd.DataFrame(rows).set_index("evaluation")
+    return outcome_rows(corpus), frame_check_rows(corpus)
 
 
 # The options of a report job and their defaults, in the order the job's params list them.

@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
-from evaluation.report.pipeline import clean
-from evaluation.science import ppi
+from evaluation.report.steps import clean
+from evaluation.science import metric_registry, ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -58,7 +58,7 @@ def _context(request):
             predictions, labels, jl, metric=metric, half_width=width, facts=judge_inputs.sample_facts(d["corpus"])
         )
         for r in result["rows"]:
-            r["bar"] = _bar(r, ppi.SCALE[metric])
+            r["bar"] = _bar(r, metric_registry.get(metric).scale)
         context.update(
             corpus=d["corpus"],
             judge=judge,

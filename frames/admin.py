@@ -14,7 +14,8 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation.models import Corpus
-from frames.jobs import start_frame_job
+from frames.attribute_jobs import start_attribute_job
+from frames.jobs import SHIPPED_NAME, start_frame_job
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
 
 
@@ -35,6 +36,81 @@ class PredictFramesForm(forms.Form):
     force = forms.BooleanField(required=False, help_text="annotate again questions already done")
 
 
+class DeriveAttributesForm(forms.Form):
+    lexicon = forms.ModelChoiceField(
+        queryset=FrameLexicon.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        help_text=f"the frames' lexical units (default {SHIPPED_NAME})",
+    )
+    parser = forms.RegexField(
+        regex=r"^[A-Za-z0-9_.-]+$",
+        max_length=100,
+        required=False,
+        help_text="spaCy pipeline (default by the corpus language: fr -> fr_core_news_sm)",
+    )
+    adaptation = forms.ModelChoiceField(
+        queryset=Corpus.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        help_text="corpus whose frames give frame_freq (e.g. the training set); empty: frame_freq not derived",
+    )
+    sample = forms.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1, help_text="a random sample of the adaptation corpus"
+    )
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1)
+    overwrite = forms.BooleanField(required=False, help_text="replace imported values too")
+
+
+def _with_attributes(base):
+    """``base`` (the corpus admin class) with a "derive attributes…" column and page (SPEC 15)."""
+
+    class CorpusAdmin(base):
+        list_display = [*base.list_display, "attributes_link"]
+
+        def get_urls(self):
+            view = self.admin_site.admin_view(self.derive_attributes_view)
+            return [path("<id:pk>/derive-attributes/", view, name="annotation_derive_attributes"), *super().get_urls()]
+
+        @admin.display(description="attributes")
+        def attributes_link(self, obj):
+            url = reverse("admin:annotation_derive_attributes", args=[obj.pk])
+            return format_html('<a href="{}">derive attributes…</a>', url)
+
+        def derive_attributes_view(self, request, pk):
+            corpus = self.get_object(request, pk)
+            if corpus is None:
+                raise Http404(f"no corpus with id {pk}")
+            form = DeriveAttributesForm(request.POST or None)
+            if request.method == "POST" and form.is_valid():
+                d = form.cleaned_data
+                job = start_attribute_job(
+                    corpus.name,
+                    lexicon=d["lexicon"].name if d["lexicon"] else SHIPPED_NAME,
+                    parser=d["parser"] or None,
+                    adaptation=d["adaptation"].name if d["adaptation"] else None,
+                    sample=d["sample"],
+                    seed=d["seed"] or 0,
+                    overwrite=d["overwrite"],
+                    user=request.user,
+                )
+                messages.success(request, f"attribute derivation started as job {job.pk}")
+                return redirect(reverse("admin:core_job_change", args=[job.pk]))
+            context = {
+                **self.admin_site.each_context(request),
+                "form": form,
+                "opts": self.model._meta,
+                "title": f"Derive attributes for {corpus.name}",
+                "intro": "trigger_in_question, dist and lu_pos are derived from each framed question's context with a "
+                "dependency parser, frame_freq from an adaptation corpus (SPEC 15). Imported values are kept "
+                "unless you ask to replace them; every derived value records its source.",
+            }
+            return TemplateResponse(request, "admin/annotation/form.html", context)
+
+    CorpusAdmin.__name__ = CorpusAdmin.__qualname__ = base.__name__
+    return CorpusAdmin
+
+
 def _with_frames(base):
     """``base`` (the registered corpus admin class) with a "predict frames…" column and page."""
 
@@ -44,7 +120,7 @@ def _with_frames(base):
         def get_urls(self):
             return [
                 path(
-                    "<int:pk>/predict-frames/",
+                    "<id:pk>/predict-frames/",
                     self.admin_site.admin_view(self.predict_frames_view),
                     name="annotation_predict_frames",
                 ),
@@ -95,7 +171,7 @@ def _with_frames(base):
 if admin.site.is_registered(Corpus):  # annotation comes first in INSTALLED_APPS, so its admin is loaded
     _corpus_admin = type(admin.site.get_model_admin(Corpus))
     admin.site.unregister(Corpus)
-    admin.site.register(Corpus, _with_frames(_corpus_admin))
+    admin.site.register(Corpus, _with_attributes(_with_frames(_corpus_admin)))
 
 admin.site.register(FrameLexicon)
 admin.site.register(FrameAnnotation)

@@ -8,9 +8,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import crowd, studies
-from annotation.export_safety import streamed_download
 from annotation.exports import csv_lines
 from annotation.models import Participant, Study
+from core.export_safety import streamed_download
 from core.permissions import admin_required
 
 CSV_COLUMNS = [

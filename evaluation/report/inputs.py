@@ -325,3 +325,43 @@ def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
         if meta:
             record["meta"] = meta
         yield record
+
+
+def _example_inputs():
+    """(questions, predictions, labels) of a tiny corpus: the examples of this module use it."""
+    questions = questions_frame(
+        [
+            {
+                "id": "q1",
+                "context": "Denver Broncos won.",
+                "question": "Who won?",
+                "answers": ["Denver Broncos"],
+                "frame": "Win",
+                "dist": 1,
+            },
+            {
+                "id": "q2",
+                "context": "Warsaw is the capital.",
+                "question": "Capital?",
+                "answers": ["Warsaw"],
+                "frame": "Capital",
+                "dist": 3,
+            },
+        ]
+    )
+    predictions = pd.DataFrame(
+        {
+            "question_id": ["q1", "q1", "q2", "q2"],
+            "system": ["s1", "s2", "s1", "s2"],
+            "answer": ["Denver Broncos", "Carolina", "Warsaw", "Poland"],
+        }
+    )
+    labels = pd.DataFrame(
+        {
+            "question_id": ["q1", "q1", "q2"],
+            "answer": ["Denver  Broncos", "Carolina", "Warsaw"],
+            "annotator": "ann",
+            "label": ["correct", "incorrect", "partial"],
+        }
+    )
+    return questions, predictions, labels

@@ -11,9 +11,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interchange import InterchangeError
 from evaluation.render.outputs import write_report
+from evaluation.report.config import ReportConfig, ReportExtras
 from evaluation.report.inputs import read_inputs, read_judge_labels
-from evaluation.report.pipeline import ReportConfig, compute_report
-from evaluation.science import ppi
+from evaluation.report.pipeline import compute_report
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -114,15 +114,9 @@ class Command(BaseCommand):
             )
             read_s = time.perf_counter() - started
             started = time.perf_counter()
-            report = compute_report(questions, predictions, labels, config=config)
-            if o["judge_labels"]:
-                ppi.add_to_report(
-                    report,
-                    predictions,
-                    labels,
-                    judge_labels=read_judge_labels(o["judge_labels"], questions),
-                    policy=config.dedup_policy,
-                )
+            judge_labels = read_judge_labels(o["judge_labels"], questions) if o["judge_labels"] else None
+            extras = ReportExtras(judge_labels=judge_labels)
+            report = compute_report(questions, predictions, labels, config=config, extras=extras)
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None
