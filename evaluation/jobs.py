@@ -59,7 +59,13 @@ def report_body(job, progress):
             include_excluded=include_excluded,
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
-        extras = ReportExtras(judge_labels=judge_labels, facts=facts, frame_rows=frame_rows(corpus), corpus=corpus.name)
+        extras = ReportExtras(
+            judge_labels=judge_labels,
+            design=judge_inputs.design_frame(corpus),
+            facts=facts,
+            frame_rows=frame_rows(corpus),
+            corpus=corpus.name,
+        )
         report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None

@@ -17,6 +17,7 @@ from annotation.models import Corpus
 from frames.attribute_jobs import start_attribute_job
 from frames.jobs import SHIPPED_NAME, start_frame_job
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
+from models_runner.models import LLMEndpoint
 
 
 class PredictFramesForm(forms.Form):
@@ -25,12 +26,21 @@ class PredictFramesForm(forms.Form):
         to_field_name="name",
         help_text="import one with manage.py import_framenet [PATH]",
     )
-    model = forms.CharField(max_length=200, initial="gpt-3.5-turbo")
+    endpoint = forms.ModelChoiceField(
+        queryset=LLMEndpoint.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        help_text="an LLM endpoint of the admin (its server, key variable and model); "
+        "empty: the server and key below, or the environment's",
+    )
+    model = forms.CharField(max_length=200, required=False, help_text="empty: the endpoint's model, else gpt-3.5-turbo")
     base_url = forms.URLField(
-        required=False, assume_scheme="https", help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)"
+        required=False,
+        assume_scheme="https",
+        help_text="without an endpoint: OpenAI-compatible server (default: OPENAI_BASE_URL)",
     )
     api_key_env = forms.CharField(
-        initial="OPENAI_API_KEY", help_text="environment variable of the worker holding the key"
+        initial="OPENAI_API_KEY", help_text="without an endpoint: environment variable of the worker holding the key"
     )
     limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many questions")
     force = forms.BooleanField(required=False, help_text="annotate again questions already done")
@@ -144,6 +154,7 @@ def _with_frames(base):
                 job = start_frame_job(
                     corpus.name,
                     lexicon=d["lexicon"].name,
+                    endpoint=d["endpoint"].name if d["endpoint"] else None,
                     model=d["model"],
                     base_url=d["base_url"] or None,
                     force=d["force"],

@@ -16,6 +16,7 @@ from evaluation.render.choices import (
     AGGREGATE_TEXT,
     SIGNIFICANCE_CHOICE,
     choices_caption,
+    derived_text,
     report_choices,
 )
 from evaluation.science import metric_registry
@@ -319,33 +320,6 @@ def _factor_header(e):
     }
 
 
-def derived_text(data):
-    """The sentence that says which attributes were derived from raw text (SPEC 15), or None.
-
-    Parameters
-    ----------
-    data : dict
-        report.json data (``derived_attributes``).
-
-    Returns
-    -------
-    str or None
-
-    Examples
-    --------
-    >>> from evaluation.render.page import derived_text
-    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, "sources": ["fr_core_news_sm 3.8.0"]}}})
-    'Derived from raw text (SPEC 15), not imported: dist on 40 questions (fr_core_news_sm 3.8.0).'
-    >>> derived_text({}) is None
-    True
-    """
-    derived = data.get("derived_attributes") or {}
-    if not derived:
-        return None
-    parts = [f"{name} on {d['n_derived']} questions ({'; '.join(d['sources'])})" for name, d in derived.items()]
-    return "Derived from raw text (SPEC 15), not imported: " + ", ".join(parts) + "."
-
-
 def _factor_cells(metric, entries, i):
     """The cells of the ``i``-th system's row: one per factor, with delta, marks and the test's numbers."""
     system = entries[0]["rows"][i]["system"]
@@ -502,65 +476,6 @@ def interval_text(metric, low, high):
     ('0.400 – 0.600', '—')
     """
     return f"{metric_value(metric, low)} – {metric_value(metric, high)}" if _ok(low) and _ok(high) else DASH
-
-
-def ppi_tables(data):
-    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric.
-
-    Hscore in [0, 1], Hcorrect in %, a row per system; empty without a judge.
-
-    Parameters
-    ----------
-    data : dict
-        report.json data (``ppi``).
-
-    Returns
-    -------
-    list of dict
-        ``metric``, ``title``, ``rows`` (formatted ``n``, ``estimate``, ``interval``,
-        ``classical``, ``classical_interval``, ``lambda``, ``gain`` and sort keys).
-
-    Examples
-    --------
-    >>> from evaluation.render.page import ppi_tables
-    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.61, "ci_low": 0.5,
-    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
-    ...        "lambda": 0.8, "gain": 1.5}
-    >>> shown = ppi_tables({"ppi": [row]})[0]["rows"][0]
-    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"]
-    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
-    """
-    tables = []
-    for metric in metric_registry.human_keys():
-        rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
-        if not rows:
-            continue
-        tables.append(
-            {
-                "metric": metric,
-                "title": metric_registry.get(metric).title,
-                "rows": [
-                    {
-                        "system": r["system"],
-                        "n": f"{r['n_human']} / {r['n_total']}",
-                        "n_sort": r["n_human"],
-                        "estimate": metric_value(metric, r.get("estimate")),
-                        "estimate_sort": sort_key(r.get("estimate")),
-                        "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
-                        "classical": metric_value(metric, r.get("classical")),
-                        "classical_sort": sort_key(r.get("classical")),
-                        "classical_interval": interval_text(
-                            metric, r.get("classical_ci_low"), r.get("classical_ci_high")
-                        ),
-                        "lambda": score(r.get("lambda"), 2),
-                        "gain": gain(r.get("gain")),
-                        "gain_sort": sort_key(r.get("gain")),
-                    }
-                    for r in rows
-                ],
-            }
-        )
-    return tables
 
 
 def _quoted(text: str) -> str:
@@ -730,7 +645,7 @@ def report_page(data) -> dict:
         changes a number, ``evaluation.render.choices``) and ``caption`` (the same in a few words),
         ``has_labels``, ``has_ci``, ``metrics``, ``systems``, ``coverage_warning`` (None when every
         system has full coverage), ``factor_tables``, ``skipped``, ``factor_by_partition``,
-        ``agreement``, ``ppi_tables``, ``frames``, ``notes``, ``marks``.
+        ``agreement``, ``ppi_tables``, ``active``, ``frames``, ``notes``, ``marks``.
 
     Examples
     --------
@@ -740,6 +655,8 @@ def report_page(data) -> dict:
     >>> shown["metric"], shown["significance"], shown["coverage_warning"]
     ('F1', 'raw p < 0.05 (as the paper)', None)
     """
+    from evaluation.render.estimates import active_tables, ppi_tables  # they format with this module
+
     config = data.get("config", {})
     aggregate = data.get("human_aggregate") or config.get("human_aggregate", "mean")
     significance = config.get("table_significance", "raw")
@@ -770,6 +687,7 @@ def report_page(data) -> dict:
         "agreement": agreement(data),
         "ppi_tables": ppi_tables(data),
         "frames": frames_section(data),
+        "active": active_tables(data),
         "notes": [n for n in data.get("notes", []) if not n.startswith("partial coverage:")],
         "marks": {"raw": RAW_MARK, "holm": HOLM_MARK},
     }

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evaluation.render.choices import AGGREGATE_TEXT, choices_caption
+from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
 from evaluation.science import metric_registry
 
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
@@ -374,16 +374,11 @@ def table2_factors(data, metric) -> PaperTable | None:
     )
     derived = [escape(e["factor"]) for e in entries if e.get("derived")]
     if derived:  # SPEC 15: say which factors rest on attributes parsed from the text, and how
-        caption += f" Computed from derived attributes: {', '.join(derived)} ({escape(_derived_sources(data))})."
+        caption += f" Computed from derived attributes: {', '.join(derived)} ({escape(derived_sources(data))})."
     header = ["models/factors"] + [escape(f) for f in factors]
     return PaperTable(
         frame, booktabs(header, latex_rows, caption, label=f"tab:factors-{metric}", rule_before_last=True)
     )
-
-
-def _derived_sources(data):
-    derived = data.get("derived_attributes") or {}
-    return "; ".join(f"{name}: {', '.join(d['sources'])}" for name, d in derived.items())
 
 
 def table3_factor_by_partition(data) -> PaperTable | None:
@@ -544,6 +539,77 @@ def table_ppi(data) -> PaperTable | None:
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:ppi", rules_before=rules))
 
 
+def table_active(data) -> PaperTable | None:
+    """Hscore and % Hcorrect per system from the human labels of an active design (SPEC 12).
+
+    Each estimate with its 95% interval in brackets, then the human labels of the system's predictions
+    out of its predictions, and the gain (variance without / with the judge). The caption names the
+    design (active, or uniform with its reason), the judge, the labelling progress and the choices.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``active``, ``active_design``, ``judge``).
+
+    Returns
+    -------
+    PaperTable or None
+        None without active rows.
+
+    Examples
+    --------
+    >>> from evaluation.render.paper import table_active
+    >>> rows = [{"system": "a", "metric": "hscore", "estimate": 0.612, "ci_low": 0.58, "ci_high": 0.644,
+    ...          "n_labeled": 40, "n_total": 400, "gain": 2.5},
+    ...         {"system": "a", "metric": "hcorrect", "estimate": 55.0, "ci_low": 50.1, "ci_high": 59.9,
+    ...          "n_labeled": 40, "n_total": 400, "gain": 2.0}]
+    >>> design = {"kind": "active", "reason": None, "progress": "40 of 50 sampled triplets labelled"}
+    >>> table = table_active({"active": rows, "active_design": design, "judge": {"name": "gpt"}})
+    >>> table.frame.loc["a", ["Hscore", "Hscore low", "Hscore high", "% Hcorrect", "human labels"]].tolist()
+    [0.61, 0.58, 0.64, 55.0, 40.0]
+    """
+    rows = data.get("active") or []
+    if not rows:
+        return None
+    design = data.get("active_design") or {}
+    by_system = {}
+    for r in rows:
+        by_system.setdefault(r["system"], {})[r["metric"]] = r
+    records, latex_rows = [], []
+    for system, metrics in by_system.items():
+        h, c = metrics.get("hscore", {}), metrics.get("hcorrect", {})
+        record = {"system": system}
+        cells = [escape(system)]
+        for title, r, decimals in (("Hscore", h, 2), ("% Hcorrect", c, 1)):
+            v, lo, hi = (fixed(r.get(k), decimals) for k in ("estimate", "ci_low", "ci_high"))
+            record.update({title: v, f"{title} low": lo, f"{title} high": hi})
+            interval = f" [{_cell(lo, decimals)}, {_cell(hi, decimals)}]" if lo is not None else ""
+            cells.append(_cell(v, decimals) + interval)
+        record.update({"human labels": h.get("n_labeled"), "predictions": h.get("n_total")})
+        record["gain Hscore"] = fixed(h.get("gain"), 1)
+        cells += [f"{h.get('n_labeled', 0):,} / {h.get('n_total', 0):,}", _cell(record["gain Hscore"], 1)]
+        records.append(record)
+        latex_rows.append(cells)
+    kind = design.get("kind", "active")
+    judge = escape((data.get("judge") or {}).get("name", "the judge"))
+    how = (
+        f"humans labelled the triplets drawn by an active design (each triplet's chance grows with the "
+        f"uncertainty of judge {judge}; estimates re-weighted by that chance)"
+        if kind == "active"
+        else f"uniform design ({escape(design.get('reason') or 'every triplet had the same chance')})"
+    )
+    caption = (
+        f"Human scores estimated from a sample of human labels: {how}; {escape(design.get('progress', ''))}. "
+        "Brackets: 95\\% intervals. Gain: how many times fewer human labels than without the judge for the "
+        "same width. " + _choices(data)
+    )
+    header = ["Model", "Hscore", r"\% Hcorrect", "Human labels", "Gain"]
+    return PaperTable(
+        pd.DataFrame(records).set_index("system"),
+        booktabs(header, latex_rows, caption, label="tab:active", align="lllrr"),
+    )
+
+
 def paper_tables(data) -> dict:
     """Every paper table the data allows.
 
@@ -556,7 +622,7 @@ def paper_tables(data) -> dict:
     -------
     dict
         File stem -> PaperTable: ``table1_systems``, ``table2_factors_<metric>`` per available
-        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``, ``table_ppi``.
+        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``, ``table_ppi``, ``table_active``.
 
     Examples
     --------
@@ -576,6 +642,7 @@ def paper_tables(data) -> dict:
         ("table3_factor_by_partition", table3_factor_by_partition(data)),
         ("table4_frame_checks", table4_frame_checks(data)),
         ("table_ppi", table_ppi(data)),
+        ("table_active", table_active(data)),
     ):
         if table is not None:
             out[stem] = table

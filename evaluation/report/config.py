@@ -187,13 +187,14 @@ class Report:
 
 @dataclass
 class ReportExtras:
-    """What a report adds beyond its three tables, each optional: one automatic judge's labels
-    (SPEC 10) with the platform facts of its validity guard (``evaluation.judge_inputs.sample_facts``),
-    the frame proxy's rows (SPEC 7, 8: ``(outcomes, checks)``, see
-    ``evaluation.report.sections.frame_proxy_step``) and the corpus's name. The offline command
-    fills what its files give, the report job what the database holds; ``compute_report`` is the same."""
+    """What a report adds beyond its three tables, each optional: one automatic judge's labels (SPEC 10) and the
+    active design its human labels were drawn by (SPEC 12), with the platform facts of its validity guard
+    (``evaluation.judge_inputs.sample_facts``), the frame proxy's rows (SPEC 7, 8: ``(outcomes, checks)``, see
+    ``evaluation.report.sections.frame_proxy_step``) and the corpus's name. The offline command fills what its
+    files give, the report job what the database holds; ``compute_report`` is the same."""
 
     judge_labels: pd.DataFrame | None = None
+    design: pd.DataFrame | None = None  # SPEC 12: pi and sampled per triplet (``sections.active_step``)
     facts: dict | None = None
     frame_rows: tuple | None = None
     corpus: str | None = None

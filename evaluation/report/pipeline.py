@@ -19,7 +19,7 @@ import gc
 import pandas as pd
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras
-from evaluation.report.sections import frame_proxy_step, ppi_step
+from evaluation.report.sections import active_step, frame_proxy_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -125,6 +125,15 @@ def compute_report(
         report.data["corpus"] = extras.corpus
     ppi_step(
         report, predictions, labels, judge_labels=extras.judge_labels, policy=config.dedup_policy, facts=extras.facts
+    )
+    active_step(
+        report,
+        predictions,
+        labels,
+        judge_labels=extras.judge_labels,
+        design_frame=extras.design,
+        policy=config.dedup_policy,
+        facts=extras.facts,
     )
     frame_proxy_step(report, extras.frame_rows)
     progress(done=total, message="done")

@@ -1,16 +1,15 @@
-"""The sections ``compute_report`` adds once the tables are built (``evaluation.report.pipeline``):
-the prediction-powered estimates of an automatic judge (SPEC 10; the statistics are
-``evaluation.science.ppi``) and the frame proxy's outcome counts, Table 4 and agreement on frame
-checks (SPEC 7 and 8; ``evaluation.science.frame_check_stats``). Pure: data in, report changed in
-place; the database shells (``evaluation.judge_inputs``, ``frames``) hand over plain data.
-"""
+"""The sections ``compute_report`` adds once the tables are built (``evaluation.report.pipeline``): the
+prediction-powered estimates of an automatic judge (SPEC 10; the statistics are ``evaluation.science.ppi``), the active
+estimates of a design (SPEC 12; ``evaluation.science.active``) and the frame proxy's outcome counts, Table 4 and
+agreement on frame checks (SPEC 7 and 8; ``evaluation.science.frame_check_stats``). Pure: data in, report changed in
+place; the database shells (``evaluation.judge_inputs``, ``frames``) hand over plain data."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from evaluation.report.steps import clean
-from evaluation.science import frame_check_stats, human
+from evaluation.science import active, frame_check_stats, human
 from evaluation.science.ppi import (
     ROW_KEYS,
     judge_agreement,
@@ -210,6 +209,76 @@ def ppi_step(
         report.data.setdefault("notes", []).append(
             f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"
         )
+
+
+def active_step(report, predictions, labels, *, judge_labels, design_frame, policy, facts=None) -> None:
+    """Put ``active`` and ``active_design`` into ``report.data`` and the ``active`` data table into its tables
+    (the paper table ``table_active`` is ``paper.table_active``).
+
+    Without judge labels or a design: ``active`` is an empty list and ``active_design`` null. The
+    design's kind, the uniform fallback and the labelling progress become notes.
+
+    Parameters
+    ----------
+    report : evaluation.report.config.Report
+        A computed report (changed in place).
+    predictions : DataFrame
+        Its predictions (SPEC 9 columns, or with ``tkey``).
+    labels : DataFrame or None
+        Its human labels.
+    judge_labels : DataFrame or None
+        One judge's labels (``probs`` optional).
+    design_frame : DataFrame or None
+        ``pi`` and ``sampled`` per triplet (with ``tkey``, or ``question_id`` and ``answer``).
+    policy : str
+        The dedup policy giving triplet keys to frames without ``tkey``.
+    facts : dict, optional
+        Platform facts (``gold_keys``).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation.report import sections
+    >>> from evaluation.report.config import Report
+    >>> from evaluation.science import active
+    >>> predictions, labels, judge, plan = active._example_frames()
+    >>> report = Report(data={"systems": [{"system": "a"}], "notes": []}, tables={})
+    >>> sections.active_step(report, predictions, labels, judge_labels=judge, design_frame=plan, policy="whitespace")
+    >>> report.data["active_design"]["progress"], len(report.data["active"])
+    ('1 of 2 sampled triplets labelled (completion-rate rule)', 2)
+    """
+    if judge_labels is None or judge_labels.empty or design_frame is None or design_frame.empty:
+        report.data["active"], report.data["active_design"] = [], None
+        return
+    predictions, labels, judge_labels, design_frame = (
+        with_tkeys(f, policy) for f in (predictions, labels, judge_labels, design_frame)
+    )
+    order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
+    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    rows, design, table = active.active_section(
+        predictions,
+        labels,
+        judge_labels,
+        design_frame=design_frame,
+        systems=order or None,
+        facts=facts,
+        aggregate=aggregate,
+    )
+    report.data["active"], report.data["active_design"] = clean(rows), clean(design)
+    report.tables["active"] = table
+    report.data.setdefault("config", {})["design"] = design["kind"]
+    notes = report.data.setdefault("notes", [])
+    notes.append(f"active estimates ({design['kind']} design): {design['progress']}")
+    if design["kind"] == "active" and report.data.get("ppi"):
+        notes.append(
+            "prediction-powered estimates: the human labels were drawn by an active design, not uniformly; "
+            "the ppi rows assume a uniform sample: read the active rows"
+        )
+    if design["reason"]:
+        notes.append(f"active estimates: {design['reason']}")
 
 
 def frame_proxy_step(report, frame_rows: tuple | None) -> None:

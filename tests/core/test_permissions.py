@@ -496,6 +496,7 @@ llmexchange        200 200  403 403  AI  403  AI  AI   AI  AI
 judge              200 200  200 200  200 200  200 200  200 200
 judgerun           200 200  403 403  AI  403  AI  AI   AI  AI
 judgelabel         200 200  403 403  AI  403  AI  AI   AI  AI
+llmendpoint        200 200  200 200  AI  AI   AI  AI   AI  AI
 """
 ADMIN_OTHERS = """
 # the site's own views and the models' custom views (model.view)

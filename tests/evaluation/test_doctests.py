@@ -22,6 +22,8 @@ PURE = (
     "render.outputs",
     "report.inputs",
     "science.ppi",
+    "science.active",
+    "render.estimates",
     "render.page",
     "files",
     "report.pipeline",
