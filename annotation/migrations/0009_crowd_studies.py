@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0007_frames_to_frames'),
+        ('annotation', '0008_active_design'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
