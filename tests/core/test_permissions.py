@@ -516,6 +516,7 @@ corpus.derive_attributes 200 200
 inferencerun.start     200 200
 judge.start            200 200
 job.status             200 405
+framelexicon.upload    200 200
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]
 
