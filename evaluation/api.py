@@ -33,6 +33,9 @@ class ReportRequest(serializers.Serializer):
     human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
     significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
     adjudicated = serializers.BooleanField(required=False, default=False)
+    include_excluded = serializers.BooleanField(
+        required=False, default=False, help_text="keep the labels of crowd-study participants excluded on gold items"
+    )
     judge = serializers.CharField(
         max_length=100,
         required=False,

@@ -22,6 +22,11 @@ class ReportForm(forms.Form):
         label="Use adjudicated labels",
         help_text="items an admin adjudicated count with the final label",
     )
+    include_excluded = forms.BooleanField(
+        required=False,
+        label="Keep excluded participants",
+        help_text="crowd-study participants stopped on gold items count too (left out by default)",
+    )
     human_aggregate = forms.ChoiceField(
         choices=[
             ("mean", "mean of the labels' values"),

@@ -39,7 +39,10 @@ def report_body(job, progress):
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message="loading predictions and labels", force=True)
-    questions, predictions, labels = database.report_inputs(corpus, adjudicated=p.get("adjudicated", False))
+    include_excluded = bool(p.get("include_excluded", False))
+    questions, predictions, labels = database.report_inputs(
+        corpus, adjudicated=p.get("adjudicated", False), include_excluded=include_excluded
+    )
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
@@ -53,6 +56,7 @@ def report_body(job, progress):
             human_aggregate=p.get("human_aggregate", "mean"),
             table_significance=p.get("significance", "raw"),
             adjudicated=bool(p.get("adjudicated", False)),
+            include_excluded=include_excluded,
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         extras = ReportExtras(
@@ -94,6 +98,7 @@ REPORT_OPTIONS = {
     "figures": True,
     "judge": None,
     "adjudicated": False,
+    "include_excluded": False,
     "human_aggregate": "mean",
     "significance": "raw",
 }
@@ -112,6 +117,7 @@ def start_report(corpus, user=None, **options):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, **options}
     params["systems"] = list(params["systems"] or [])
     params["adjudicated"] = bool(params["adjudicated"])
+    params["include_excluded"] = bool(params["include_excluded"])
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)
 
