@@ -1,12 +1,13 @@
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import URLField
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from annotation import formats, models
-from annotation.api import max_upload_size
 from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
+from core.uploads import max_upload_size
 
 
 class ImportForm(forms.Form):
@@ -72,8 +73,8 @@ class CorpusAdmin(admin.ModelAdmin):
         ]
 
     def import_view(self, request):
-        from annotation.api import save_upload
         from annotation.jobs import start_import
+        from core.uploads import save_upload
 
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
@@ -242,3 +243,50 @@ class AdjudicationAdmin(admin.ModelAdmin):
     list_filter = ["value", "triplet__question__corpus"]
     autocomplete_fields = ["triplet"]
     raw_id_fields = ["adjudicator"]
+
+
+class ParticipantInline(admin.TabularInline):
+    model = models.Participant
+    extra = 0
+    can_delete = False
+    fields = ["external_id", "status", "fold", "consented_at", "ended_at", "panel_study", "panel_session"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "title", "corpus", "open", "slots_per_fold", "max_participants", "created_at"]
+    list_filter = ["open", "corpus"]
+    search_fields = ["slug", "title"]
+    filter_horizontal = ["folds"]
+    inlines = [ParticipantInline]
+    formfield_overrides = {URLField: {"assume_scheme": "https"}}
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "folds":
+            kwargs["queryset"] = models.Fold.objects.filter(kind=models.Fold.KIND_TRIPLET).select_related("corpus")
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+@admin.register(models.Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "study", "status", "fold", "consented_at", "ended_at"]
+    list_filter = ["study", "status"]
+    search_fields = ["external_id"]
+    readonly_fields = [
+        "study",
+        "external_id",
+        "user",
+        "fold",
+        "consented_at",
+        "ended_at",
+        "panel_study",
+        "panel_session",
+    ]
+    fields = [*readonly_fields, "status", "browser_token"]
+
+    def has_add_permission(self, request):
+        return False

@@ -38,7 +38,9 @@ def report_body(job, progress):
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message="loading predictions and labels", force=True)
-    questions, predictions, labels = database.report_inputs(corpus, adjudicated=p.get("adjudicated", False))
+    questions, predictions, labels = database.report_inputs(
+        corpus, adjudicated=bool(p.get("adjudicated", False)), include_excluded=bool(p.get("include_excluded", False))
+    )
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
@@ -89,7 +91,9 @@ def start_report(corpus, user=None, **options):
         raise TypeError(f"start_report() got unknown option(s): {', '.join(sorted(unknown))}")
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, **options}
     params["systems"] = list(params["systems"] or [])
-    params["adjudicated"] = bool(params["adjudicated"])
+    for option in report_options.OPTIONS:
+        if option.kind == "bool":
+            params[option.name] = bool(params[option.name])
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)
 

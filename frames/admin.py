@@ -7,6 +7,7 @@ imported); the URL keeps its path ``admin/annotation/corpus/<pk>/predict-frames/
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -14,6 +15,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation.models import Corpus
+from core.uploads import max_upload_size
 from frames.attribute_jobs import start_attribute_job
 from frames.jobs import start_frame_job
 from frames.lexicon_store import SHIPPED_NAME
@@ -25,7 +27,7 @@ class PredictFramesForm(forms.Form):
     lexicon = forms.ModelChoiceField(
         queryset=FrameLexicon.objects.order_by("name"),
         to_field_name="name",
-        help_text="import one with manage.py import_framenet [PATH]",
+        help_text="upload one in Frame lexicons -> Upload a lexicon (or manage.py import_framenet PATH)",
     )
     endpoint = forms.ModelChoiceField(
         queryset=LLMEndpoint.objects.order_by("name"),
@@ -185,6 +187,57 @@ if admin.site.is_registered(Corpus):  # annotation comes first in INSTALLED_APPS
     admin.site.unregister(Corpus)
     admin.site.register(Corpus, _with_attributes(_with_frames(_corpus_admin)))
 
-admin.site.register(FrameLexicon)
+
+class LexiconUploadForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, help_text="the lexicon's name in frame prediction (the same name again updates it)"
+    )
+    file = forms.FileField(
+        help_text="a .zip or .tar.gz of a FrameNet directory in the NLTK framenet_v17 layout "
+        "(frameIndex.xml, frame/*.xml, optional luIndex.xml)",
+        validators=[max_upload_size],
+    )
+
+
+@admin.register(FrameLexicon)
+class FrameLexiconAdmin(admin.ModelAdmin):
+    """FrameNet lexicons; "Upload a lexicon" imports an archive as a background job."""
+
+    list_display = ["name", "frame_count", "source_path"]
+
+    @admin.display(description="frames")
+    def frame_count(self, obj):
+        return obj.frames.count()
+
+    def get_urls(self):
+        upload = path("upload/", self.admin_site.admin_view(self.upload_view), name="frames_framelexicon_upload")
+        return [upload, *super().get_urls()]
+
+    def upload_view(self, request):
+        from core.uploads import save_upload
+        from frames.lexicon_jobs import start_lexicon_import
+
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = LexiconUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            job = start_lexicon_import(
+                save_upload(upload), name=form.cleaned_data["name"], user=request.user, original_name=upload.name
+            )
+            messages.success(request, f"lexicon import started as job {job.pk}")
+            return redirect(reverse("admin:core_job_change", args=[job.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "opts": self.model._meta,
+            "title": "Upload a FrameNet lexicon",
+            "multipart": True,
+            "intro": "The archive is unpacked and imported by a background job; a file that does not parse is "
+            "named in the job's error and nothing of it is imported. Then: Corpora -> predict frames...",
+        }
+        return TemplateResponse(request, "admin/annotation/form.html", context)
+
+
 admin.site.register(FrameAnnotation)
 admin.site.register(FrameCheck)

@@ -7,7 +7,7 @@ Celery's autodiscovery imports this module in the worker (``frames`` is an insta
 from celery import shared_task
 
 from core.runner import run_job
-from frames import attribute_jobs, jobs
+from frames import attribute_jobs, jobs, lexicon_jobs
 
 
 @shared_task(name="annotation.frame_tasks.predict_frames")
@@ -30,6 +30,12 @@ def derive_attributes(job_id):
 def resume_attributes(job):
     """The reaper's resume function of a derivation: send it again (it wrote nothing before finishing)."""
     derive_attributes.apply_async(args=[job.pk])
+
+
+@shared_task(name="frames.tasks.import_lexicon_upload")
+def import_lexicon_upload(job_id):
+    job = run_job(job_id, lexicon_jobs.lexicon_job_body)
+    return job.status if job else None
 
 
 # The reaper's resume function of each resumable kind (read by ``core.reaper.resumers``).

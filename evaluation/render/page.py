@@ -15,6 +15,7 @@ import math
 from evaluation.render.choices import (
     AGGREGATE_TEXT,
     choices_caption,
+    derived_text,
     report_choices,
 )
 from evaluation.report.options import SIGNIFICANCE_WORDS
@@ -317,33 +318,6 @@ def _factor_header(e):
         "n_easy": e["n_easy"],
         "derived": bool(e.get("derived")),
     }
-
-
-def derived_text(data):
-    """The sentence that says which attributes were derived from raw text (SPEC 15), or None.
-
-    Parameters
-    ----------
-    data : dict
-        report.json data (``derived_attributes``).
-
-    Returns
-    -------
-    str or None
-
-    Examples
-    --------
-    >>> from evaluation.render.page import derived_text
-    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, "sources": ["fr_core_news_sm 3.8.0"]}}})
-    'Derived from raw text (SPEC 15), not imported: dist on 40 questions (fr_core_news_sm 3.8.0).'
-    >>> derived_text({}) is None
-    True
-    """
-    derived = data.get("derived_attributes") or {}
-    if not derived:
-        return None
-    parts = [f"{name} on {d['n_derived']} questions ({'; '.join(d['sources'])})" for name, d in derived.items()]
-    return "Derived from raw text (SPEC 15), not imported: " + ", ".join(parts) + "."
 
 
 def _factor_cells(metric, entries, i):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evaluation.render.choices import AGGREGATE_TEXT, choices_caption
+from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
 from evaluation.science import metric_registry
 
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
@@ -374,16 +374,11 @@ def table2_factors(data, metric) -> PaperTable | None:
     )
     derived = [escape(e["factor"]) for e in entries if e.get("derived")]
     if derived:  # SPEC 15: say which factors rest on attributes parsed from the text, and how
-        caption += f" Computed from derived attributes: {', '.join(derived)} ({escape(_derived_sources(data))})."
+        caption += f" Computed from derived attributes: {', '.join(derived)} ({escape(derived_sources(data))})."
     header = ["models/factors"] + [escape(f) for f in factors]
     return PaperTable(
         frame, booktabs(header, latex_rows, caption, label=f"tab:factors-{metric}", rule_before_last=True)
     )
-
-
-def _derived_sources(data):
-    derived = data.get("derived_attributes") or {}
-    return "; ".join(f"{name}: {', '.join(d['sources'])}" for name, d in derived.items())
 
 
 def table3_factor_by_partition(data) -> PaperTable | None:

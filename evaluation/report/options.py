@@ -101,6 +101,14 @@ OPTIONS = (
         config="adjudicated",
     ),
     ReportOption(
+        "include_excluded",
+        "bool",
+        False,
+        "Keep excluded participants",
+        "crowd-study participants stopped on gold items count too (left out by default)",
+        config="include_excluded",
+    ),
+    ReportOption(
         "human_aggregate",
         "choice",
         "mean",

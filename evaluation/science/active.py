@@ -321,3 +321,94 @@ def active_section(predictions, labels, judge_labels, *, design_frame, systems=N
     }
     table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index("system")  # one index level: plain LaTeX
     return rows, design, table
+
+
+def labels_to_settle(a: dict, b: dict, n_labeled: int) -> int | None:
+    """More labelled sample triplets that would set two systems' 95% intervals apart.
+
+    At the current spread, each variance shrinks as 1 / (labelled sample triplets) k (the
+    completion-rate rule: the chances scale with k); the intervals are apart once 1.96 (sd_a + sd_b)
+    < |estimate_a - estimate_b|, so k must grow by the factor (1.96 (sd_a + sd_b) / diff)^2.
+
+    Parameters
+    ----------
+    a, b : dict
+        ``active_rows`` rows (``estimate``, ``ci_low``, ``ci_high``) of the same metric.
+    n_labeled : int
+        Labelled sample triplets so far (k).
+
+    Returns
+    -------
+    int or None
+        0 when already apart; None when an interval is missing or the estimates are equal.
+
+    Examples
+    --------
+    >>> from evaluation.science.active import labels_to_settle
+    >>> a = {"estimate": 0.70, "ci_low": 0.62, "ci_high": 0.78}
+    >>> b = {"estimate": 0.60, "ci_low": 0.52, "ci_high": 0.68}
+    >>> labels_to_settle(a, b, 100)  # half-widths 0.08 + 0.08 = 0.16 > 0.10: k x (0.16 / 0.10)^2
+    156
+    """
+    if a.get("ci_low") is None or b.get("ci_low") is None or not n_labeled:
+        return None
+    diff = abs(a["estimate"] - b["estimate"])
+    spread = (a["ci_high"] - a["ci_low"]) / 2 + (b["ci_high"] - b["ci_low"]) / 2
+    if spread < diff:
+        return 0
+    if diff == 0:
+        return None
+    return math.ceil(round(n_labeled * (spread / diff) ** 2 - n_labeled, 9))  # no ceil of float noise
+
+
+def active_conclusions(predictions, labels, judge_labels, *, design_frame, metric="hscore", facts=None) -> dict:
+    """What the live page shows of an active design: estimates now, and labels that would settle each pair.
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame
+        The design's judge's labels (``probs`` optional).
+    design_frame : DataFrame
+        ``tkey``, ``pi``, ``sampled``.
+    metric : {"hscore", "hcorrect"}, default "hscore"
+        The metric shown.
+    facts : dict, optional
+        ``gold_keys``.
+
+    Returns
+    -------
+    dict
+        ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first) and
+        ``pairs`` (``systems``, ``settled``, ``ahead``, ``more_labels``, ``beyond_sample``: more than
+        the sample's unlabelled triplets).
+
+    Examples
+    --------
+    >>> from evaluation.science import active
+    >>> predictions, labels, judge, plan = active._example_frames()
+    >>> result = active.active_conclusions(predictions, labels, judge, design_frame=plan)
+    >>> result["design"]["progress"], [r["system"] for r in result["rows"]], result["pairs"]
+    ('1 of 2 sampled triplets labelled (completion-rate rule)', ['a'], [])
+    """
+    rows, design, _ = active_section(predictions, labels, judge_labels, design_frame=design_frame, facts=facts)
+    rows = [r for r in rows if r["metric"] == metric]
+    rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
+    left = design["n_sampled"] - design["n_labeled"]
+    pairs = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1 :]:
+            more = labels_to_settle(a, b, design["n_labeled"])
+            pairs.append(
+                {
+                    "systems": [a["system"], b["system"]],
+                    "settled": more == 0,
+                    "ahead": a["system"] if more == 0 else None,
+                    "more_labels": more,
+                    "beyond_sample": more is not None and more > left,
+                }
+            )
+    return {"design": design, "rows": rows, "pairs": pairs}

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from annotation import studies
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
-from annotation.models import FoldItem, Label
+from annotation.models import FoldItem, Label, Study
 from core.models import Job
 from tests.browser_fixtures import login
 
@@ -28,6 +29,8 @@ PAGES = {
     "report-detail": lambda w: f"/research/reports/{w['report'].pk}/",
     "conclusions": lambda w: f"/research/conclusions/?corpus={w['corpus'].name}",
     "admin:core_job_change": lambda w: f"/admin/core/job/{w['report'].pk}/change/",
+    "studies": lambda w: "/studies/",
+    "study-admin": lambda w: f"/studies/{w['study'].slug}/",
 }
 NOT_PAGES = {
     "login": "no header yet (the login page has its own phone test)",
@@ -36,6 +39,8 @@ NOT_PAGES = {
     "report-progress": "htmx fragment of report-detail",
     "report-file": "a file download",
     "conclusions-panel": "htmx fragment of conclusions",
+    "study-entry": "the participant's pages: tests/browser/test_crowd_browser.py at 1366 and 390 px",
+    "study-participants-csv": "a file download",
 }
 ANNOTATOR_ONLY = ("annotate", "previous", "judge", "item-list", "review", "flag-item", "frame-check")
 
@@ -72,7 +77,11 @@ def world(tiny_corpus, make_user):
     boss = make_user("boss", "admin")
     boss.is_superuser = True
     boss.save()
-    return {"corpus": tiny_corpus, "assignment": ann.assignments.first(), "report": report}
+    study = Study.objects.create(
+        slug="phone-study", title="A study", consent="Agree?", corpus=tiny_corpus, completion_code="C", open=True
+    )
+    studies.admit(study, ("5f1a2b3c4d5e6f7a8b9c0d1e", "s", "x"), token="t")
+    return {"corpus": tiny_corpus, "assignment": ann.assignments.first(), "report": report, "study": study}
 
 
 @pytest.mark.browser

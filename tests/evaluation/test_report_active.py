@@ -168,3 +168,38 @@ def test_app_report_over_an_active_design_while_labelling(tmp_path, settings, ma
     html = client.get(f"/research/reports/{job.pk}/").content.decode()
     assert 'id="active-estimates"' in html and "completion-rate rule" in html
     assert html.index('id="ppi-estimates"') < html.index('id="active-estimates"')
+
+
+def test_labels_to_settle_by_hand():
+    a = {"estimate": 0.70, "ci_low": 0.62, "ci_high": 0.78}
+    b = {"estimate": 0.60, "ci_low": 0.52, "ci_high": 0.68}
+    # half-widths 0.08 + 0.08 = 0.16 against a difference of 0.10: k grows by (0.16 / 0.10)^2 = 2.56
+    assert active.labels_to_settle(a, b, 100) == 156
+    assert active.labels_to_settle(a, {**b, "estimate": 0.4, "ci_low": 0.35, "ci_high": 0.45}, 100) == 0
+    assert active.labels_to_settle(a, {**b, "ci_low": None}, 100) is None
+
+
+@pytest.mark.django_db
+def test_live_page_shows_the_active_design_and_labels_to_settle(tmp_path, make_user, client):
+    paths = files(tmp_path)
+    import_corpus(paths["corpus"], "act")
+    corpus = Corpus.objects.get(name="act")
+    import_predictions(paths["predictions"], corpus)
+    import_judge_labels(paths["judge"], corpus)
+    call_command("build_folds", corpus="act", k=2, seed=0, overlap=0, design="active", budget="20", judge="j")
+    sampled = list(FoldItem.objects.filter(fold__corpus=corpus).values_list("triplet_id", flat=True))
+    ann = make_user("ann", "annotator")
+    for tid in sampled[: len(sampled) // 2]:
+        t = Triplet.objects.get(pk=tid)
+        Label.objects.create(triplet=t, annotator=ann, value="correct" if t.answer.startswith("a") else "incorrect")
+    client.force_login(make_user("res", "researcher"))
+    html = client.get("/research/conclusions/panel/?corpus=act").content.decode()
+    k = len(sampled) // 2
+    assert 'id="active-live"' in html and f"{k} of {len(sampled)} sampled triplets labelled" in html
+    assert "Labels that would settle each pair" in html
+    body = client.get("/research/api/conclusions/?corpus=act").json()
+    act = body["active"]
+    assert act["judge"] == "j" and act["design"]["n_labeled"] == k
+    assert {r["system"] for r in act["rows"]} == {"sys", "reference"}
+    (pair,) = act["pairs"]
+    assert pair["settled"] or pair["more_labels"] is None or pair["more_labels"] > 0

@@ -233,6 +233,10 @@ def test_end_to_end_on_piaf_small_six_factors_and_the_page_says_what_was_derived
     client.force_login(make_user("res", "researcher"))
     page = client.get(reverse("report-detail", args=[job.pk])).content.decode()
     assert "Computed from derived attributes (parsed from the text, SPEC 15): bias, trigger, lu_in_q, dist" in page
-    n = data["derived_attributes"]["dist"]["n_derived"]
-    assert f"Derived from raw text (SPEC 15), not imported: dist on {n} questions (fr_core_news_sm 3.8.0" in page
+    n = {name: d["n_derived"] for name, d in data["derived_attributes"].items()}
+    assert (
+        f"Derived from raw text (SPEC 15), not imported: dist on {n['dist']} questions, frame_freq on "
+        f"{n['frame_freq']} questions, lu_pos on {n['lu_pos']} questions, trigger_in_question on "
+        f"{n['trigger_in_question']} questions (fr_core_news_sm 3.8.0, adaptation corpus piaf-adapt)."
+    ) in page
     assert "needs an imported coref attribute or a coreference component" in page

@@ -93,3 +93,20 @@ def test_bad_input_and_missing_pipeline_are_clear_errors(tmp_path):
     run = run_command(tmp_path, "--in", bad, "--out", tmp_path / "o.jsonl")
     assert run.returncode != 0 and "bad.jsonl:1: field 'answers': missing required field" in run.stderr
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_several_languages_need_a_named_pipeline_and_unframed_lines_are_copied(tmp_path):
+    lines = [
+        {"id": "1", "context": "Le roi.", "question": "Qui ?", "answers": ["roi"], "language": "fr"},
+        {"id": "2", "context": "The king.", "question": "Who?", "answers": ["king"], "language": "en"},
+    ]
+    corpus = write_jsonl(tmp_path / "c.jsonl", lines)
+    run = run_command(tmp_path, "--in", corpus, "--out", tmp_path / "o.jsonl")
+    assert run.returncode != 0
+    assert "the corpus has several languages (en, fr): name the pipeline with --parser" in run.stderr
+    run = run_command(tmp_path, "--in", corpus, "--out", tmp_path / "o.jsonl", "--parser", "fr_core_news_sm")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "no line has both `frame` and `lu`: nothing was derived" in run.stderr
+    assert [{k: r[k] for k in ("id", "context", "answers")} for r in read(tmp_path / "o.jsonl")] == [
+        {k: r[k] for k in ("id", "context", "answers")} for r in lines
+    ]

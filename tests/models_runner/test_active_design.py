@@ -107,3 +107,22 @@ def test_late_triplets_are_drawn_by_the_same_rule(corpus, tmp_path):
     assert 0 < len(drawn) < N
     in_folds = set(FoldItem.objects.filter(fold__corpus=corpus, triplet__in=new).values_list("triplet_id", flat=True))
     assert in_folds == drawn
+
+
+def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client, make_user):
+    from django.urls import reverse
+
+    import_judge_labels(judge_file(tmp_path), corpus)
+    admin = make_user("boss", "admin")
+    client.force_login(admin)
+    url = reverse("fold-action", args=[corpus.pk])
+    base = {"action": "build", "k": 2, "seed": 3, "policy": "by_question", "overlap": 0}
+    page = client.post(url, {**base, "design": "active", "budget": "30"}, follow=True).content.decode()
+    assert "needs a budget and a judge" in page and not FoldItem.objects.exists()
+    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "ghost"}, follow=True)
+    assert "no judge named" in page.content.decode() and not FoldItem.objects.exists()
+    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "j"}, follow=True).content.decode()
+    drawn = Triplet.objects.filter(question__corpus=corpus, design_sampled=True).count()
+    assert f"from {drawn} drawn triplets (active design)" in page
+    assert 'id="fold-design"' in page and "triplets are in no fold yet" not in page
+    assert FoldItem.objects.filter(fold__corpus=corpus).count() == drawn

@@ -55,7 +55,11 @@ class Command(BaseCommand):
             if o["adaptation"]:
                 frequencies = attributes.frame_frequencies(r.get("frame") for r in read_records(o["adaptation"]))
             languages = sorted({r["language"] for r in records})
-            name = parsing.pipeline_name(languages[0] if len(languages) == 1 else "", o["parser"])
+            if len(languages) > 1 and not o["parser"]:
+                raise parsing.ParserError(
+                    f"the corpus has several languages ({', '.join(languages)}): name the pipeline with --parser"
+                )
+            name = parsing.pipeline_name(languages[0], o["parser"])
             parse, described = derivation.spacy_parser(name)
         except (InterchangeError, LexiconError, parsing.ParserError, OSError) as exc:
             raise CommandError(str(exc)) from None
@@ -71,6 +75,11 @@ class Command(BaseCommand):
         with open(o["out"], "w", encoding="utf-8") as stream:
             write_jsonl((without_nones(r) for r in out), stream)
         self.stdout.write(json.dumps(summary, ensure_ascii=False, indent=1))
+        if not summary["with_frame"]:
+            self.stderr.write(
+                "note: no line has both `frame` and `lu`: nothing was derived (import frame annotation or predict "
+                "frames first, SPEC 8)"
+            )
         self.stdout.write(
             f"{summary['with_frame']} of {summary['questions']} questions with a frame, "
             f"{summary['contexts_parsed']} contexts parsed in {seconds:.1f}s; wrote {o['out']}"
