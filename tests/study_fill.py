@@ -1,0 +1,139 @@
+"""A study with something of everything (SPEC 14 round trips and upgrades): labels with history,
+skips, gold, flags, an adjudication, frame predictions with frame checks, an inference run with its
+exchanges, an LLM judge run with its labels, and a finished report.
+
+Runs on the current database, in-process (pytest) or in a subprocess (``python -m tests.study_fill
+CORPUS`` after ``django.setup()``); written against APIs that exist since commit e1ff553, so the
+upgrade test can fill a database with the code of that commit.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def _labels(corpus):
+    """Each annotator labels the first items of their fold, changes two and skips one."""
+    from annotation.annotating import save_judgement
+    from annotation.models import Assignment, FoldItem
+
+    values = ("correct", "partial", "incorrect")
+    for n, assignment in enumerate(Assignment.objects.filter(fold__corpus=corpus).order_by("pk")):
+        items = list(FoldItem.objects.filter(fold=assignment.fold).order_by("position")[: 6 + n])
+        user, fold = assignment.annotator, assignment.fold
+        for i, item in enumerate(items):
+            save_judgement(user, fold, item, value=values[(i + n) % 3], seconds=1.5 + i, submission_id=f"s{n}-{i}")
+        save_judgement(user, fold, items[0], value="incorrect", seconds=2.25, submission_id=f"c{n}-0")
+        save_judgement(user, fold, items[1], value="correct", seconds=0.75, submission_id=f"c{n}-1")
+        save_judgement(user, fold, items[-1], skip=True, seconds=0.5, submission_id=f"k{n}")
+
+
+def _quality(corpus):
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Adjudication, Flag, GoldItem, Label
+
+    admin = get_user_model().objects.get(username="admin")
+    labels = list(Label.objects.filter(fold__corpus=corpus, value__isnull=False).order_by("pk")[:4])
+    GoldItem.objects.create(triplet=labels[0].triplet, expected="correct", note="checked by hand", created_by=admin)
+    Adjudication.objects.create(triplet=labels[1].triplet, value="partial", adjudicator=admin)
+    Flag.objects.create(
+        triplet=labels[2].triplet, fold=labels[2].fold, annotator=labels[2].annotator, reason="other", comment="typo?"
+    )
+
+
+def _frames(corpus):
+    """Frame predictions for three questions, a frame-check fold, checks with a change of mind."""
+    from annotation.models import Assignment, Question
+    from frames import jobs as frame_jobs
+    from frames.checking import save_frame_check
+    from frames.folds import create_frame_folds
+    from frames.models import FrameAnnotation, FrameDef
+
+    lexicon = frame_jobs.ensure_shipped_lexicon()
+    frame = FrameDef.objects.filter(lexicon=lexicon).order_by("name").first()
+    for question in Question.objects.filter(corpus=corpus).order_by("position")[:3]:
+        FrameAnnotation.objects.create(
+            question=question,
+            lexicon=lexicon,
+            outcome=FrameAnnotation.DONE,
+            frame=frame,
+            frame_name=frame.name,
+            trigger=question.question.split()[0],
+            frame_elements={"Theme": question.question.split()[-1]},
+            model="scripted",
+        )
+    fold = create_frame_folds(corpus, k=1, seed=0)[0]
+    user = Assignment.objects.filter(fold__corpus=corpus).order_by("pk").first().annotator
+    Assignment.objects.create(fold=fold, annotator=user)
+    items = list(fold.items.order_by("position"))
+    save_frame_check(user, fold, items[0], frame_rating="full", fe_rating="partial", seconds=3.0)
+    save_frame_check(user, fold, items[0], frame_rating="partial", fe_rating="partial", seconds=1.0)
+    save_frame_check(user, fold, items[1], frame_rating="full", fe_rating="full", seconds=2.0)
+
+
+def _machines(corpus):
+    """An inference run of a system with its exchanges, and an LLM judge run with its labels."""
+    from annotation.models import Question, System, Triplet
+    from core.models import Job
+    from models_runner.models import InferenceRun, Judge, JudgeLabel, JudgeRun, LLMExchange
+
+    system = System.objects.filter(predictions__question__corpus=corpus).exclude(name="reference").first()
+    job = Job.objects.create(kind="inference", status=Job.SUCCEEDED, params={"corpus": corpus.name})
+    run = InferenceRun.objects.create(job=job, system=system, corpus=corpus, backend="openai", questions_done=2)
+    for question in Question.objects.filter(corpus=corpus).order_by("position")[:2]:
+        LLMExchange.objects.create(
+            run=run, question=question, purpose="answer", model="stub", messages=[{"role": "user"}], status="ok"
+        )
+    judge = Judge.objects.create(name="stub-judge", prompt="{context} {question} {answer}", parameters={"model": "m"})
+    judge_job = Job.objects.create(kind="judge", status=Job.SUCCEEDED, params={"corpus": corpus.name})
+    judge_run = JudgeRun.objects.create(job=judge_job, judge=judge, corpus=corpus, triplets_done=5)
+    triplets = Triplet.objects.filter(question__corpus=corpus).order_by("pk")[:5]
+    for n, triplet in enumerate(triplets):
+        exchange = LLMExchange.objects.create(
+            question=triplet.question, purpose="judge", model="m", reply="correct", status="ok"
+        )
+        value = ("correct", "incorrect", None)[n % 3]
+        JudgeLabel.objects.create(judge=judge, triplet=triplet, value=value, run=judge_run, exchange=exchange)
+
+
+def finished_report(corpus, **options):
+    """Run the report job of ``corpus`` in this process; returns its Job (succeeded)."""
+    from core.runner import create_job, run_job
+    from evaluation.jobs import JOB_KIND, REPORT_OPTIONS, report_body
+
+    params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, "n_boot": 50, "figures": False}
+    params.update(options, systems=[], adjudicated=bool(options.get("adjudicated")))
+    job = run_job(create_job(JOB_KIND, params, total=6).pk, report_body)
+    assert job.status == job.SUCCEEDED, job.error
+    return job
+
+
+def fill(corpus_name):
+    """Fill the study of ``corpus_name`` (folds assigned already, user ``admin`` present)."""
+    from annotation.models import Corpus
+
+    corpus = Corpus.objects.get(name=corpus_name)
+    _labels(corpus)
+    _quality(corpus)
+    _frames(corpus)
+    _machines(corpus)
+    return finished_report(corpus, judge="stub-judge")
+
+
+def main(argv):
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    corpus, data = argv[0], argv[1]
+    call_command("migrate", verbosity=0)
+    call_command("load_demo", data=data, corpus=corpus, annotators=3, password="pw-archive-1", verbosity=0)
+    job = fill(corpus)
+    print(json.dumps({"report_job": job.pk}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
