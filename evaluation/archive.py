@@ -206,8 +206,9 @@ def schema_problem(archived: dict, known: set, applied: set) -> str | None:
     >>> known = {("annotation", "0001_initial"), ("annotation", "0002_more")}
     >>> schema_problem({"annotation": ["0001_initial"]}, known, known) is None
     True
-    >>> schema_problem({"annotation": ["0003_future"]}, known, known)
-    'the archive was made with a newer schema (migration annotation.0003_future is unknown here): upgrade this installation first'
+    >>> print(schema_problem({"annotation": ["0003_future"]}, known, known).replace(": ", ":\\n"))
+    the archive was made with a newer schema (migration annotation.0003_future is unknown here):
+    upgrade this installation first
     >>> schema_problem({"annotation": ["0002_more"]}, known, {("annotation", "0001_initial")})
     'the database lacks migration annotation.0002_more of the archive: run manage.py migrate first'
     """

@@ -354,9 +354,9 @@ def _parse(manifest, data, members):
     users = archive.decode_rows(data[archive.USERS], archive.USERS)
     for name, entry in manifest["members"].items():
         count = len(users) if name == archive.USERS else len(rows_by.get(name[5:-6], ()))
-        if name.startswith(archive.ROWS_PREFIX) or name == archive.USERS:
-            if entry.get("rows") != count and name[5:-6] not in NOT_ARCHIVED:
-                raise ArchiveError(f"archive member {name} holds {count} rows; the manifest says {entry.get('rows')}")
+        counted = name.startswith(archive.ROWS_PREFIX) or name == archive.USERS
+        if counted and entry.get("rows") != count and name[5:-6] not in NOT_ARCHIVED:
+            raise ArchiveError(f"archive member {name} holds {count} rows; the manifest says {entry.get('rows')}")
     return rows_by, users
 
 
@@ -425,7 +425,7 @@ def _insert(member, rows, using=DEFAULT_DB_ALIAS):
     return ids
 
 
-def _restore(member, rows, maps, context):
+def _restore(member, rows, maps, *, context):
     """Write the member's rows; returns {archived id: new id}."""
     pk = member.model._meta.pk.attname
     defaults = {f.attname: f for f in member.model._meta.concrete_fields}
@@ -484,7 +484,7 @@ def import_study(source, name=None, *, progress=_noop, label="archive"):
             maps = {USER: _restore_users(users)}
             for done, member in enumerate(members):
                 progress(done=done, total=len(members) + 1, message=f"restoring {member.label}")
-                maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context)
+                maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context=context)
             _restore_files(data, maps.get(JOB, {}), written)
     except IntegrityError as exc:
         _remove(written)
