@@ -5,7 +5,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from annotation import models
-from annotation.api import max_upload_size
+from core.uploads import max_upload_size
 
 
 class ImportForm(forms.Form):
@@ -73,8 +73,8 @@ class CorpusAdmin(admin.ModelAdmin):
         ]
 
     def import_view(self, request):
-        from annotation.api import save_upload
         from annotation.jobs import start_import
+        from core.uploads import save_upload
 
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():

@@ -2,11 +2,7 @@
 annotators reach only their own folds and never see system names."""
 
 import re
-from pathlib import Path
 
-from django.conf import settings
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import APIException, NotFound
@@ -21,6 +17,7 @@ from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Label, System
 from core.permissions import IsAdminRole, IsAnnotatorRole, IsResearcherRole
 from core.serializers import JobSerializer
+from core.uploads import max_upload_size, save_upload
 
 
 class SubmissionConflict(APIException):
@@ -84,12 +81,6 @@ class LabelList(generics.ListAPIView):
         return qs
 
 
-def max_upload_size(upload):
-    """Validator of import uploads (API and admin form): at most ``MAX_UPLOAD_BYTES``."""
-    if upload.size > settings.MAX_UPLOAD_BYTES:
-        raise DjangoValidationError(f"file too large: {upload.size} bytes, at most {settings.MAX_UPLOAD_BYTES}")
-
-
 class ImportRequest(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["corpus", "predictions", "labels"])
     corpus = serializers.SlugField(max_length=100)
@@ -108,18 +99,6 @@ class ImportRequest(serializers.Serializer):
         if data["kind"] != "corpus" and not Corpus.objects.filter(name=data["corpus"]).exists():
             raise serializers.ValidationError({"corpus": f"no corpus named {data['corpus']!r}"})
         return data
-
-
-def save_upload(upload):
-    """Stream an upload to disk (imports read files twice: validate, then write)."""
-    folder = Path(settings.UPLOAD_DIR)
-    folder.mkdir(parents=True, exist_ok=True)
-    safe = "".join(c for c in Path(upload.name).name if c.isalnum() or c in "._-")[:80] or "upload"
-    path = folder / f"{get_random_string(12)}-{safe}"
-    with open(path, "wb") as out:
-        for chunk in upload.chunks():
-            out.write(chunk)
-    return path
 
 
 class ImportStart(APIView):

@@ -31,6 +31,7 @@ from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.migrations.loader import MigrationLoader
 from django.db.models import Q
+from django.http import HttpResponse
 from django.utils import timezone
 
 from annotation.models import Corpus
@@ -91,7 +92,8 @@ def project_models():
     for config in apps.get_app_configs():
         if Path(config.path).resolve().is_relative_to(base):
             for model in config.get_models():
-                found[model._meta.label] = model
+                if not model._meta.proxy:  # a proxy has no table of its own
+                    found[model._meta.label] = model
     return found
 
 
@@ -216,7 +218,7 @@ def _by_ids(member, ids):
     rows, ids = [], sorted(ids)
     for start in range(0, len(ids), _READ_CHUNK):
         chunk = ids[start : start + _READ_CHUNK]
-        rows += member.model._base_manager.filter(pk__in=chunk).values(*member.columns)
+        rows += member.model._base_manager.filter(pk__in=chunk).order_by("pk").values(*member.columns)
     return rows
 
 
@@ -501,8 +503,10 @@ def _remove(paths):
         path.unlink(missing_ok=True)
 
 
-def archive_bytes(corpus):
-    """The archive of ``corpus`` in memory (the admin's and the API's download)."""
+def archive_response(corpus):
+    """The archive of ``corpus`` as a download (the admin's action and the API)."""
     buffer = io.BytesIO()
     export_study(corpus, buffer)
-    return buffer.getvalue()
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{corpus.name}.study.zip"'
+    return response

@@ -15,4 +15,6 @@ urlpatterns = [
     path("api/reports/<int:pk>/report.json", api.ReportJSON.as_view(), name="api-report-json"),
     path("api/reports/<int:pk>/files/", api.ReportFiles.as_view(), name="api-report-files"),
     path("api/reports/<int:pk>/files/<str:name>", api.ReportFile.as_view(), name="api-report-file"),
+    path("api/studies/<int:pk>/archive/", api.StudyArchiveDownload.as_view(), name="api-study-archive"),
+    path("api/studies/import/", api.StudyImport.as_view(), name="api-study-import"),
 ]

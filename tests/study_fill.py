@@ -122,17 +122,121 @@ def fill(corpus_name):
     return finished_report(corpus, judge="stub-judge")
 
 
+def _sorted(rows):
+    return sorted((list(row) for row in rows), key=repr)
+
+
+def _label_histories(corpus):
+    from annotation.models import Label
+
+    labels = Label.objects.filter(triplet__question__corpus=corpus).select_related("annotator", "triplet__question")
+    return _sorted(
+        [
+            label.annotator.username,
+            label.triplet.question.external_id,
+            label.triplet.answer,
+            label.value,
+            label.skipped,
+            label.seconds_spent,
+            label.created_at.isoformat(),
+            [
+                [e.value, e.skipped, e.seconds, e.submission_id, e.created_at.isoformat()]
+                for e in label.events.order_by("pk")
+            ],
+        ]
+        for label in labels
+    )
+
+
+def _resume_points(corpus):
+    from annotation.annotating import next_item
+    from annotation.models import Assignment
+
+    points = []
+    for a in Assignment.objects.filter(fold__corpus=corpus, fold__kind="triplet").select_related("fold", "annotator"):
+        item = next_item(a.fold, a.annotator)
+        where = [item.position, item.triplet.question.external_id, item.triplet.answer] if item else None
+        points.append([a.annotator.username, a.fold.index, where, a.done, a.cursor])
+    return _sorted(points)
+
+
+def comparable(report):
+    """report.json without what may differ between databases: times and database ids."""
+    if isinstance(report, dict):
+        return {k: comparable(v) for k, v in report.items() if not k.endswith(("_at", "_id", "seconds"))}
+    if isinstance(report, list):
+        return [comparable(v) for v in report]
+    return report
+
+
+def fingerprint(corpus_name):
+    """What a restore must give back, free of ids: label histories, resume points, quality rows,
+    frame checks, judge labels, the finished report's report.json and a report computed now."""
+    from django.db.models import Q
+
+    from annotation.models import Adjudication, Assignment, Corpus, Flag, FoldItem, GoldItem
+    from core.models import Job
+    from evaluation.files import load_json
+    from frames.models import FrameCheckEvent
+    from models_runner.models import JudgeLabel, LLMExchange
+
+    corpus = Corpus.objects.get(name=corpus_name)
+    q = "triplet__question__corpus"
+    jobs = Job.objects.filter(Q(params__corpus=corpus_name) | Q(params__corpus_id=corpus.pk))
+    finished = jobs.filter(kind="report", status="succeeded").order_by("pk")
+    folds = FoldItem.objects.filter(fold__corpus=corpus).order_by("fold__kind", "fold__index", "position")
+    return {
+        "jobs": _sorted(jobs.values_list("kind", "status")),
+        "assignments": _sorted(
+            Assignment.objects.filter(fold__corpus=corpus).values_list(
+                "fold__kind", "fold__index", "annotator__username"
+            )
+        ),
+        "fold_items": [
+            [kind, index, position, answer, question]
+            for kind, index, position, answer, question in folds.values_list(
+                "fold__kind", "fold__index", "position", "triplet__answer", "frame_annotation__question__external_id"
+            )
+        ],
+        "labels": _label_histories(corpus),
+        "resume": _resume_points(corpus),
+        "gold": _sorted(GoldItem.objects.filter(**{q: corpus}).values_list("triplet__answer", "expected", "note")),
+        "adjudications": _sorted(Adjudication.objects.filter(**{q: corpus}).values_list("triplet__answer", "value")),
+        "flags": _sorted(Flag.objects.filter(**{q: corpus}).values_list("annotator__username", "reason", "comment")),
+        "frame_checks": _sorted(
+            FrameCheckEvent.objects.filter(frame_check__frame_annotation__question__corpus=corpus).values_list(
+                "frame_check__annotator__username", "frame_rating", "fe_rating", "seconds"
+            )
+        ),
+        "judge_labels": _sorted(
+            JudgeLabel.objects.filter(**{q: corpus}).values_list("judge__name", "triplet__answer", "value")
+        ),
+        "exchanges": LLMExchange.objects.filter(run__corpus=corpus).count(),
+        "finished_report": comparable(load_json(finished.first())),
+        "report_now": comparable(load_json(finished_report(corpus, judge="stub-judge"))),
+    }
+
+
 def main(argv):
+    """``fill CORPUS DATA FINGERPRINT ARCHIVE``: migrate, load the demo, fill it, write its
+    fingerprint and export it; ``restore CORPUS ARCHIVE FINGERPRINT ARCHIVE2``: migrate, import the
+    archive, write its fingerprint and export it again."""
     import django
 
     django.setup()
     from django.core.management import call_command
 
-    corpus, data = argv[0], argv[1]
+    mode, corpus, source, out, archive = argv  # archive "-": no export (code older than export_study)
     call_command("migrate", verbosity=0)
-    call_command("load_demo", data=data, corpus=corpus, annotators=3, password="pw-archive-1", verbosity=0)
-    job = fill(corpus)
-    print(json.dumps({"report_job": job.pk}))
+    if mode == "fill":
+        call_command("load_demo", data=source, corpus=corpus, annotators=3, password="pw-archive-1", verbosity=0)
+        fill(corpus)
+    elif mode == "restore":
+        call_command("import_study", source, corpus=corpus, verbosity=0)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(fingerprint(corpus), f, sort_keys=True)
+    if archive != "-":
+        call_command("export_study", corpus=corpus, out=archive, verbosity=0)
 
 
 if __name__ == "__main__":

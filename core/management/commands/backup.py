@@ -11,7 +11,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
 
-
 def backup_sqlite(source: str, target: str) -> float:
     """Copy the SQLite database file ``source`` to ``target``; returns the seconds it took.
 
@@ -44,7 +43,7 @@ class Command(BaseCommand):
         if connection.vendor != "sqlite":
             raise CommandError(
                 f"the database is {connection.vendor}: back it up with pg_dump, e.g. "
-                "pg_dump --format=custom --file=qaeval.dump \"$DATABASE_URL\" (README: Move, back up and upgrade)"
+                'pg_dump --format=custom --file=qaeval.dump "$DATABASE_URL" (README: Move, back up and upgrade)'
             )
         source = str(connection.settings_dict["NAME"])
         if source == ":memory:" or source.startswith("file:memorydb"):
