@@ -55,7 +55,7 @@ class StudyArchiveAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         return [
-            path("import/", self.admin_site.admin_view(self.import_view), name="evaluation_study_import"),
+            path("import/", self.admin_site.admin_view(self.import_view), name="evaluation_studyarchive_import"),
             *super().get_urls(),
         ]
 

@@ -85,6 +85,14 @@ api-report-file        anonymous   403  403  403  403  403  403
 api-report-file        annotator   403  403  403  403  403  403
 api-report-file        researcher  200  200  405  405  405  405
 api-report-file        admin       200  200  405  405  405  405
+api-study-archive      anonymous   403  403  403  403  403  403
+api-study-archive      annotator   403  403  403  403  403  403
+api-study-archive      researcher  403  403  403  403  403  403
+api-study-archive      admin       200  200  405  405  405  405
+api-study-import       anonymous   403  403  403  403  403  403
+api-study-import       annotator   403  403  403  403  403  403
+api-study-import       researcher  403  403  403  403  403  403
+api-study-import       admin       405  405  400  405  405  405
 api-runs               anonymous   403  403  403  403  403  403
 api-runs               annotator   403  403  403  403  403  403
 api-runs               researcher  200  200  403  403  403  403
@@ -381,6 +389,7 @@ def url_kwargs(name, w):
         "api-report-files": report,
         "api-report-file": {**report, "name": "report.json"},
         "api-run": {"pk": w["run"]},
+        "api-study-archive": {"pk": w["corpus"]},
         "api-run-cancel": {"pk": w["run"]},
     }.get(name, {})
 
@@ -458,6 +467,7 @@ llmexchange        200 200  403 403  AI  403  AI  AI   AI  AI
 judge              200 200  200 200  200 200  200 200  200 200
 judgerun           200 200  403 403  AI  403  AI  AI   AI  AI
 judgelabel         200 200  403 403  AI  403  AI  AI   AI  AI
+studyarchive       200 200  403 403  200 403  403 403  200 200
 """
 ADMIN_OTHERS = """
 # the site's own views and the models' custom views (model.view)
@@ -475,6 +485,7 @@ corpus.import          200 200
 corpus.predict_frames  200 200
 inferencerun.start     200 200
 judge.start            200 200
+studyarchive.import    200 200
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]
 
