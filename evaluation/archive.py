@@ -32,11 +32,33 @@ class ArchiveError(UserFacingError, ValueError):
     """An archive that cannot be restored, or a restore that is refused: the message says why."""
 
     def as_dict(self):
+        """The error as data for a job's result.
+
+        Returns
+        -------
+        dict
+            ``{"message": the error's text}``.
+
+        Examples
+        --------
+        >>> ArchiveError("member x is missing").as_dict()
+        {'message': 'member x is missing'}
+        """
         return {"message": str(self)}
 
 
 def rows_member(label: str) -> str:
-    """The member that holds the rows of the model ``label`` ("app.Model").
+    """The member that holds the rows of the model ``label``.
+
+    Parameters
+    ----------
+    label : str
+        The model's label, "app.Model".
+
+    Returns
+    -------
+    str
+        The member's name in the zip.
 
     Examples
     --------
@@ -55,7 +77,17 @@ def _default(value):
 
 
 def encode_rows(rows) -> bytes:
-    """Rows (dicts) as JSON Lines bytes, UTF-8.
+    """Rows as JSON Lines bytes, UTF-8; datetimes in full ISO 8601 (microseconds kept).
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        One dict per row, its columns by attribute name.
+
+    Returns
+    -------
+    bytes
+        One JSON object a line.
 
     Examples
     --------
@@ -67,7 +99,19 @@ def encode_rows(rows) -> bytes:
 
 
 def decode_rows(data: bytes, member: str) -> list[dict]:
-    """The rows of a JSON Lines member; an unreadable line is an ``ArchiveError`` naming it.
+    """The rows of a JSON Lines member.
+
+    Parameters
+    ----------
+    data : bytes
+        The member's content.
+    member : str
+        Its name, for errors.
+
+    Returns
+    -------
+    list of dict
+        The rows; a line that is not a JSON object raises ``ArchiveError`` naming member and line.
 
     Examples
     --------
@@ -91,7 +135,19 @@ def decode_rows(data: bytes, member: str) -> list[dict]:
 
 
 def describe(data: bytes, rows: int | None = None) -> dict:
-    """The manifest entry of a member: row count (None for a file), size and SHA-256.
+    """The manifest entry of a member.
+
+    Parameters
+    ----------
+    data : bytes
+        The member's content.
+    rows : int or None
+        Its row count; None for a file (a report's file).
+
+    Returns
+    -------
+    dict
+        ``rows``, ``bytes`` (size) and ``sha256`` (hex digest).
 
     Examples
     --------
@@ -102,7 +158,23 @@ def describe(data: bytes, rows: int | None = None) -> dict:
 
 
 def build_manifest(members: dict, *, corpus: str, schema: dict, exported_at: str) -> dict:
-    """The manifest of an archive whose members are ``{name: describe(...)}``.
+    """The manifest of an archive.
+
+    Parameters
+    ----------
+    members : dict
+        ``{member name: describe(...)}``.
+    corpus : str
+        The archived corpus's name.
+    schema : dict
+        ``{app: [applied migration heads]}``: the schema version.
+    exported_at : str
+        When, ISO 8601.
+
+    Returns
+    -------
+    dict
+        The manifest: format and its version, corpus, time, schema and members (sorted).
 
     Examples
     --------
@@ -122,7 +194,17 @@ def build_manifest(members: dict, *, corpus: str, schema: dict, exported_at: str
 
 
 def encode_manifest(manifest: dict) -> bytes:
-    """The manifest as the archive stores it (indented JSON, UTF-8).
+    """The manifest as the archive stores it.
+
+    Parameters
+    ----------
+    manifest : dict
+        From ``build_manifest``.
+
+    Returns
+    -------
+    bytes
+        Indented JSON, UTF-8, ending with a newline.
 
     Examples
     --------
@@ -133,7 +215,18 @@ def encode_manifest(manifest: dict) -> bytes:
 
 
 def parse_manifest(data: bytes) -> dict:
-    """The manifest read back, or an ``ArchiveError`` saying what is wrong with it.
+    """The manifest read back and checked.
+
+    Parameters
+    ----------
+    data : bytes
+        The content of ``manifest.json``.
+
+    Returns
+    -------
+    dict
+        The manifest; one that is not JSON, not of this format or version, or lacks ``members``,
+        ``schema`` or ``corpus`` raises ``ArchiveError`` saying which.
 
     Examples
     --------
@@ -163,6 +256,20 @@ def parse_manifest(data: bytes) -> dict:
 def check_member(name: str, data: bytes, entry: dict) -> None:
     """Refuse a member whose size or SHA-256 differs from its manifest entry.
 
+    Parameters
+    ----------
+    name : str
+        The member.
+    data : bytes
+        Its content as read from the zip.
+    entry : dict
+        Its manifest entry (``describe``).
+
+    Returns
+    -------
+    None
+        Raises ``ArchiveError`` naming the member when it was altered.
+
     Examples
     --------
     >>> check_member("users.jsonl", b"abd", describe(b"abc", 1))
@@ -178,6 +285,18 @@ def check_member(name: str, data: bytes, entry: dict) -> None:
 
 def check_members(listed, present) -> None:
     """Refuse an archive with a listed member missing, or a member the manifest does not list.
+
+    Parameters
+    ----------
+    listed : iterable of str
+        The members the manifest lists.
+    present : iterable of str
+        The members in the zip.
+
+    Returns
+    -------
+    None
+        Raises ``ArchiveError`` naming the first member missing (or not listed).
 
     Examples
     --------
@@ -196,10 +315,23 @@ def check_members(listed, present) -> None:
 
 
 def schema_problem(archived: dict, known: set, applied: set) -> str | None:
-    """Why an archive of schema ``archived`` ({app: [migration heads]}) cannot be restored here, or None.
+    """Why an archive of schema ``archived`` cannot be restored here, or None.
 
-    ``known`` holds this installation's migrations as (app, name); ``applied`` those applied to its
-    database. An archive from an older schema is fine (its missing columns take their defaults).
+    An archive from an older schema is fine (its missing columns take their defaults).
+
+    Parameters
+    ----------
+    archived : dict
+        The archive's schema version, ``{app: [migration heads]}``.
+    known : set of tuple
+        This installation's migrations, ``(app, name)``.
+    applied : set of tuple
+        Those applied to its database.
+
+    Returns
+    -------
+    str or None
+        The reason in words, or None when the archive can be restored.
 
     Examples
     --------
@@ -225,7 +357,17 @@ def schema_problem(archived: dict, known: set, applied: set) -> str | None:
 
 
 def check_name(name: str) -> str:
-    """A corpus name as the corpus model accepts it (a slug, at most 100 characters).
+    """A corpus name as the corpus model accepts it.
+
+    Parameters
+    ----------
+    name : str
+        The name asked for.
+
+    Returns
+    -------
+    str
+        ``name``, if it is a slug of at most 100 characters; else ``ArchiveError``.
 
     Examples
     --------
@@ -244,6 +386,16 @@ def check_name(name: str) -> str:
 def insertion_order(depends: dict) -> list:
     """Models in an order where each comes after every model it refers to.
 
+    Parameters
+    ----------
+    depends : dict
+        ``{model: set of the models it refers to}`` (a reference to itself is ignored).
+
+    Returns
+    -------
+    list
+        The models, each after those it refers to.
+
     Examples
     --------
     >>> insertion_order({"label": {"triplet"}, "triplet": {"question"}, "question": set()})
@@ -256,9 +408,22 @@ def insertion_order(depends: dict) -> list:
 def remap(rows: list, foreign: dict, maps: dict, *, member: str) -> None:
     """Replace, in place, every foreign key of ``rows`` by the new id of the row it names.
 
-    ``foreign`` maps a column to the model it refers to; ``maps[model]`` maps archived ids to new ids.
-    A nullable reference to a row not in the archive becomes None (``foreign[column]`` is then
-    ``(model, True)``); a required one is an ``ArchiveError``.
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of one model.
+    foreign : dict
+        ``{column: (model it refers to, nullable)}``.
+    maps : dict
+        ``{model: {archived id: new id}}``.
+    member : str
+        The member's name, for errors.
+
+    Returns
+    -------
+    None
+        A nullable reference to a row the archive does not hold becomes None; a required one
+        raises ``ArchiveError``.
 
     Examples
     --------

@@ -85,7 +85,13 @@ class Member:
 
 
 def project_models():
-    """Every model of the project's own apps (those under BASE_DIR), by label."""
+    """Every model with a table of the project's own apps (those under BASE_DIR).
+
+    Returns
+    -------
+    dict
+        ``{"app.Model": model class}``; proxies left out (no table of their own).
+    """
     base = Path(settings.BASE_DIR).resolve()
     found = {}
     for config in apps.get_app_configs():
@@ -163,7 +169,11 @@ def _member(label, model, known):
 def plan():
     """The archived models in insertion order (each after the models it refers to).
 
-    Raises ``ArchiveError`` for a model none of the rules covers (module docstring).
+    Returns
+    -------
+    list of Member
+        One per archived model. Raises ``ArchiveError`` for a model none of the rules covers
+        (module docstring).
     """
     models = {label: m for label, m in project_models().items() if label not in NOT_ARCHIVED}
     members = {label: _member(label, model, models) for label, model in models.items()}
@@ -190,7 +200,18 @@ def _loader(using=DEFAULT_DB_ALIAS):
 
 
 def schema_version(using=DEFAULT_DB_ALIAS):
-    """{app: [applied migration heads]} for the project's apps: the archive's schema version."""
+    """The schema version an archive records: the applied migration heads of the project's apps.
+
+    Parameters
+    ----------
+    using : str
+        The database alias.
+
+    Returns
+    -------
+    dict
+        ``{app: [migration names]}`` (apps without migrations left out).
+    """
     loader = _loader(using)
     applied = set(loader.applied_migrations)
     labels = {m._meta.app_label for m in project_models().values()}
@@ -206,6 +227,20 @@ def schema_version(using=DEFAULT_DB_ALIAS):
 
 
 def schema_problem(archived, using=DEFAULT_DB_ALIAS):
+    """Why an archive of schema ``archived`` cannot be restored into this database, or None.
+
+    Parameters
+    ----------
+    archived : dict
+        The archive's schema version (``schema_version`` where it was made).
+    using : str
+        The database alias.
+
+    Returns
+    -------
+    str or None
+        ``archive.schema_problem`` against this installation's migrations and those applied.
+    """
     loader = _loader(using)
     return archive.schema_problem(archived, set(loader.graph.nodes), set(loader.applied_migrations))
 
@@ -268,7 +303,20 @@ def _job_files(jobs):
 
 
 def collect(corpus, progress=_noop):
-    """Every archived row of ``corpus``: ({label: rows}, user rows), in one consistent read."""
+    """Every archived row of ``corpus`` (call it inside one transaction for a consistent read).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The study's corpus.
+    progress : callable
+        ``progress(done=, total=, message=)``, as a job body's.
+
+    Returns
+    -------
+    tuple
+        ``({label: list of row dicts}, list of user dicts)``.
+    """
     members = plan()
     referenced = {}
     rows_by = {}
@@ -282,7 +330,22 @@ def collect(corpus, progress=_noop):
 
 
 def export_study(corpus, out, progress=_noop):
-    """Write the archive of ``corpus`` to ``out`` (a path or a binary file); returns the manifest."""
+    """Write the archive of ``corpus``.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The study's corpus.
+    out : str, Path or binary file
+        Where the zip goes.
+    progress : callable
+        ``progress(done=, total=, message=)``.
+
+    Returns
+    -------
+    dict
+        The manifest written into the archive.
+    """
     with transaction.atomic():
         if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
             with connections[DEFAULT_DB_ALIAS].cursor() as cursor:  # one snapshot for every read
@@ -317,7 +380,21 @@ def _read(zf, name):
 
 
 def read_archive(source, label="archive"):
-    """The manifest and every member's bytes, each checked against the manifest; nothing is written."""
+    """Read and check an archive; nothing is written.
+
+    Parameters
+    ----------
+    source : str, Path or binary file
+        The zip.
+    label : str
+        How errors name it (the uploaded file's name).
+
+    Returns
+    -------
+    tuple
+        ``(manifest, {member: bytes})``, every member checked against its SHA-256; a problem
+        raises ``ArchiveError`` naming it.
+    """
     try:
         zf = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
@@ -492,10 +569,24 @@ def _check_target(manifest, name):
 
 
 def import_study(source, name=None, *, progress=_noop, label="archive"):
-    """Restore the archive ``source`` (a path or binary file) as corpus ``name`` (default: its own).
+    """Restore an archive, in one transaction: on any error nothing is written.
 
-    One transaction: on any error (an ``ArchiveError`` naming the problem) nothing is written.
-    Returns a summary: the corpus, its id and the rows restored per model.
+    Parameters
+    ----------
+    source : str, Path or binary file
+        The zip.
+    name : str, optional
+        The restored corpus's name; by default the archived one.
+    progress : callable
+        ``progress(done=, total=, message=)``: one step per model.
+    label : str
+        How errors name the archive.
+
+    Returns
+    -------
+    dict
+        ``corpus`` (name), ``corpus_id``, ``users`` (accounts named) and ``rows`` (per model).
+        A refusal raises ``ArchiveError`` naming the problem.
     """
     manifest, data = read_archive(source, label)
     members = plan()
@@ -528,7 +619,18 @@ def _remove(paths):
 
 
 def archive_response(corpus):
-    """The archive of ``corpus`` as a download (the admin's action and the API)."""
+    """The archive of ``corpus`` as a download (the admin's action and the API).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The study's corpus.
+
+    Returns
+    -------
+    HttpResponse
+        The zip, as an attachment named ``<corpus>.study.zip``.
+    """
     buffer = io.BytesIO()
     export_study(corpus, buffer)
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
