@@ -3,6 +3,7 @@ annotators reach only their own folds and never see system names."""
 
 import re
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import APIException, NotFound
@@ -15,6 +16,7 @@ from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Label, System
+from core import ids
 from core.permissions import IsAdminRole, IsAnnotatorRole, IsResearcherRole
 from core.serializers import JobSerializer
 from core.uploads import max_upload_size, save_upload
@@ -167,7 +169,7 @@ class FoldSerializer(serializers.ModelSerializer):
 
 
 class JudgementRequest(serializers.Serializer):
-    item = serializers.IntegerField()
+    item = serializers.IntegerField(**ids.ID_FIELD)
     label = serializers.ChoiceField(choices=list(LABEL_VALUES), required=False)
     skip = serializers.BooleanField(required=False, default=False)
     seconds = serializers.FloatField(required=False, default=0.0, min_value=0)
@@ -194,10 +196,24 @@ def _fold_for(request, pk):
 class MyFolds(APIView):
     permission_classes = [IsAuthenticated, IsAnnotatorRole]
 
+    """The user's folds that the API labels (answer triplets), each with its ``next`` endpoint.
+
+    Frame-check folds are labelled on their page only: listing them here would offer a ``/next/``
+    that answers "no such fold"."""
+
     @extend_schema(responses=FoldSerializer(many=True))
     def get(self, request):
-        folds = annotating.assigned_folds(request.user)
-        return Response([{**FoldSerializer(f).data, "progress": _progress(f, request.user)} for f in folds])
+        folds = annotating.assigned_folds(request.user, kind=Fold.KIND_TRIPLET)
+        return Response(
+            [
+                {
+                    **FoldSerializer(f).data,
+                    "progress": _progress(f, request.user),
+                    "next": request.build_absolute_uri(reverse("api-next-item", args=[f.pk])),
+                }
+                for f in folds
+            ]
+        )
 
 
 class NextItem(APIView):

@@ -20,15 +20,48 @@ def render_markdown(text):
     return _MARKDOWN.render(text or "")
 
 
+# A number as written in a passage: digits joined by decimal or thousands separators ("14,2",
+# "1.5", "100 000" with a space, NBSP or narrow NBSP before groups of three, "1'000").
+_NUMBER = re.compile(r"(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+(?:[.,'\u2019\u00a0\u202f]\d+)*")
+_APOSTROPHES = "'\u2019\u02bc"
+
+
+def _answer_pattern(words):
+    """The regular expression of an answer: whitespace-flexible, any apostrophe for any apostrophe
+    (l'armée, l’armée), and not inside a word where the answer starts or ends with a letter or digit."""
+    apostrophe = f"[{_APOSTROPHES}]"
+    body = r"\s+".join(apostrophe.join(re.escape(part) for part in re.split(f"[{_APOSTROPHES}]", w)) for w in words)
+    head = r"(?<!\w)" if words[0][0].isalnum() else ""
+    tail = r"(?!\w)" if words[-1][-1].isalnum() else ""
+    return re.compile(head + body + tail, re.IGNORECASE)
+
+
+def _cuts_a_number(context, match, numbers):
+    """True when ``match`` starts or ends strictly inside a number of the passage ("14" in "14,2")."""
+    return any(s < match.start() < e or s < match.end() < e for s, e in numbers)
+
+
 def answer_segments(context, answer):
     """``context`` cut into ``(text, is_answer)`` pieces: every case-insensitive occurrence of the
-    answer (whitespace-flexible) is a piece of its own. An empty answer or no occurrence: one piece."""
+    answer (whitespace-flexible) on word and number boundaries is a piece of its own; an empty
+    answer or no occurrence: one piece.
+
+    Boundaries are Unicode-aware: "41" is not lit in "141 yards", "14" not in "14,2", "000" not in
+    "100 000", "armée" is lit in "l'armée" but not in "armées".
+
+    >>> answer_segments("On 141 yards, 41 ran.", "41")
+    [('On 141 yards, ', False), ('41', True), (' ran.', False)]
+    >>> [t for t, hit in answer_segments("L’armée et les armées", "l'armée") if hit]
+    ['L’armée']
+    """
     words = (answer or "").split()
     if not words or not context:
         return [(context or "", False)]
-    pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    numbers = [m.span() for m in _NUMBER.finditer(context)] if any(c.isdigit() for c in answer) else []
     pieces, start = [], 0
-    for match in pattern.finditer(context):
+    for match in _answer_pattern(words).finditer(context):
+        if _cuts_a_number(context, match, numbers):
+            continue
         if match.start() > start:
             pieces.append((context[start : match.start()], False))
         pieces.append((match.group(0), True))

@@ -88,9 +88,10 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
             if reference_system
             else None
         )
-        batch, written = [], 0
+        batch, written, unanswered = [], 0, 0
         for i, (_, record) in enumerate(reader(path)):
             batch.append(_question(corpus, start + i, record))
+            unanswered += reference_answer(record["answers"]) is None
             if len(batch) >= IMPORT_BATCH:
                 written += _flush_questions(batch, reference, corpus)
                 progress(done=written, total=count, message=f"wrote {written} of {count} questions")
@@ -98,8 +99,20 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     return {
         "corpus": corpus.name,
         "questions": written,
+        "without_reference": unanswered,
         "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0,
     }
+
+
+def reference_answer(answers):
+    """The answer of the system ``reference`` for a question: its first non-blank reference answer,
+    or None (SQuAD 2.0's unanswerable ``answers: []``, an open question): no empty answer is ever a
+    triplet shown to annotators.
+
+    >>> reference_answer(["", "  ", "Denver"]), reference_answer([]), reference_answer([" "])
+    ('Denver', None, None)
+    """
+    return next((a for a in answers if a.strip()), None)
 
 
 def _validate(entries, check, name, *, progress, every=5000):
@@ -145,7 +158,8 @@ def _flush_questions(batch, reference, corpus):
         return 0
     created = Question.objects.bulk_create(batch)
     if reference is not None:
-        rows = [(q.pk, q.pk, q.answers[0] if q.answers else "") for q in created]
+        firsts = ((q.pk, reference_answer(q.answers)) for q in created)
+        rows = [(qid, qid, answer) for qid, answer in firsts if answer is not None]
         mapping, _ = triplets_for(corpus, rows)
         now = timezone.now()
         insert_rows(

@@ -15,7 +15,7 @@ Simulation (per seed, every triplet of the 10 systems + reference, deduplicated 
   the judge's label.
 The target of each system is its Hscore if every triplet had a human label (that seed's humans);
 coverage is the share of seeds x systems whose 95% interval holds it. The estimates are
-``evaluation.ppi.estimate`` itself, not a re-implementation.
+``evaluation.science.ppi.estimate`` itself, not a re-implementation.
 
 Labels needed for +-w (w = 0.02): classical n = (1.96 sd(h) / w)^2; prediction-powered: the smallest
 n whose PPI++ variance at the optimal lambda, var(h - l f) / n + l^2 var(f) / (N - n), is <= (w / 1.96)^2,
@@ -40,8 +40,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from annotation.interchange import REFERENCE  # noqa: E402
-from evaluation import human, metrics, ppi  # noqa: E402
-from evaluation.inputs import read_inputs  # noqa: E402
+from evaluation.report.inputs import read_inputs  # noqa: E402
+from evaluation.science import human, metrics, ppi  # noqa: E402
 
 SHARED = (
     [pathlib.Path(os.environ["QAEVAL_SHARED_DATA"])]

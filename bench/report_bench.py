@@ -1,4 +1,4 @@
-"""Time the offline report computation (evaluation.report.compute_report).
+"""Time the offline report computation (evaluation.report.pipeline.compute_report).
 
 What is timed: the computation from the three DataFrames (scoring every prediction, triplet join,
 ROVER, the seven factors for every metric with Mann-Whitney tests, Table 3, per frame, the two-factor
@@ -34,8 +34,8 @@ django.setup()
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from evaluation.inputs import read_inputs  # noqa: E402
-from evaluation.report import ReportConfig, compute_report  # noqa: E402
+from evaluation.report.inputs import read_inputs  # noqa: E402
+from evaluation.report.pipeline import ReportConfig, compute_report  # noqa: E402
 
 SQUAD = pathlib.Path(os.environ.get("QAEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")) / "squad-v1.1-dev"
 

@@ -167,6 +167,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # /favicon.ico, asked for by every browser
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "media/"
 # Uploads above this size are streamed to a temporary file, never held in memory.
@@ -204,9 +205,11 @@ CONTENT_SECURITY_POLICY = (
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        # The first class names the scheme of a 401's WWW-Authenticate: no credentials -> 401 "Token"
+        # (SessionAuthentication first would answer 403, which has no such header).
         "rest_framework.authentication.TokenAuthentication",  # header "Authorization: Token <key>"
+        "rest_framework.authentication.BasicAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import IsAuthenticated
 
+from core.api_docs import RedocView, SwaggerView
 from models_runner.urls import download_urlpatterns as judge_downloads
 
 urlpatterns = [
@@ -18,8 +19,8 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("api/docs/", SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("research/", include("evaluation.urls")),
     path("runs/", include("models_runner.urls")),
     path("", include("frames.urls")),

@@ -1,7 +1,13 @@
-"""The Jobs admin: read-only rows written by the workers, a cancel action, and a page that says when
-jobs cannot run and reloads itself while one is queued or running."""
+"""The Jobs admin: read-only rows written by the workers, a cancel action, a list that says when
+jobs cannot run and reloads itself while one is queued or running, and a job page whose status panel
+polls (htmx) until the job ends: progress, then the result with its next step, or the failure."""
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, render
+from django.urls import NoReverseMatch, path, reverse
+from django.utils.http import urlencode
 
 from core.models import Job
 from core.reaper import health
@@ -69,6 +75,27 @@ class JobAdmin(admin.ModelAdmin):
         active = Job.objects.filter(status__in=[Job.CREATED, Job.RUNNING]).exists()
         return super().changelist_view(request, {**(extra_context or {}), "refresh_seconds": 5 if active else None})
 
+    def get_urls(self):
+        status = path("<id:object_id>/status/", self.admin_site.admin_view(self.status_view), name="core_job_status")
+        return [status, *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):  # noqa: PLR0917 - Django's signature
+        job = self.get_object(request, object_id)
+        context = {**(extra_context or {}), **(status_context(job) if job else {})}
+        return super().change_view(request, object_id, form_url, context)
+
+    def status_view(self, request, object_id):
+        """The status panel alone (htmx polls it every 2 s while the job is queued or running)."""
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponseNotAllowed(["GET", "HEAD"])
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        job = get_object_or_404(Job, pk=object_id)
+        response = render(request, "admin/core/job/_status.html", status_context(job))
+        if job.status in Job.FINISHED and request.headers.get("HX-Request"):
+            response["HX-Refresh"] = "true"  # reload the page once: every field shows the end state
+        return response
+
     @admin.action(description="Cancel the selected jobs")
     def cancel(self, request, queryset):
         for job in queryset:
@@ -77,3 +104,39 @@ class JobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+# Where to go once a job of a kind succeeded: (kind prefix, URL name, link text, how its URL is built).
+NEXT_STEPS = (
+    ("import_", "fold-assignments", "Build folds for this corpus", "corpus"),
+    ("frames", "fold-assignments", "Build frame-check folds for this corpus", "corpus"),
+    ("report", "report-detail", "Open the report", "pk"),
+)
+
+
+def next_step(job):
+    """(text, URL) of what to do after ``job`` succeeded, or None."""
+    if job.status != Job.SUCCEEDED:
+        return None
+    for prefix, name, text, how in NEXT_STEPS:
+        if not job.kind.startswith(prefix):
+            continue
+        try:
+            if how == "pk":
+                return text, reverse(name, args=[job.pk])
+            corpus = job.params.get("corpus") or job.result.get("corpus")
+            return text, f"{reverse(name)}?{urlencode({'corpus': corpus})}" if corpus else reverse(name)
+        except NoReverseMatch:  # that app is not installed
+            return None
+    return None
+
+
+def status_context(job):
+    """What the status panel shows: the job, whether to keep polling, its result and next step."""
+    result = job.result if isinstance(job.result, dict) else {"result": job.result}
+    return {
+        "job": job,
+        "polling": job.status not in Job.FINISHED,
+        "result_items": sorted((k, v) for k, v in result.items() if not isinstance(v, (dict, list))),
+        "next_step": next_step(job),
+    }

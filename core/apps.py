@@ -6,3 +6,10 @@ class CoreConfig(AppConfig):
 
     name = "core"
     verbose_name = "Core"
+
+    def ready(self):
+        from django.urls import register_converter
+
+        from core.ids import IdConverter
+
+        register_converter(IdConverter, "id")  # every integer of a URL pattern (core/ids.py)

@@ -10,6 +10,27 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)")
+
+
+def without_paths(text):
+    """``text`` with every server path reduced to its file name.
+
+    >>> without_paths("/srv/app/var/uploads/x1-corpus.jsonl:3: bad"), without_paths("squad")
+    ('x1-corpus.jsonl:3: bad', 'squad')
+    """
+    return _PATH.sub(r"\1", text)
+
+
+def _map_strings(value, f):
+    if isinstance(value, str):
+        return f(value)
+    if isinstance(value, dict):
+        return {k: _map_strings(v, f) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_map_strings(v, f) for v in value]
+    return value
+
 
 class Job(models.Model):
     CREATED, RUNNING, SUCCEEDED, FAILED, CANCELLED = "created", "running", "succeeded", "failed", "cancelled"
@@ -88,7 +109,13 @@ class Job(models.Model):
         """The error as researchers see it: its first line, server paths reduced to file names, no
         traceback (admins see ``error`` in full)."""
         first = (self.error or "").strip().split("\n", 1)[0]
-        return re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)", r"\1", first)[:1000]
+        return without_paths(first)[:1000]
+
+    @property
+    def public_params(self):
+        """The parameters as researchers see them: server paths (an upload's stored file) reduced to
+        file names, at any depth (admins see ``params`` in full)."""
+        return _map_strings(self.params, without_paths)
 
     @property
     def duration_seconds(self):

@@ -11,6 +11,7 @@ class JobSerializer(serializers.ModelSerializer):
     stalled = serializers.BooleanField(read_only=True, help_text="running, but its worker stopped beating")
     state_note = serializers.CharField(read_only=True)
     error = serializers.SerializerMethodField()
+    params = serializers.SerializerMethodField()
 
     class Meta:
         model = Job
@@ -32,6 +33,11 @@ class JobSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
+
+    def get_params(self, job) -> dict:
+        """Admins read the parameters as stored; others without server paths (an upload's stored file)."""
+        request = self.context.get("request")
+        return job.params if request is not None and roles.is_admin(request.user) else job.public_params
 
     def get_error(self, job) -> str:
         """Admins read the whole error (traceback included); others its first line, without paths."""

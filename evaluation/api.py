@@ -18,11 +18,11 @@ from core.uploads import max_upload_size, save_upload
 from evaluation import files, judge_inputs
 from evaluation.archive import NAME_RE
 from evaluation.archive_store import archive_response
-from evaluation.human import AGGREGATES
 from evaluation.jobs import start_report_from, start_study_import
-from evaluation.report import METRICS, SIGNIFICANCE_MARKS
-from evaluation.rover import DEFAULT_ALPHA
-from evaluation.stats import DEFAULT_BOOT
+from evaluation.report.pipeline import METRICS, SIGNIFICANCE_MARKS
+from evaluation.science.human import AGGREGATES
+from evaluation.science.rover import DEFAULT_ALPHA
+from evaluation.science.stats import DEFAULT_BOOT
 
 
 class ReportRequest(serializers.Serializer):
@@ -142,9 +142,6 @@ class ReportFile(APIView):
         return FileResponse(open(path, "rb"), content_type=files.content_type(name), as_attachment=True, filename=name)
 
 
-MAX_ID = 2**63 - 1  # the range of an id column (BigAutoField)
-
-
 class StudyArchiveDownload(APIView):
     """The study archive of a corpus (SPEC 14): a zip with manifest.json. Admins only."""
 
@@ -152,8 +149,6 @@ class StudyArchiveDownload(APIView):
 
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
     def get(self, request, pk):
-        if pk > MAX_ID:
-            raise NotFound("no such corpus")
         return archive_response(get_object_or_404(Corpus, pk=pk))
 
 

@@ -1,6 +1,6 @@
 """The report's input DataFrames built from the database rows of one corpus (thin shell).
 
-Same tables as ``evaluation.inputs`` reads from files; the triplet of each prediction is its
+Same tables as ``evaluation.report.inputs`` reads from files; the triplet of each prediction is its
 ``Prediction.triplet`` row (``tkey`` = ``t<id>``), labels are the current ``Label`` rows.
 """
 

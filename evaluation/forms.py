@@ -4,9 +4,9 @@ from django import forms
 
 from annotation.models import Corpus
 from evaluation import judge_inputs
-from evaluation.report import METRICS
-from evaluation.rover import DEFAULT_ALPHA
-from evaluation.stats import DEFAULT_BOOT
+from evaluation.report.pipeline import METRICS
+from evaluation.science.rover import DEFAULT_ALPHA
+from evaluation.science.stats import DEFAULT_BOOT
 
 
 class ReportForm(forms.Form):

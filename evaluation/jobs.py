@@ -13,11 +13,12 @@ from django.conf import settings
 from annotation.models import Corpus
 from core.errors import UserFacingError
 from core.runner import create_job, enqueue
-from evaluation import database, judge_inputs, ppi
-from evaluation.outputs import write_report
-from evaluation.report import ReportConfig, compute_report
-from evaluation.rover import DEFAULT_ALPHA
-from evaluation.stats import DEFAULT_BOOT
+from evaluation import database, judge_inputs
+from evaluation.render.outputs import write_report
+from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.science import ppi
+from evaluation.science.rover import DEFAULT_ALPHA
+from evaluation.science.stats import DEFAULT_BOOT
 
 JOB_KIND = "report"
 
@@ -51,6 +52,7 @@ def report_body(job, progress):
             seed=p.get("seed", 0),
             human_aggregate=p.get("human_aggregate", "mean"),
             table_significance=p.get("significance", "raw"),
+            adjudicated=bool(p.get("adjudicated", False)),
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         report = compute_report(questions, predictions, labels, config=config, progress=progress)
@@ -73,7 +75,7 @@ def add_frame_section(report, corpus):
     """SPEC 7 and 8: frame-proxy outcome counts, Table 4 and the agreement on frame checks."""
     import pandas as pd
 
-    from evaluation import frame_check_stats as frame_checks
+    from evaluation.science import frame_check_stats as frame_checks
     from frames.checking import frame_check_rows
     from frames.jobs import outcome_rows
 

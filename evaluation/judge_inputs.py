@@ -1,5 +1,5 @@
 """The inputs of the prediction-powered estimates (SPEC 10) from the database of one corpus (thin shell
-over ``evaluation.ppi``): the judge's labels, the platform facts of the validity guard, and the
+over ``evaluation.science.ppi``): the judge's labels, the platform facts of the validity guard, and the
 small per-prediction snapshot the live conclusions page recomputes from (no questions, no texts).
 
 Triplet keys are ``t<id>`` as in ``evaluation.database``. Judge labels are ``JudgeLabel`` rows, read

@@ -1,7 +1,7 @@
 """The live conclusions page (SPEC 10): per system the current human (prediction-powered when a judge
 exists) estimate and interval, per pair whether the order is settled, and how many more human labels
 the current gain suggests for a chosen interval width. The panel is polled with htmx and recomputed
-from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.ppi.conclusions``),
+from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.science.ppi.conclusions``),
 never the whole report. Researchers and admins only."""
 
 from django import forms
@@ -15,8 +15,9 @@ from rest_framework.views import APIView
 
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
-from evaluation import judge_inputs, ppi
-from evaluation.report import clean
+from evaluation import judge_inputs
+from evaluation.report.pipeline import clean
+from evaluation.science import ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5

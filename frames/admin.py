@@ -44,7 +44,7 @@ def _with_frames(base):
         def get_urls(self):
             return [
                 path(
-                    "<int:pk>/predict-frames/",
+                    "<id:pk>/predict-frames/",
                     self.admin_site.admin_view(self.predict_frames_view),
                     name="annotation_predict_frames",
                 ),

@@ -5,7 +5,7 @@ Mirrors ``annotation.annotating`` (triplet labels): one FrameCheck per (frame an
 under a unique constraint, every change kept as a FrameCheckEvent, a repeated ``submission_id`` is a
 no-op, and an annotator only reaches folds of kind ``frame`` assigned to them. A fold or item out of
 reach raises :class:`FrameCheckNotFound` (the views answer 404). The statistics over the checks
-(Table 4, agreement) are ``evaluation.frame_check_stats``.
+(Table 4, agreement) are ``evaluation.science.frame_check_stats``.
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ def question_segments(question, trigger="", frame_elements=None):
 
 
 def frame_check_rows(corpus, lexicon=None):
-    """Rows for ``evaluation.frame_check_stats``: ``{item, question_id, annotator, frame_rating, fe_rating}``."""
+    """Rows for ``evaluation.science.frame_check_stats``: ``{item, question_id, annotator, frame_rating,
+    fe_rating}``."""
     checks = FrameCheck.objects.filter(frame_annotation__question__corpus=corpus)
     if lexicon is not None:
         checks = checks.filter(frame_annotation__lexicon=lexicon)

@@ -230,7 +230,7 @@ def _save(question, lexicon_row, frame_ids, *, result, job, model):
 
 
 def outcome_rows(corpus, lexicon_row=None):
-    """Rows ``{question_id, outcome, frame}`` for ``evaluation.frame_check_stats.outcome_counts``."""
+    """Rows ``{question_id, outcome, frame}`` for ``evaluation.science.frame_check_stats.outcome_counts``."""
     annotations = FrameAnnotation.objects.filter(question__corpus=corpus)
     if lexicon_row is not None:
         annotations = annotations.filter(lexicon=lexicon_row)

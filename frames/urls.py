@@ -5,8 +5,8 @@ from django.urls import path
 from frames import views
 
 urlpatterns = [
-    path("frames/check/<int:fold_id>/", views.check, name="frame-check"),
-    path("frames/check/<int:fold_id>/item/<int:item_id>/", views.show_item, name="frame-check-item"),
-    path("frames/check/<int:fold_id>/previous/", views.previous, name="frame-check-previous"),
-    path("frames/check/<int:fold_id>/rate/", views.rate, name="frame-check-rate"),
+    path("frames/check/<id:fold_id>/", views.check, name="frame-check"),
+    path("frames/check/<id:fold_id>/item/<id:item_id>/", views.show_item, name="frame-check-item"),
+    path("frames/check/<id:fold_id>/previous/", views.previous, name="frame-check-previous"),
+    path("frames/check/<id:fold_id>/rate/", views.rate, name="frame-check-rate"),
 ]

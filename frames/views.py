@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation import annotating, judgements
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
+from core import ids
 from core.permissions import annotator_required
 from frames import checking
 
@@ -100,8 +101,7 @@ def show_item(request, fold_id, item_id):
 @_not_found_is_404
 def previous(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
-    before = request.GET.get("before")
-    item = checking.previous_item(fold, request.user, int(before) if before and before.isdigit() else None)
+    item = checking.previous_item(fold, request.user, ids.parse_int(request.GET.get("before")))
     return _render_item(request, fold, item or checking.next_item(fold, request.user))
 
 
@@ -110,10 +110,10 @@ def previous(request, fold_id):
 @_not_found_is_404
 def rate(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
-    item_id = request.POST.get("item", "")
-    if not item_id.isdigit():
+    item_id = ids.parse_id(request.POST.get("item"))
+    if item_id is None:
         return HttpResponseBadRequest("missing item")
-    item = checking.get_fold_item(fold, int(item_id))
+    item = checking.get_fold_item(fold, item_id)
     skip = request.POST.get("action") == "skip"
     frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):

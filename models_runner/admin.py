@@ -163,7 +163,7 @@ class JudgeAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         return [
-            path("<int:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start"),
+            path("<id:pk>/judge/", self.admin_site.admin_view(self.start_view), name="models_runner_judge_start"),
             *super().get_urls(),
         ]
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 from annotation import annotating, judgements, reviewing
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
-from core import roles
+from core import ids, roles
 
 BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
 
@@ -99,10 +99,7 @@ def show_item(request, assignment, item_id):
 
 @fold_view("GET")
 def previous(request, assignment):
-    before = request.GET.get("before")
-    item = annotating.previous_item(
-        assignment.fold, request.user.pk, int(before) if before and before.isdigit() else None
-    )
+    item = annotating.previous_item(assignment.fold, request.user.pk, ids.parse_int(request.GET.get("before")))
     if item is None:
         item = annotating.next_item(assignment.fold, request.user.pk)
     return _render_item(request, assignment, item)
@@ -110,10 +107,10 @@ def previous(request, assignment):
 
 @fold_view("POST")
 def judge(request, assignment):
-    item_id = request.POST.get("item", "")
-    if not item_id.isdigit():
+    item_id = ids.parse_id(request.POST.get("item"))
+    if item_id is None:
         return HttpResponseBadRequest("missing item")
-    item = annotating.get_fold_item(assignment.fold, int(item_id))
+    item = annotating.get_fold_item(assignment.fold, item_id)
     skip = request.POST.get("action") == "skip"
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import annotating
 from annotation.models import Flag
+from core import ids
 from core.permissions import annotator_required
 
 
@@ -22,10 +23,10 @@ class FlagForm(forms.ModelForm):
 @require_POST
 def flag_item(request, fold_id):
     fold = annotating.get_assigned_fold(request.user, fold_id)
-    item_id = request.POST.get("item", "")
-    if not (item_id.isascii() and item_id.isdigit() and len(item_id) <= 18):
+    item_id = ids.parse_id(request.POST.get("item"))
+    if item_id is None:
         return HttpResponseBadRequest("missing item")
-    item = annotating.get_fold_item(fold, int(item_id))
+    item = annotating.get_fold_item(fold, item_id)
     form = FlagForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))

@@ -15,6 +15,7 @@ from annotation.assignments import annotators, assign_all, assign_fold
 from annotation.fold_store import FoldError, create_folds
 from annotation.folds import FOLD_POLICIES
 from annotation.models import Assignment, Corpus, Fold, Triplet
+from core import ids
 from core.permissions import admin_required
 
 
@@ -111,7 +112,8 @@ def fold_action(request, corpus_id):
             plan = assign_all(corpus, annotators(), per_fold=1, kind=request.POST.get("kind") or Fold.KIND_TRIPLET)
             messages.success(request, f"assigned {len(plan)} folds round robin")
         elif action == "unassign":
-            deleted, _ = Assignment.objects.filter(fold__corpus=corpus, pk=request.POST.get("assignment")).delete()
+            chosen = ids.parse_id(request.POST.get("assignment")) or 0
+            deleted, _ = Assignment.objects.filter(fold__corpus=corpus, pk=chosen).delete()
             messages.success(request, "assignment removed (labels are kept)" if deleted else "nothing to remove")
         else:
             raise FoldError(f"unknown action {action!r}")

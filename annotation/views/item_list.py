@@ -7,6 +7,7 @@ from django.views.decorators.http import require_safe
 
 from annotation import annotating, reviewing
 from annotation.labels import LABEL_TITLES
+from core import ids
 from core.permissions import annotator_required
 
 
@@ -18,7 +19,8 @@ def item_list(request, fold_id):
     jump = request.GET.get("jump", "").strip()
     error = None
     if jump:
-        row = reviewing.find_number(rows, int(jump)) if jump.isascii() and jump.isdigit() and len(jump) <= 18 else None
+        number = ids.parse_int(jump)
+        row = reviewing.find_number(rows, number) if number is not None else None
         if row is not None:
             return redirect("annotate-item", fold_id=fold.pk, item_id=row.item_id)
         error = f"There is no item {jump[:20]} in this fold: see the list below."

@@ -37,6 +37,34 @@ def test_answer_segments_mark_every_occurrence_case_and_space_insensitive():
     assert "".join(t for t, _ in guidelines.answer_segments("a (b) c", "(b)")) == "a (b) c"
 
 
+def lit(context, answer):
+    return [text for text, hit in guidelines.answer_segments(context, answer) if hit]
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "expected"),
+    [
+        ("He ran 141 yards, then 41 more.", "41", ["41"]),  # issue 27: "41" was lit inside "141"
+        ("Le taux est de 14,2 % à 14 ans.", "14", ["14"]),  # a decimal comma joins the digits
+        ("Le taux est de 14,2 %.", "2", []),
+        ("Le taux est de 14,2 %.", "14,2", ["14,2"]),
+        ("Il a 100 000 soldats, 000 de plus.", "000", ["000"]),  # space as thousands separator
+        ("Il a 100\u00a0000 soldats.", "100\u00a0000", ["100\u00a0000"]),
+        ("Il a 100\u202f000 soldats.", "100", []),  # narrow no-break space
+        ("In 2016 410 people came.", "410", ["410"]),  # a year and a number are two numbers
+        ("Il sert dans l'armée, pas les armées.", "armée", ["armée"]),  # French elision, plural
+        ("Il sert dans l’armée.", "l'armée", ["l’armée"]),  # any apostrophe
+        ("Ça va ? ça va.", "ça", ["Ça", "ça"]),
+        ("Schrödingers Katze und Schrödinger.", "Schrödinger", ["Schrödinger"]),
+        ("Warsawa is not Warsaw.", "Warsaw", ["Warsaw"]),
+        ("Die Straße und die Straßenbahn.", "straße", ["Straße"]),
+        ("a (b) c", "(b)", ["(b)"]),  # an answer starting with punctuation has no word boundary to keep
+    ],
+)
+def test_answer_highlight_keeps_to_word_and_number_boundaries(context, answer, expected):
+    assert lit(context, answer) == expected
+
+
 @pytest.fixture
 def annotating(tiny_corpus, make_user, client):
     fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]

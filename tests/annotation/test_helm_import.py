@@ -12,7 +12,7 @@ from annotation.helm import read_helm, split_input
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, Prediction, Question, System, Triplet
 from evaluation import database
-from evaluation.report import ReportConfig, compute_report
+from evaluation.report.pipeline import ReportConfig, compute_report
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "helm" / "suite-qa"
 RUN1 = SUITE / "simple_short_answer_qa_em:model=simple_model1"

@@ -213,3 +213,38 @@ def test_predictions_imported_after_folds_join_them_beside_their_question(tiny_c
     positions = sorted(FoldItem.objects.filter(fold_id=home["q2"]).values_list("position", flat=True))
     assert positions == list(range(len(positions)))  # interleaved, positions stay dense
     assert FoldItem.objects.count() == sum(f.items.count() for f in folds) == Triplet.objects.count()
+
+
+def test_questions_without_a_reference_answer_never_become_an_empty_triplet(tmp_path, db):
+    """SQuAD 2.0's unanswerable questions (``answers: []``), with or without a passage, and a JSONL
+    line whose answers are blank: no reference triplet, no empty answer, and the import says how many."""
+    from io import StringIO
+
+    squad = tmp_path / "squad.json"
+    qas = [
+        {"id": "a1", "question": "Who won?", "answers": [{"text": "Denver", "answer_start": 0}]},
+        {"id": "n1", "question": "Who lost?", "answers": []},
+    ]
+    data = [
+        {
+            "paragraphs": [
+                {"context": "Denver won.", "qas": qas},
+                {"context": "", "qas": [{"id": "n2", "question": "Open and unanswerable?", "answers": []}]},
+            ]
+        }
+    ]
+    squad.write_text(json.dumps({"version": "v2.0", "data": data}), encoding="utf-8")
+    result = import_corpus(squad, "squad2", fmt="squad")
+    assert result["questions"] == 3 and result["without_reference"] == 2 and result["new_triplets"] == 1
+    jsonl = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"id": "b1", "context": "c", "question": "q?", "answers": ["", " ", "yes"]},
+            {"id": "b2", "context": "c", "question": "q2?", "answers": ["  "]},
+        ],
+    )
+    out = StringIO()
+    call_command("import_corpus", str(jsonl), corpus="blank", stdout=out)
+    assert "1 questions without a reference answer" in out.getvalue()
+    assert sorted(Triplet.objects.values_list("answer", flat=True)) == ["Denver", "yes"]
+    assert not Prediction.objects.filter(answer__regex=r"^\s*$").exists()

@@ -25,7 +25,7 @@ METHODS = ["get", "head", "post", "put", "patch", "delete"]
 # page; self: 302 to the same path. POSTs carry no data: an allowed POST answers its form's error.
 MATRIX = """
 # URL name             role        GET  HEAD POST PUT  PATCH DELETE
-api-schema             anonymous   403  403  403  403  403  403
+api-schema             anonymous   401  401  401  401  401  401
 api-schema             annotator   200  200  405  405  405  405
 api-schema             researcher  200  200  405  405  405  405
 api-schema             admin       200  200  405  405  405  405
@@ -61,27 +61,27 @@ conclusions-panel      anonymous   L    L    L    L    L    L
 conclusions-panel      annotator   403  403  403  403  403  403
 conclusions-panel      researcher  200  200  405  405  405  405
 conclusions-panel      admin       200  200  405  405  405  405
-api-conclusions        anonymous   403  403  403  403  403  403
+api-conclusions        anonymous   401  401  401  401  401  401
 api-conclusions        annotator   403  403  403  403  403  403
 api-conclusions        researcher  200  200  405  405  405  405
 api-conclusions        admin       200  200  405  405  405  405
-api-reports            anonymous   403  403  403  403  403  403
+api-reports            anonymous   401  401  401  401  401  401
 api-reports            annotator   403  403  403  403  403  403
 api-reports            researcher  200  200  400  405  405  405
 api-reports            admin       200  200  400  405  405  405
-api-report             anonymous   403  403  403  403  403  403
+api-report             anonymous   401  401  401  401  401  401
 api-report             annotator   403  403  403  403  403  403
 api-report             researcher  200  200  405  405  405  405
 api-report             admin       200  200  405  405  405  405
-api-report-json        anonymous   403  403  403  403  403  403
+api-report-json        anonymous   401  401  401  401  401  401
 api-report-json        annotator   403  403  403  403  403  403
 api-report-json        researcher  200  200  405  405  405  405
 api-report-json        admin       200  200  405  405  405  405
-api-report-files       anonymous   403  403  403  403  403  403
+api-report-files       anonymous   401  401  401  401  401  401
 api-report-files       annotator   403  403  403  403  403  403
 api-report-files       researcher  200  200  405  405  405  405
 api-report-files       admin       200  200  405  405  405  405
-api-report-file        anonymous   403  403  403  403  403  403
+api-report-file        anonymous   401  401  401  401  401  401
 api-report-file        annotator   403  403  403  403  403  403
 api-report-file        researcher  200  200  405  405  405  405
 api-report-file        admin       200  200  405  405  405  405
@@ -93,19 +93,19 @@ api-study-import       anonymous   403  403  403  403  403  403
 api-study-import       annotator   403  403  403  403  403  403
 api-study-import       researcher  403  403  403  403  403  403
 api-study-import       admin       405  405  400  405  405  405
-api-runs               anonymous   403  403  403  403  403  403
+api-runs               anonymous   401  401  401  401  401  401
 api-runs               annotator   403  403  403  403  403  403
 api-runs               researcher  200  200  403  403  403  403
 api-runs               admin       200  200  400  405  405  405
-api-run                anonymous   403  403  403  403  403  403
+api-run                anonymous   401  401  401  401  401  401
 api-run                annotator   403  403  403  403  403  403
 api-run                researcher  200  200  403  403  403  403
 api-run                admin       200  200  405  405  405  405
-api-run-cancel         anonymous   403  403  403  403  403  403
+api-run-cancel         anonymous   401  401  401  401  401  401
 api-run-cancel         annotator   403  403  403  403  403  403
 api-run-cancel         researcher  405  405  403  403  403  403
 api-run-cancel         admin       405  405  200  405  405  405
-api-backends           anonymous   403  403  403  403  403  403
+api-backends           anonymous   401  401  401  401  401  401
 api-backends           annotator   403  403  403  403  403  403
 api-backends           researcher  200  200  403  403  403  403
 api-backends           admin       200  200  405  405  405  405
@@ -197,59 +197,59 @@ download-flags         anonymous   L    L    L    L    L    L
 download-flags         annotator   403  403  403  403  403  403
 download-flags         researcher  200  200  405  405  405  405
 download-flags         admin       200  200  405  405  405  405
-api-corpora            anonymous   403  403  403  403  403  403
+api-corpora            anonymous   401  401  401  401  401  401
 api-corpora            annotator   403  403  403  403  403  403
 api-corpora            researcher  200  200  405  405  405  405
 api-corpora            admin       200  200  405  405  405  405
-api-corpus             anonymous   403  403  403  403  403  403
+api-corpus             anonymous   401  401  401  401  401  401
 api-corpus             annotator   403  403  403  403  403  403
 api-corpus             researcher  200  200  405  405  405  405
 api-corpus             admin       200  200  405  405  405  405
-api-systems            anonymous   403  403  403  403  403  403
+api-systems            anonymous   401  401  401  401  401  401
 api-systems            annotator   403  403  403  403  403  403
 api-systems            researcher  200  200  405  405  405  405
 api-systems            admin       200  200  405  405  405  405
-api-labels             anonymous   403  403  403  403  403  403
+api-labels             anonymous   401  401  401  401  401  401
 api-labels             annotator   403  403  403  403  403  403
 api-labels             researcher  200  200  405  405  405  405
 api-labels             admin       200  200  405  405  405  405
-api-jobs               anonymous   403  403  403  403  403  403
+api-jobs               anonymous   401  401  401  401  401  401
 api-jobs               annotator   403  403  403  403  403  403
 api-jobs               researcher  200  200  405  405  405  405
 api-jobs               admin       200  200  405  405  405  405
-api-jobs-health        anonymous   403  403  403  403  403  403
+api-jobs-health        anonymous   401  401  401  401  401  401
 api-jobs-health        annotator   403  403  403  403  403  403
 api-jobs-health        researcher  200  200  405  405  405  405
 api-jobs-health        admin       200  200  405  405  405  405
-api-job                anonymous   403  403  403  403  403  403
+api-job                anonymous   401  401  401  401  401  401
 api-job                annotator   403  403  403  403  403  403
 api-job                researcher  200  200  405  405  405  405
 api-job                admin       200  200  405  405  405  405
-api-job-cancel         anonymous   403  403  403  403  403  403
+api-job-cancel         anonymous   401  401  401  401  401  401
 api-job-cancel         annotator   403  403  403  403  403  403
 api-job-cancel         researcher  403  403  403  403  403  403
 api-job-cancel         admin       405  405  200  405  405  405
-api-imports            anonymous   403  403  403  403  403  403
+api-imports            anonymous   401  401  401  401  401  401
 api-imports            annotator   403  403  403  403  403  403
 api-imports            researcher  403  403  403  403  403  403
 api-imports            admin       405  405  400  405  405  405
-api-quality            anonymous   403  403  403  403  403  403
+api-quality            anonymous   401  401  401  401  401  401
 api-quality            annotator   403  403  403  403  403  403
 api-quality            researcher  403  403  403  403  403  403
 api-quality            admin       200  200  405  405  405  405
-api-my-folds           anonymous   403  403  403  403  403  403
+api-my-folds           anonymous   401  401  401  401  401  401
 api-my-folds           annotator   200  200  405  405  405  405
 api-my-folds           researcher  403  403  403  403  403  403
 api-my-folds           admin       403  403  403  403  403  403
-api-next-item          anonymous   403  403  403  403  403  403
+api-next-item          anonymous   401  401  401  401  401  401
 api-next-item          annotator   200  200  405  405  405  405
 api-next-item          researcher  403  403  403  403  403  403
 api-next-item          admin       403  403  403  403  403  403
-api-item               anonymous   403  403  403  403  403  403
+api-item               anonymous   401  401  401  401  401  401
 api-item               annotator   200  200  405  405  405  405
 api-item               researcher  403  403  403  403  403  403
 api-item               admin       403  403  403  403  403  403
-api-judge              anonymous   403  403  403  403  403  403
+api-judge              anonymous   401  401  401  401  401  401
 api-judge              annotator   405  405  400  405  405  405
 api-judge              researcher  403  403  403  403  403  403
 api-judge              admin       403  403  403  403  403  403
@@ -485,6 +485,7 @@ corpus.import          200 200
 corpus.predict_frames  200 200
 inferencerun.start     200 200
 judge.start            200 200
+job.status             200 405
 studyarchive.import    200 200
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]

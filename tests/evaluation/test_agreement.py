@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from annotation.labels import FRAME_CHECK_RANKS, LABEL_RANKS
-from evaluation.agreement import krippendorff_alpha
+from evaluation.science.agreement import krippendorff_alpha
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12
 # units, values 1..5, "." = missing.
@@ -85,7 +85,7 @@ def test_unknown_value_rejected():
 
 def test_pair_sharing_one_item_is_undefined_with_its_n():
     from annotation.labels import LABEL_RANKS
-    from evaluation.agreement import krippendorff_alpha
+    from evaluation.science.agreement import krippendorff_alpha
 
     rows = pd.DataFrame(
         [

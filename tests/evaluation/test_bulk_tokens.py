@@ -7,7 +7,7 @@ import string
 import numpy as np
 import pytest
 
-from evaluation import metrics
+from evaluation.science import metrics
 
 PIECES = [
     "ΑΣ",

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from scipy.stats import mannwhitneyu
 
-from evaluation import factors as fx
-from evaluation import stats
+from evaluation.science import factors as fx
+from evaluation.science import stats
 
 
 def questions(**columns):

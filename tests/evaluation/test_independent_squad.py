@@ -30,8 +30,8 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 from scipy.stats import mannwhitneyu
 
-from evaluation.inputs import read_inputs, with_reference
-from evaluation.report import ReportConfig, compute_report
+from evaluation.report.inputs import read_inputs, with_reference
+from evaluation.report.pipeline import ReportConfig, compute_report
 from tests.conftest import SQUAD, require
 
 pytestmark = pytest.mark.slow
@@ -182,7 +182,7 @@ def test_full_squad_dev_report_recomputed_independently():
 
     # the report, through the same readers as the offline command
 
-    from evaluation.inputs import labels_frame, predictions_frame, questions_frame
+    from evaluation.report.inputs import labels_frame, predictions_frame, questions_frame
 
     questions = questions_frame(corpus)
     predictions = with_reference(questions, predictions_frame(raw_predictions))

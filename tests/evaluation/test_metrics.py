@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from rouge_score import rouge_scorer
 
-from evaluation import metrics
+from evaluation.science import metrics
 
 
 @pytest.mark.parametrize(

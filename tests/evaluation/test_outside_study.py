@@ -10,8 +10,8 @@ from django.core.management import call_command
 
 from annotation.models import Corpus, Label
 from evaluation import database
-from evaluation.metrics import normalize_squad
-from evaluation.report import ReportConfig, compute_report
+from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.science.metrics import normalize_squad
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.django_db

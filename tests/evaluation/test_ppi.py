@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from evaluation import ppi
+from evaluation.science import ppi
 from tests.conftest import write_jsonl
 
 

@@ -88,7 +88,7 @@ def ppi_row(data, metric="hscore", system="sys"):
 
 
 def by_hand(h, f, fu):
-    """SPEC 10, written out again (independent of evaluation.ppi)."""
+    """SPEC 10, written out again (independent of evaluation.science.ppi)."""
     h, f, fu = (np.array(a, dtype=float) for a in (h, f, fu))
     n, nu = len(h), len(fu)
     lam = min(1.0, max(0.0, np.cov(h, f, ddof=1)[0, 1] / ((1 + n / nu) * np.concatenate([f, fu]).var(ddof=1))))
@@ -246,7 +246,7 @@ def test_report_page_shows_the_ppi_card_only_with_a_judge(study, client):
 def test_live_conclusions_leave_gold_labels_out_only_with_a_judge():
     import pandas as pd
 
-    from evaluation import ppi
+    from evaluation.science import ppi
 
     predictions = pd.DataFrame({"system": "a", "tkey": [f"t{i}" for i in range(6)]})
     labels = pd.DataFrame(

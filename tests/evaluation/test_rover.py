@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from evaluation.rover import rover
+from evaluation.science.rover import rover
 
 
 def run(answers_by_question, alpha=5, order=None):
@@ -127,7 +127,7 @@ def test_rover_codes_with_the_callers_pairs_equals_without():
     # the report passes its own factorization of the (question, answer) pairs: the same result
     import pandas as pd
 
-    from evaluation.rover import rover_codes
+    from evaluation.science.rover import rover_codes
 
     rng = np.random.default_rng(3)
     n_q, n_s = 300, 6

@@ -1,5 +1,5 @@
 """EM and F1 of the report against the official SQuAD v1.1 evaluation, re-implemented here from
-the evaluate-v1.1.py script (independently of evaluation.metrics), on the real dev predictions."""
+the evaluate-v1.1.py script (independently of evaluation.science.metrics), on the real dev predictions."""
 
 import json
 import re
@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from evaluation.inputs import read_inputs
-from evaluation.report import ReportConfig, compute_report
+from evaluation.report.inputs import read_inputs
+from evaluation.report.pipeline import ReportConfig, compute_report
 from tests.conftest import SQUAD, require
 
 # README.md of the data: the official figures on the full dev set.

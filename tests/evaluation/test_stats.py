@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from evaluation import stats
+from evaluation.science import stats
 
 
 def test_holm_hand_computed():

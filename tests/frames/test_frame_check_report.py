@@ -3,7 +3,7 @@ import math
 import pandas as pd
 import pytest
 
-from evaluation import frame_check_stats as fc
+from evaluation.science import frame_check_stats as fc
 
 
 def test_outcome_counts_from_strings_rows_and_frames():

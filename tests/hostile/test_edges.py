@@ -216,6 +216,24 @@ def test_job_errors_without_paths_and_tracebacks_for_researchers(client, make_us
     assert "Traceback" in full and "/srv/qaeval/evaluation/tasks.py" in full
 
 
+def test_job_params_without_server_paths_for_researchers(client, make_user):
+    """An import job's stored upload path (issue 27): researchers read the file name, admins the path."""
+    stored = "/srv/qaeval/var/uploads/Ab12Cd34Ef56-preds.jsonl"
+    job = Job.objects.create(
+        kind="import", status=Job.SUCCEEDED, params={"kind": "predictions", "path": stored, "more": [{"p": stored}]}
+    )
+    client.force_login(make_user("res", "researcher"))
+    for shown in (client.get(f"/api/jobs/{job.pk}/").json(), client.get("/api/jobs/").json()["results"][0]):
+        assert "/srv/" not in str(shown), shown
+        assert shown["params"] == {
+            "kind": "predictions",
+            "path": "Ab12Cd34Ef56-preds.jsonl",
+            "more": [{"p": "Ab12Cd34Ef56-preds.jsonl"}],
+        }
+    client.force_login(make_user("boss", "admin"))
+    assert client.get(f"/api/jobs/{job.pk}/").json()["params"]["path"] == stored
+
+
 def test_upload_size_limit_and_stored_upload_removed_after_its_job(client, make_user, tiny_corpus, settings, tmp_path):
     from unittest import mock
 

@@ -185,7 +185,7 @@ def test_labels_csv_neutralises_formulas_and_keeps_numbers(tmp_path, tiny_corpus
 
 
 def test_report_tables_neutralised(tmp_path):
-    from evaluation.outputs import write_report
+    from evaluation.render.outputs import write_report
 
     table = pd.DataFrame(
         {"score": [-0.5, 0.25], "note": ["=1+1", "fine"]}, index=pd.Index(["@sys", "-sys"], name="system")

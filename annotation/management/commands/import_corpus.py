@@ -25,5 +25,6 @@ class Command(BaseCommand):
             self, import_corpus, path, corpus, fmt=format, reference_system=not no_reference_system, dedup_policy=dedup
         )
         self.stdout.write(
-            f"corpus {result['corpus']}: {result['questions']} questions, {result['new_triplets']} reference triplets"
+            f"corpus {result['corpus']}: {result['questions']} questions, {result['new_triplets']} reference triplets, "
+            f"{result['without_reference']} questions without a reference answer (no reference triplet)"
         )

@@ -10,12 +10,12 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interchange import InterchangeError
-from evaluation import ppi
-from evaluation.inputs import read_inputs, read_judge_labels
-from evaluation.outputs import write_report
-from evaluation.report import ReportConfig, compute_report
-from evaluation.rover import DEFAULT_ALPHA
-from evaluation.stats import DEFAULT_BOOT
+from evaluation.render.outputs import write_report
+from evaluation.report.inputs import read_inputs, read_judge_labels
+from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.science import ppi
+from evaluation.science.rover import DEFAULT_ALPHA
+from evaluation.science.stats import DEFAULT_BOOT
 
 
 def _list(text):
@@ -80,7 +80,7 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         import json
 
-        from evaluation.factors import DEFAULT_FACTORS, FACTORS_BY_NAME, parse_factor
+        from evaluation.science.factors import DEFAULT_FACTORS, FACTORS_BY_NAME, parse_factor
 
         try:
             only = _list(o["only_factors"])

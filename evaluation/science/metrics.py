@@ -65,7 +65,7 @@ def normalize_french(text: str) -> str:
 
     Examples
     --------
-    >>> from evaluation.metrics import normalize_french
+    >>> from evaluation.science.metrics import normalize_french
     >>> normalize_french("L'homme et la femme, d'accord.")
     'homme et femme accord'
     """
@@ -93,7 +93,7 @@ def normalize_generic(text: str, articles=()) -> str:
 
     Examples
     --------
-    >>> from evaluation.metrics import normalize_generic
+    >>> from evaluation.science.metrics import normalize_generic
     >>> normalize_generic("Der Hund, bellt!", articles=("der",))
     'hund bellt'
     """
@@ -121,7 +121,7 @@ def normalizer_for(language: str):
 
     Examples
     --------
-    >>> from evaluation.metrics import normalizer_for
+    >>> from evaluation.science.metrics import normalizer_for
     >>> normalizer_for("fr-CA").__name__, normalizer_for("de").__name__
     ('normalize_french', 'normalize_generic')
     """
@@ -146,7 +146,7 @@ def normalize(text: str, language: str = "en") -> str:
 
     Examples
     --------
-    >>> from evaluation.metrics import normalize
+    >>> from evaluation.science.metrics import normalize
     >>> normalize("An apple.", "en")
     'apple'
     """
@@ -172,7 +172,7 @@ def exact_match(prediction: str, references, language: str = "en") -> float:
 
     Examples
     --------
-    >>> from evaluation.metrics import exact_match
+    >>> from evaluation.science.metrics import exact_match
     >>> exact_match("the Broncos", ["Carolina", "Broncos"])
     1.0
     >>> exact_match("Broncos", ["Denver Broncos"])
@@ -214,7 +214,7 @@ def f_measure(common: int, n_pred: int, n_ref: int) -> float:
 
     Examples
     --------
-    >>> from evaluation.metrics import f_measure
+    >>> from evaluation.science.metrics import f_measure
     >>> f_measure(1, 10, 1)
     0.18181818181818182
     >>> f_measure(0, 3, 3)
@@ -244,7 +244,7 @@ def f1(prediction: str, references, language: str = "en") -> float:
 
     Examples
     --------
-    >>> from evaluation.metrics import f1
+    >>> from evaluation.science.metrics import f1
     >>> f1("the cat sat", ["cat sat down"])
     0.8
     >>> f1("cat", ["dog", "a cat"])
@@ -285,7 +285,7 @@ class UnicodeTokenizer:
 
         Examples
         --------
-        >>> from evaluation.metrics import UnicodeTokenizer
+        >>> from evaluation.science.metrics import UnicodeTokenizer
         >>> UnicodeTokenizer().tokenize("Café au lait, 2 €!")
         ['café', 'au', 'lait', '2']
         """
@@ -314,7 +314,7 @@ def rouge_l(prediction: str, references) -> float:
 
     Examples
     --------
-    >>> from evaluation.metrics import rouge_l
+    >>> from evaluation.science.metrics import rouge_l
     >>> round(rouge_l("the cat sat", ["the cat sat down"]), 4)
     0.8571
     >>> rouge_l("", [""])
@@ -481,7 +481,7 @@ def score_pairs(answers, references, languages):
 
     Examples
     --------
-    >>> from evaluation.metrics import score_pairs
+    >>> from evaluation.science.metrics import score_pairs
     >>> em, f1, rl = score_pairs(["the Broncos", "cat sat", ""],
     ...                          [["Denver Broncos"], ["the cat sat down"], [""]], ["en", "en", "en"])
     >>> em.tolist(), f1.round(3).tolist(), rl.round(3).tolist()

@@ -41,7 +41,7 @@ def questions_frame(records) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from evaluation import inputs
+    >>> from evaluation.report import inputs
     >>> questions = inputs.questions_frame([
     ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
     ...      "answers": ["Warsaw"], "dist": 2},
@@ -83,7 +83,7 @@ def predictions_frame(records) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from evaluation import inputs
+    >>> from evaluation.report import inputs
     >>> questions = inputs.questions_frame([
     ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
     ...      "answers": ["Warsaw"], "dist": 2},
@@ -116,7 +116,7 @@ def labels_frame(records) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from evaluation.inputs import labels_frame
+    >>> from evaluation.report.inputs import labels_frame
     >>> labels_frame([{"question_id": "q1", "answer": "Warsaw", "annotator": "ann", "label": "correct"}])
       question_id  answer annotator    label
     0          q1  Warsaw       ann  correct
@@ -146,7 +146,7 @@ def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.Dat
 
     Examples
     --------
-    >>> from evaluation import inputs
+    >>> from evaluation.report import inputs
     >>> questions = inputs.questions_frame([
     ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
     ...      "answers": ["Warsaw"], "dist": 2},
@@ -217,7 +217,7 @@ def read_inputs(corpus_path, predictions_path, labels_path=None, *, reference_sy
     Examples
     --------
     >>> import shutil
-    >>> from evaluation import inputs
+    >>> from evaluation.report import inputs
     >>> folder = inputs._example_folder()  # corpus, predictions and labels files, one line each
     >>> questions, predictions, labels = inputs.read_inputs(
     ...     folder / "corpus.jsonl", folder / "predictions.jsonl", folder / "labels.jsonl", reference_system=True)
@@ -263,7 +263,7 @@ def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import shutil
-    >>> from evaluation import inputs
+    >>> from evaluation.report import inputs
     >>> folder = inputs._example_folder()  # corpus, predictions and labels files, one line each
     >>> questions, _, _ = inputs.read_inputs(folder / "corpus.jsonl", folder / "predictions.jsonl")
     >>> inputs.read_judge_labels(folder / "labels.jsonl", questions)
@@ -292,7 +292,7 @@ def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
 
     Examples
     --------
-    >>> from evaluation import inputs
+    >>> from evaluation.report import inputs
     >>> questions = inputs.questions_frame([
     ...     {"id": "q1", "context": "Warsaw is the capital of Poland.", "question": "Capital of Poland?",
     ...      "answers": ["Warsaw"], "dist": 2},

@@ -4,7 +4,7 @@
 ROVER (SPEC 5), the complexity factors (SPEC 6) and the agreement (SPEC 7), with bootstrap
 confidence intervals and Holm-corrected p-values, and returns a ``Report``: ``data`` is the
 ``report.json`` content (SPEC 9 keys), ``tables`` the DataFrames behind each CSV / LaTeX table and
-``figures`` the data behind each figure (rendered by ``evaluation.figures``).
+``figures`` the data behind each figure (rendered by ``evaluation.render.figures``).
 
 Scores are held as (questions x systems) matrices, one per metric, the ROVER column last. A missing
 prediction scores 0 on the automatic metrics (the official SQuAD convention) and is undefined (NaN)
@@ -24,8 +24,8 @@ import pandas as pd
 from annotation.dedup import DEFAULT_POLICY
 from annotation.interchange import REFERENCE
 from annotation.labels import LABEL_RANKS
-from evaluation import agreement, human, metrics, rover, stats
-from evaluation import factors as fx
+from evaluation.science import agreement, human, metrics, rover, stats
+from evaluation.science import factors as fx
 
 METRICS = ("hscore", "hcorrect", "rouge_l", "f1", "em")
 HUMAN_METRICS = ("hscore", "hcorrect")
@@ -91,6 +91,11 @@ class ReportConfig:
     hard_require: str = "any"  # "any" criterion, or "all" of them
     human_aggregate: str = "mean"  # SPEC 3: "mean" of the labels' values, or "majority"
     table_significance: str = "raw"  # bold cells of the paper tables: raw p, or "holm"-corrected p
+    # Choices made before the computation (which labels, which judge), recorded in ``config``:
+    adjudicated: bool = False  # an admin's final label replaces the labels of an adjudicated answer
+    include_excluded: bool = False  # labels of participants excluded from a study counted
+    judge: str | None = None  # the automatic judge of the prediction-powered estimates (SPEC 10)
+    design: str = "uniform"  # how the human-labelled answers were chosen (SPEC 12)
 
     def __post_init__(self):
         self.metric = canonical_metric(self.metric)
@@ -142,6 +147,10 @@ class ReportConfig:
             "hard_require": self.hard_require,
             "human_aggregate": self.human_aggregate,
             "table_significance": self.table_significance,
+            "adjudicated": self.adjudicated,
+            "include_excluded": self.include_excluded,
+            "judge": self.judge,
+            "design": self.design,
         }
 
 
@@ -200,7 +209,7 @@ def _noop(**kwargs):
 
 def _example_inputs():
     """(questions, predictions, labels) of a tiny corpus: the examples of this module use it."""
-    from evaluation.inputs import questions_frame
+    from evaluation.report.inputs import questions_frame
 
     questions = questions_frame(
         [
@@ -274,7 +283,7 @@ def score_table(
     Parameters
     ----------
     questions, predictions, labels : pandas.DataFrame
-        The three inputs (``evaluation.inputs``); ``labels`` may be None.
+        The three inputs (``evaluation.report.inputs``); ``labels`` may be None.
     config : ReportConfig
         ROVER's voters and alpha, the dedup policy, the human aggregate.
 
@@ -1131,7 +1140,7 @@ def compute_report(
     Parameters
     ----------
     questions, predictions, labels : pandas.DataFrame
-        The inputs (``evaluation.inputs``); ``labels`` may be None (no human metrics).
+        The inputs (``evaluation.report.inputs``); ``labels`` may be None (no human metrics).
     config : ReportConfig, optional
         The report's choices; default ``ReportConfig()``.
     progress : callable, optional

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.stats import TieGroups, mann_whitney, nanmean_counts, split_counts
+from evaluation.science.stats import TieGroups, mann_whitney, nanmean_counts, split_counts
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 MEDIAN = "median"
@@ -47,7 +47,7 @@ class Factor:
 
     Examples
     --------
-    >>> from evaluation.factors import Factor
+    >>> from evaluation.science.factors import Factor
     >>> Factor("far", "dist", ">=", 3).op
     '>='
     """
@@ -76,7 +76,7 @@ class Factor:
 
         Examples
         --------
-        >>> from evaluation.factors import Factor
+        >>> from evaluation.science.factors import Factor
         >>> Factor("dist", "dist", ">=", 2).as_dict()
         {'name': 'dist', 'attribute': 'dist', 'op': '>=', 'threshold': 2, 'median_over': 'questions'}
         """
@@ -143,7 +143,7 @@ def parse_factor(spec) -> Factor:
 
     Examples
     --------
-    >>> from evaluation.factors import parse_factor
+    >>> from evaluation.science.factors import parse_factor
     >>> parse_factor("dist")
     Factor(name='dist', attribute='dist', op='>=', threshold=2, median_over='questions')
     >>> parse_factor("long_ctx:ctx_len:>=:median")
@@ -203,7 +203,7 @@ def frame_entropy(questions: pd.DataFrame, source: str = "corpus", lexicon: dict
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.factors import frame_entropy
+    >>> from evaluation.science.factors import frame_entropy
     >>> questions = pd.DataFrame({"frame": ["Motion", "Motion", "Motion", "Giving", "Giving"],
     ...                           "lu": ["go.v", "run.v", "go.v", "give.v", "hand.v"]})
     >>> frame_entropy(questions).round(3).to_dict()
@@ -248,7 +248,7 @@ def attribute(questions: pd.DataFrame, name: str, entropy: pd.Series | None = No
 
     Examples
     --------
-    >>> from evaluation import factors as fx
+    >>> from evaluation.science import factors as fx
     >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> fx.attribute(questions, "nb_fes").tolist()
     [1.0, 3.0, 0.0, nan]
@@ -303,7 +303,7 @@ def factor_side(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
 
     Examples
     --------
-    >>> from evaluation import factors as fx
+    >>> from evaluation.science import factors as fx
     >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> side, threshold = fx.factor_side(questions, fx.parse_factor("dist"))
     >>> side.tolist(), threshold
@@ -374,7 +374,7 @@ def balanced_threshold(values: pd.Series, op: str = "<"):
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.factors import balanced_threshold
+    >>> from evaluation.science.factors import balanced_threshold
     >>> values = pd.Series([1, 1, 2, 5, 5, 9])
     >>> balanced_threshold(values, "<"), balanced_threshold(values, "<=")
     (5.0, 2.0)
@@ -414,7 +414,7 @@ def factor_sides(questions: pd.DataFrame, factors, entropy: pd.Series | None = N
 
     Examples
     --------
-    >>> from evaluation import factors as fx
+    >>> from evaluation.science import factors as fx
     >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> sides, thresholds = fx.factor_sides(questions, [fx.parse_factor("dist"), fx.parse_factor("nb_fes")])
     >>> sides
@@ -455,7 +455,7 @@ def factor_effect(X: np.ndarray, side: np.ndarray, ties: TieGroups | None = None
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.factors import factor_effect
+    >>> from evaluation.science.factors import factor_effect
     >>> X = np.array([[1.0, 0.5], [0.0, 0.5], [1.0, np.nan], [0.0, 1.0]])
     >>> effect = factor_effect(X, np.array([1.0, 1.0, 0.0, np.nan]))
     >>> effect["s_hard"], effect["s_easy"], effect["diff"]
@@ -508,7 +508,7 @@ def share_by_group(side: np.ndarray, groups: np.ndarray, keys) -> dict:
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.factors import share_by_group
+    >>> from evaluation.science.factors import share_by_group
     >>> share_by_group(np.array([1.0, 0.0, 1.0, np.nan]), np.array([2, 2, 1, 1]), [2, 1])
     {2: 0.5, 1: 1.0}
     """
@@ -535,7 +535,7 @@ def combination_masks(side_a: np.ndarray, side_b: np.ndarray) -> dict:
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.factors import combination_masks
+    >>> from evaluation.science.factors import combination_masks
     >>> masks = combination_masks(np.array([1.0, 1.0, 0.0, np.nan]), np.array([1.0, 0.0, 0.0, 1.0]))
     >>> {name: mask.tolist() for name, mask in masks.items()}
     {'neither': [False, False, True, False], 'only_f1': [False, True, False, False],
@@ -572,19 +572,26 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
 
     Examples
     --------
-    >>> from evaluation import factors as fx
+    >>> from evaluation.science import factors as fx
     >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> fx.skip_reason(questions, fx.parse_factor("coref"))
     'no question has `coref`: add it to the corpus (a column of SPEC 9 or a key of `meta`)'
+    >>> fx.skip_reason(questions, fx.parse_factor("bias"))[:70]
+    "no question has `frame_freq` (the frame's frequency in an adaptation c"
     """
     name = factor.attribute
     if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:
         return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
     if name in DERIVED_SOURCES:
         return DERIVED_SOURCES[name]
+    if name == "frame_freq":  # predicting frames gives `frame`, never this frequency
+        return (
+            "no question has `frame_freq` (the frame's frequency in an adaptation corpus, SPEC 6); predicting "
+            "frames does not give it: add it to the corpus (a column of SPEC 9 or a key of `meta`)"
+        )
     hint = (
         ": import frame annotation or predict frames"
-        if name in ("frame", "lu", "lu_pos", "frame_freq")
+        if name in ("frame", "lu", "lu_pos", "trigger_in_question")
         else ": add it to the corpus (a column of SPEC 9 or a key of `meta`)"
     )
     return f"no question has `{name}`{hint}"
@@ -606,7 +613,7 @@ def is_significant(p_value, level: float = SIGNIFICANCE) -> bool:
 
     Examples
     --------
-    >>> from evaluation.factors import is_significant
+    >>> from evaluation.science.factors import is_significant
     >>> is_significant(0.01), is_significant(float("nan")), is_significant(0.03, level=0.01)
     (True, False, False)
     """

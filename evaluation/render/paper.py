@@ -19,12 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-METRIC_TITLES = {"hscore": "Hscore", "hcorrect": "% Hcorrect", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
+from evaluation.render.choices import AGGREGATE_TEXT, METRIC_TITLES, choices_caption
+
 HUMAN = ("hscore", "hcorrect")
-AGGREGATE_TEXT = {
-    "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
-    "majority": "majority label of an answer (ties: mean of the tied labels)",
-}
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -54,7 +51,7 @@ class PaperTable:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.paper import PaperTable
+    >>> from evaluation.render.paper import PaperTable
     >>> PaperTable(pd.DataFrame({"F1": [0.5]}), "...").frame["F1"].tolist()
     [0.5]
     """
@@ -77,7 +74,7 @@ def escape(text) -> str:
 
     Examples
     --------
-    >>> from evaluation.paper import escape
+    >>> from evaluation.render.paper import escape
     >>> print(escape("50% of R&D_x"))
     50\% of R\&D\_x
     """
@@ -104,7 +101,7 @@ def fixed(v, decimals):
 
     Examples
     --------
-    >>> from evaluation.paper import fixed
+    >>> from evaluation.render.paper import fixed
     >>> fixed(0.12345, 2), fixed(float("nan"), 2)
     (0.12, None)
     """
@@ -125,7 +122,7 @@ def whole(v):
 
     Examples
     --------
-    >>> from evaluation.paper import whole
+    >>> from evaluation.render.paper import whole
     >>> whole(66.6), whole(None)
     (67, None)
     """
@@ -143,7 +140,7 @@ def _cell(v, decimals=None, *, bold=False, percent_sign=False):
     return r"\textbf{" + text + "}" if bold else text
 
 
-def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False) -> str:
+def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False, rules_before=()) -> str:
     r"""A standalone LaTeX document holding one booktabs table.
 
     Parameters
@@ -160,6 +157,8 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
         The column alignment; default ``l`` then ``r`` for every other column.
     rule_before_last : bool, default False
         A ``\midrule`` before the last row (ROVER's).
+    rules_before : collection of int, default ()
+        Rows that get a ``\midrule`` before them (a new group).
 
     Returns
     -------
@@ -168,7 +167,7 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
 
     Examples
     --------
-    >>> from evaluation.paper import booktabs
+    >>> from evaluation.render.paper import booktabs
     >>> tex = booktabs(["Model", "F1"], [["a", "0.50"], ["ROVER", "0.70"]], "Scores.", label="tab:x",
     ...                rule_before_last=True)
     >>> print(tex[tex.index(r"\begin{tabular}"):tex.index(r"\bottomrule")])
@@ -183,7 +182,7 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
     align = align or "l" + "r" * (len(header) - 1)
     lines = [" & ".join(header) + r" \\", r"\midrule"]
     for i, row in enumerate(rows):
-        if rule_before_last and i == len(rows) - 1 and len(rows) > 1:
+        if (rule_before_last and i == len(rows) - 1 and len(rows) > 1) or i in rules_before:
             lines.append(r"\midrule")
         lines.append(" & ".join(row) + r" \\")
     body = "\n".join(lines)
@@ -210,7 +209,7 @@ def standalone(table: str) -> str:
 
     Examples
     --------
-    >>> from evaluation.paper import standalone
+    >>> from evaluation.render.paper import standalone
     >>> print("\n".join(standalone("\\begin{table}\\end{table}\n").splitlines()[-3:]))
     \begin{document}
     \begin{table}\end{table}
@@ -227,6 +226,11 @@ def standalone(table: str) -> str:
 def _choices_text(data, metric) -> str:
     aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
     return f"Human metrics: {AGGREGATE_TEXT[aggregate]}." if metric in HUMAN or metric is None else ""
+
+
+def _choices(data) -> str:
+    """The report's choices as a caption sentence, LaTeX-escaped (``evaluation.render.choices``)."""
+    return escape(choices_caption(data))
 
 
 def table1_systems(data) -> PaperTable:
@@ -246,7 +250,7 @@ def table1_systems(data) -> PaperTable:
 
     Examples
     --------
-    >>> from evaluation import paper
+    >>> from evaluation.render import paper
     >>> data = {"has_labels": False, "available_metrics": ["f1"], "factors": [], "systems": [
     ...     {"system": "ROVER", "rouge_l": 0.7, "f1": 0.66, "em": 0.5, "coverage": 1.0},
     ...     {"system": "sys-a", "rouge_l": 0.61234, "f1": 0.6, "em": 0.4, "coverage": 1.0}]}
@@ -288,6 +292,7 @@ def table1_systems(data) -> PaperTable:
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
         frame["aggregation"] = data.get("human_aggregate", "mean")
+    caption += " " + _choices(data)
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:systems", rule_before_last=True))
 
 
@@ -311,7 +316,7 @@ def table2_factors(data, metric) -> PaperTable | None:
 
     Examples
     --------
-    >>> from evaluation import paper
+    >>> from evaluation.render import paper
     >>> data = {"config": {}, "factors": [{"factor": "dist", "metric": "f1", "size_pct": 40.0,
     ...     "size_pct_corpus": 38.6, "rows": [{"system": "sys-a", "delta": -3, "significant": True},
     ...                                       {"system": "ROVER", "delta": 1, "significant": False}]}]}
@@ -355,13 +360,17 @@ def table2_factors(data, metric) -> PaperTable | None:
         frame["aggregation"] = data.get("human_aggregate", "mean")
     title = METRIC_TITLES[metric]
     caption = (
-        f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
-        f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
-        + _choices_text(data, metric)
+        (
+            f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
+            f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
+            + _choices_text(data, metric)
+        ).strip()
+        + " "
+        + _choices(data)
     )
     header = ["models/factors"] + [escape(f) for f in factors]
     return PaperTable(
-        frame, booktabs(header, latex_rows, caption.strip(), label=f"tab:factors-{metric}", rule_before_last=True)
+        frame, booktabs(header, latex_rows, caption, label=f"tab:factors-{metric}", rule_before_last=True)
     )
 
 
@@ -380,7 +389,7 @@ def table3_factor_by_partition(data) -> PaperTable | None:
 
     Examples
     --------
-    >>> from evaluation.paper import table3_factor_by_partition
+    >>> from evaluation.render.paper import table3_factor_by_partition
     >>> data = {"factor_by_partition": {"dist": {"2": 0.25, "1": 0.5}}, "partitions": {"n_systems": 2, "alpha": 5}}
     >>> table3_factor_by_partition(data).frame
                P2   P1
@@ -400,7 +409,7 @@ def table3_factor_by_partition(data) -> PaperTable | None:
     header = ["f/P"] + [f"$P_{{{k}}}$" for k in keys]
     caption = (
         f"Probability of each factor by agreement partition, of increasing complexity $P_{{{n}}}$ to $P_1$ "
-        f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g})."
+        f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g}). " + _choices(data)
     )
     return PaperTable(
         pd.DataFrame(records).set_index("factor"),
@@ -423,7 +432,7 @@ def table4_frame_checks(data) -> PaperTable | None:
 
     Examples
     --------
-    >>> from evaluation.paper import table4_frame_checks
+    >>> from evaluation.render.paper import table4_frame_checks
     >>> data = {"frames": {"table4": {"lu": {"label": "LU", "full": 70.4, "partial": 20.0, "erroneous": 9.6, "n": 50}}}}
     >>> table4_frame_checks(data).frame
                 Full  Partial  Erroneous   n
@@ -448,6 +457,81 @@ def table4_frame_checks(data) -> PaperTable | None:
     )
 
 
+def _interval(low, high, decimals):
+    """``[low, high]`` in LaTeX, or -- when a bound is missing."""
+    if low is None or high is None:
+        return "--"
+    return f"[{_cell(low, decimals)}, {_cell(high, decimals)}]"
+
+
+def table_ppi(data) -> PaperTable | None:
+    r"""The prediction-powered estimates (SPEC 10): a row per system and human metric.
+
+    Human-labelled / judged predictions, the estimate with its 95% interval, the classical
+    estimate from the human labels alone with its interval, lambda and the gain; Hscore with 2
+    decimals, % Hcorrect with 1 (as Table 1), lambda and gain with 2; a rule between the metrics.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``ppi``, ``config``).
+
+    Returns
+    -------
+    PaperTable or None
+        None without a judge.
+
+    Examples
+    --------
+    >>> from evaluation.render.paper import table_ppi
+    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.6149, "ci_low": 0.5,
+    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
+    ...        "lambda": 0.8, "gain": 1.5}
+    >>> table = table_ppi({"ppi": [row], "config": {"judge": "gpt"}})
+    >>> table.frame[["metric", "human-labelled", "judged", "estimate", "ci_low", "ci_high"]]
+           metric  human-labelled  judged  estimate  ci_low  ci_high
+    system
+    a      Hscore              20     100      0.61     0.5     0.72
+    >>> print(table.latex[table.latex.index(r"\midrule"):table.latex.index(r"\bottomrule")].strip())
+    \midrule
+    a & Hscore & 20 / 100 & 0.61 & [0.50, 0.72] & 0.60 & [0.45, 0.75] & 0.80 & 1.50 \\
+    """
+    rows = [r for m in HUMAN for r in data.get("ppi") or [] if r["metric"] == m]
+    if not rows:
+        return None
+    decimals = {"hscore": 2, "hcorrect": 1}
+    records, latex_rows, rules = [], [], set()
+    for i, r in enumerate(rows):
+        d = decimals[r["metric"]]
+        record = {
+            "system": r["system"],
+            "metric": METRIC_TITLES[r["metric"]],
+            "human-labelled": r["n_human"],
+            "judged": r["n_total"],
+            **{k: fixed(r.get(k), d) for k in ("estimate", "ci_low", "ci_high")},
+            **{k: fixed(r.get(k), d) for k in ("classical", "classical_ci_low", "classical_ci_high")},
+            "lambda": fixed(r.get("lambda"), 2),
+            "gain": fixed(r.get("gain"), 2),
+        }
+        if i and r["metric"] != rows[i - 1]["metric"]:
+            rules.add(i)
+        records.append(record)
+        latex_rows.append(
+            [escape(r["system"]), escape(record["metric"]), f"{r['n_human']} / {r['n_total']}",
+             _cell(record["estimate"], d), _interval(record["ci_low"], record["ci_high"], d),
+             _cell(record["classical"], d), _interval(record["classical_ci_low"], record["classical_ci_high"], d),
+             _cell(record["lambda"], 2), _cell(record["gain"], 2)]
+        )  # fmt: skip
+    header = ["Model", "Metric", "Human / judged", "PPI", "95\\% CI", "Classical", "95\\% CI", "$\\lambda$", "Gain"]
+    judge = escape((data.get("config") or {}).get("judge") or "the judge")
+    caption = (
+        f"Prediction-powered estimates with {judge}'s labels (PPI++) beside the classical estimates from the "
+        "human labels alone, with 95\\% intervals; gain: classical variance over PPI variance. " + _choices(data)
+    )
+    frame = pd.DataFrame(records).set_index("system")
+    return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:ppi", rules_before=rules))
+
+
 def paper_tables(data) -> dict:
     """Every paper table the data allows.
 
@@ -460,11 +544,11 @@ def paper_tables(data) -> dict:
     -------
     dict
         File stem -> PaperTable: ``table1_systems``, ``table2_factors_<metric>`` per available
-        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``.
+        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``, ``table_ppi``.
 
     Examples
     --------
-    >>> from evaluation import paper
+    >>> from evaluation.render import paper
     >>> data = {"has_labels": False, "available_metrics": ["f1"], "factors": [], "systems": [
     ...     {"system": "ROVER", "rouge_l": 0.7, "f1": 0.66, "em": 0.5, "coverage": 1.0},
     ...     {"system": "sys-a", "rouge_l": 0.61234, "f1": 0.6, "em": 0.4, "coverage": 1.0}]}
@@ -479,6 +563,7 @@ def paper_tables(data) -> dict:
     for stem, table in (
         ("table3_factor_by_partition", table3_factor_by_partition(data)),
         ("table4_frame_checks", table4_frame_checks(data)),
+        ("table_ppi", table_ppi(data)),
     ):
         if table is not None:
             out[stem] = table

@@ -1,5 +1,5 @@
 """Writing a computed report to a folder: report.json, each data table as CSV and LaTeX, the paper
-tables of SPEC 11 (``evaluation.paper``) as CSV and standalone LaTeX, each figure as PNG, PDF and
+tables of SPEC 11 (``evaluation.render.paper``) as CSV and standalone LaTeX, each figure as PNG, PDF and
 SVG, and the hard subset as corpus JSONL."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 from annotation.export_safety import safe_frame
-from evaluation import figures as figs
-from evaluation import paper
-from evaluation.inputs import corpus_records
+from evaluation.render import figures as figs
+from evaluation.render import paper
+from evaluation.render.choices import choices_caption
+from evaluation.report.inputs import corpus_records
 
 REPORT_JSON = "report.json"
 HARD_SUBSET = "hard_subset.jsonl"
@@ -39,7 +40,7 @@ def dumps_strict(data) -> str:
 
     Examples
     --------
-    >>> from evaluation.outputs import dumps_strict
+    >>> from evaluation.render.outputs import dumps_strict
     >>> print(dumps_strict({"f1": 0.5, "system": "sys-é"}))
     {
       "f1": 0.5,
@@ -76,7 +77,7 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
     --------
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from evaluation.outputs import latex_table
+    >>> from evaluation.render.outputs import latex_table
     >>> table = pd.DataFrame({"F1": [0.5, np.nan]}, index=["sys_a", "ROVER"])
     >>> tex = latex_table(table, bold=pd.DataFrame({"F1": [True, False]}, index=table.index))
     >>> print(tex[tex.index(r"\begin{tabular}"):tex.index(r"\bottomrule")])
@@ -102,12 +103,12 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
 def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     """Write every file of ``report`` under ``out_dir``.
 
-    report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.paper``), each
+    report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.render.paper``), each
     figure as PNG, PDF and SVG, and the hard subset as corpus JSONL.
 
     Parameters
     ----------
-    report : evaluation.report.Report
+    report : evaluation.report.pipeline.Report
         A computed report.
     out_dir : str or Path
         The folder (created when missing).
@@ -122,9 +123,9 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     Examples
     --------
     >>> import tempfile
-    >>> from evaluation.inputs import predictions_frame, questions_frame
-    >>> from evaluation.outputs import write_report
-    >>> from evaluation.report import ReportConfig, compute_report
+    >>> from evaluation.report.inputs import predictions_frame, questions_frame
+    >>> from evaluation.render.outputs import write_report
+    >>> from evaluation.report.pipeline import ReportConfig, compute_report
     >>> questions = questions_frame([{"id": "q1", "context": "Warsaw is in Poland.", "question": "Where?",
     ...                               "answers": ["Poland"]}])
     >>> predictions = predictions_frame([{"question_id": "q1", "system": "a", "answer": "Poland"}])
@@ -145,9 +146,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     put(REPORT_JSON, dumps_strict(report.data) + "\n")
     for name, table in report.tables.items():
         put(f"{name}.csv", safe_frame(table).to_csv())
-        caption = name.replace("_", " ")
-        if report.data.get("has_labels"):
-            caption += f" (human metrics: labels aggregated by {report.data.get('human_aggregate', 'mean')})"
+        caption = paper.escape(f"{name.replace('_', ' ').capitalize()}. {choices_caption(report.data)}")
         put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=caption))
     for name, table in paper.paper_tables(report.data).items():
         put(f"{name}.csv", safe_frame(table.frame).to_csv())

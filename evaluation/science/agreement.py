@@ -63,7 +63,7 @@ def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.agreement import reliability_matrix
+    >>> from evaluation.science.agreement import reliability_matrix
     >>> rows = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4], "annotator": ["ann", "bob"] * 3 + ["ann"],
     ...                      "value": ["correct", "correct", "incorrect", "partial", "partial", "partial", "correct"]})
     >>> matrix, annotators, items = reliability_matrix(rows, {"incorrect": 0, "partial": 1, "correct": 2})
@@ -115,7 +115,7 @@ def krippendorff_alpha(rows: pd.DataFrame, ranks: dict, pairs: bool = True) -> d
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.agreement import krippendorff_alpha
+    >>> from evaluation.science.agreement import krippendorff_alpha
     >>> rows = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "annotator": ["ann", "bob"] * 3,
     ...                      "value": ["correct", "correct", "incorrect", "partial", "partial", "partial"]})
     >>> result = krippendorff_alpha(rows, {"incorrect": 0, "partial": 1, "correct": 2})

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from annotation.labels import CORRECT, LABEL_RANKS, LABEL_SCORES, LABEL_VALUES
-from evaluation import agreement, human
+from evaluation.science import agreement, human
 
 Z95 = 1.96
 METRICS = ("hscore", "hcorrect")
@@ -93,7 +93,7 @@ def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> ppi.judge_triplet_scores(judge).head(3)
           score  correct
@@ -148,7 +148,7 @@ def prediction_scores(
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> ppi.prediction_scores(predictions, labels, judge)
       system tkey  h_hscore  h_hcorrect  f_hscore  f_hcorrect
@@ -194,7 +194,7 @@ def estimate(h, f, f_unlabeled) -> dict:
 
     Examples
     --------
-    >>> from evaluation.ppi import estimate
+    >>> from evaluation.science.ppi import estimate
     >>> e = estimate([1.0, 0.0, 1.0, 0.5], [1.0, 0.5, 1.0, 0.0], [1.0, 0.0, 0.5])
     >>> round(e["lambda"], 4), round(e["estimate"], 4), e["classical"], round(e["gain"], 3)
     (0.3088, 0.5864, 0.625, 1.189)
@@ -245,7 +245,7 @@ def interval(mean, variance):
 
     Examples
     --------
-    >>> from evaluation.ppi import interval
+    >>> from evaluation.science.ppi import interval
     >>> interval(0.5, 0.01), interval(None, None)
     ((0.304, 0.696), (None, None))
     """
@@ -278,7 +278,7 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows = ppi.ppi_rows(ppi.prediction_scores(predictions, labels, judge))
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"], r["estimate"]) for r in rows]
@@ -351,7 +351,7 @@ def labels_needed(row: dict, half_width: float) -> int | None:
 
     Examples
     --------
-    >>> from evaluation.ppi import labels_needed
+    >>> from evaluation.science.ppi import labels_needed
     >>> row = {"classical_ci_low": 0.4, "classical_ci_high": 0.6, "n_human": 50, "gain": 2.0}
     >>> labels_needed(row, 0.05), labels_needed({**row, "gain": None}, 0.05)
     (50, 150)
@@ -385,7 +385,7 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
 
     Examples
     --------
-    >>> from evaluation.ppi import settled_pairs
+    >>> from evaluation.science.ppi import settled_pairs
     >>> rows = [{"system": "a", "metric": "hscore", "estimate": 0.8, "ci_low": 0.75, "ci_high": 0.85},
     ...         {"system": "b", "metric": "hscore", "estimate": 0.6, "ci_low": 0.5, "ci_high": 0.7}]
     >>> settled_pairs(rows)
@@ -428,7 +428,7 @@ def judge_agreement(labels: pd.DataFrame | None, judge_labels: pd.DataFrame | No
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> agreement = ppi.judge_agreement(labels, judge)
     >>> round(agreement["alpha_ordinal"], 3), agreement["n_pairs"], agreement["confusion"]["correct"]
@@ -489,7 +489,7 @@ def validity_reasons(scores: pd.DataFrame, facts: dict | None = None) -> list[di
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> scores = ppi.prediction_scores(predictions, labels, judge)
     >>> [r["count"] for r in ppi.validity_reasons(scores, {"skipped": 2})]
@@ -582,7 +582,7 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> ppi.judge_name(judge)
     'judge-1'
@@ -630,7 +630,7 @@ def ppi_section(
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows, judge_section, table = ppi.ppi_section(predictions, labels, judge)
     >>> judge_section["name"], judge_section["n_labels"], table.shape
@@ -668,7 +668,7 @@ def with_tkeys(frame: pd.DataFrame | None, policy: str) -> pd.DataFrame | None:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evaluation.ppi import with_tkeys
+    >>> from evaluation.science.ppi import with_tkeys
     >>> frame = with_tkeys(pd.DataFrame({"question_id": ["q1", "q1"], "answer": ["Warsaw", " Warsaw"]}), "whitespace")
     >>> frame["tkey"].nunique()
     1
@@ -687,14 +687,15 @@ def add_to_report(
     policy: str,
     facts: dict | None = None,
 ) -> None:
-    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables.
+    """Put ``ppi`` and ``judge`` into ``report.data``, the judge's name into its ``config`` and
+    the ``ppi`` data table into its tables (the paper table ``table_ppi`` is ``paper.table_ppi``).
 
     The one hook of the report; the validity guard's reasons become notes. Without judge labels:
     ``ppi`` is an empty list and ``judge`` null.
 
     Parameters
     ----------
-    report : evaluation.report.Report
+    report : evaluation.report.pipeline.Report
         A computed report (changed in place).
     predictions : DataFrame
         Its predictions (SPEC 9 columns, or with ``tkey``).
@@ -713,9 +714,9 @@ def add_to_report(
 
     Examples
     --------
-    >>> from evaluation import ppi
-    >>> from evaluation.inputs import labels_frame, predictions_frame, questions_frame
-    >>> from evaluation.report import ReportConfig, compute_report
+    >>> from evaluation.science import ppi
+    >>> from evaluation.report.inputs import labels_frame, predictions_frame, questions_frame
+    >>> from evaluation.report.pipeline import ReportConfig, compute_report
     >>> answers = ["yes", "no", "yes", "maybe"]
     >>> questions = questions_frame([{"id": f"q{i}", "context": "c", "question": "q", "answers": ["yes"]}
     ...                              for i in range(4)])
@@ -730,10 +731,10 @@ def add_to_report(
     >>> ppi.add_to_report(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
     [('a', 'hscore', 2, 4), ('a', 'hcorrect', 2, 4)]
-    >>> "table_ppi" in report.tables
-    True
+    >>> report.tables["ppi"].index.name, report.data["config"]["judge"]
+    ('system', 'judge-1')
     """
-    from evaluation.report import clean
+    from evaluation.report.pipeline import clean
 
     if judge_labels is None or judge_labels.empty:
         report.data["ppi"], report.data["judge"] = [], None
@@ -745,7 +746,8 @@ def add_to_report(
         predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
     )
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
-    report.tables["table_ppi"] = table
+    report.data.setdefault("config", {})["judge"] = judge["name"]  # a choice that changes numbers
+    report.tables["ppi"] = table.reset_index(level="metric")  # one index level: no \multirow in its LaTeX
     for reason in judge["validity"]:
         report.data.setdefault("notes", []).append(
             f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"
@@ -796,7 +798,7 @@ def conclusions(
 
     Examples
     --------
-    >>> from evaluation import ppi
+    >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> result = ppi.conclusions(predictions, labels, judge, half_width=0.1)
     >>> [(r["system"], r["estimate"], r["needed"]) for r in result["rows"]]

@@ -142,7 +142,7 @@ def cells_of(codes, n_rows: int) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.stats import cells_of
+    >>> from evaluation.science.stats import cells_of
     >>> cells_of([np.array([0, 0, 1, 1]), np.array([-1, 2, -1, -1])], 4).tolist()
     [0, 1, 2, 2]
     """
@@ -358,7 +358,7 @@ def holm(p_values) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.stats import holm
+    >>> from evaluation.science.stats import holm
     >>> holm([0.01, 0.04, 0.03, np.nan])
     array([0.03, 0.06, 0.06,  nan])
     """
@@ -396,7 +396,7 @@ def floor_delta(diff: float) -> int | None:
 
     Examples
     --------
-    >>> from evaluation.stats import floor_delta
+    >>> from evaluation.science.stats import floor_delta
     >>> floor_delta(-0.03), floor_delta(0.1234), floor_delta(float("nan"))
     (-3, 12, None)
     """
@@ -426,7 +426,7 @@ def nanmean_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.stats import nanmean_rows
+    >>> from evaluation.science.stats import nanmean_rows
     >>> X = np.array([[1.0, 0.5], [0.0, np.nan], [1.0, 1.0]])
     >>> nanmean_rows(X, np.array([True, True, False]))
     array([0.5, 0.5])
@@ -504,7 +504,7 @@ class TieGroups:
         Examples
         --------
         >>> import numpy as np
-        >>> from evaluation.stats import tie_groups
+        >>> from evaluation.science.stats import tie_groups
         >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
         >>> ties.count_by_cells(np.array([0, 0, 1, 1]))
         True
@@ -535,7 +535,7 @@ class TieGroups:
         Examples
         --------
         >>> import numpy as np
-        >>> from evaluation.stats import tie_groups
+        >>> from evaluation.science.stats import tie_groups
         >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
         >>> ties.counts(np.array([True, True, False, False]))
         array([1, 1, 0, 0, 0, 2])
@@ -576,7 +576,7 @@ def tie_groups(X: np.ndarray) -> TieGroups:
     Three distinct values in two columns: six groups, (column, value) by (column, value).
 
     >>> import numpy as np
-    >>> from evaluation.stats import tie_groups
+    >>> from evaluation.science.stats import tie_groups
     >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
     >>> ties.codes
     array([[1, 5],
@@ -643,7 +643,7 @@ def split_counts(ties: TieGroups, hard: np.ndarray, easy: np.ndarray):
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.stats import split_counts, tie_groups
+    >>> from evaluation.science.stats import split_counts, tie_groups
     >>> ties = tie_groups(np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]]))
     >>> split_counts(ties, np.array([True, True, False, False]), np.array([False, False, True, True]))
     (array([1, 1, 0, 0, 0, 2]), array([0, 1, 1, 1, 0, 0]))
@@ -688,7 +688,7 @@ def mann_whitney(
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.stats import mann_whitney
+    >>> from evaluation.science.stats import mann_whitney
     >>> X = np.array([3, 4, 2, 5, 4, 3, 5, 4, 2, 5, 1, 2, 2, 3, 1, 2, 3, 1, 4, 2], dtype=float)[:, None]
     >>> hard = np.arange(20) < 10
     >>> u, p = mann_whitney(X, hard, ~hard)
@@ -767,7 +767,7 @@ def nanmean_counts(X: np.ndarray, rows: np.ndarray, *, ties: TieGroups | None = 
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.stats import nanmean_counts
+    >>> from evaluation.science.stats import nanmean_counts
     >>> X = np.array([[0.5, 1.0], [0.0, 1.0], [0.5, np.nan], [1.0, 0.0]])
     >>> means, counts = nanmean_counts(X, np.array([True, False, True, True]))
     >>> means.round(3), counts

@@ -54,7 +54,7 @@ def rover(
     prediction.
 
     >>> import numpy as np
-    >>> from evaluation.rover import rover
+    >>> from evaluation.science.rover import rover
     >>> rover(np.array([0, 0, 0, 1]), np.array([0, 1, 2, 1]),
     ...       np.array(["paris", "pariss", "lyon", "rome"], dtype=object), n_questions=3)
        k  system  n_voters  sum_dist
@@ -115,7 +115,7 @@ def rover_codes(
     Two systems answer "lyon" (code 1), one "paris" (code 0): the first of the two wins, k = 2.
 
     >>> import numpy as np
-    >>> from evaluation.rover import rover_codes
+    >>> from evaluation.science.rover import rover_codes
     >>> rover_codes(np.array([0, 0, 0]), np.array([0, 1, 2]), np.array([1, 1, 0]),
     ...             texts=np.array(["paris", "lyon"], dtype=object), n_questions=1)
        k  system  n_voters  sum_dist

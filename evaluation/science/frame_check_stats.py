@@ -21,7 +21,7 @@ import math
 import pandas as pd
 
 from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
-from evaluation.agreement import krippendorff_alpha
+from evaluation.science.agreement import krippendorff_alpha
 from frames.outcomes import ERROR, OUTCOMES
 
 RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
@@ -88,7 +88,7 @@ def table4(checks):
 
 def alpha_for(checks, field="frame"):
     """Alpha (ordinal and nominal) on one rating, overall and per pair of annotators sharing items
-    (``evaluation.agreement.krippendorff_alpha`` with ``FRAME_CHECK_RANKS``)."""
+    (``evaluation.science.agreement.krippendorff_alpha`` with ``FRAME_CHECK_RANKS``)."""
     column = RATING_FIELDS[field]
     df = _checks(checks)
     rows = pd.DataFrame({"item": df["item"], "annotator": df["annotator"], "value": df[column]})

@@ -1,0 +1,23 @@
+"""The API's documentation pages (Swagger UI, Redoc): logged out, a page with a login link.
+
+The schema they load is for logged-in users only (``/api/schema/`` answers 401 otherwise), so
+drf-spectacular's pages would show a bare "Failed to load API definition"; these say what to do.
+"""
+
+from django.shortcuts import render
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
+
+
+class _LoginFirst:
+    def get(self, request, *args, **kwargs):
+        if not request.user.is_authenticated and "script" not in request.GET:
+            return render(request, "api_docs_login.html", {"next": request.get_full_path()})
+        return super().get(request, *args, **kwargs)
+
+
+class SwaggerView(_LoginFirst, SpectacularSwaggerSplitView):
+    pass
+
+
+class RedocView(_LoginFirst, SpectacularRedocView):
+    pass
