@@ -85,11 +85,11 @@ api-report-file        anonymous   401  401  401  401  401  401
 api-report-file        annotator   403  403  403  403  403  403
 api-report-file        researcher  200  200  405  405  405  405
 api-report-file        admin       200  200  405  405  405  405
-api-study-archive      anonymous   403  403  403  403  403  403
+api-study-archive      anonymous   401  401  401  401  401  401
 api-study-archive      annotator   403  403  403  403  403  403
 api-study-archive      researcher  403  403  403  403  403  403
 api-study-archive      admin       200  200  405  405  405  405
-api-study-import       anonymous   403  403  403  403  403  403
+api-study-import       anonymous   401  401  401  401  401  401
 api-study-import       annotator   403  403  403  403  403  403
 api-study-import       researcher  403  403  403  403  403  403
 api-study-import       admin       405  405  400  405  405  405
