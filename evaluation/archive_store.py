@@ -346,9 +346,12 @@ def export_study(corpus, out, progress=_noop):
     dict
         The manifest written into the archive.
     """
+    connection = connections[DEFAULT_DB_ALIAS]
+    # PostgreSQL: one snapshot for every read (inside a caller's transaction, that one's)
+    snapshot = connection.vendor == "postgresql" and not connection.in_atomic_block
     with transaction.atomic():
-        if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
-            with connections[DEFAULT_DB_ALIAS].cursor() as cursor:  # one snapshot for every read
+        if snapshot:
+            with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         rows_by, users = collect(corpus, progress)
         schema = schema_version()
@@ -502,29 +505,36 @@ def _prepare(field, connection):
 def _insert(member, rows, using=DEFAULT_DB_ALIAS):
     """Insert ``rows`` as they are (times included: no auto_now), returning their new ids in order.
 
-    One multi-row ``INSERT ... RETURNING id`` per batch (SQLite 3.35+ and PostgreSQL), written here
-    rather than by ``bulk_create``: the archive's values need no model instances, and their times
-    must not be replaced by ``auto_now``.
+    One ``INSERT ... RETURNING id`` per batch of rows, written here rather than by ``bulk_create``:
+    the archive's values need no model instances, and their times must not be replaced by
+    ``auto_now``. SQLite (3.35+) gets a multi-row ``VALUES``; PostgreSQL one array per column
+    (``SELECT * FROM unnest(...)``: a few parameters per batch instead of one per value).
     """
     connection = connections[using]
     model, qn = member.model, connection.ops.quote_name
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     columns = [f.attname for f in fields]
     prepare = [_prepare(f, connection) for f in fields]
-    size = max(1, min(2000, connection.ops.bulk_batch_size(fields, rows)))
-    head = f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) VALUES "
+    head = f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
+    tail = f" RETURNING {qn(model._meta.pk.column)}"
+    arrays = connection.vendor == "postgresql"
+    size = 5000 if arrays else max(1, min(2000, connection.ops.bulk_batch_size(fields, rows)))
     one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    unnest = "SELECT * FROM unnest(" + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields) + ")"
     ids = []
     with connection.cursor() as cursor:
         for start in range(0, len(rows), size):
             batch = rows[start : start + size]
-            params = [
-                value if convert is None else convert(value)
-                for row in batch
-                for value, convert in zip((row[c] for c in columns), prepare, strict=True)
+            values = [
+                [row[column] for row in batch] if convert is None else [convert(row[column]) for row in batch]
+                for column, convert in zip(columns, prepare, strict=True)
             ]
-            cursor.execute(f"{head}{', '.join([one] * len(batch))} RETURNING {qn(model._meta.pk.column)}", params)
-            ids += [values[0] for values in cursor.fetchall()]
+            if arrays:
+                cursor.execute(head + unnest + tail, values)
+            else:
+                params = [value for row in zip(*values, strict=True) for value in row]
+                cursor.execute(f"{head}VALUES {', '.join([one] * len(batch))}{tail}", params)
+            ids += [found[0] for found in cursor.fetchall()]
     return ids
 
 
