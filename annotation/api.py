@@ -187,10 +187,8 @@ def _progress(fold, user):
 
 
 def _fold_for(request, pk):
-    try:
-        return annotating.get_assigned_fold(request.user, pk)
-    except Exception:
-        raise NotFound("no such fold among your assignments") from None
+    """The fold, or ``annotating.NotFound``, which ``core.web_errors`` answers with 404."""
+    return annotating.get_assigned_fold(request.user, pk)
 
 
 class MyFolds(APIView):
@@ -234,10 +232,7 @@ class ItemDetail(APIView):
     @extend_schema(responses=ItemSerializer)
     def get(self, request, pk, item_id):
         fold = _fold_for(request, pk)
-        try:
-            item = annotating.get_fold_item(fold, item_id)
-        except Exception:
-            raise NotFound("no such item in this fold") from None
+        item = annotating.get_fold_item(fold, item_id)
         label = annotating.current_label(item, request.user)
         return Response({**ItemSerializer(item).data, "label": label.value if label else None})
 
@@ -251,10 +246,7 @@ class Judge(APIView):
         form = JudgementRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        try:
-            item = annotating.get_fold_item(fold, data["item"])
-        except Exception:
-            raise NotFound("no such item in this fold") from None
+        item = annotating.get_fold_item(fold, data["item"])
         try:
             label, changed = annotating.save_judgement(
                 request.user,

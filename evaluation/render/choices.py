@@ -9,7 +9,8 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 
 from __future__ import annotations
 
-METRIC_TITLES = {"hscore": "Hscore", "hcorrect": "% Hcorrect", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
+from evaluation.science import metric_registry
+
 AGGREGATE_TEXT = {
     "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
     "majority": "majority label of an answer (ties: mean of the tied labels)",
@@ -70,8 +71,8 @@ def report_choices(data) -> list[dict]:
     config = {**DEFAULTS, **(data.get("config") or {})}
     metric = data.get("metric") or config.get("metric", "hscore")
     requested = data.get("metric_requested") or metric
-    title = METRIC_TITLES.get(metric, metric)
-    fallback = f" ({METRIC_TITLES.get(requested, requested)} needs labels)" if requested != metric else ""
+    title = metric_registry.title(metric)
+    fallback = f" ({metric_registry.title(requested)} needs labels)" if requested != metric else ""
     out = [_choice("metric", "Report metric", title + fallback, f"metric {title}")]
     if data.get("has_labels"):
         out += _label_choices(data, config)
@@ -158,3 +159,56 @@ def choices_caption(data) -> str:
     ROVER voters: all systems but reference; dedup whitespace.
     """
     return "Choices: " + "; ".join(c["short"] for c in report_choices(data)) + "."
+
+
+def derived_text(data):
+    """The sentence that says which attributes were derived from raw text (SPEC 15), or None.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``derived_attributes``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from evaluation.render.choices import derived_text
+    >>> src = {"sources": ["fr_core_news_sm 3.8"]}
+    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, **src}, "lu_pos": {"n_derived": 5, **src}}})
+    'Derived from raw text (SPEC 15), not imported: dist on 40 questions, lu_pos on 5 questions (fr_core_news_sm 3.8).'
+    >>> derived_text({}) is None
+    True
+    """
+    derived = data.get("derived_attributes") or {}
+    if not derived:
+        return None
+    groups = {}  # attributes with the same sources, named once
+    for name, d in derived.items():
+        groups.setdefault(tuple(d["sources"]), []).append(f"{name} on {d['n_derived']} questions")
+    parts = [f"{', '.join(names)} ({'; '.join(sources)})" for sources, names in groups.items()]
+    return "Derived from raw text (SPEC 15), not imported: " + "; ".join(parts) + "."
+
+
+def derived_sources(data):
+    """The sources of the derived attributes in a few words, for Table 2's caption (SPEC 15).
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``derived_attributes``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.render.choices import derived_sources
+    >>> derived_sources({"derived_attributes": {"dist": {"n_derived": 4, "sources": ["fr_core_news_sm 3.8.0"]}}})
+    'dist: fr_core_news_sm 3.8.0'
+    """
+    derived = data.get("derived_attributes") or {}
+    return "; ".join(f"{name}: {', '.join(d['sources'])}" for name, d in derived.items())

@@ -16,7 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure
 
-LABELS = {"hscore": "Hscore", "hcorrect": "Hcorrect (%)", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
+from evaluation.science import metric_registry
+
 SUBSET_LABELS = {"neither": "neither", "only_f1": "only {a}", "only_f2": "only {b}", "both": "both"}
 
 
@@ -37,6 +38,11 @@ PALETTE = (
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LINESTYLES = ("-", "--", ":", "-.")
 HATCHES = ("", "//", "..", "xx")  # the four subsets of Figure 5, apart in greyscale too
+
+
+def _axis(data):
+    """The axis title of the report's metric (``metric_registry``)."""
+    return metric_registry.get(data["metric"]).axis
 
 
 def system_style(i: int) -> dict:
@@ -117,8 +123,8 @@ def partitions_figure(data) -> Figure:
     counts = data.get("counts") or {}
     ax.set_xticks(range(len(keys)), [f"P{k}\n(n={counts[k]})" if k in counts else f"P{k}" for k in keys])
     ax.set_xlabel("agreement partition (number of systems agreeing with the ROVER answer)")
-    ax.set_ylabel(LABELS.get(data["metric"], data["metric"]))
-    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} per ROVER agreement partition{_suffix(data)}")
+    ax.set_ylabel(_axis(data))
+    ax.set_title(f"{_axis(data)} per ROVER agreement partition{_suffix(data)}")
     ax.grid(alpha=0.3)
     _legend_outside(fig, ax, n)
     return fig
@@ -126,7 +132,7 @@ def partitions_figure(data) -> Figure:
 
 def _suffix(data):
     aggregate = data.get("human_aggregate")
-    return f"\n(labels: {aggregate})" if aggregate and data.get("metric") in ("hscore", "hcorrect") else ""
+    return f"\n(labels: {aggregate})" if aggregate and data.get("metric") in metric_registry.human_keys() else ""
 
 
 def per_frame_figure(data) -> Figure:
@@ -156,7 +162,7 @@ def per_frame_figure(data) -> Figure:
     names = [f"{r['frame']} ({r['n']})" for r in rows][::-1]
     values = [_num(r["by_system"].get("ROVER")) for r in rows][::-1]
     ax.barh(names, values, color="#3b6ea8")
-    ax.set_xlabel(f"ROVER {LABELS.get(data['metric'], data['metric'])}")
+    ax.set_xlabel(f"ROVER {_axis(data)}")
     ax.set_title(f"ROVER per frame, sorted (questions in brackets){_suffix(data)}")
     ax.grid(axis="x", alpha=0.3)
     ax.tick_params(axis="y", labelsize=8)
@@ -199,8 +205,8 @@ def combinations_figure(data) -> Figure:
         values = [_num(subsets[label]["by_system"][s]) for s in systems]
         ax.bar(xs, values, width, label=name, color=color, hatch=hatch, edgecolor="black", linewidth=0.4)
     ax.set_xticks(range(len(systems)), systems, rotation=30, ha="right")
-    ax.set_ylabel(LABELS.get(data["metric"], data["metric"]))
-    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} by combination of {a} and {b}{_suffix(data)}")
+    ax.set_ylabel(_axis(data))
+    ax.set_title(f"{_axis(data)} by combination of {a} and {b}{_suffix(data)}")
     ax.grid(axis="y", alpha=0.3)
     _legend_outside(fig, ax, len(labels), title="questions")
     return fig

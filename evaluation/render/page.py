@@ -14,11 +14,12 @@ import math
 
 from evaluation.render.choices import (
     AGGREGATE_TEXT,
-    METRIC_TITLES,
     SIGNIFICANCE_CHOICE,
     choices_caption,
+    derived_text,
     report_choices,
 )
+from evaluation.science import metric_registry
 
 RAW_MARK, HOLM_MARK = "*", "†"
 DASH = "—"
@@ -170,7 +171,8 @@ def metric_value(metric, v):
     >>> metric_value("hcorrect", 45.2), metric_value("f1", 0.5)
     ('45.2 %', '0.500')
     """
-    return percent(v) if metric == "hcorrect" else score(v)
+    decimals = metric_registry.get(metric).decimals
+    return percent(v, decimals) if metric_registry.get(metric).scale == 100 else score(v, decimals)
 
 
 def sort_key(v):
@@ -294,8 +296,9 @@ def factor_tables(data):
         tables.append(
             {
                 "metric": metric,
-                "title": METRIC_TITLES[metric],
+                "title": metric_registry.get(metric).title,
                 "header": [_factor_header(e) for e in entries],
+                "derived": [e["factor"] for e in entries if e.get("derived")],
                 "rows": rows,
                 "is_main": metric == data.get("metric"),
             }
@@ -313,6 +316,7 @@ def _factor_header(e):
         "size": percent(e.get("size_pct"), 0),
         "n_hard": e["n_hard"],
         "n_easy": e["n_easy"],
+        "derived": bool(e.get("derived")),
     }
 
 
@@ -474,65 +478,6 @@ def interval_text(metric, low, high):
     return f"{metric_value(metric, low)} – {metric_value(metric, high)}" if _ok(low) and _ok(high) else DASH
 
 
-def ppi_tables(data):
-    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric.
-
-    Hscore in [0, 1], Hcorrect in %, a row per system; empty without a judge.
-
-    Parameters
-    ----------
-    data : dict
-        report.json data (``ppi``).
-
-    Returns
-    -------
-    list of dict
-        ``metric``, ``title``, ``rows`` (formatted ``n``, ``estimate``, ``interval``,
-        ``classical``, ``classical_interval``, ``lambda``, ``gain`` and sort keys).
-
-    Examples
-    --------
-    >>> from evaluation.render.page import ppi_tables
-    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.61, "ci_low": 0.5,
-    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
-    ...        "lambda": 0.8, "gain": 1.5}
-    >>> shown = ppi_tables({"ppi": [row]})[0]["rows"][0]
-    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"]
-    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
-    """
-    tables = []
-    for metric in ("hscore", "hcorrect"):
-        rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
-        if not rows:
-            continue
-        tables.append(
-            {
-                "metric": metric,
-                "title": METRIC_TITLES[metric],
-                "rows": [
-                    {
-                        "system": r["system"],
-                        "n": f"{r['n_human']} / {r['n_total']}",
-                        "n_sort": r["n_human"],
-                        "estimate": metric_value(metric, r.get("estimate")),
-                        "estimate_sort": sort_key(r.get("estimate")),
-                        "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
-                        "classical": metric_value(metric, r.get("classical")),
-                        "classical_sort": sort_key(r.get("classical")),
-                        "classical_interval": interval_text(
-                            metric, r.get("classical_ci_low"), r.get("classical_ci_high")
-                        ),
-                        "lambda": score(r.get("lambda"), 2),
-                        "gain": gain(r.get("gain")),
-                        "gain_sort": sort_key(r.get("gain")),
-                    }
-                    for r in rows
-                ],
-            }
-        )
-    return tables
-
-
 def _quoted(text: str) -> str:
     """`name` (report.json's Markdown-like quoting) as ‘name’ for the page."""
     parts = text.split("`")
@@ -676,7 +621,7 @@ def figure_titles(names, data):
     >>> figure_titles(["figure3_partitions.svg"], {"metric": "hscore"})
     [{'name': 'figure3_partitions.svg', 'title': 'Figure 3: Hscore of each system per ROVER agreement partition'}]
     """
-    metric = METRIC_TITLES.get(data.get("metric"), data.get("metric"))
+    metric = metric_registry.title(data.get("metric"))
     out = []
     for name in names:
         stem = name.rsplit(".", 1)[0]
@@ -700,7 +645,7 @@ def report_page(data) -> dict:
         changes a number, ``evaluation.render.choices``) and ``caption`` (the same in a few words),
         ``has_labels``, ``has_ci``, ``metrics``, ``systems``, ``coverage_warning`` (None when every
         system has full coverage), ``factor_tables``, ``skipped``, ``factor_by_partition``,
-        ``agreement``, ``ppi_tables``, ``frames``, ``notes``, ``marks``.
+        ``agreement``, ``ppi_tables``, ``active``, ``frames``, ``notes``, ``marks``.
 
     Examples
     --------
@@ -710,11 +655,13 @@ def report_page(data) -> dict:
     >>> shown["metric"], shown["significance"], shown["coverage_warning"]
     ('F1', 'raw p < 0.05 (as the paper)', None)
     """
+    from evaluation.render.estimates import active_tables, ppi_tables  # they format with this module
+
     config = data.get("config", {})
     aggregate = data.get("human_aggregate") or config.get("human_aggregate", "mean")
     significance = config.get("table_significance", "raw")
     return {
-        "metric": METRIC_TITLES.get(data["metric"], data["metric"]),
+        "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,
         "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
         "significance": SIGNIFICANCE_CHOICE.get(significance, significance),
@@ -722,10 +669,11 @@ def report_page(data) -> dict:
         "caption": choices_caption(data),
         "has_labels": data.get("has_labels"),
         "has_ci": any(k.endswith("_ci") and v for r in data["systems"] for k, v in r.items()),
-        "metrics": [{"key": m, "title": METRIC_TITLES[m]} for m in data.get("available_metrics", [])],
+        "metrics": [{"key": m, "title": metric_registry.get(m).title} for m in data.get("available_metrics", [])],
         "systems": systems_rows(data),
         "coverage_warning": coverage_warning(data),
         "factor_tables": factor_tables(data),
+        "derived": derived_text(data),
         "skipped": [
             {
                 "factor": name,
@@ -739,6 +687,7 @@ def report_page(data) -> dict:
         "agreement": agreement(data),
         "ppi_tables": ppi_tables(data),
         "frames": frames_section(data),
+        "active": active_tables(data),
         "notes": [n for n in data.get("notes", []) if not n.startswith("partial coverage:")],
         "marks": {"raw": RAW_MARK, "holm": HOLM_MARK},
     }

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evaluation.render.choices import AGGREGATE_TEXT, METRIC_TITLES, choices_caption
+from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
+from evaluation.science import metric_registry
 
-HUMAN = ("hscore", "hcorrect")
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -225,7 +225,11 @@ def standalone(table: str) -> str:
 
 def _choices_text(data, metric) -> str:
     aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
-    return f"Human metrics: {AGGREGATE_TEXT[aggregate]}." if metric in HUMAN or metric is None else ""
+    return (
+        f"Human metrics: {AGGREGATE_TEXT[aggregate]}."
+        if metric is None or metric in metric_registry.human_keys()
+        else ""
+    )
 
 
 def _choices(data) -> str:
@@ -262,7 +266,7 @@ def table1_systems(data) -> PaperTable:
     """
     rows = data["systems"]
     metrics = ["rouge_l", "hscore", "hcorrect"] if data.get("has_labels") else ["rouge_l", "f1", "em"]
-    decimals = {"rouge_l": 2, "hscore": 2, "hcorrect": 1, "f1": 2, "em": 2}
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metrics}
     show_coverage = any(r.get("coverage") is not None and r["coverage"] < 1 for r in rows)
     ordered = [r for r in rows if r["system"] != "ROVER"] + [r for r in rows if r["system"] == "ROVER"]
     records, latex_rows = [], []
@@ -271,7 +275,7 @@ def table1_systems(data) -> PaperTable:
         cells = [escape(r["system"])]
         for m in metrics:
             v = fixed(r.get(m), decimals[m])
-            record[METRIC_TITLES[m]] = v
+            record[metric_registry.get(m).title] = v
             cells.append(_cell(v, decimals[m]))
         if show_coverage:
             cov = r.get("coverage")
@@ -280,7 +284,7 @@ def table1_systems(data) -> PaperTable:
             cells.append(_cell(v, 1))
         records.append(record)
         latex_rows.append(cells)
-    header = ["Model"] + [escape(METRIC_TITLES[m]) for m in metrics] + ([r"\% coverage"] if show_coverage else [])
+    header = ["Model"] + [metric_registry.get(m).latex for m in metrics] + ([r"\% coverage"] if show_coverage else [])
     caption = "Performance of each system and of their ROVER combination (last row)."
     if data.get("has_labels"):
         caption += " " + _choices_text(data, "hscore")
@@ -356,9 +360,9 @@ def table2_factors(data, metric) -> PaperTable | None:
     for f in factors:  # the bold of the LaTeX table, as columns (the size row has none)
         frame[f"significant: {f}"] = [None] + sig[f]
     frame["significance"] = marks
-    if metric in HUMAN:
+    if metric in metric_registry.human_keys():
         frame["aggregation"] = data.get("human_aggregate", "mean")
-    title = METRIC_TITLES[metric]
+    title = metric_registry.get(metric).title
     caption = (
         (
             f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
@@ -368,6 +372,9 @@ def table2_factors(data, metric) -> PaperTable | None:
         + " "
         + _choices(data)
     )
+    derived = [escape(e["factor"]) for e in entries if e.get("derived")]
+    if derived:  # SPEC 15: say which factors rest on attributes parsed from the text, and how
+        caption += f" Computed from derived attributes: {', '.join(derived)} ({escape(derived_sources(data))})."
     header = ["models/factors"] + [escape(f) for f in factors]
     return PaperTable(
         frame, booktabs(header, latex_rows, caption, label=f"tab:factors-{metric}", rule_before_last=True)
@@ -496,16 +503,16 @@ def table_ppi(data) -> PaperTable | None:
     \midrule
     a & Hscore & 20 / 100 & 0.61 & [0.50, 0.72] & 0.60 & [0.45, 0.75] & 0.80 & 1.50 \\
     """
-    rows = [r for m in HUMAN for r in data.get("ppi") or [] if r["metric"] == m]
+    rows = [r for m in metric_registry.human_keys() for r in data.get("ppi") or [] if r["metric"] == m]
     if not rows:
         return None
-    decimals = {"hscore": 2, "hcorrect": 1}
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metric_registry.human_keys()}
     records, latex_rows, rules = [], [], set()
     for i, r in enumerate(rows):
         d = decimals[r["metric"]]
         record = {
             "system": r["system"],
-            "metric": METRIC_TITLES[r["metric"]],
+            "metric": metric_registry.get(r["metric"]).title,
             "human-labelled": r["n_human"],
             "judged": r["n_total"],
             **{k: fixed(r.get(k), d) for k in ("estimate", "ci_low", "ci_high")},
@@ -532,6 +539,77 @@ def table_ppi(data) -> PaperTable | None:
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:ppi", rules_before=rules))
 
 
+def table_active(data) -> PaperTable | None:
+    """Hscore and % Hcorrect per system from the human labels of an active design (SPEC 12).
+
+    Each estimate with its 95% interval in brackets, then the human labels of the system's predictions
+    out of its predictions, and the gain (variance without / with the judge). The caption names the
+    design (active, or uniform with its reason), the judge, the labelling progress and the choices.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``active``, ``active_design``, ``judge``).
+
+    Returns
+    -------
+    PaperTable or None
+        None without active rows.
+
+    Examples
+    --------
+    >>> from evaluation.render.paper import table_active
+    >>> rows = [{"system": "a", "metric": "hscore", "estimate": 0.612, "ci_low": 0.58, "ci_high": 0.644,
+    ...          "n_labeled": 40, "n_total": 400, "gain": 2.5},
+    ...         {"system": "a", "metric": "hcorrect", "estimate": 55.0, "ci_low": 50.1, "ci_high": 59.9,
+    ...          "n_labeled": 40, "n_total": 400, "gain": 2.0}]
+    >>> design = {"kind": "active", "reason": None, "progress": "40 of 50 sampled triplets labelled"}
+    >>> table = table_active({"active": rows, "active_design": design, "judge": {"name": "gpt"}})
+    >>> table.frame.loc["a", ["Hscore", "Hscore low", "Hscore high", "% Hcorrect", "human labels"]].tolist()
+    [0.61, 0.58, 0.64, 55.0, 40.0]
+    """
+    rows = data.get("active") or []
+    if not rows:
+        return None
+    design = data.get("active_design") or {}
+    by_system = {}
+    for r in rows:
+        by_system.setdefault(r["system"], {})[r["metric"]] = r
+    records, latex_rows = [], []
+    for system, metrics in by_system.items():
+        h, c = metrics.get("hscore", {}), metrics.get("hcorrect", {})
+        record = {"system": system}
+        cells = [escape(system)]
+        for title, r, decimals in (("Hscore", h, 2), ("% Hcorrect", c, 1)):
+            v, lo, hi = (fixed(r.get(k), decimals) for k in ("estimate", "ci_low", "ci_high"))
+            record.update({title: v, f"{title} low": lo, f"{title} high": hi})
+            interval = f" [{_cell(lo, decimals)}, {_cell(hi, decimals)}]" if lo is not None else ""
+            cells.append(_cell(v, decimals) + interval)
+        record.update({"human labels": h.get("n_labeled"), "predictions": h.get("n_total")})
+        record["gain Hscore"] = fixed(h.get("gain"), 1)
+        cells += [f"{h.get('n_labeled', 0):,} / {h.get('n_total', 0):,}", _cell(record["gain Hscore"], 1)]
+        records.append(record)
+        latex_rows.append(cells)
+    kind = design.get("kind", "active")
+    judge = escape((data.get("judge") or {}).get("name", "the judge"))
+    how = (
+        f"humans labelled the triplets drawn by an active design (each triplet's chance grows with the "
+        f"uncertainty of judge {judge}; estimates re-weighted by that chance)"
+        if kind == "active"
+        else f"uniform design ({escape(design.get('reason') or 'every triplet had the same chance')})"
+    )
+    caption = (
+        f"Human scores estimated from a sample of human labels: {how}; {escape(design.get('progress', ''))}. "
+        "Brackets: 95\\% intervals. Gain: how many times fewer human labels than without the judge for the "
+        "same width. " + _choices(data)
+    )
+    header = ["Model", "Hscore", r"\% Hcorrect", "Human labels", "Gain"]
+    return PaperTable(
+        pd.DataFrame(records).set_index("system"),
+        booktabs(header, latex_rows, caption, label="tab:active", align="lllrr"),
+    )
+
+
 def paper_tables(data) -> dict:
     """Every paper table the data allows.
 
@@ -544,7 +622,7 @@ def paper_tables(data) -> dict:
     -------
     dict
         File stem -> PaperTable: ``table1_systems``, ``table2_factors_<metric>`` per available
-        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``, ``table_ppi``.
+        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``, ``table_ppi``, ``table_active``.
 
     Examples
     --------
@@ -564,6 +642,7 @@ def paper_tables(data) -> dict:
         ("table3_factor_by_partition", table3_factor_by_partition(data)),
         ("table4_frame_checks", table4_frame_checks(data)),
         ("table_ppi", table_ppi(data)),
+        ("table_active", table_active(data)),
     ):
         if table is not None:
             out[stem] = table

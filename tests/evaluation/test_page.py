@@ -1,7 +1,8 @@
 """The report page's content (evaluation.render.page): formats, marks, warnings, reasons."""
 
 from evaluation.render import page
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 from tests.evaluation.test_report import frames
 
 

@@ -13,8 +13,9 @@ from django.core.management import CommandError, call_command
 
 from annotation.interchange import read_corpus
 from evaluation.render.outputs import dumps_strict
+from evaluation.report.config import ReportConfig
 from evaluation.report.inputs import questions_frame
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.pipeline import compute_report
 from tests.conftest import write_jsonl
 
 CORPUS = [
@@ -217,7 +218,7 @@ def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_fli
 
 
 def test_ranking_flips_need_overlapping_bounds_and_partial_coverage():
-    from evaluation.report.pipeline import ranking_flips
+    from evaluation.report.steps import ranking_flips
 
     full = {"coverage": 1.0}
     rows = [

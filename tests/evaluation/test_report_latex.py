@@ -127,7 +127,16 @@ def in_app_job(tmp_path, **options):
     return job
 
 
-REPORT_PATHS = {"offline": offline, "offline_judge": offline_judge, "in_app": in_app}
+def offline_active(tmp_path):
+    from tests.evaluation.test_report_active import files
+    from tests.evaluation.test_report_active import offline as active_offline
+
+    out = tmp_path / "offline_active"
+    active_offline(files(tmp_path / "active_files"), out)
+    return out
+
+
+REPORT_PATHS = {"offline": offline, "offline_judge": offline_judge, "in_app": in_app, "offline_active": offline_active}
 
 
 @pytest.fixture
