@@ -46,6 +46,9 @@ JOB = "core.Job"
 
 NOT_ARCHIVED = {
     "core.WorkerBeat": "a Celery worker's heartbeat: the state of one running installation, not of a study",
+    "models_runner.LLMEndpoint": "an installation's LLM servers (address, model, the name of the variable "
+    "holding the key): configuration of a server, not of a study; runs, judges and exchanges keep the "
+    "settings they used in their own rows",
 }
 
 # Rows a study holds beyond those its foreign keys reach: the whole lexicon its frame predictions use.
@@ -96,7 +99,7 @@ def project_models():
     found = {}
     for config in apps.get_app_configs():
         if Path(config.path).resolve().is_relative_to(base):
-            for model in config.get_models():
+            for model in config.get_models(include_auto_created=True):  # many-to-many tables too
                 if not model._meta.proxy:  # a proxy has no table of its own
                     found[model._meta.label] = model
     return found
@@ -142,9 +145,6 @@ def _natural_key(model):
 
 def _member(label, model, known):
     user_model = get_user_model()
-    for m2m in model._meta.local_many_to_many:
-        if m2m.remote_field.through._meta.auto_created:
-            raise ArchiveError(f"{label}.{m2m.name}: a many-to-many field without a model of its own is not archived")
     foreign = {}
     for f in _foreign_keys(model):
         target = f.related_model
@@ -502,6 +502,28 @@ def _prepare(field, connection):
     return lambda value: field.get_db_prep_save(value, connection)
 
 
+def _refuse_taken(member, rows):
+    """Refuse rows whose value of a unique column is taken here (a crowd study's slug, a participant's
+    account), naming the model, the column and the value, rather than fail on the constraint."""
+    for f in member.model._meta.concrete_fields:
+        if not f.unique or f.primary_key or not rows:
+            continue
+        values = {row[f.attname] for row in rows} - {None}
+        taken = set()
+        ordered = sorted(values, key=repr)
+        for start in range(0, len(ordered), _READ_CHUNK):
+            chunk = ordered[start : start + _READ_CHUNK]
+            taken |= set(
+                member.model._base_manager.filter(**{f"{f.attname}__in": chunk}).values_list(f.attname, flat=True)
+            )
+        if taken:
+            value = sorted(taken, key=repr)[0]
+            raise ArchiveError(
+                f"{member.label}: {f.name} {value!r} is taken in this database; import into another installation "
+                "or change it there first"
+            )
+
+
 def _insert(member, rows, using=DEFAULT_DB_ALIAS):
     """Insert ``rows`` as they are (times included: no auto_now), returning their new ids in order.
 
@@ -551,6 +573,7 @@ def _restore(member, rows, maps, *, context):
         _fix_row(member, row, context)
     mapping = _existing(member, rows)
     fresh = [row for row in rows if row[pk] not in mapping]
+    _refuse_taken(member, fresh)
     new_ids = _insert(member, [{k: v for k, v in row.items() if k != pk} for row in fresh])
     mapping.update(zip((row[pk] for row in fresh), new_ids, strict=True))
     if member.label == CORPUS:

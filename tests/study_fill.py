@@ -98,6 +98,39 @@ def _machines(corpus):
         JudgeLabel.objects.create(judge=judge, triplet=triplet, value=value, run=judge_run, exchange=exchange)
 
 
+def _crowd(corpus):
+    """A crowd study (SPEC 13, where the code has it) with one participant who labeled two items."""
+    from django.apps import apps
+    from django.contrib.auth import get_user_model
+
+    from annotation.annotating import save_judgement
+    from annotation.models import Assignment, Fold
+
+    if not apps.is_installed("annotation") or "study" not in {m._meta.model_name for m in apps.get_models()}:
+        return
+    study_model, participant_model = apps.get_model("annotation", "Study"), apps.get_model("annotation", "Participant")
+    fold = Fold.objects.filter(corpus=corpus, kind="triplet").order_by("index").last()
+    study = study_model.objects.create(
+        slug=f"{corpus.name}-crowd", title="Crowd", consent="I agree.", corpus=corpus, completion_code="C0DE", open=True
+    )
+    study.folds.add(fold)
+    user = get_user_model().objects.create_user(f"{corpus.name}-p1", is_active=True)
+    participant_model.objects.create(study=study, external_id="PROLIFIC-1", user=user, fold=fold, status="active")
+    Assignment.objects.create(fold=fold, annotator=user)
+    for n, item in enumerate(fold.items.order_by("position")[:2]):
+        save_judgement(user, fold, item, value="correct", seconds=4.0 + n, submission_id=f"p{n}")
+
+
+def _design(corpus):
+    """Active-design draws (SPEC 12, where the code has them): a chance and a draw per triplet."""
+    from annotation.models import Triplet
+
+    if not hasattr(Triplet, "design_pi"):
+        return
+    for n, triplet in enumerate(Triplet.objects.filter(question__corpus=corpus).order_by("pk")[:12]):
+        Triplet.objects.filter(pk=triplet.pk).update(design_pi=0.25 + n / 100, design_sampled=n % 2 == 0)
+
+
 def finished_report(corpus, **options):
     """Run the report job of ``corpus`` in this process; returns its Job (succeeded)."""
     from core.runner import create_job, run_job
@@ -110,8 +143,9 @@ def finished_report(corpus, **options):
     return job
 
 
-def fill(corpus_name):
-    """Fill the study of ``corpus_name`` (folds assigned already, user ``admin`` present)."""
+def fill(corpus_name, *, crowd=True):
+    """Fill the study of ``corpus_name`` (folds assigned already, user ``admin`` present); without
+    ``crowd``, no crowd study (whose slug is unique in a database: no second copy next to it)."""
     from annotation.models import Corpus
 
     corpus = Corpus.objects.get(name=corpus_name)
@@ -119,6 +153,9 @@ def fill(corpus_name):
     _quality(corpus)
     _frames(corpus)
     _machines(corpus)
+    if crowd:
+        _crowd(corpus)
+    _design(corpus)
     return finished_report(corpus, judge="stub-judge")
 
 
@@ -169,6 +206,27 @@ def comparable(report):
     return report
 
 
+def _newer_features(corpus):
+    """What the fill adds where the code has it: crowd participants, active-design draws."""
+    from django.apps import apps
+
+    from annotation.models import Triplet
+
+    found = {}
+    if "participant" in {m._meta.model_name for m in apps.get_models()}:
+        participant = apps.get_model("annotation", "Participant")
+        rows = participant.objects.filter(study__corpus=corpus).values_list(
+            "study__slug", "external_id", "user__username", "fold__index", "status"
+        )
+        found["participants"] = _sorted(rows)
+        study = apps.get_model("annotation", "Study")
+        found["study_folds"] = _sorted(study.objects.filter(corpus=corpus).values_list("slug", "folds__index"))
+    if hasattr(Triplet, "design_pi"):
+        rows = Triplet.objects.filter(question__corpus=corpus, design_pi__isnull=False)
+        found["design"] = _sorted(rows.values_list("answer", "design_pi", "design_sampled"))
+    return found
+
+
 def fingerprint(corpus_name):
     """What a restore must give back, free of ids: label histories, resume points, quality rows,
     frame checks, judge labels, the finished report's report.json and a report computed now."""
@@ -212,6 +270,7 @@ def fingerprint(corpus_name):
             JudgeLabel.objects.filter(**{q: corpus}).values_list("judge__name", "triplet__answer", "value")
         ),
         "exchanges": LLMExchange.objects.filter(run__corpus=corpus).count(),
+        **_newer_features(corpus),
         "finished_report": comparable(load_json(finished.first())),
         "report_now": comparable(load_json(finished_report(corpus, judge="stub-judge"))),
     }

@@ -28,7 +28,7 @@ def boss(client, make_user, tiny_corpus):
     user.save()
     for n, fold in enumerate(create_folds(tiny_corpus, k=2, seed=0, overlap=1.0)):
         assign_fold(fold, make_user(f"ann{n}", "annotator"))
-    study_fill.fill("tiny")
+    study_fill.fill("tiny", crowd=False)
     client.force_login(user)
     return client
 
