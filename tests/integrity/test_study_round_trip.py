@@ -1,6 +1,7 @@
 """A demo study travels SQLite -> PostgreSQL -> SQLite through export_study / import_study, each
 step in its own process on its own database (SPEC 14): every label keeps its history, annotators
-resume at the same item, quality rows, frame checks and judge labels come back, the finished
+resume at the same item, quality rows, frame checks, judge labels, crowd participants and
+active-design draws come back, the finished
 report's report.json is the same and a report computed after each import equals the original."""
 
 import json
@@ -60,6 +61,7 @@ def test_demo_study_travels_sqlite_postgresql_sqlite(tmp_path, postgres_url):
     assert len(origin["labels"]) >= 18 and any(len(row[-1]) > 1 for row in origin["labels"])  # histories
     assert origin["gold"] and origin["adjudications"] and origin["flags"] and origin["frame_checks"]
     assert origin["judge_labels"] and origin["exchanges"] == 2
+    assert origin["participants"] and origin["study_folds"] and origin["design"]  # crowd, active design
     assert origin["finished_report"]["n_questions"] > 1000
     assert origin["report_now"] == origin["finished_report"]
     for n, (step, other) in enumerate(zip(("PostgreSQL", "SQLite again"), prints[1:], strict=True), 1):
