@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -329,6 +330,31 @@ def collect(corpus, progress=_noop):
     return rows_by, _user_rows(referenced.get(USER, ()))
 
 
+@contextmanager
+def _snapshot(using=DEFAULT_DB_ALIAS):
+    """One read transaction for every query of an export: the study as of one moment, while people
+    go on labeling. SQLite: a deferred transaction (in WAL mode a reader's snapshot takes no write
+    lock; the platform's IMMEDIATE mode would hold writers back). PostgreSQL: REPEATABLE READ, read
+    only. Inside a caller's transaction, that one."""
+    connection = connections[using]
+    if connection.in_atomic_block:
+        yield
+        return
+    connection.ensure_connection()
+    mode = getattr(connection, "transaction_mode", None)
+    if connection.vendor == "sqlite":
+        connection.transaction_mode = "DEFERRED"
+    try:
+        with transaction.atomic(using=using):
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield
+    finally:
+        if connection.vendor == "sqlite":
+            connection.transaction_mode = mode
+
+
 def export_study(corpus, out, progress=_noop):
     """Write the archive of ``corpus``.
 
@@ -346,13 +372,7 @@ def export_study(corpus, out, progress=_noop):
     dict
         The manifest written into the archive.
     """
-    connection = connections[DEFAULT_DB_ALIAS]
-    # PostgreSQL: one snapshot for every read (inside a caller's transaction, that one's)
-    snapshot = connection.vendor == "postgresql" and not connection.in_atomic_block
-    with transaction.atomic():
-        if snapshot:
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    with _snapshot():
         rows_by, users = collect(corpus, progress)
         schema = schema_version()
     blobs = {archive.USERS: (archive.encode_rows(users), len(users))}
