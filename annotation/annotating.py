@@ -76,6 +76,14 @@ def get_fold_item(fold, item_id, user=None):
     return item
 
 
+def item_by_handle(fold, handle, user=None):
+    """The item of ``fold`` that annotators name ``handle`` (URLs, forms, the API), as ``get_fold_item``."""
+    item = fold_sql.item("by_handle", _id(fold), _id(user), handle)
+    if item is None:
+        raise NotFound("no such item in this fold")
+    return item
+
+
 @dataclass
 class FoldProgress:
     done: int

@@ -175,7 +175,7 @@ class Quality(APIView):
 class ItemSerializer(serializers.Serializer):
     """What an annotator may see of an item: never the systems, never how many gave the answer."""
 
-    item_id = serializers.IntegerField(source="pk")
+    item_id = serializers.IntegerField(source="handle", help_text="the item's handle: it carries no order")
     position = serializers.IntegerField()
     question = serializers.CharField(source="triplet.question.question")
     context = serializers.CharField(source="triplet.question.context")
@@ -253,10 +253,10 @@ class ItemDetail(APIView):
     permission_classes = [IsAuthenticated, IsAnnotatorRole]
 
     @extend_schema(responses=ItemSerializer)
-    def get(self, request, pk, item_id):
+    def get(self, request, pk, handle):
         fold = _fold_for(request, pk)
         try:
-            item = annotating.get_fold_item(fold, item_id)
+            item = annotating.item_by_handle(fold, handle)
         except Exception:
             raise NotFound("no such item in this fold") from None
         label = annotating.current_label(item, request.user)
@@ -273,7 +273,7 @@ class Judge(APIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            item = annotating.get_fold_item(fold, data["item"])
+            item = annotating.item_by_handle(fold, data["item"])
         except Exception:
             raise NotFound("no such item in this fold") from None
         try:
@@ -292,7 +292,7 @@ class Judge(APIView):
         nxt = annotating.next_item(fold, request.user)
         return Response(
             {
-                "saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
+                "saved": {"item": item.handle, "label": label.value, "skipped": label.skipped, "changed": changed},
                 "next": ItemSerializer(nxt).data if nxt else None,
                 "progress": _progress(fold, request.user),
             }

@@ -32,7 +32,7 @@ def _in_model_order(model, names):
     return tuple(sorted(names, key=order.index))
 
 
-_ITEM_FIELDS = _in_model_order(FoldItem, {"id", "fold_id", "position", "triplet_id", "is_overlap"})
+_ITEM_FIELDS = _in_model_order(FoldItem, {"id", "fold_id", "position", "triplet_id", "is_overlap", "handle"})
 _TRIPLET_FIELDS = _in_model_order(Triplet, {"id", "question_id", "answer"})
 _QUESTION_FIELDS = _in_model_order(Question, {"id", "corpus_id", "question", "context", "language"})
 _ASSIGNMENT_FIELDS = _in_model_order(
@@ -68,6 +68,7 @@ def _statements():
     user_groups = get_user_model().groups.through._meta.db_table
     return {
         "by_id": _item_sql("fi.id = %s", "ASC"),
+        "by_handle": _item_sql("fi.handle = %s", "ASC"),
         "todo_from": _item_sql("fi.position >= %s AND l.id IS NULL", "ASC"),
         "first_skipped": _item_sql("l.id IS NOT NULL AND l.value IS NULL", "ASC"),
         "after": _item_sql("fi.position > %s", "ASC"),
@@ -112,7 +113,8 @@ def _item(row):
 
 def item(kind, fold_id, user_id, *params):
     """One item of ``fold_id`` for annotator ``user_id``: ``kind`` is one of by_id (item id),
-    todo_from (position), first_skipped, after (position), judged_before (position)."""
+    by_handle (what annotators see), todo_from (position), first_skipped, after (position),
+    judged_before (position). Ids and positions come checked to their column's range (``core.ids``)."""
     return _item(_fetchone(_statements()[kind], [user_id, user_id, fold_id, *params]))
 
 

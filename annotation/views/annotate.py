@@ -92,8 +92,8 @@ def annotate(request, assignment):
 
 
 @fold_view("GET")
-def show_item(request, assignment, item_id):
-    item = annotating.get_fold_item(assignment.fold, item_id, request.user.pk)
+def show_item(request, assignment, handle):
+    item = annotating.item_by_handle(assignment.fold, handle, request.user.pk)
     return _render_item(request, assignment, item, review=request.GET.get("review") == "1")
 
 
@@ -107,10 +107,10 @@ def previous(request, assignment):
 
 @fold_view("POST")
 def judge(request, assignment):
-    item_id = ids.parse_id(request.POST.get("item"))
-    if item_id is None:
+    handle = ids.parse_id(request.POST.get("item"))
+    if handle is None:
         return HttpResponseBadRequest("missing item")
-    item = annotating.get_fold_item(assignment.fold, item_id)
+    item = annotating.item_by_handle(assignment.fold, handle)
     skip = request.POST.get("action") == "skip"
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:
@@ -132,11 +132,11 @@ def judge(request, assignment):
         after = reviewing.labelled_after(fold, request.user, item.position)
         if not request.htmx:
             return redirect(
-                reverse("annotate-item", args=[fold.pk, after.pk]) + "?review=1"
+                reverse("annotate-item", args=[fold.pk, after.handle]) + "?review=1"
                 if after
                 else reverse("annotate", args=[fold.pk])
             )
-        nxt = annotating.get_fold_item(fold, after.pk, request.user.pk) if after else None
+        nxt = annotating.item_by_handle(fold, after.handle, request.user.pk) if after else None
         return _render_item(request, assignment, nxt, review=True)
     if not request.htmx:
         return redirect("annotate", fold_id=fold.pk)

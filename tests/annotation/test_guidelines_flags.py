@@ -96,29 +96,31 @@ def test_the_answer_is_highlighted_in_the_passage(annotating):
     client, fold = annotating["client"], annotating["fold"]
     item = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
     hit = next(i for i in item if i.triplet.answer and i.triplet.answer.lower() in i.triplet.question.context.lower())
-    html = client.get(reverse("annotate-item", args=[fold.pk, hit.pk])).content.decode()
+    html = client.get(reverse("annotate-item", args=[fold.pk, hit.handle])).content.decode()
     assert '<mark class="answer-in-passage">' in html
 
 
 def test_flag_with_comment_is_listed_for_admins_and_exported(annotating, admin_client, make_user):
     client, fold = annotating["client"], annotating["fold"]
     item = FoldItem.objects.filter(fold=fold).order_by("position").first()
-    judge(client, fold, item.pk, "partial", "s1")
+    judge(client, fold, item.handle, "partial", "s1")
     resp = client.post(
         reverse("flag-item", args=[fold.pk]),
-        {"item": item.pk, "reason": "ambiguous_question", "comment": "two readings =1+1"},
+        {"item": item.handle, "reason": "ambiguous_question", "comment": "two readings =1+1"},
         HTTP_HX_REQUEST="true",
     )
     assert resp.status_code == 200 and "Ambiguous question" in resp.content.decode()
     flag = Flag.objects.get()
     assert (flag.annotator, flag.triplet_id, flag.comment) == (annotating["ann"], item.triplet_id, "two readings =1+1")
     bad = client.post(
-        reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "nonsense"}, HTTP_HX_REQUEST="true"
+        reverse("flag-item", args=[fold.pk]), {"item": item.handle, "reason": "nonsense"}, HTTP_HX_REQUEST="true"
     )
     assert bad.status_code == 400 and "reason" in bad.content.decode() and Flag.objects.count() == 1
     other = make_user("other", "annotator")
     client.force_login(other)
-    assert client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "other"}).status_code == 404
+    assert (
+        client.post(reverse("flag-item", args=[fold.pk]), {"item": item.handle, "reason": "other"}).status_code == 404
+    )
 
     listed = admin_client.get(reverse("admin:annotation_flag_changelist")).content.decode()
     assert "two readings =1+1" in listed and "Ambiguous question" in listed
