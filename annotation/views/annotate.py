@@ -31,6 +31,7 @@ def conflict_response(conflict):
 def _item_context(request, assignment, item, *, notice=None, review=False):
     progress = annotating.assignment_progress(assignment)
     started = progress.done + progress.skipped > 0
+    news = annotating.guidelines_news(assignment)
     label = item.my_label if item is not None and started else None
     fold = assignment.fold
     return {
@@ -46,6 +47,9 @@ def _item_context(request, assignment, item, *, notice=None, review=False):
         "flag_reasons": FLAG_REASONS,
         "review": review,
         "review_next": reviewing.labelled_after(fold, request.user, item.position) if review and item else None,
+        "guidelines_news": news,
+        # the guidelines panel beside #work is refreshed with the news (htmx out-of-band swap)
+        "guidelines_now": fold.corpus.guidelines if news and request.htmx else None,
     }
 
 
