@@ -1,11 +1,13 @@
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import URLField
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from annotation import models
-from annotation.api import max_upload_size
+from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
+from core.uploads import max_upload_size
 
 
 class ImportForm(forms.Form):
@@ -73,8 +75,8 @@ class CorpusAdmin(admin.ModelAdmin):
         ]
 
     def import_view(self, request):
-        from annotation.api import save_upload
         from annotation.jobs import start_import
+        from core.uploads import save_upload
 
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
@@ -129,9 +131,43 @@ class PredictionAdmin(admin.ModelAdmin):
 
 @admin.register(models.Triplet)
 class TripletAdmin(admin.ModelAdmin):
-    list_display = ["id", "question", "answer"]
+    """The item list: search by question text, answer or question id; mark gold with its expected label."""
+
+    list_display = ["id", "question_text", "answer", "gold_label"]
+    list_select_related = ["question", "gold"]
+    ordering = ["-id"]
+    list_filter = ["question__corpus"]
     raw_id_fields = ["question"]
-    search_fields = ["question__external_id", "answer"]
+    search_fields = ["question__question", "question__external_id", "answer"]
+    actions = ["gold_correct", "gold_partial", "gold_incorrect"]
+
+    @admin.display(description="question")
+    def question_text(self, obj):
+        return obj.question.question
+
+    @admin.display(description="gold: expected label")
+    def gold_label(self, obj):
+        gold = getattr(obj, "gold", None)
+        return gold.get_expected_display() if gold else ""
+
+    def _mark_gold(self, request, queryset, expected):
+        from annotation.quality_data import mark_gold
+
+        for triplet in queryset:
+            mark_gold(triplet, expected=expected, user=request.user)
+        messages.success(request, f"{queryset.count()} gold items expecting {LABEL_TITLES[expected]}")
+
+    @admin.action(description="Mark as gold: expected Correct")
+    def gold_correct(self, request, queryset):
+        self._mark_gold(request, queryset, CORRECT)
+
+    @admin.action(description="Mark as gold: expected Partially correct")
+    def gold_partial(self, request, queryset):
+        self._mark_gold(request, queryset, PARTIAL)
+
+    @admin.action(description="Mark as gold: expected Incorrect")
+    def gold_incorrect(self, request, queryset):
+        self._mark_gold(request, queryset, INCORRECT)
 
 
 class AssignmentInline(admin.TabularInline):
@@ -195,7 +231,7 @@ class GoldItemAdmin(admin.ModelAdmin):
 
     list_display = ["triplet", "expected", "note", "created_by", "created_at"]
     list_filter = ["expected", "triplet__question__corpus"]
-    raw_id_fields = ["triplet"]
+    autocomplete_fields = ["triplet"]  # search by question text or answer, no raw id
     exclude = ["created_by"]
 
     def save_model(self, request, obj, form, change):  # noqa: PLR0917 - ModelAdmin.save_model's signature is Django's
@@ -207,4 +243,52 @@ class GoldItemAdmin(admin.ModelAdmin):
 class AdjudicationAdmin(admin.ModelAdmin):
     list_display = ["triplet", "value", "adjudicator", "updated_at"]
     list_filter = ["value", "triplet__question__corpus"]
-    raw_id_fields = ["triplet", "adjudicator"]
+    autocomplete_fields = ["triplet"]
+    raw_id_fields = ["adjudicator"]
+
+
+class ParticipantInline(admin.TabularInline):
+    model = models.Participant
+    extra = 0
+    can_delete = False
+    fields = ["external_id", "status", "fold", "consented_at", "ended_at", "panel_study", "panel_session"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "title", "corpus", "open", "slots_per_fold", "max_participants", "created_at"]
+    list_filter = ["open", "corpus"]
+    search_fields = ["slug", "title"]
+    filter_horizontal = ["folds"]
+    inlines = [ParticipantInline]
+    formfield_overrides = {URLField: {"assume_scheme": "https"}}
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "folds":
+            kwargs["queryset"] = models.Fold.objects.filter(kind=models.Fold.KIND_TRIPLET).select_related("corpus")
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+@admin.register(models.Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "study", "status", "fold", "consented_at", "ended_at"]
+    list_filter = ["study", "status"]
+    search_fields = ["external_id"]
+    readonly_fields = [
+        "study",
+        "external_id",
+        "user",
+        "fold",
+        "consented_at",
+        "ended_at",
+        "panel_study",
+        "panel_session",
+    ]
+    fields = [*readonly_fields, "status", "browser_token"]
+
+    def has_add_permission(self, request):
+        return False

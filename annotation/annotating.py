@@ -31,7 +31,7 @@ from core import roles
 class NotFound(LookupError):
     """No such fold among the user's assignments, or no such item in the fold.
 
-    The pages answer 404 (``annotation.middleware.NotFoundMiddleware``), the API 404 with the
+    The pages answer 404 (``core.middleware.DomainErrorMiddleware``), the API 404 with the
     message as ``detail``; neither hints whether the fold exists for someone else.
     """
 

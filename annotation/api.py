@@ -2,12 +2,8 @@
 annotators reach only their own folds and never see system names."""
 
 import re
-from pathlib import Path
 
-from django.conf import settings
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.urls import reverse
-from django.utils.crypto import get_random_string
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import APIException, NotFound
@@ -23,6 +19,7 @@ from annotation.models import Corpus, Fold, Label, System
 from core import ids
 from core.permissions import IsAdminRole, IsAnnotatorRole, IsResearcherRole
 from core.serializers import JobSerializer
+from core.uploads import max_upload_size, save_upload
 
 
 class SubmissionConflict(APIException):
@@ -86,12 +83,6 @@ class LabelList(generics.ListAPIView):
         return qs
 
 
-def max_upload_size(upload):
-    """Validator of import uploads (API and admin form): at most ``MAX_UPLOAD_BYTES``."""
-    if upload.size > settings.MAX_UPLOAD_BYTES:
-        raise DjangoValidationError(f"file too large: {upload.size} bytes, at most {settings.MAX_UPLOAD_BYTES}")
-
-
 class ImportRequest(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["corpus", "predictions", "labels"])
     corpus = serializers.SlugField(max_length=100)
@@ -110,18 +101,6 @@ class ImportRequest(serializers.Serializer):
         if data["kind"] != "corpus" and not Corpus.objects.filter(name=data["corpus"]).exists():
             raise serializers.ValidationError({"corpus": f"no corpus named {data['corpus']!r}"})
         return data
-
-
-def save_upload(upload):
-    """Stream an upload to disk (imports read files twice: validate, then write)."""
-    folder = Path(settings.UPLOAD_DIR)
-    folder.mkdir(parents=True, exist_ok=True)
-    safe = "".join(c for c in Path(upload.name).name if c.isalnum() or c in "._-")[:80] or "upload"
-    path = folder / f"{get_random_string(12)}-{safe}"
-    with open(path, "wb") as out:
-        for chunk in upload.chunks():
-            out.write(chunk)
-    return path
 
 
 class ImportStart(APIView):
@@ -208,10 +187,8 @@ def _progress(fold, user):
 
 
 def _fold_for(request, pk):
-    try:
-        return annotating.get_assigned_fold(request.user, pk)
-    except Exception:
-        raise NotFound("no such fold among your assignments") from None
+    """The fold, or ``annotating.NotFound``, which ``core.web_errors`` answers with 404."""
+    return annotating.get_assigned_fold(request.user, pk)
 
 
 class MyFolds(APIView):
@@ -255,10 +232,7 @@ class ItemDetail(APIView):
     @extend_schema(responses=ItemSerializer)
     def get(self, request, pk, handle):
         fold = _fold_for(request, pk)
-        try:
-            item = annotating.item_by_handle(fold, handle)
-        except Exception:
-            raise NotFound("no such item in this fold") from None
+        item = annotating.item_by_handle(fold, handle)
         label = annotating.current_label(item, request.user)
         return Response({**ItemSerializer(item).data, "label": label.value if label else None})
 
@@ -272,10 +246,7 @@ class Judge(APIView):
         form = JudgementRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        try:
-            item = annotating.item_by_handle(fold, data["item"])
-        except Exception:
-            raise NotFound("no such item in this fold") from None
+        item = annotating.item_by_handle(fold, data["item"])
         try:
             label, changed = annotating.save_judgement(
                 request.user,

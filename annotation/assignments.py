@@ -10,6 +10,7 @@ from django.db import transaction
 from annotation.fold_store import FoldError
 from annotation.folds import assign_round_robin, assignment_conflict
 from annotation.models import Assignment, Fold, FoldItem
+from core import roles
 
 
 def fold_triplet_sets(folds):
@@ -63,5 +64,7 @@ def assign_all(corpus, users, *, per_fold=1, kind=Fold.KIND_TRIPLET):
 
 
 def annotators():
-    """The active members of the ``annotator`` group, by username."""
-    return get_user_model().objects.filter(groups__name="annotator", is_active=True).order_by("username")
+    """The active members of the ``annotator`` group, by username; crowd-study participants left out
+    (their folds come from their study, never from an admin's assignment)."""
+    users = get_user_model().objects.filter(groups__name=roles.ANNOTATOR, is_active=True)
+    return users.exclude(groups__name=roles.PARTICIPANT).order_by("username")

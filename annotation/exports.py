@@ -6,8 +6,8 @@ import csv
 import io
 import json
 
-from annotation.export_safety import csv_row
 from annotation.models import Flag, Label, Prediction, Triplet
+from core.export_safety import csv_row
 
 LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "triplet_id", "seconds_spent", "updated_at"]
 

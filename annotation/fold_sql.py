@@ -114,10 +114,16 @@ def _item(row):
     return item
 
 
+SQL_INT_RANGE = range(-(2**63), 2**63)  # what a parameter of these statements may be on both databases
+
+
 def item(kind, fold_id, user_id, *params):
     """One item of ``fold_id`` for annotator ``user_id``: ``kind`` is one of by_id (item id),
     by_handle (what annotators see), todo_from (position), first_skipped, after (position),
-    judged_before (position). Ids and positions come checked to their column's range (``core.ids``)."""
+    judged_before (position). None when there is none, an id beyond 64 bits included (no such row;
+    SQLite could not even take it; the edges check ids and positions first: ``core.ids``)."""
+    if any(isinstance(v, int) and v not in SQL_INT_RANGE for v in (fold_id, user_id, *params)):
+        return None
     return _item(_fetchone(_statements()[kind], [user_id, user_id, fold_id, *params]))
 
 

@@ -64,8 +64,11 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
 
 
 @transaction.atomic
-def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, replace=False):
-    """Split the corpus's triplets into K folds (pure ``build_folds``), then bulk insert them."""
+def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, replace=False, design=None):
+    """Split the corpus's triplets into K folds (pure ``build_folds``), then bulk insert them.
+
+    ``design``: None (every triplet, the uniform design of SPEC 2), or an ``annotation.fold_designs.Plan``:
+    its pi and xi are stored on every triplet and only the drawn ones go into the folds (SPEC 12)."""
     clear_folds(corpus, Fold.KIND_TRIPLET, replace=replace, judgements=Label.objects.all())
     pairs = list(
         Triplet.objects.filter(question__corpus=corpus)
@@ -74,9 +77,54 @@ def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, rep
     )
     if not pairs:
         raise FoldError(f"corpus {corpus.name} has no triplets yet: import predictions first")
+    store_design(corpus, design)
+    if design is not None:
+        pairs = [(tid, qid) for tid, qid in pairs if design.sampled.get(tid)]
+        if len(pairs) < k:
+            raise FoldError(f"the design drew {len(pairs)} triplets: too few for {k} folds (raise the budget)")
     plans = build_folds(pairs, k=k, seed=seed, policy=policy, overlap=overlap)
     params = {"k": k, "seed": seed, "policy": policy, "overlap": overlap}
+    if design is not None:
+        params["design"] = design.meta
     return store_fold_plans(corpus, Fold.KIND_TRIPLET, plans, name="fold", seed=seed, params=params, target="triplet")
+
+
+def store_design(corpus, design):
+    """Write the design's pi and xi on the corpus's triplets (all null without a design)."""
+    triplets = Triplet.objects.filter(question__corpus=corpus)
+    triplets.update(design_pi=None, design_sampled=None)
+    if design is None:
+        return
+    rows = [Triplet(id=tid, design_pi=pi, design_sampled=bool(design.sampled[tid])) for tid, pi in design.pi.items()]
+    Triplet.objects.bulk_update(rows, ["design_pi", "design_sampled"], batch_size=ORM_BATCH)
+
+
+def fold_design(corpus) -> dict | None:
+    """The design the corpus's triplet folds were built with (``params["design"]``), or None (uniform)."""
+    fold = Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).order_by("index").first()
+    params = fold.params if fold is not None and isinstance(fold.params, dict) else {}
+    return params.get("design")
+
+
+def _draw_late(corpus, folds):
+    """Late triplets of a corpus with an active design: drawn by its rule (``fold_designs``); those not
+    drawn keep their pi and xi = False and stay out of the folds. Returns how many were not drawn."""
+    from annotation import fold_designs
+
+    meta = fold_design(corpus)
+    if not meta:
+        return 0
+    new = list(
+        Triplet.objects.filter(question__corpus=corpus, design_pi__isnull=True)
+        .exclude(fold_items__fold__in=folds)
+        .values_list("id", flat=True)
+    )
+    if not new:
+        return 0
+    drawn = fold_designs.get(meta["kind"] if meta["kind"] != "uniform" else "active").late(corpus, new, meta)
+    rows = [Triplet(id=tid, design_pi=pi, design_sampled=bool(xi)) for tid, (pi, xi) in drawn.items()]
+    Triplet.objects.bulk_update(rows, ["design_pi", "design_sampled"], batch_size=ORM_BATCH)
+    return sum(not xi for _, xi in drawn.values())
 
 
 def extend_folds_if_any(corpus, source="import"):
@@ -96,6 +144,7 @@ def extend_folds(corpus, source="extend"):
     folds = {f.pk: f for f in Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).annotate(n=Count("items"))}
     if not folds:
         raise FoldError(f"corpus {corpus.name} has no folds yet")
+    _draw_late(corpus, folds)
     loads = {pk: f.n for pk, f in folds.items()}
     home = dict(
         FoldItem.objects.filter(fold__in=folds, is_overlap=False).values_list("triplet__question_id", "fold_id")
@@ -103,6 +152,7 @@ def extend_folds(corpus, source="extend"):
     loose = (
         Triplet.objects.filter(question__corpus=corpus)
         .exclude(fold_items__fold__in=folds)
+        .exclude(design_sampled=False)  # left out of the human sample by the design
         .order_by("question__position", "id")
     )
     new = defaultdict(list)

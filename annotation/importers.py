@@ -294,10 +294,11 @@ def _taken_meanwhile(corpus, systems):
     )
 
 
-def match_label_rows(path, corpus, match="dedup"):
+def match_label_rows(path, corpus, match="dedup", *, meta=False):
     """Match a labels-format file (SPEC 9) to the triplets of ``corpus`` without writing anything:
-    ``[(triplet id, annotator, label)]``, or ``BadLines`` listing every line that matches no triplet
-    or repeats one (all or nothing). Used by imports that are not human labels (judge labels)."""
+    ``[(triplet id, annotator, label)]`` (plus each line's ``meta`` and line number when ``meta``), or
+    ``BadLines`` listing every line that matches no triplet or repeats one (all or nothing). Used by
+    imports that are not human labels (judge labels)."""
     questions = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     index = TripletIndex(
         Triplet.objects.filter(question__corpus=corpus).values_list("id", "question_id", "answer", "normalized_answer"),
@@ -307,6 +308,8 @@ def match_label_rows(path, corpus, match="dedup"):
     plan = plan_labels(interchange.each_label_line(path, name), questions, index, mode=match)
     if plan.rejects:
         raise interchange.BadLines(name, plan.rejects)
+    if meta:
+        return [(row["triplet"], row["annotator"], row["label"], row["meta"], row["line"]) for row in plan.rows]
     return [(row["triplet"], row["annotator"], row["label"]) for row in plan.rows]
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from annotation.labels import LABEL_VALUES
 from core.errors import UserFacingError
+from core.safe_json import HostileValue, loads_checked, unstorable
 
 # The system of the reference answers: its name in the predictions files, the database and the report
 # (the first reference answer of each question, judged blind like any other), and its System kind.
@@ -116,28 +117,8 @@ def iter_json_lines(source, file=None):
         raise InterchangeError("file is empty: no JSON line found", name)
 
 
-def _unstorable(value, key=None):
-    """``(key, reason)`` of the first string no database can store (NUL, unpaired surrogate), else None."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return key, "contains a NUL character (\\u0000)"
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return key, "contains an unpaired surrogate (not valid Unicode)"
-        return None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for k, v in items:
-        found = (_unstorable(k, key or k) if isinstance(k, str) else None) or _unstorable(
-            v, key if key is not None else k
-        )
-        if found:
-            return found
-    return None
-
-
 def _check_storable(obj, name, line):
-    found = _unstorable(obj)
+    found = unstorable(obj)
     if found:
         raise InterchangeError(found[1], name, line, field=found[0] if isinstance(found[0], str) else None)
 
@@ -265,6 +246,8 @@ def read_squad(source, file=None):
                 ):
                     raise InterchangeError("expected a list of {text, answer_start}", name, at, field="answers")
                 meta = {k: v for k, v in qa.items() if k not in ("id", "question", "answers")}
+                if any("answer_start" in x for x in raw_answers):  # the answers' offsets (SPEC 15)
+                    meta["answer_starts"] = [x.get("answer_start") for x in raw_answers]
                 if isinstance(article.get("title"), str):
                     meta["article"] = article["title"]
                 record = corpus_record(
@@ -433,11 +416,9 @@ class BadLines(InterchangeError):
 
 
 # --- Hostile values: what no column (or JSON column) can hold is refused with file:line ----------
-# Kept apart from the format rules above: JSON numbers must be finite and fit 64 bits, nesting is
-# bounded (deeper structures break the admin pages that render them), and each field fits its column.
+# JSON numbers must be finite and fit 64 bits and nesting is bounded (``core.safe_json``, shared with
+# the API's parser); here each field fits its column.
 
-MAX_DEPTH = 20
-MAX_JSON_INT = 2**63 - 1
 INT_COLUMNS = {"dist": 2**31 - 1}  # IntegerField on both databases
 TEXT_COLUMNS = {
     "id": 200,
@@ -449,57 +430,6 @@ TEXT_COLUMNS = {
     "system": 200,
     "annotator": 150,
 }
-
-
-def unstorable(value):
-    """``(key, reason)`` of the first string no database can store in ``value``, else None."""
-    return _unstorable(value)
-
-
-class HostileValue(ValueError):
-    """A JSON value that parses but cannot be stored as it is."""
-
-
-def _finite(text):
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise HostileValue(f"number {text[:40]} is out of range (finite numbers only)")
-    return value
-
-
-def _bounded_int(text):
-    if len(text) > 20 or abs(int(text)) > MAX_JSON_INT:
-        raise HostileValue(f"integer {text[:40]} is out of range (64-bit integers only)")
-    return int(text)
-
-
-def _no_constant(text):
-    raise HostileValue(f"{text} is not a number JSON allows (no NaN or Infinity)")
-
-
-def _too_deep(value, limit):
-    """Whether lists/objects nest deeper than ``limit`` levels (iterative: no recursion limit)."""
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        if level > limit:
-            return True
-        stack.extend((child, level + 1) for child in children)
-    return False
-
-
-def loads_checked(text):
-    """``json.loads`` refusing NaN/Infinity, out-of-range numbers and nesting deeper than ``MAX_DEPTH``."""
-    try:
-        obj = json.loads(text, parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant)
-    except RecursionError:
-        raise HostileValue(f"nested deeper than {MAX_DEPTH} levels") from None
-    if _too_deep(obj, MAX_DEPTH + 1):  # the line's own object is level 1
-        raise HostileValue(f"nested deeper than {MAX_DEPTH} levels")
-    return obj
 
 
 def check_columns(record, name=None, line=None):

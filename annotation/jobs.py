@@ -6,12 +6,11 @@ which runs ``import_body`` through ``core.runner.run_job``.
 
 from pathlib import Path
 
-from django.conf import settings
-
 from annotation import importers
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus
 from core.runner import BrokerUnavailable, create_job, enqueue
+from core.uploads import remove_upload
 
 
 def start_import(kind, corpus, path, *, fmt=None, user=None, original_name=None, options=None):
@@ -45,12 +44,6 @@ def import_body(job, progress):
         raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, field=exc.field) from None
     finally:
         remove_upload(job.params.get("path"))
-
-
-def remove_upload(path):
-    """A stored web upload is read by its job only: removed once the job ends, whatever the outcome."""
-    if path and Path(path).resolve().parent == Path(settings.UPLOAD_DIR).resolve():
-        Path(path).unlink(missing_ok=True)
 
 
 def _run_import(p, progress):

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from annotation import quality
-from annotation.labels import LABEL_VALUES
+from annotation.labels import LABEL_TITLES, LABEL_VALUES
 from annotation.models import Adjudication, GoldItem, Label, Triplet
 
 
@@ -35,8 +35,25 @@ def open_disagreements(corpus):
     return [(triplets[t], labels) for t, labels in pending.items()]
 
 
-def adjudicate(corpus, triplet_id, *, value, user):
+def _check_label(value):
     if value not in LABEL_VALUES:
-        raise ValueError(f"label must be one of {', '.join(LABEL_VALUES)}")
-    triplet = Triplet.objects.get(pk=triplet_id, question__corpus=corpus)
+        raise ValueError(f"choose a final label: one of {', '.join(LABEL_TITLES.values())}")
+
+
+def adjudicate(corpus, triplet_id, *, value, user):
+    _check_label(value)
+    triplet = Triplet.objects.select_related("question").get(pk=triplet_id, question__corpus=corpus)
     return Adjudication.objects.update_or_create(triplet=triplet, defaults={"value": value, "adjudicator": user})[0]
+
+
+def mark_gold(triplet, *, expected, user, note=""):
+    """Make ``triplet`` a gold item expecting ``expected`` (or change the label of its gold item);
+    the one way gold is marked from the adjudication page and the admin's triplet list."""
+    _check_label(expected)
+    gold, created = GoldItem.objects.get_or_create(
+        triplet=triplet, defaults={"expected": expected, "note": note, "created_by": user}
+    )
+    if not created and gold.expected != expected:
+        gold.expected = expected
+        gold.save(update_fields=["expected"])
+    return gold

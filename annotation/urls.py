@@ -1,8 +1,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotation import api
-from annotation.views import annotate, downloads, flags, folds_admin, home, item_list, quality
+from annotation import api, api_studies
+from annotation.views import annotate, downloads, flags, folds_admin, home, item_list, quality, studies_admin, study
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -19,6 +19,10 @@ urlpatterns = [
     path("folds/<id:corpus_id>/action/", folds_admin.fold_action, name="fold-action"),
     path("folds/<id:corpus_id>/adjudicate/", quality.adjudicate, name="adjudicate"),
     path("folds/<id:corpus_id>/unassign/<id:assignment_id>/", folds_admin.confirm_unassign, name="fold-unassign"),
+    path("study/<slug:slug>/", study.entry, name="study-entry"),
+    path("studies/", studies_admin.study_list, name="studies"),
+    path("studies/<slug:slug>/", studies_admin.study_page, name="study-admin"),
+    path("studies/<slug:slug>/participants.csv", studies_admin.participants_csv, name="study-participants-csv"),
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
     path("downloads/flags/", downloads.flags, name="download-flags"),
@@ -29,6 +33,8 @@ urlpatterns = [
     path("api/labels/", api.LabelList.as_view(), name="api-labels"),
     path("api/imports/", api.ImportStart.as_view(), name="api-imports"),
     path("api/quality/", api.Quality.as_view(), name="api-quality"),
+    path("api/studies/", api_studies.StudyList.as_view(), name="api-studies"),
+    path("api/studies/<slug:slug>/participants/", api_studies.ParticipantList.as_view(), name="api-study-participants"),
     path("api/my/folds/", api.MyFolds.as_view(), name="api-my-folds"),
     path("api/my/folds/<id:pk>/next/", api.NextItem.as_view(), name="api-next-item"),
     path("api/my/folds/<id:pk>/items/<id:handle>/", api.ItemDetail.as_view(), name="api-item"),

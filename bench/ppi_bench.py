@@ -61,7 +61,9 @@ JUDGES = {
 Z = ppi.Z95
 
 
-def load(path):
+def load(path, *, with_questions=False):
+    """(systems, system code, triplet code of each prediction, true label of each triplet), and the
+    question code of each prediction when ``with_questions``."""
     t0 = time.perf_counter()
     questions, predictions, _ = read_inputs(path / "corpus.jsonl", path / "predictions.jsonl")
     refs = pd.DataFrame(
@@ -86,6 +88,8 @@ def load(path):
         f"{len(tkeys):,} triplets; truth: {np.bincount(truth, minlength=3).tolist()} correct/partial/incorrect "
         f"({time.perf_counter() - t0:.1f} s)"
     )
+    if with_questions:
+        return systems, scode, tcode, truth, pd.factorize(predictions["question_id"])[0]
     return systems, scode, tcode, truth
 
 

@@ -34,8 +34,9 @@ django.setup()
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from evaluation.report.config import ReportConfig  # noqa: E402
 from evaluation.report.inputs import read_inputs  # noqa: E402
-from evaluation.report.pipeline import ReportConfig, compute_report  # noqa: E402
+from evaluation.report.pipeline import compute_report  # noqa: E402
 
 SQUAD = pathlib.Path(os.environ.get("QAEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")) / "squad-v1.1-dev"
 

@@ -73,7 +73,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "annotation.middleware.SecurityHeadersMiddleware",
+    "core.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -83,9 +83,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
-    "annotation.middleware.HostileInputMiddleware",
-    "annotation.middleware.BrokerDownMiddleware",
-    "annotation.middleware.NotFoundMiddleware",
+    "core.middleware.HostileInputMiddleware",
+    "core.middleware.DomainErrorMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -195,7 +194,7 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else Non
 # Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
 SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", str(8 * 3600 if SECURE else 14 * 24 * 3600)))
 SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
-# No inline script anywhere (annotation.middleware adds the header); inline style attributes stay
+# No inline script anywhere (core.middleware adds the header); inline style attributes stay
 # allowed for progress bars.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -213,13 +212,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StrictLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.StrictLimitOffsetPagination",
     "DEFAULT_PARSER_CLASSES": [
-        "annotation.middleware.StrictJSONParser",
+        "core.parsers.StrictJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
     "PAGE_SIZE": 100,
+    "EXCEPTION_HANDLER": "core.web_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "QA human-evaluation platform API",

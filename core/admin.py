@@ -109,6 +109,7 @@ class JobAdmin(admin.ModelAdmin):
 # Where to go once a job of a kind succeeded: (kind prefix, URL name, link text, how its URL is built).
 NEXT_STEPS = (
     ("import_", "fold-assignments", "Build folds for this corpus", "corpus"),
+    ("frames_lexicon", "admin:annotation_corpus_changelist", "Predict frames for a corpus (Corpora)", "plain"),
     ("frames", "fold-assignments", "Build frame-check folds for this corpus", "corpus"),
     ("report", "report-detail", "Open the report", "pk"),
 )
@@ -124,6 +125,8 @@ def next_step(job):
         try:
             if how == "pk":
                 return text, reverse(name, args=[job.pk])
+            if how == "plain":
+                return text, reverse(name)
             corpus = job.params.get("corpus") or job.result.get("corpus")
             return text, f"{reverse(name)}?{urlencode({'corpus': corpus})}" if corpus else reverse(name)
         except NoReverseMatch:  # that app is not installed

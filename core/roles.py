@@ -11,10 +11,19 @@ ADMIN, RESEARCHER, ANNOTATOR = "admin", "researcher", "annotator"
 ROLES = (ADMIN, RESEARCHER, ANNOTATOR)
 # Not a role: marks the accounts a labels import created for outside annotators (inactive, no password).
 IMPORTED = "imported"
+# Not a role either: marks the accounts a crowd study made on consent (annotators without a password).
+PARTICIPANT = "participant"
 
 
 def ensure_groups():
     return {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+
+
+def ensure_groups_named(*names):
+    """The groups of ``names`` (roles or markers such as ``PARTICIPANT``), made when missing; one
+    query when they all exist."""
+    found = {g.name: g for g in Group.objects.filter(name__in=names)}
+    return [found.get(name) or Group.objects.get_or_create(name=name)[0] for name in names]
 
 
 def _groups(user):

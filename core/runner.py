@@ -66,7 +66,7 @@ class BrokerUnavailable(APIException, UserFacingError):
 
 def broker_problem(timeout=2.0):
     """None if the Celery broker accepts a connection now, else the reason in words."""
-    from config.celery import app
+    from celery import current_app as app  # the app of config.celery, set up with the settings
 
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return None

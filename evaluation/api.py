@@ -16,7 +16,8 @@ from core.permissions import IsResearcherRole
 from core.serializers import JobSerializer
 from evaluation import files, judge_inputs
 from evaluation.jobs import start_report_from
-from evaluation.report.pipeline import METRICS, SIGNIFICANCE_MARKS
+from evaluation.report.config import SIGNIFICANCE_MARKS
+from evaluation.science import metric_registry
 from evaluation.science.human import AGGREGATES
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
@@ -26,12 +27,15 @@ class ReportRequest(serializers.Serializer):
     corpus = serializers.SlugField(max_length=100)
     systems = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list)
     alpha = serializers.FloatField(required=False, default=DEFAULT_ALPHA, min_value=0.5)
-    metric = serializers.ChoiceField(choices=list(METRICS), required=False, default="hscore")
+    metric = serializers.ChoiceField(choices=list(metric_registry.all_keys()), required=False, default="hscore")
     n_boot = serializers.IntegerField(required=False, default=DEFAULT_BOOT, min_value=0, max_value=20000)
     seed = serializers.IntegerField(required=False, default=0)
     human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
     significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
     adjudicated = serializers.BooleanField(required=False, default=False)
+    include_excluded = serializers.BooleanField(
+        required=False, default=False, help_text="keep the labels of crowd-study participants excluded on gold items"
+    )
     judge = serializers.CharField(
         max_length=100,
         required=False,
@@ -41,6 +45,10 @@ class ReportRequest(serializers.Serializer):
         help_text="automatic judge of the prediction-powered estimates: absent or null, "
         'the one with the most labels in the corpus; "", none',
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["metric"].choices = list(metric_registry.all_keys())  # metrics registered since import too
 
     def validate_corpus(self, value):
         corpus = Corpus.objects.filter(name=value).first()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from annotation import studies
 from annotation.interchange import SEMANTIC_FIELDS
 from annotation.models import Label, Prediction, Question
 from annotation.quality import apply_adjudications
@@ -18,7 +19,7 @@ def _tkey(triplet_id):
     return None if triplet_id is None else f"t{triplet_id}"
 
 
-def report_inputs(corpus, adjudicated=False):
+def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
     """The report's input tables of ``corpus``, from the database.
 
     Parameters
@@ -28,6 +29,9 @@ def report_inputs(corpus, adjudicated=False):
     adjudicated : bool, default False
         Every label of an item an admin adjudicated carries the final label
         (annotation/quality.py).
+    include_excluded : bool, default False
+        Keep the labels of crowd-study participants excluded on gold items (SPEC 13); by default
+        they are left out.
 
     Returns
     -------
@@ -53,6 +57,8 @@ def report_inputs(corpus, adjudicated=False):
     predictions["tkey"] = predictions["triplet"].map(_tkey).astype(object)
     predictions = predictions.drop(columns="triplet")
     labels = Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False).order_by("updated_at", "id")
+    if not include_excluded:
+        labels = labels.exclude(annotator_id__in=studies.excluded_user_ids(corpus))
     label_rows = list(labels.values_list("triplet_id", "annotator__username", "value"))
     if not label_rows:
         return questions, predictions, None

@@ -4,7 +4,7 @@ from django import forms
 
 from annotation.models import Corpus
 from evaluation import judge_inputs
-from evaluation.report.pipeline import METRICS
+from evaluation.science import metric_registry
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -15,12 +15,17 @@ class ReportForm(forms.Form):
         required=False, help_text="ROVER systems, comma-separated, in tie-break order (empty: all but reference)"
     )
     alpha = forms.FloatField(initial=DEFAULT_ALPHA, min_value=0.5, help_text="agree when Levenshtein distance < alpha")
-    metric = forms.ChoiceField(choices=[(m, m) for m in METRICS], initial="hscore")
+    metric = forms.ChoiceField(choices=lambda: [(m, m) for m in metric_registry.all_keys()], initial="hscore")
     n_boot = forms.IntegerField(initial=DEFAULT_BOOT, min_value=0, max_value=20000, label="Bootstrap replicates")
     adjudicated = forms.BooleanField(
         required=False,
         label="Use adjudicated labels",
         help_text="items an admin adjudicated count with the final label",
+    )
+    include_excluded = forms.BooleanField(
+        required=False,
+        label="Keep excluded participants",
+        help_text="crowd-study participants stopped on gold items count too (left out by default)",
     )
     human_aggregate = forms.ChoiceField(
         choices=[

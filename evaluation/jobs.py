@@ -15,8 +15,8 @@ from core.errors import UserFacingError
 from core.runner import create_job, enqueue
 from evaluation import database, judge_inputs
 from evaluation.render.outputs import write_report
-from evaluation.report.pipeline import ReportConfig, compute_report
-from evaluation.science import ppi
+from evaluation.report.config import ReportConfig, ReportExtras
+from evaluation.report.pipeline import compute_report
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -39,7 +39,10 @@ def report_body(job, progress):
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message="loading predictions and labels", force=True)
-    questions, predictions, labels = database.report_inputs(corpus, adjudicated=p.get("adjudicated", False))
+    include_excluded = bool(p.get("include_excluded", False))
+    questions, predictions, labels = database.report_inputs(
+        corpus, adjudicated=p.get("adjudicated", False), include_excluded=include_excluded
+    )
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
@@ -52,14 +55,20 @@ def report_body(job, progress):
             seed=p.get("seed", 0),
             human_aggregate=p.get("human_aggregate", "mean"),
             table_significance=p.get("significance", "raw"),
+            adjudicated=bool(p.get("adjudicated", False)),
+            include_excluded=include_excluded,
         )
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
-        report = compute_report(questions, predictions, labels, config=config, progress=progress)
+        extras = ReportExtras(
+            judge_labels=judge_labels,
+            design=judge_inputs.design_frame(corpus),
+            facts=facts,
+            frame_rows=frame_rows(corpus),
+            corpus=corpus.name,
+        )
+        report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
-    report.data["corpus"] = corpus.name
-    ppi.add_to_report(report, predictions, labels, judge_labels=judge_labels, policy=corpus.dedup_policy, facts=facts)
-    add_frame_section(report, corpus)
     files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
     return {
         "corpus": corpus.name,
@@ -70,23 +79,13 @@ def report_body(job, progress):
     }
 
 
-def add_frame_section(report, corpus):
-    """SPEC 7 and 8: frame-proxy outcome counts, Table 4 and the agreement on frame checks."""
-    import pandas as pd
-
-    from evaluation.science import frame_check_stats as frame_checks
+def frame_rows(corpus):
+    """The frame proxy's rows of ``corpus`` for ``ReportExtras.frame_rows``: its frame prediction
+    outcomes and its frame checks (SPEC 7 and 8), read by ``frames``."""
     from frames.checking import frame_check_rows
     from frames.jobs import outcome_rows
 
-    outcomes, checks = outcome_rows(corpus), frame_check_rows(corpus)
-    if not outcomes and not checks:
-        report.data["frames"] = None
-        return
-    section = frame_checks.frame_report(outcomes, checks)
-    report.data["frames"] = section
-    rows = frame_checks.table4_rows(section["table4"])
-    if rows:
-        report.tables["frame_checks"] = pd.DataFrame(rows).set_index("evaluation")
+    return outcome_rows(corpus), frame_check_rows(corpus)
 
 
 # The options of a report job and their defaults, in the order the job's params list them.
@@ -99,6 +98,7 @@ REPORT_OPTIONS = {
     "figures": True,
     "judge": None,
     "adjudicated": False,
+    "include_excluded": False,
     "human_aggregate": "mean",
     "significance": "raw",
 }
@@ -117,6 +117,7 @@ def start_report(corpus, user=None, **options):
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, **options}
     params["systems"] = list(params["systems"] or [])
     params["adjudicated"] = bool(params["adjudicated"])
+    params["include_excluded"] = bool(params["include_excluded"])
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 from django.db.models import Count
 
-from annotation.models import Fold, GoldItem, Label, Prediction
+from annotation.models import Fold, GoldItem, Label, Prediction, Triplet
 from models_runner.models import Judge, JudgeLabel
 
 
@@ -96,13 +96,46 @@ def judge_labels(corpus, judge) -> pd.DataFrame | None:
         return None
     rows = list(
         JudgeLabel.objects.filter(judge=judge, triplet__question__corpus=corpus, value__isnull=False).values_list(
-            "triplet_id", "value"
+            "triplet_id", "value", "probs"
         )
     )
     if not rows:
         return None
-    frame = pd.DataFrame.from_records(rows, columns=["triplet", "label"])
-    return pd.DataFrame({"tkey": frame["triplet"].map(_tkey), "annotator": judge.name, "label": frame["label"]})
+    frame = pd.DataFrame.from_records(rows, columns=["triplet", "label", "probs"])
+    return pd.DataFrame(
+        {
+            "tkey": frame["triplet"].map(_tkey),
+            "annotator": judge.name,
+            "label": frame["label"],
+            "probs": frame["probs"],
+        }
+    )
+
+
+def design_frame(corpus) -> pd.DataFrame | None:
+    """``tkey``, ``pi``, ``sampled`` of the corpus's active design (SPEC 12), None without one.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+
+    Returns
+    -------
+    DataFrame or None
+        One row per triplet with a stored chance (``Triplet.design_pi``).
+    """
+    rows = list(
+        Triplet.objects.filter(question__corpus=corpus, design_pi__isnull=False).values_list(
+            "id", "design_pi", "design_sampled"
+        )
+    )
+    if not rows:
+        return None
+    frame = pd.DataFrame.from_records(rows, columns=["triplet", "pi", "sampled"])
+    return pd.DataFrame(
+        {"tkey": frame["triplet"].map(_tkey), "pi": frame["pi"], "sampled": frame["sampled"].astype(bool)}
+    )
 
 
 def gold_keys(corpus) -> list[str]:

@@ -1,6 +1,8 @@
 """The live conclusions page (SPEC 10): per system the current human (prediction-powered when a judge
 exists) estimate and interval, per pair whether the order is settled, and how many more human labels
-the current gain suggests for a chosen interval width. The panel is polled with htmx and recomputed
+the current gain suggests for a chosen interval width; with an active design (SPEC 12) also its
+estimates under the completion-rate rule ("k of B labelled") and, per pair, how many more labelled
+sample triplets would settle it. The panel is polled with htmx and recomputed
 from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.science.ppi.conclusions``),
 never the whole report. Researchers and admins only."""
 
@@ -13,11 +15,12 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.fold_store import fold_design
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
-from evaluation.report.pipeline import clean
-from evaluation.science import ppi
+from evaluation.report.steps import clean
+from evaluation.science import active, metric_registry, ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -58,7 +61,8 @@ def _context(request):
             predictions, labels, jl, metric=metric, half_width=width, facts=judge_inputs.sample_facts(d["corpus"])
         )
         for r in result["rows"]:
-            r["bar"] = _bar(r, ppi.SCALE[metric])
+            r["bar"] = _bar(r, metric_registry.get(metric).scale)
+        context["active"] = _active(d["corpus"], (predictions, labels), metric=metric)
         context.update(
             corpus=d["corpus"],
             judge=judge,
@@ -106,6 +110,31 @@ def conclusions_panel(request):
     return render(request, "evaluation/_conclusions_panel.html", _context(request))
 
 
+def _active(corpus, snapshot, *, metric):
+    """The active design's live figures (``active.active_conclusions``), None without a design."""
+    from models_runner.models import Judge
+
+    meta = fold_design(corpus)
+    plan = judge_inputs.design_frame(corpus)
+    if not meta or plan is None:
+        return None
+    judge = Judge.objects.filter(name=meta.get("judge")).first()
+    judge_labels = judge_inputs.judge_labels(corpus, judge)
+    if judge_labels is None:
+        return None
+    predictions, labels = snapshot
+    result = active.active_conclusions(
+        predictions,
+        labels,
+        judge_labels,
+        design_frame=plan,
+        metric=metric,
+        facts={"gold_keys": judge_inputs.gold_keys(corpus)},
+    )
+    result["judge"] = judge.name
+    return result
+
+
 def _bar(row, scale):
     """(low, high, estimate) as positions in [0, 100] of the metric's range, for the interval bar."""
     if row["ci_low"] is None:
@@ -134,7 +163,11 @@ class ConclusionsAPI(APIView):
         context = _context(request)
         if context["result"] is None:
             return Response({"errors": context["form"].errors or {"corpus": ["give a corpus"]}}, status=400)
-        result = {**context["result"], "judge": getattr(context["judge"], "name", None)}
+        result = {
+            **context["result"],
+            "judge": getattr(context["judge"], "name", None),
+            "active": context.get("active"),
+        }
         for r in result["rows"]:
             r.pop("bar", None)
         return Response(clean(result))

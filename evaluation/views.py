@@ -10,7 +10,7 @@ from core.reaper import health
 from evaluation import files
 from evaluation.forms import ReportForm
 from evaluation.jobs import start_report_from
-from evaluation.render.page import report_page
+from evaluation.render.page import figure_titles, report_page
 
 
 @researcher_required
@@ -52,7 +52,7 @@ def report_detail(request, pk):
         "data": data,
         "page": report_page(data) if data else None,
         "tables": files.html_tables(job),
-        "figures": [n for n in names if n.endswith(".svg")],
+        "figures": figure_titles([n for n in names if n.endswith(".svg")], data or {}),
     }
     return render(request, "evaluation/report_detail.html", context)
 

@@ -7,6 +7,7 @@ imported); the URL keeps its path ``admin/annotation/corpus/<pk>/predict-frames/
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -14,25 +15,112 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation.models import Corpus
-from frames.jobs import start_frame_job
+from core.uploads import max_upload_size
+from frames.attribute_jobs import start_attribute_job
+from frames.jobs import SHIPPED_NAME, start_frame_job
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
+from models_runner.models import LLMEndpoint
 
 
 class PredictFramesForm(forms.Form):
     lexicon = forms.ModelChoiceField(
         queryset=FrameLexicon.objects.order_by("name"),
         to_field_name="name",
-        help_text="import one with manage.py import_framenet [PATH]",
+        help_text="upload one in Frame lexicons -> Upload a lexicon (or manage.py import_framenet PATH)",
     )
-    model = forms.CharField(max_length=200, initial="gpt-3.5-turbo")
+    endpoint = forms.ModelChoiceField(
+        queryset=LLMEndpoint.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        help_text="an LLM endpoint of the admin (its server, key variable and model); "
+        "empty: the server and key below, or the environment's",
+    )
+    model = forms.CharField(max_length=200, required=False, help_text="empty: the endpoint's model, else gpt-3.5-turbo")
     base_url = forms.URLField(
-        required=False, assume_scheme="https", help_text="OpenAI-compatible server (default: OPENAI_BASE_URL)"
+        required=False,
+        assume_scheme="https",
+        help_text="without an endpoint: OpenAI-compatible server (default: OPENAI_BASE_URL)",
     )
     api_key_env = forms.CharField(
-        initial="OPENAI_API_KEY", help_text="environment variable of the worker holding the key"
+        initial="OPENAI_API_KEY", help_text="without an endpoint: environment variable of the worker holding the key"
     )
     limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many questions")
     force = forms.BooleanField(required=False, help_text="annotate again questions already done")
+
+
+class DeriveAttributesForm(forms.Form):
+    lexicon = forms.ModelChoiceField(
+        queryset=FrameLexicon.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        help_text=f"the frames' lexical units (default {SHIPPED_NAME})",
+    )
+    parser = forms.RegexField(
+        regex=r"^[A-Za-z0-9_.-]+$",
+        max_length=100,
+        required=False,
+        help_text="spaCy pipeline (default by the corpus language: fr -> fr_core_news_sm)",
+    )
+    adaptation = forms.ModelChoiceField(
+        queryset=Corpus.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        help_text="corpus whose frames give frame_freq (e.g. the training set); empty: frame_freq not derived",
+    )
+    sample = forms.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1, help_text="a random sample of the adaptation corpus"
+    )
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1)
+    overwrite = forms.BooleanField(required=False, help_text="replace imported values too")
+
+
+def _with_attributes(base):
+    """``base`` (the corpus admin class) with a "derive attributes…" column and page (SPEC 15)."""
+
+    class CorpusAdmin(base):
+        list_display = [*base.list_display, "attributes_link"]
+
+        def get_urls(self):
+            view = self.admin_site.admin_view(self.derive_attributes_view)
+            return [path("<id:pk>/derive-attributes/", view, name="annotation_derive_attributes"), *super().get_urls()]
+
+        @admin.display(description="attributes")
+        def attributes_link(self, obj):
+            url = reverse("admin:annotation_derive_attributes", args=[obj.pk])
+            return format_html('<a href="{}">derive attributes…</a>', url)
+
+        def derive_attributes_view(self, request, pk):
+            corpus = self.get_object(request, pk)
+            if corpus is None:
+                raise Http404(f"no corpus with id {pk}")
+            form = DeriveAttributesForm(request.POST or None)
+            if request.method == "POST" and form.is_valid():
+                d = form.cleaned_data
+                job = start_attribute_job(
+                    corpus.name,
+                    lexicon=d["lexicon"].name if d["lexicon"] else SHIPPED_NAME,
+                    parser=d["parser"] or None,
+                    adaptation=d["adaptation"].name if d["adaptation"] else None,
+                    sample=d["sample"],
+                    seed=d["seed"] or 0,
+                    overwrite=d["overwrite"],
+                    user=request.user,
+                )
+                messages.success(request, f"attribute derivation started as job {job.pk}")
+                return redirect(reverse("admin:core_job_change", args=[job.pk]))
+            context = {
+                **self.admin_site.each_context(request),
+                "form": form,
+                "opts": self.model._meta,
+                "title": f"Derive attributes for {corpus.name}",
+                "intro": "trigger_in_question, dist and lu_pos are derived from each framed question's context with a "
+                "dependency parser, frame_freq from an adaptation corpus (SPEC 15). Imported values are kept "
+                "unless you ask to replace them; every derived value records its source.",
+            }
+            return TemplateResponse(request, "admin/annotation/form.html", context)
+
+    CorpusAdmin.__name__ = CorpusAdmin.__qualname__ = base.__name__
+    return CorpusAdmin
 
 
 def _with_frames(base):
@@ -68,6 +156,7 @@ def _with_frames(base):
                 job = start_frame_job(
                     corpus.name,
                     lexicon=d["lexicon"].name,
+                    endpoint=d["endpoint"].name if d["endpoint"] else None,
                     model=d["model"],
                     base_url=d["base_url"] or None,
                     force=d["force"],
@@ -95,8 +184,59 @@ def _with_frames(base):
 if admin.site.is_registered(Corpus):  # annotation comes first in INSTALLED_APPS, so its admin is loaded
     _corpus_admin = type(admin.site.get_model_admin(Corpus))
     admin.site.unregister(Corpus)
-    admin.site.register(Corpus, _with_frames(_corpus_admin))
+    admin.site.register(Corpus, _with_attributes(_with_frames(_corpus_admin)))
 
-admin.site.register(FrameLexicon)
+
+class LexiconUploadForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, help_text="the lexicon's name in frame prediction (the same name again updates it)"
+    )
+    file = forms.FileField(
+        help_text="a .zip or .tar.gz of a FrameNet directory in the NLTK framenet_v17 layout "
+        "(frameIndex.xml, frame/*.xml, optional luIndex.xml)",
+        validators=[max_upload_size],
+    )
+
+
+@admin.register(FrameLexicon)
+class FrameLexiconAdmin(admin.ModelAdmin):
+    """FrameNet lexicons; "Upload a lexicon" imports an archive as a background job."""
+
+    list_display = ["name", "frame_count", "source_path"]
+
+    @admin.display(description="frames")
+    def frame_count(self, obj):
+        return obj.frames.count()
+
+    def get_urls(self):
+        upload = path("upload/", self.admin_site.admin_view(self.upload_view), name="frames_framelexicon_upload")
+        return [upload, *super().get_urls()]
+
+    def upload_view(self, request):
+        from core.uploads import save_upload
+        from frames.lexicon_jobs import start_lexicon_import
+
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = LexiconUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            job = start_lexicon_import(
+                save_upload(upload), name=form.cleaned_data["name"], user=request.user, original_name=upload.name
+            )
+            messages.success(request, f"lexicon import started as job {job.pk}")
+            return redirect(reverse("admin:core_job_change", args=[job.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "opts": self.model._meta,
+            "title": "Upload a FrameNet lexicon",
+            "multipart": True,
+            "intro": "The archive is unpacked and imported by a background job; a file that does not parse is "
+            "named in the job's error and nothing of it is imported. Then: Corpora -> predict frames...",
+        }
+        return TemplateResponse(request, "admin/annotation/form.html", context)
+
+
 admin.site.register(FrameAnnotation)
 admin.site.register(FrameCheck)

@@ -25,6 +25,7 @@ from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, L
 from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 from frames.outcomes import ALL_OUTCOMES, DONE, ERROR
 from models_runner.chat import ChatClient
+from models_runner.endpoints import client_settings
 
 log = logging.getLogger(__name__)
 
@@ -340,6 +341,7 @@ class FrameJobOptions:
     fe_hint: bool = False
     api_key_env: str | None = None
     requests_per_minute: float | None = None
+    endpoint: str | None = None  # an LLM endpoint's name (models_runner.endpoints)
 
 
 def job_params(corpus, **options):
@@ -348,7 +350,7 @@ def job_params(corpus, **options):
     return {
         "corpus": corpus,
         **asdict(o),
-        "model": o.model or DEFAULT_MODEL,
+        "model": o.model or ("" if o.endpoint else DEFAULT_MODEL),  # an endpoint names its own model
         "force": bool(o.force),
         "fe_hint": bool(o.fe_hint),
     }
@@ -361,11 +363,12 @@ def frame_job_body(job, progress, chat=None):
     if corpus is None:
         raise FrameJobError(f"no corpus named {params.get('corpus')!r}")
     lexicon_row = get_lexicon(params.get("lexicon") or SHIPPED_NAME)
-    model = params.get("model") or DEFAULT_MODEL
+    llm = client_settings({k: params.get(k) for k in ("endpoint", "model", "base_url", "api_key_env")})
+    model = llm["model"] or DEFAULT_MODEL
     chat = chat or make_chat(
         model=model,
-        base_url=params.get("base_url"),
-        api_key_env=params.get("api_key_env") or "OPENAI_API_KEY",
+        base_url=llm["base_url"],
+        api_key_env=llm["api_key_env"] or "OPENAI_API_KEY",
         requests_per_minute=params.get("requests_per_minute"),
     )
     return predict_frames(

@@ -2,11 +2,12 @@
 
 from django.urls import path
 
-from frames import views
+from frames import api, views
 
 urlpatterns = [
     path("frames/check/<id:fold_id>/", views.check, name="frame-check"),
     path("frames/check/<id:fold_id>/item/<id:item_id>/", views.show_item, name="frame-check-item"),
     path("frames/check/<id:fold_id>/previous/", views.previous, name="frame-check-previous"),
     path("frames/check/<id:fold_id>/rate/", views.rate, name="frame-check-rate"),
+    path("api/attributes/", api.AttributeJobs.as_view(), name="api-attributes"),
 ]

@@ -6,9 +6,7 @@ Keys: 1/2/3 rate the frame, 4/5/6 rate the FEs; once both are chosen the pair is
 the choice shown, S skips, B goes back. A fold or item out of reach is a 404.
 """
 
-from functools import wraps
-
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
@@ -22,17 +20,6 @@ FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
 FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
 FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FRAME_KEYS.items()]
 FE_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FE_KEYS.items()]
-
-
-def _not_found_is_404(view):
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except checking.FrameCheckNotFound as exc:
-            raise Http404(str(exc)) from None
-
-    return wrapped
 
 
 def _conflict_response(conflict):
@@ -82,7 +69,6 @@ def _render_item(request, fold, item, *, status=200):
 
 @annotator_required
 @require_safe
-@_not_found_is_404
 def check(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
     return _render_item(request, fold, checking.next_item(fold, request.user))
@@ -90,7 +76,6 @@ def check(request, fold_id):
 
 @annotator_required
 @require_safe
-@_not_found_is_404
 def show_item(request, fold_id, item_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
     return _render_item(request, fold, checking.get_fold_item(fold, item_id))
@@ -98,7 +83,6 @@ def show_item(request, fold_id, item_id):
 
 @annotator_required
 @require_safe
-@_not_found_is_404
 def previous(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
     item = checking.previous_item(fold, request.user, ids.parse_int(request.GET.get("before")))
@@ -107,7 +91,6 @@ def previous(request, fold_id):
 
 @annotator_required
 @require_POST
-@_not_found_is_404
 def rate(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
     item_id = ids.parse_id(request.POST.get("item"))

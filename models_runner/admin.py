@@ -1,5 +1,8 @@
+import os
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -9,7 +12,7 @@ from core.runner import request_cancel
 from core.widgets import progress_bar
 from models_runner import inference, jobs, judging
 from models_runner.forms import JudgeForm, StartJudgeRunForm, StartRunForm
-from models_runner.models import InferenceRun, Judge, JudgeLabel, JudgeRun, LLMExchange
+from models_runner.models import InferenceRun, Judge, JudgeLabel, JudgeRun, LLMEndpoint, LLMExchange
 
 
 class AdminRoleOnly:
@@ -233,3 +236,16 @@ class JudgeLabelAdmin(AdminRoleOnly, admin.ModelAdmin):
     list_filter = ["judge", "value", "source"]
     raw_id_fields = ["triplet", "run", "exchange"]
     readonly_fields = [f.name for f in JudgeLabel._meta.fields]
+
+
+@admin.register(LLMEndpoint)
+class LLMEndpointAdmin(admin.ModelAdmin):
+    """LLM endpoints that frame prediction, judges and the OpenAI backend name (``endpoint``)."""
+
+    list_display = ["name", "base_url", "model", "api_key_env", "key_present"]
+    search_fields = ["name", "model", "base_url"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    @admin.display(description="key variable set (web process)")
+    def key_present(self, obj):
+        return "yes" if os.environ.get(obj.api_key_env) else "no: set it for the web and worker processes"

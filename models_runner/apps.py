@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class ModelsRunnerConfig(AppConfig):
     name = "models_runner"
+
+    def ready(self):
+        from models_runner.active_design import register_design
+
+        register_design()

@@ -111,6 +111,7 @@ class ChatOptions:
 # their defaults: what ``ChatClient.from_settings`` reads, plus ``on_error`` (what the user does when
 # a question's call fails for good). Each user adds its own and may change ``max_tokens``.
 SETTINGS_DEFAULTS = {
+    "endpoint": "",  # an LLM endpoint's name (models_runner.endpoints): its base_url, key variable, model
     "model": "",
     "base_url": "",
     "api_key_env": "OPENAI_API_KEY",
@@ -123,6 +124,31 @@ SETTINGS_DEFAULTS = {
     "max_tokens": None,
     "on_error": "fail",
 }
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A reply: its ``text`` and ``logprobs``, per generated token ``{"token", "logprob", "top":
+    [(token, logprob), ...]}`` (None when the server returned none)."""
+
+    text: str
+    logprobs: list | None = None
+
+
+def token_logprobs(response) -> list | None:
+    """The tokens' log-probabilities of an OpenAI chat response (``choices[0].logprobs.content``)."""
+    choice = response.choices[0] if response.choices else None
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    return [
+        {
+            "token": t.token,
+            "logprob": t.logprob,
+            "top": [(alt.token, alt.logprob) for alt in (t.top_logprobs or [])],
+        }
+        for t in content
+    ]
 
 
 class ChatClient:
@@ -176,6 +202,11 @@ class ChatClient:
 
     def send(self, messages, *, purpose="", question=None, run=None, **params):
         """Send ``messages``; return the reply text. Raises ``ChatError`` once retries are spent."""
+        return self.complete(messages, purpose=purpose, question=question, run=run, **params).text
+
+    def complete(self, messages, *, purpose="", question=None, run=None, **params) -> Completion:
+        """As ``send``, but the :class:`Completion`: the text and, when asked for with
+        ``logprobs=True, top_logprobs=k`` and the server returns them, the tokens' log-probabilities."""
         params = {**self.params, **params}
         errors, status, attempt = [], None, 0
         call = {"messages": messages, "params": params, "purpose": purpose, "question": question, "run": run}
@@ -201,7 +232,7 @@ class ChatClient:
                 continue
             reply = (response.choices[0].message.content or "") if response.choices else ""
             self._record(call, reply=reply, status="ok", http_status=200, attempts=attempt + 1, errors=errors)
-            return reply
+            return Completion(reply, token_logprobs(response))
 
     def as_chat(self, purpose="", run=None):
         """A ``chat(messages, question=None) -> str`` callable (with ``.model``) over ``send``."""

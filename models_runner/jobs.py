@@ -24,8 +24,8 @@ from models_runner.backends import QAItem, create_backend
 from models_runner.chat import ChatError
 from models_runner.inference import prepare_run
 from models_runner.judging import (
-    PURPOSE,
     ExchangeRecorder,
+    LabelAsker,
     judge_messages,
     judge_parameters,
     make_client,
@@ -157,7 +157,8 @@ def judge_body(job, progress, sleep=None):
     run = JudgeRun.objects.select_related("judge", "corpus").get(job=job)
     recorder = ExchangeRecorder()
     client = make_client(run.judge.parameters, store=recorder, sleep=sleep)
-    on_error = judge_parameters(run.judge.parameters)["on_error"]
+    parameters = judge_parameters(run.judge.parameters)
+    on_error, asker = parameters["on_error"], LabelAsker(client, parameters)
     total = Triplet.objects.filter(question__corpus_id=run.corpus_id).count()
     pending = list(
         pending_triplets(run).values_list("id", "question_id", "question__context", "question__question", "answer")
@@ -180,9 +181,7 @@ def judge_body(job, progress, sleep=None):
         for tid, qid, context, question, answer in batch:
             recorder.last = None
             try:
-                reply = client.send(
-                    judge_messages(run.prompt, context, question, answer=answer), purpose=PURPOSE, question=qid
-                )
+                reply, probs = asker.ask(judge_messages(run.prompt, context, question, answer=answer), question=qid)
             except ChatError:
                 if on_error == "fail":
                     raise
@@ -198,6 +197,7 @@ def judge_body(job, progress, sleep=None):
                     run_id=run.pk,
                     exchange=recorder.last,
                     source="llm",
+                    probs=probs if value is not None else None,
                 )
             )
         dt = time.perf_counter() - t0
@@ -224,4 +224,5 @@ def judge_body(job, progress, sleep=None):
         "skipped_existing": already,
         "unparsed": unparsed,
         "failed": failed,
+        "logprobs": "refused by the server: labels one-hot" if asker.refused else parameters["logprobs"],
     }

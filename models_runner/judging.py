@@ -16,16 +16,18 @@ never shown to annotators and never enter the agreement between annotators.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 
 from django.db import transaction
 
-from annotation.labels import CORRECT, INCORRECT, PARTIAL
+from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 from annotation.models import Corpus, Triplet
 from core.errors import UserFacingError
 from core.runner import create_job
 from models_runner.chat import SETTINGS_DEFAULTS, ChatClient, ChatError, store_exchange
+from models_runner.endpoints import EndpointError, client_settings
 from models_runner.models import Judge, JudgeLabel, JudgeRun
 
 JOB_KIND = "judge"
@@ -49,7 +51,10 @@ Judge the proposed answer against the passage and the question:
 - incorrect: it does not answer the question.
 Reply with one word: correct, partial or incorrect."""
 
-DEFAULTS = {**SETTINGS_DEFAULTS, "max_tokens": 10}  # one label word
+# One label word; ``logprobs``: ask for the label token's log-probabilities (SPEC 12) -- "auto" asks
+# and carries on without them when the server refuses, "on" asks and fails when refused, "off" never asks.
+DEFAULTS = {**SETTINGS_DEFAULTS, "max_tokens": 10, "logprobs": "auto", "top_logprobs": 5}
+LOGPROBS_MODES = ("auto", "on", "off")
 
 # First label word of a reply; "not correct" and "wrong" are incorrect, "partially correct" partial.
 _LABEL_RE = re.compile(
@@ -75,6 +80,45 @@ def parse_reply(text: str) -> str | None:
     if word.startswith("partial"):
         return PARTIAL
     return CORRECT
+
+
+LABEL_WORDS = ((INCORRECT, ("incorrect", "wrong", "not")), (PARTIAL, ("partial",)), (CORRECT, ("correct", "right")))
+
+
+def _token_label(token: str) -> str | None:
+    """The label a token begins (``"Cor"``, ``" correct"``, ``"**Partial"``, ``"wrong"``), or None."""
+    word = re.sub(r"[^a-z]", "", (token or "").lower())
+    if len(word) < 2:
+        return None
+    for label, words in LABEL_WORDS:
+        if any(w.startswith(word) or word.startswith(w) for w in words):
+            return label
+    return None
+
+
+def label_distribution(logprobs) -> dict | None:
+    """q = (correct, partial, incorrect) from the log-probabilities of a judge's reply (SPEC 12).
+
+    The label token is the first generated token that begins a label word; its alternatives
+    (``top_logprobs``) that begin a label word add their probabilities to that label, others are
+    dropped, and q is normalised. None when there are no log-probabilities or no label token (the
+    label then counts one-hot).
+
+    >>> lp = [{"token": "Cor", "logprob": -0.2, "top": [("Cor", -0.2), ("Part", -2.0), ("In", -3.0), ("The", -4.0)]}]
+    >>> {k: round(v, 3) for k, v in label_distribution(lp).items()}
+    {'correct': 0.816, 'partial': 0.135, 'incorrect': 0.05}
+    """
+    for token in logprobs or []:
+        if _token_label(token["token"]) is None:
+            continue
+        mass = dict.fromkeys(LABEL_VALUES, 0.0)
+        for alt, logprob in token.get("top") or [(token["token"], token["logprob"])]:
+            label = _token_label(alt)
+            if label is not None:
+                mass[label] += math.exp(logprob)
+        total = sum(mass.values())
+        return {k: v / total for k, v in mass.items()} if total > 0 else None
+    return None
 
 
 def check_prompt(prompt: str) -> str:
@@ -107,9 +151,14 @@ def judge_parameters(parameters: dict) -> dict:
     unknown = set(parameters or {}) - set(DEFAULTS)
     if unknown:
         raise JudgeError(f"unknown judge parameter(s) {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
-    p = {**DEFAULTS, **(parameters or {})}
+    try:
+        p = client_settings({**DEFAULTS, **(parameters or {})})
+    except EndpointError as exc:
+        raise JudgeError(str(exc)) from None
     if not str(p["model"]).strip():
         raise JudgeError("an LLM judge needs the parameter model (the API's model name)")
+    if p["logprobs"] not in LOGPROBS_MODES:
+        raise JudgeError(f"logprobs must be one of {', '.join(LOGPROBS_MODES)}, got {p['logprobs']!r}")
     if p["on_error"] not in ("fail", "skip"):
         raise JudgeError("on_error must be 'fail' (the run stops) or 'skip' (the triplet stays unjudged)")
     for key in (
@@ -120,10 +169,38 @@ def judge_parameters(parameters: dict) -> dict:
         "timeout",
         "temperature",
         "max_tokens",
+        "top_logprobs",
     ):
         if not isinstance(p[key], (int, float)) or isinstance(p[key], bool) or p[key] < 0:
             raise JudgeError(f"judge parameter {key} must be a number >= 0, got {p[key]!r}")
     return p
+
+
+class LabelAsker:
+    """Asks one triplet's label, with the label token's log-probabilities while the server gives them.
+
+    ``mode`` ``auto``: a server that refuses ``logprobs`` (HTTP 400 naming them) is asked again without, and
+    never asked for them again in this run (``refused`` says so); ``on``: the refusal is the error;
+    ``off``: never asked. ``ask`` returns (reply text, q or None)."""
+
+    def __init__(self, client, parameters):
+        self.client, self.mode = client, parameters["logprobs"]
+        self.top = int(parameters["top_logprobs"])
+        self.refused = False
+
+    def ask(self, messages, question=None):
+        if self.mode == "off" or self.refused:
+            return self.client.complete(messages, purpose=PURPOSE, question=question).text, None
+        try:
+            reply = self.client.complete(
+                messages, purpose=PURPOSE, question=question, logprobs=True, top_logprobs=self.top
+            )
+        except ChatError as exc:
+            if self.mode != "auto" or exc.status != 400 or "logprob" not in str(exc).lower():
+                raise
+            self.refused = True
+            return self.ask(messages, question)
+        return reply.text, label_distribution(reply.logprobs)
 
 
 class ExchangeRecorder:
@@ -187,8 +264,8 @@ def import_judge_labels(path, corpus, judge_name=None) -> dict:
     labels of a ``file`` judge, atomically; an existing label of that judge is replaced."""
     from annotation.importers import match_label_rows
 
-    rows = match_label_rows(path, corpus)
-    names = sorted({name for _, name, _ in rows})
+    rows = match_label_rows(path, corpus, meta=True)
+    names = sorted({row[1] for row in rows})
     if judge_name:
         names = [judge_name]
     if len(names) != 1:
@@ -199,13 +276,38 @@ def import_judge_labels(path, corpus, judge_name=None) -> dict:
         raise JudgeError(f"judge {name!r} is an LLM judge; import the file under another name")
     with transaction.atomic():
         judge = existing or Judge.objects.create(name=name, kind=Judge.FILE, description=f"imported from {path}")
-        tids = [tid for tid, _, _ in rows]
+        tids = [row[0] for row in rows]
         JudgeLabel.objects.filter(judge=judge, triplet_id__in=tids).delete()
         JudgeLabel.objects.bulk_create(
-            [JudgeLabel(judge=judge, triplet_id=tid, value=value, source="import") for tid, _, value in rows],
+            [
+                JudgeLabel(judge=judge, triplet_id=tid, value=value, source="import", probs=probs)
+                for (tid, _, value, _, _), probs in zip(rows, file_probs(path, rows))
+            ],
             batch_size=2000,
         )
-    return {"judge": name, "labels": len(rows)}
+    return {"judge": name, "labels": len(rows), "with_probs": sum(r[3].get("probs") is not None for r in rows)}
+
+
+def file_probs(path, rows) -> list:
+    """The ``probs`` of each matched line (SPEC 12), checked: every bad one listed, nothing imported."""
+    from annotation.design import check_probs
+    from annotation.interchange import BadLines
+
+    out, bad = [], []
+    for _, _, _, meta, line in rows:
+        probs = meta.get("probs")
+        if probs is None:
+            out.append(None)
+            continue
+        try:
+            if not isinstance(probs, dict):
+                raise ValueError("probs must be an object {correct, partial, incorrect}")
+            out.append(dict(zip(LABEL_VALUES, check_probs(probs).tolist())))
+        except ValueError as exc:
+            bad.append({"line": line, "reason": str(exc), "field": "probs"})
+    if bad:
+        raise BadLines(str(path), bad)
+    return out
 
 
 def judge_label_rows(judge, corpus=None):
@@ -215,10 +317,15 @@ def judge_label_rows(judge, corpus=None):
     if corpus is not None:
         qs = qs.filter(triplet__question__corpus=corpus)
     values = qs.order_by("triplet__question__position", "triplet_id").values_list(
-        "triplet__question__external_id", "triplet__answer", "value", "triplet__question__corpus__name", "triplet_id"
+        "triplet__question__external_id",
+        "triplet__answer",
+        "value",
+        "triplet__question__corpus__name",
+        "triplet_id",
+        "probs",
     )
-    for qid, answer, value, corpus_name, tid in values.iterator(chunk_size=2000):
-        yield {
+    for qid, answer, value, corpus_name, tid, probs in values.iterator(chunk_size=2000):
+        row = {
             "question_id": qid,
             "answer": answer,
             "annotator": judge.name,
@@ -226,3 +333,6 @@ def judge_label_rows(judge, corpus=None):
             "corpus": corpus_name,
             "triplet_id": tid,
         }
+        if probs is not None:
+            row["probs"] = probs
+        yield row

@@ -1,6 +1,7 @@
 """One row per inference run, one per request sent to a chat LLM, and the automatic judges (SPEC 10)
 with their runs and labels."""
 
+from django.core.validators import RegexValidator
 from django.db import models
 
 from annotation.labels import LABEL_VALUES
@@ -142,6 +143,12 @@ class JudgeLabel(models.Model):
     run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="labels")
     exchange = models.ForeignKey(LLMExchange, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source = models.CharField(max_length=10, default="llm", help_text="llm or import.")
+    probs = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The judge's distribution {correct, partial, incorrect} (SPEC 12): from the label token's "
+        "log-probabilities or the file's probs; null = one-hot on the label.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -149,3 +156,32 @@ class JudgeLabel(models.Model):
 
     def __str__(self):
         return f"{self.judge_id} {self.triplet_id} {self.value or '?'}"
+
+
+class LLMEndpoint(models.Model):
+    """An OpenAI-compatible server the platform may call (frame prediction, LLM judges, the OpenAI
+    backend), kept by admins in the admin. Never the key itself: the name of the environment variable
+    of the web and worker processes that holds it. ``models_runner.endpoints.client_settings`` is the
+    one place that turns a name into client settings."""
+
+    name = models.CharField(max_length=100, unique=True, help_text="What forms and settings call it (endpoint).")
+    base_url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="e.g. http://127.0.0.1:8001/v1; empty: api.openai.com (or OPENAI_BASE_URL)",
+    )
+    model = models.CharField(max_length=200, help_text="The model name the server expects (used when none is given).")
+    api_key_env = models.CharField(
+        max_length=100,
+        default="OPENAI_API_KEY",
+        validators=[RegexValidator(r"^[A-Za-z_][A-Za-z0-9_]*$", "a variable name: letters, digits and _")],
+        help_text="Name of the environment variable holding the API key (the key is never stored here).",
+    )
+    note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "LLM endpoint"
+
+    def __str__(self):
+        return f"{self.name} ({self.model} at {self.base_url or 'api.openai.com'})"

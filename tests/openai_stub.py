@@ -6,21 +6,49 @@
         stub.requests  # every JSON body received, in order, plus "path" and lower-cased "headers"
 
 The responder gets the parsed request body (``model``, ``messages``, ...) and returns either a
-string (the assistant message), or an ``(http_status, json_body)`` tuple to simulate errors such as
-429 rate limits or 500s.
+string (the assistant message), an ``(http_status, json_body)`` tuple to simulate errors such as
+429 rate limits or 500s, or a ``Reply(text, top={label token: probability})``: when the request asks
+for ``logprobs`` the first token of the reply then carries those alternatives as ``top_logprobs`` (as
+OpenAI, vLLM and Ollama's OpenAI-compatible endpoints return them). ``OpenAIStub(responder,
+logprobs="reject")`` answers a request for logprobs with 400 (a server that does not offer them);
+``logprobs="ignore"`` answers without them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+@dataclass
+class Reply:
+    """A reply of the stub with the alternatives of its first token (token -> probability)."""
+
+    text: str
+    top: dict = field(default_factory=dict)
+
+
+def logprobs_payload(reply: Reply, n_top: int) -> dict:
+    """``choices[0].logprobs`` for ``reply``: its words as tokens, the first with ``reply.top``."""
+    tokens = reply.text.split(" ") or [""]
+    top = sorted(reply.top.items(), key=lambda kv: -kv[1])[: max(n_top, 0)]
+    content = []
+    for i, token in enumerate(tokens):
+        text = token if i == 0 else f" {token}"
+        p = reply.top.get(token, 1.0) if i == 0 else 1.0
+        alternatives = [{"token": t, "logprob": math.log(q), "bytes": None} for t, q in top] if i == 0 else []
+        content.append({"token": text, "logprob": math.log(p), "bytes": None, "top_logprobs": alternatives})
+    return {"content": content, "refusal": None}
+
+
 class OpenAIStub:
-    def __init__(self, responder):
+    def __init__(self, responder, logprobs="answer"):
         self.responder = responder
+        self.logprobs = logprobs
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         stub = self
@@ -38,9 +66,18 @@ class OpenAIStub:
                     )
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                asked = bool(body.get("logprobs"))
+                if asked and stub.logprobs == "reject":
+                    return self._send(400, {"error": {"message": "logprobs is not supported", "param": "logprobs"}})
                 reply = stub.responder(body)
                 if isinstance(reply, tuple):
                     return self._send(*reply)
+                choice = {"index": 0, "finish_reason": "stop", "logprobs": None}
+                if isinstance(reply, Reply):
+                    if asked and stub.logprobs == "answer":
+                        choice["logprobs"] = logprobs_payload(reply, int(body.get("top_logprobs") or 0))
+                    reply = reply.text
+                choice["message"] = {"role": "assistant", "content": reply}
                 self._send(
                     200,
                     {
@@ -48,9 +85,7 @@ class OpenAIStub:
                         "object": "chat.completion",
                         "created": int(time.time()),
                         "model": body.get("model", "stub"),
-                        "choices": [
-                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
-                        ],
+                        "choices": [choice],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                     },
                 )

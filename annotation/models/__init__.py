@@ -4,6 +4,7 @@ from .corpus import Corpus, Prediction, Question, System
 from .flags import Flag
 from .labels import Label, LabelEvent
 from .quality import Adjudication, GoldItem
+from .studies import Participant, Study
 from .triplets import Assignment, Fold, FoldItem, Triplet
 
 __all__ = [
@@ -16,8 +17,10 @@ __all__ = [
     "GoldItem",
     "Label",
     "LabelEvent",
+    "Participant",
     "Prediction",
     "Question",
+    "Study",
     "System",
     "Triplet",
 ]

@@ -10,6 +10,9 @@ class Triplet(models.Model):
     question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="triplets")
     answer = models.TextField(blank=True, help_text="Answer shown to annotators (first variant seen).")
     normalized_answer = models.TextField(blank=True, help_text="Deduplication key under the corpus policy.")
+    # The active design (SPEC 12): the triplet's chance of a human label and whether the draw took it.
+    design_pi = models.FloatField(null=True, blank=True, help_text="Chance of a human label under the design.")
+    design_sampled = models.BooleanField(null=True, blank=True, help_text="Drawn into the human sample (xi).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

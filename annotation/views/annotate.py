@@ -15,9 +15,10 @@ from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAll
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation import annotating, judgements, reviewing
+from annotation import annotating, judgements, reviewing, studies
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
+from annotation.views import study
 from core import ids, roles
 
 BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
@@ -75,7 +76,14 @@ def fold_view(*methods):
                 if not roles.is_annotator(request.user):
                     raise PermissionDenied
                 return HttpResponseNotAllowed(methods)
-            return view(request, annotating.open_fold(request.user, fold_id), *args, **kwargs)
+            try:
+                assignment = annotating.open_fold(request.user, fold_id)
+            except annotating.NotFound:
+                participant = study.current_participant(request)
+                if participant is None:
+                    raise
+                return study.page_for(request, participant)  # the slot is gone: their study page says why
+            return view(request, assignment, *args, **kwargs)
 
         return wrapped
 
@@ -87,6 +95,10 @@ def annotate(request, assignment):
     # Opening the page recounts progress and cursor from the labels (imports, admin edits, items added).
     annotating.refresh_progress(assignment)
     fold = assignment.fold
+    key = studies.SESSION_KEY
+    if key in request.session and assignment.total and assignment.done >= assignment.total:
+        studies.settle(request.session[key], assignment)
+        return study.page_for(request, study.current_participant(request))  # finished: the completion code
     seen = f"guidelines-seen-{fold.corpus_id}"
     if request.GET.get("start") == "1":
         request.session[seen] = True
@@ -131,6 +143,10 @@ def judge(request, assignment):
         )
     except judgements.SubmissionConflict as conflict:
         return conflict_response(conflict)
+    if studies.SESSION_KEY in request.session and studies.settle(
+        request.session[studies.SESSION_KEY], assignment, item
+    ):
+        return study.page_for(request, study.current_participant(request))  # completed, or stopped on gold
     fold = assignment.fold
     if request.POST.get("review") == "1":  # review mode walks one's labelled items (annotation/reviewing.py)
         after = reviewing.labelled_after(fold, request.user, item.position)

@@ -2,8 +2,8 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
 from annotation import exports
-from annotation.export_safety import streamed_download
 from annotation.models import Corpus
+from core.export_safety import streamed_download
 from core.permissions import researcher_required
 
 

@@ -10,9 +10,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from annotation import fold_kinds, gold, quality_data
+from annotation import fold_designs, fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
-from annotation.fold_store import FoldError, create_folds
+from annotation.fold_store import FoldError, create_folds, fold_design
 from annotation.folds import FOLD_POLICIES
 from annotation.models import Assignment, Corpus, Fold, Triplet
 from core import ids
@@ -25,6 +25,31 @@ class BuildFoldsForm(forms.Form):
     policy = forms.ChoiceField(choices=[(p, p) for p in FOLD_POLICIES], initial="by_question")
     overlap = forms.FloatField(min_value=0, max_value=1, initial=0.1, help_text="share of questions labeled twice")
     replace = forms.BooleanField(required=False, help_text="rebuild folds that have no labels yet")
+    design = forms.ChoiceField(
+        choices=[("uniform", "uniform: every triplet"), ("active", "active: a sample drawn where the judge is unsure")],
+        initial="uniform",
+        help_text="SPEC 12: the active design needs a budget and a judge",
+    )
+    budget = forms.CharField(
+        required=False, max_length=20, help_text="active: human-labelled triplets, a count (300) or a share (5%)"
+    )
+    judge = forms.CharField(
+        required=False, max_length=100, help_text="active: the judge whose uncertainty sets the chances"
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("design") == "active" and not (data.get("budget") and data.get("judge")):
+            raise forms.ValidationError("the active design needs a budget and a judge")
+        return data
+
+    def build_options(self, corpus):
+        """``create_folds`` keyword arguments, the active design drawn (``annotation.fold_designs``)."""
+        d = dict(self.cleaned_data)
+        design, budget, judge = d.pop("design"), d.pop("budget"), d.pop("judge")
+        if design == "active":
+            d["design"] = fold_designs.get("active").plan(corpus, budget=budget, judge=judge, seed=d["seed"])
+        return d
 
 
 class AssignForm(forms.Form):
@@ -75,10 +100,14 @@ def fold_assignments(request):
             build_form=BuildFoldsForm(),
             assign_form=AssignForm(corpus),
             frame_form=frame_kind.build_form() if frame_kind else None,
+            frame_readiness=frame_kind.readiness(corpus) if frame_kind and frame_kind.readiness else None,
             quality=quality_data.corpus_quality(corpus),
             disagreements=len(quality_data.open_disagreements(corpus)),
             has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
-            unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True).count(),
+            unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True)
+            .exclude(design_sampled=False)
+            .count(),
+            design=fold_design(corpus),
         )
     return render(request, "annotation/fold_assignments.html", context)
 
@@ -93,8 +122,12 @@ def fold_action(request, corpus_id):
             form = BuildFoldsForm(request.POST)
             if not form.is_valid():
                 raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
-            folds = create_folds(corpus, **form.cleaned_data)
-            messages.success(request, f"built {len(folds)} folds")
+            options = form.build_options(corpus)
+            folds = create_folds(corpus, **options)
+            plan = options.get("design")
+            drawn = f" from {plan.meta['n_sampled']} drawn triplets ({plan.meta['kind']} design)" if plan else ""
+            reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
+            messages.success(request, f"built {len(folds)} folds{drawn}{reason}")
         elif fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":

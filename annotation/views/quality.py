@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import quality_data
 from annotation.labels import LABEL_TITLES
 from annotation.models import Corpus
+from core.ids import parse_id
 from core.permissions import admin_required
 
 
@@ -17,22 +18,33 @@ from core.permissions import admin_required
 def adjudicate(request, corpus_id):
     corpus = get_object_or_404(Corpus, pk=corpus_id)
     if request.method == "POST":
-        triplet = request.POST.get("triplet", "")
-        try:
-            if not (triplet.isascii() and triplet.isdigit() and len(triplet) <= 18):
-                raise ValueError("missing triplet")
-            decision = quality_data.adjudicate(corpus, int(triplet), value=request.POST.get("value"), user=request.user)
-            messages.success(request, f"final label of triplet {decision.triplet_id}: {LABEL_TITLES[decision.value]}")
-        except (ValueError, ObjectDoesNotExist) as exc:
-            messages.error(request, f"not saved: {exc}")
+        _decide(request, corpus)
         return redirect(reverse("adjudicate", args=[corpus.pk]))
+    gold = quality_data.gold_map(corpus)
+    items = [
+        (triplet, {who: LABEL_TITLES.get(value, value) for who, value in given.items()}, gold.get(triplet.pk))
+        for triplet, given in quality_data.open_disagreements(corpus)
+    ]
     return render(
         request,
         "annotation/adjudicate.html",
-        {
-            "corpus": corpus,
-            "items": quality_data.open_disagreements(corpus),
-            "labels": LABEL_TITLES,
-            "decided": len(quality_data.decisions(corpus)),
-        },
+        {"corpus": corpus, "items": items, "labels": LABEL_TITLES, "decided": len(quality_data.decisions(corpus))},
     )
+
+
+def _decide(request, corpus):
+    """Save the final label of one item (and make it gold when asked); say what was saved, in words."""
+    triplet = parse_id(request.POST.get("triplet"))
+    try:
+        if triplet is None:
+            raise ValueError("no item was given")
+        decision = quality_data.adjudicate(corpus, triplet, value=request.POST.get("value"), user=request.user)
+    except (ValueError, ObjectDoesNotExist) as exc:
+        messages.error(request, f"Not saved: {exc}")
+        return
+    t, title = decision.triplet, LABEL_TITLES[decision.value]
+    said = f'Saved: the answer "{t.answer}" to "{t.question.question}" is {title}'
+    if request.POST.get("gold"):
+        quality_data.mark_gold(t, expected=decision.value, user=request.user)
+        said += f"; it is now a gold item expecting {title}"
+    messages.success(request, said + ".")

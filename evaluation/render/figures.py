@@ -1,9 +1,11 @@
 """The report's figures (paper Figures 3, 4 and 5), drawn with matplotlib's object API (Agg
 renderer for PNG, PDF and SVG backends; no pyplot, no display, safe in a worker).
 
-Up to 50 systems stay apart: system i gets colour i mod 20 of ``tab20`` and marker / line style
-i div 20, so no two of the first 60 share both (``system_style``). Legends sit outside the axes
-(right of the plot), never over the data. ROVER is drawn thick and black."""
+Up to 50 systems stay apart, in colour, in print and in greyscale (``system_style``): system i
+gets colour i mod 10 of ``PALETTE`` (dark and light colours alternate, so neighbours in the legend
+differ in lightness as well as in hue), marker i mod 7 and line style i div 10; no two of the first
+70 share colour and marker. Legends sit outside the axes (right of the plot), never over the data.
+ROVER is drawn thick and black."""
 
 from __future__ import annotations
 
@@ -14,20 +16,41 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure
 
-LABELS = {"hscore": "Hscore", "hcorrect": "Hcorrect (%)", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
+from evaluation.science import metric_registry
+
 SUBSET_LABELS = {"neither": "neither", "only_f1": "only {a}", "only_f2": "only {b}", "both": "both"}
 
 
-PALETTE = matplotlib.colormaps["tab20"].colors
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+# Five dark and five light colours, alternating (greyscale 0.18-0.36 vs 0.62-0.73: neighbours differ by
+# at least 0.26 of the grey range, and by 58 degrees of hue); the light ones are deep enough to read on white.
+PALETTE = (
+    "#1b2a6b",  # navy
+    "#e377c2",  # pink
+    "#8c510a",  # brown
+    "#56b4e9",  # sky blue
+    "#4b2991",  # indigo
+    "#e69f00",  # orange
+    "#0b5d1e",  # dark green
+    "#c5b0d5",  # lavender
+    "#7a1f1f",  # maroon
+    "#7fc97f",  # light green
+)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LINESTYLES = ("-", "--", ":", "-.")
+HATCHES = ("", "//", "..", "xx")  # the four subsets of Figure 5, apart in greyscale too
+
+
+def _axis(data):
+    """The axis title of the report's metric (``metric_registry``)."""
+    return metric_registry.get(data["metric"]).axis
 
 
 def system_style(i: int) -> dict:
     """Colour, marker and line style of the i-th system.
 
-    System i gets colour i mod 20 of ``tab20`` and marker / line style i div 20: distinct
-    (colour, marker) pairs for i < 20 * len(MARKERS).
+    System i gets colour i mod 10 of ``PALETTE``, marker i mod 7 and line style i div 10:
+    distinct (colour, marker) pairs for i < 70, and neighbours (i, i + 1) differ in colour,
+    lightness and marker.
 
     Parameters
     ----------
@@ -44,13 +67,12 @@ def system_style(i: int) -> dict:
     >>> from evaluation.render.figures import system_style
     >>> style = system_style(21)
     >>> style["marker"], style["linestyle"], style["color"] == system_style(1)["color"]
-    ('s', '--', True)
+    ('o', ':', True)
     """
-    group = i // len(PALETTE)
     return {
         "color": PALETTE[i % len(PALETTE)],
-        "marker": MARKERS[group % len(MARKERS)],
-        "linestyle": LINESTYLES[group % len(LINESTYLES)],
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)],
     }
 
 
@@ -101,8 +123,8 @@ def partitions_figure(data) -> Figure:
     counts = data.get("counts") or {}
     ax.set_xticks(range(len(keys)), [f"P{k}\n(n={counts[k]})" if k in counts else f"P{k}" for k in keys])
     ax.set_xlabel("agreement partition (number of systems agreeing with the ROVER answer)")
-    ax.set_ylabel(LABELS.get(data["metric"], data["metric"]))
-    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} per ROVER agreement partition{_suffix(data)}")
+    ax.set_ylabel(_axis(data))
+    ax.set_title(f"{_axis(data)} per ROVER agreement partition{_suffix(data)}")
     ax.grid(alpha=0.3)
     _legend_outside(fig, ax, n)
     return fig
@@ -110,7 +132,7 @@ def partitions_figure(data) -> Figure:
 
 def _suffix(data):
     aggregate = data.get("human_aggregate")
-    return f"\n(labels: {aggregate})" if aggregate and data.get("metric") in ("hscore", "hcorrect") else ""
+    return f"\n(labels: {aggregate})" if aggregate and data.get("metric") in metric_registry.human_keys() else ""
 
 
 def per_frame_figure(data) -> Figure:
@@ -140,7 +162,7 @@ def per_frame_figure(data) -> Figure:
     names = [f"{r['frame']} ({r['n']})" for r in rows][::-1]
     values = [_num(r["by_system"].get("ROVER")) for r in rows][::-1]
     ax.barh(names, values, color="#3b6ea8")
-    ax.set_xlabel(f"ROVER {LABELS.get(data['metric'], data['metric'])}")
+    ax.set_xlabel(f"ROVER {_axis(data)}")
     ax.set_title(f"ROVER per frame, sorted (questions in brackets){_suffix(data)}")
     ax.grid(axis="x", alpha=0.3)
     ax.tick_params(axis="y", labelsize=8)
@@ -179,10 +201,12 @@ def combinations_figure(data) -> Figure:
     for i, label in enumerate(labels):
         xs = [j + (i - (len(labels) - 1) / 2) * width for j in range(len(systems))]
         name = SUBSET_LABELS[label].format(a=a, b=b) + f" (n={subsets[label]['n']})"
-        ax.bar(xs, [_num(subsets[label]["by_system"][s]) for s in systems], width, label=name)
+        color, hatch = PALETTE[i % len(PALETTE)], HATCHES[i % len(HATCHES)]
+        values = [_num(subsets[label]["by_system"][s]) for s in systems]
+        ax.bar(xs, values, width, label=name, color=color, hatch=hatch, edgecolor="black", linewidth=0.4)
     ax.set_xticks(range(len(systems)), systems, rotation=30, ha="right")
-    ax.set_ylabel(LABELS.get(data["metric"], data["metric"]))
-    ax.set_title(f"{LABELS.get(data['metric'], data['metric'])} by combination of {a} and {b}{_suffix(data)}")
+    ax.set_ylabel(_axis(data))
+    ax.set_title(f"{_axis(data)} by combination of {a} and {b}{_suffix(data)}")
     ax.grid(axis="y", alpha=0.3)
     _legend_outside(fig, ax, len(labels), title="questions")
     return fig

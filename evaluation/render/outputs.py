@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from annotation.export_safety import safe_frame
+from core.export_safety import safe_frame
 from evaluation.render import figures as figs
 from evaluation.render import paper
+from evaluation.render.choices import choices_caption
 from evaluation.report.inputs import corpus_records
 
 REPORT_JSON = "report.json"
@@ -107,7 +108,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
 
     Parameters
     ----------
-    report : evaluation.report.pipeline.Report
+    report : evaluation.report.config.Report
         A computed report.
     out_dir : str or Path
         The folder (created when missing).
@@ -124,7 +125,8 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     >>> import tempfile
     >>> from evaluation.report.inputs import predictions_frame, questions_frame
     >>> from evaluation.render.outputs import write_report
-    >>> from evaluation.report.pipeline import ReportConfig, compute_report
+    >>> from evaluation.report.config import ReportConfig
+    >>> from evaluation.report.pipeline import compute_report
     >>> questions = questions_frame([{"id": "q1", "context": "Warsaw is in Poland.", "question": "Where?",
     ...                               "answers": ["Poland"]}])
     >>> predictions = predictions_frame([{"question_id": "q1", "system": "a", "answer": "Poland"}])
@@ -145,9 +147,7 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
     put(REPORT_JSON, dumps_strict(report.data) + "\n")
     for name, table in report.tables.items():
         put(f"{name}.csv", safe_frame(table).to_csv())
-        caption = name.replace("_", " ")
-        if report.data.get("has_labels"):
-            caption += f" (human metrics: labels aggregated by {report.data.get('human_aggregate', 'mean')})"
+        caption = paper.escape(f"{name.replace('_', ' ').capitalize()}. {choices_caption(report.data)}")
         put(f"{name}.tex", latex_table(table, report.bold.get(name), caption=caption))
     for name, table in paper.paper_tables(report.data).items():
         put(f"{name}.csv", safe_frame(table.frame).to_csv())

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import math
 
-from evaluation.render.paper import AGGREGATE_TEXT, METRIC_TITLES
+from evaluation.render.choices import (
+    AGGREGATE_TEXT,
+    SIGNIFICANCE_CHOICE,
+    choices_caption,
+    derived_text,
+    report_choices,
+)
+from evaluation.science import metric_registry
 
 RAW_MARK, HOLM_MARK = "*", "†"
 DASH = "—"
-SIGNIFICANCE_CHOICE = {"raw": "raw p < 0.05 (as the paper)", "holm": "Holm-corrected p < 0.05"}
 
 
 def _ok(v):
@@ -33,7 +39,7 @@ def _example_data() -> dict:
         "available_metrics": ["f1"],
         "metric": "f1",
         "systems": [
-            {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612},
+            {"system": "a", "n": 10, "coverage": 1.0, "f1": 0.612, "f1_ci": [0.55, 0.67]},
             {"system": "ROVER", "n": 10, "coverage": 1.0, "f1": 0.7},
         ],
         "factors": [
@@ -165,7 +171,8 @@ def metric_value(metric, v):
     >>> metric_value("hcorrect", 45.2), metric_value("f1", 0.5)
     ('45.2 %', '0.500')
     """
-    return percent(v) if metric == "hcorrect" else score(v)
+    decimals = metric_registry.get(metric).decimals
+    return percent(v, decimals) if metric_registry.get(metric).scale == 100 else score(v, decimals)
 
 
 def sort_key(v):
@@ -202,8 +209,9 @@ def systems_rows(data):
     -------
     list of dict
         ``system``, ``n``, ``coverage`` (and its sort key), ``partial`` (coverage below 100%),
-        ``is_rover`` and ``cells`` (``text``, ``sort``, ``bounds`` with unlabeled answers counted
-        0 / 1 for a partial system).
+        ``is_rover`` and ``cells``: ``text``, ``sort``, ``ci`` (the 95% bootstrap interval,
+        labelled; None without bootstrap) and ``bounds`` (only below 100% coverage: the means
+        with every unlabeled answer counted 0 / 1, labelled as bounds).
 
     Examples
     --------
@@ -211,7 +219,7 @@ def systems_rows(data):
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.systems_rows(data)[0]
     {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
-     'cells': [{'text': '0.612', 'sort': '0.612', 'bounds': None}]}
+     'cells': [{'text': '0.612', 'sort': '0.612', 'ci': '95% CI 0.550 – 0.670', 'bounds': None}]}
     """
     rows = []
     for r in data["systems"]:
@@ -228,10 +236,18 @@ def systems_rows(data):
         }
         for m in data.get("available_metrics", []):
             text = metric_value(m, r.get(m))
+            ci = r.get(f"{m}_ci") or (None, None)
             bounds = None
             if partial and _ok(r.get(f"{m}_low")):
-                bounds = f"{metric_value(m, r[f'{m}_low'])} – {metric_value(m, r[f'{m}_high'])}"
-            row["cells"].append({"text": text, "sort": sort_key(r.get(m)), "bounds": bounds})
+                bounds = f"coverage bounds {interval_text(m, r[f'{m}_low'], r[f'{m}_high'])}"
+            row["cells"].append(
+                {
+                    "text": text,
+                    "sort": sort_key(r.get(m)),
+                    "ci": f"95% CI {interval_text(m, *ci)}" if _ok(ci[0]) and _ok(ci[1]) else None,
+                    "bounds": bounds,
+                }
+            )
         rows.append(row)
     return rows
 
@@ -280,8 +296,9 @@ def factor_tables(data):
         tables.append(
             {
                 "metric": metric,
-                "title": METRIC_TITLES[metric],
+                "title": metric_registry.get(metric).title,
                 "header": [_factor_header(e) for e in entries],
+                "derived": [e["factor"] for e in entries if e.get("derived")],
                 "rows": rows,
                 "is_main": metric == data.get("metric"),
             }
@@ -299,6 +316,7 @@ def _factor_header(e):
         "size": percent(e.get("size_pct"), 0),
         "n_hard": e["n_hard"],
         "n_easy": e["n_easy"],
+        "derived": bool(e.get("derived")),
     }
 
 
@@ -319,10 +337,16 @@ def _factor_cells(metric, entries, i):
                 "title": f"{system} / {e['factor']}: S(E_f) {metric_value(metric, r.get('s_hard'))} "
                 f"(n={r.get('n_hard')}), S(rest) {metric_value(metric, r.get('s_easy'))} "
                 f"(n={r.get('n_easy')}), U {score(r.get('u'), 1)}, p {p_value(r.get('p_value'))}, "
-                f"Holm p {p_value(r.get('p_holm'))}",
+                f"Holm p {p_value(r.get('p_holm'))}{_delta_ci(r)}",
             }
         )
     return cells
+
+
+def _delta_ci(row):
+    """``, δ 95% CI -5 – -1`` for a factor row with a bootstrap interval, else ""."""
+    ci = row.get("delta_ci") or (None, None)
+    return f", δ 95% CI {integer(ci[0])} – {integer(ci[1])}" if _ok(ci[0]) and _ok(ci[1]) else ""
 
 
 def agreement(data):
@@ -454,69 +478,156 @@ def interval_text(metric, low, high):
     return f"{metric_value(metric, low)} – {metric_value(metric, high)}" if _ok(low) and _ok(high) else DASH
 
 
-def ppi_tables(data):
-    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric.
-
-    Hscore in [0, 1], Hcorrect in %, a row per system; empty without a judge.
-
-    Parameters
-    ----------
-    data : dict
-        report.json data (``ppi``).
-
-    Returns
-    -------
-    list of dict
-        ``metric``, ``title``, ``rows`` (formatted ``n``, ``estimate``, ``interval``,
-        ``classical``, ``classical_interval``, ``lambda``, ``gain`` and sort keys).
-
-    Examples
-    --------
-    >>> from evaluation.render.page import ppi_tables
-    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.61, "ci_low": 0.5,
-    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
-    ...        "lambda": 0.8, "gain": 1.5}
-    >>> shown = ppi_tables({"ppi": [row]})[0]["rows"][0]
-    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"]
-    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
-    """
-    tables = []
-    for metric in ("hscore", "hcorrect"):
-        rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
-        if not rows:
-            continue
-        tables.append(
-            {
-                "metric": metric,
-                "title": METRIC_TITLES[metric],
-                "rows": [
-                    {
-                        "system": r["system"],
-                        "n": f"{r['n_human']} / {r['n_total']}",
-                        "n_sort": r["n_human"],
-                        "estimate": metric_value(metric, r.get("estimate")),
-                        "estimate_sort": sort_key(r.get("estimate")),
-                        "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
-                        "classical": metric_value(metric, r.get("classical")),
-                        "classical_sort": sort_key(r.get("classical")),
-                        "classical_interval": interval_text(
-                            metric, r.get("classical_ci_low"), r.get("classical_ci_high")
-                        ),
-                        "lambda": score(r.get("lambda"), 2),
-                        "gain": gain(r.get("gain")),
-                        "gain_sort": sort_key(r.get("gain")),
-                    }
-                    for r in rows
-                ],
-            }
-        )
-    return tables
-
-
 def _quoted(text: str) -> str:
     """`name` (report.json's Markdown-like quoting) as ‘name’ for the page."""
     parts = text.split("`")
     return "".join(p if i % 2 == 0 else f"‘{p}’" for i, p in enumerate(parts))
+
+
+CLOSEST_FLIPS = 3  # pairs the coverage warning names; the others are folded
+FIGURE_TITLES = {
+    "figure3_partitions": "Figure 3: {metric} of each system per ROVER agreement partition",
+    "figure4_per_frame": "Figure 4: ROVER's {metric} per frame",
+    "figure5_combinations": "Figure 5: {metric} by combination of two factors",
+}
+OUTCOME_TEXT = {
+    "no_trigger": "no trigger (no candidate word in the question)",
+    "unknown_frame": "unknown frame (not in the lexicon)",
+    "bad_output": "bad output (a reply that cannot be read)",
+    "done": "frame and frame elements predicted",
+    "error": "error (the call failed; tried again on the next run)",
+}
+
+
+def _flip_text(f):
+    return (
+        f"{f['higher']} ({score(f['higher_hscore'])}, bounds {score(f['higher_low'])} – {score(f['higher_high'])}) "
+        f"over {f['lower']} ({score(f['lower_hscore'])}, bounds {score(f['lower_low'])} – {score(f['lower_high'])})"
+    )
+
+
+def coverage_warning(data):
+    """The coverage warning, summarised: which systems, how many pairs could flip, the closest few.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``systems``, ``ranking_flips``).
+
+    Returns
+    -------
+    dict or None
+        None when every system has full coverage; else ``summary`` (a sentence), ``systems``,
+        ``closest`` (the ``CLOSEST_FLIPS`` pairs with the smallest Hscore gap) and ``rest`` (the
+        other pairs, shown folded).
+
+    Examples
+    --------
+    >>> from evaluation.render.page import coverage_warning
+    >>> flip = {"higher": "a", "lower": "b", "higher_hscore": 0.8, "lower_hscore": 0.7, "higher_low": 0.4,
+    ...         "higher_high": 0.9, "lower_low": 0.7, "lower_high": 0.7}
+    >>> shown = coverage_warning({"systems": [{"system": "a", "coverage": 0.5}, {"system": "b", "coverage": 1.0}],
+    ...                           "ranking_flips": [flip]})
+    >>> shown["summary"]
+    '1 pair of systems could swap places by Hscore inside the coverage bounds (1 system below 100%: coverage 50.0 %).'
+    >>> shown["closest"], shown["rest"]
+    (['a (0.800, bounds 0.400 – 0.900) over b (0.700, bounds 0.700 – 0.700)'], [])
+    """
+    partial = [r for r in data["systems"] if _ok(r.get("coverage")) and r["coverage"] < 1]
+    if not partial:
+        return None
+    flips = sorted(data.get("ranking_flips") or [], key=lambda f: f["higher_hscore"] - f["lower_hscore"])
+    low, high = min(r["coverage"] for r in partial), max(r["coverage"] for r in partial)
+    span = percent(100 * low) if low == high else f"{percent(100 * low)} – {percent(100 * high)}"
+    n = len(flips)
+    pairs = f"{n} pair{'s' if n != 1 else ''} of systems could swap places" if n else "No pair of systems could swap"
+    systems = f"{len(partial)} system{'s' if len(partial) != 1 else ''}"
+    return {
+        "summary": f"{pairs} by Hscore inside the coverage bounds ({systems} below 100%: coverage {span}).",
+        "systems": [f"{r['system']} ({percent(100 * r['coverage'])})" for r in partial],
+        "closest": [_flip_text(f) for f in flips[:CLOSEST_FLIPS]],
+        "rest": [_flip_text(f) for f in flips[CLOSEST_FLIPS:]],
+    }
+
+
+def frames_section(data):
+    """The frame proxy on the page: outcome counts, Table 4 and the agreement on frame checks.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``frames``: SPEC 8.4 counts, ``table4``, ``agreement``).
+
+    Returns
+    -------
+    dict or None
+        None without frame predictions or checks; else ``outcomes`` (``text``, ``n``, ``share``),
+        ``total``, ``table4`` (``label``, whole percents, ``n``) and ``agreement`` (alpha ordinal
+        per rating, with its n).
+
+    Examples
+    --------
+    >>> from evaluation.render.page import frames_section
+    >>> frames = {"outcomes": {"no_trigger": 2, "unknown_frame": 1, "bad_output": 0, "done": 7, "error": 0,
+    ...                        "total": 10},
+    ...           "table4": {"frame": {"label": "Frame Prediction", "n": 4, "full": 50.0, "partial": 25.0,
+    ...                                "erroneous": 25.0}},
+    ...           "agreement": {"frame": {"alpha_ordinal": None, "n_items": 1}}}
+    >>> shown = frames_section({"frames": frames})
+    >>> shown["outcomes"][0], shown["table4"][0]["full"]
+    ({'key': 'no_trigger', 'text': 'no trigger (no candidate word in the question)', 'n': 2, 'share': '20.0 %'}, '50 %')
+    """
+    section = data.get("frames")
+    if not section:
+        return None
+    counts = section.get("outcomes") or {}
+    total = counts.get("total", 0)
+    outcomes = [
+        {"key": k, "text": text, "n": counts.get(k, 0), "share": percent(100 * counts[k] / total) if total else DASH}
+        for k, text in OUTCOME_TEXT.items()
+        if k in counts
+    ]
+    table4 = [
+        {"label": t["label"], **{k: percent(t.get(k), 0) for k in ("full", "partial", "erroneous")}, "n": t["n"]}
+        for t in (section.get("table4") or {}).values()
+        if t.get("n")
+    ]
+    agreement_rows = [
+        {"label": {"frame": "frame", "fes": "frame elements"}.get(k, k), **agreement({"agreement": a})}
+        for k, a in (section.get("agreement") or {}).items()
+        if a
+    ]
+    return {"outcomes": outcomes, "total": total, "table4": table4, "agreement": agreement_rows}
+
+
+def figure_titles(names, data):
+    """The page's figures titled in words, from their file names.
+
+    Parameters
+    ----------
+    names : list of str
+        The figures' SVG file names.
+    data : dict
+        report.json data (``metric``).
+
+    Returns
+    -------
+    list of dict
+        ``name`` (the file) and ``title``.
+
+    Examples
+    --------
+    >>> from evaluation.render.page import figure_titles
+    >>> figure_titles(["figure3_partitions.svg"], {"metric": "hscore"})
+    [{'name': 'figure3_partitions.svg', 'title': 'Figure 3: Hscore of each system per ROVER agreement partition'}]
+    """
+    metric = metric_registry.title(data.get("metric"))
+    out = []
+    for name in names:
+        stem = name.rsplit(".", 1)[0]
+        title = FIGURE_TITLES.get(stem, stem.replace("_", " ")).format(metric=metric)
+        out.append({"name": name, "title": title})
+    return out
 
 
 def report_page(data) -> dict:
@@ -530,10 +641,11 @@ def report_page(data) -> dict:
     Returns
     -------
     dict
-        ``metric``, ``aggregate`` and its text, ``significance``, ``has_labels``, ``metrics``,
-        ``systems``, ``coverage_warning`` (None when every system has full coverage),
-        ``factor_tables``, ``skipped``, ``factor_by_partition``, ``agreement``, ``ppi_tables``,
-        ``notes``, ``marks``.
+        ``metric``, ``aggregate`` and its text, ``significance``, ``choices`` (every choice that
+        changes a number, ``evaluation.render.choices``) and ``caption`` (the same in a few words),
+        ``has_labels``, ``has_ci``, ``metrics``, ``systems``, ``coverage_warning`` (None when every
+        system has full coverage), ``factor_tables``, ``skipped``, ``factor_by_partition``,
+        ``agreement``, ``ppi_tables``, ``active``, ``frames``, ``notes``, ``marks``.
 
     Examples
     --------
@@ -543,30 +655,25 @@ def report_page(data) -> dict:
     >>> shown["metric"], shown["significance"], shown["coverage_warning"]
     ('F1', 'raw p < 0.05 (as the paper)', None)
     """
+    from evaluation.render.estimates import active_tables, ppi_tables  # they format with this module
+
     config = data.get("config", {})
     aggregate = data.get("human_aggregate") or config.get("human_aggregate", "mean")
     significance = config.get("table_significance", "raw")
-    partial = [r for r in data["systems"] if _ok(r.get("coverage")) and r["coverage"] < 1]
     return {
-        "metric": METRIC_TITLES.get(data["metric"], data["metric"]),
+        "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,
         "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
         "significance": SIGNIFICANCE_CHOICE.get(significance, significance),
+        "choices": report_choices(data),
+        "caption": choices_caption(data),
         "has_labels": data.get("has_labels"),
-        "metrics": [{"key": m, "title": METRIC_TITLES[m]} for m in data.get("available_metrics", [])],
+        "has_ci": any(k.endswith("_ci") and v for r in data["systems"] for k, v in r.items()),
+        "metrics": [{"key": m, "title": metric_registry.get(m).title} for m in data.get("available_metrics", [])],
         "systems": systems_rows(data),
-        "coverage_warning": {
-            "systems": [f"{r['system']} ({percent(100 * r['coverage'])})" for r in partial],
-            "flips": [
-                f"{f['higher']} ({score(f['higher_hscore'])}, bounds {score(f['higher_low'])} – "
-                f"{score(f['higher_high'])}) over {f['lower']} ({score(f['lower_hscore'])}, bounds "
-                f"{score(f['lower_low'])} – {score(f['lower_high'])})"
-                for f in data.get("ranking_flips", [])
-            ],
-        }
-        if partial
-        else None,
+        "coverage_warning": coverage_warning(data),
         "factor_tables": factor_tables(data),
+        "derived": derived_text(data),
         "skipped": [
             {
                 "factor": name,
@@ -579,6 +686,8 @@ def report_page(data) -> dict:
         "factor_by_partition": factor_by_partition(data),
         "agreement": agreement(data),
         "ppi_tables": ppi_tables(data),
+        "frames": frames_section(data),
+        "active": active_tables(data),
         "notes": [n for n in data.get("notes", []) if not n.startswith("partial coverage:")],
         "marks": {"raw": RAW_MARK, "holm": HOLM_MARK},
     }

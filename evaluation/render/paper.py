@@ -19,12 +19,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-METRIC_TITLES = {"hscore": "Hscore", "hcorrect": "% Hcorrect", "rouge_l": "ROUGE-L", "f1": "F1", "em": "EM"}
-HUMAN = ("hscore", "hcorrect")
-AGGREGATE_TEXT = {
-    "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
-    "majority": "majority label of an answer (ties: mean of the tied labels)",
-}
+from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
+from evaluation.science import metric_registry
+
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -143,7 +140,7 @@ def _cell(v, decimals=None, *, bold=False, percent_sign=False):
     return r"\textbf{" + text + "}" if bold else text
 
 
-def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False) -> str:
+def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False, rules_before=()) -> str:
     r"""A standalone LaTeX document holding one booktabs table.
 
     Parameters
@@ -160,6 +157,8 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
         The column alignment; default ``l`` then ``r`` for every other column.
     rule_before_last : bool, default False
         A ``\midrule`` before the last row (ROVER's).
+    rules_before : collection of int, default ()
+        Rows that get a ``\midrule`` before them (a new group).
 
     Returns
     -------
@@ -183,7 +182,7 @@ def booktabs(header, rows, caption, *, label, align=None, rule_before_last=False
     align = align or "l" + "r" * (len(header) - 1)
     lines = [" & ".join(header) + r" \\", r"\midrule"]
     for i, row in enumerate(rows):
-        if rule_before_last and i == len(rows) - 1 and len(rows) > 1:
+        if (rule_before_last and i == len(rows) - 1 and len(rows) > 1) or i in rules_before:
             lines.append(r"\midrule")
         lines.append(" & ".join(row) + r" \\")
     body = "\n".join(lines)
@@ -226,7 +225,16 @@ def standalone(table: str) -> str:
 
 def _choices_text(data, metric) -> str:
     aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
-    return f"Human metrics: {AGGREGATE_TEXT[aggregate]}." if metric in HUMAN or metric is None else ""
+    return (
+        f"Human metrics: {AGGREGATE_TEXT[aggregate]}."
+        if metric is None or metric in metric_registry.human_keys()
+        else ""
+    )
+
+
+def _choices(data) -> str:
+    """The report's choices as a caption sentence, LaTeX-escaped (``evaluation.render.choices``)."""
+    return escape(choices_caption(data))
 
 
 def table1_systems(data) -> PaperTable:
@@ -258,7 +266,7 @@ def table1_systems(data) -> PaperTable:
     """
     rows = data["systems"]
     metrics = ["rouge_l", "hscore", "hcorrect"] if data.get("has_labels") else ["rouge_l", "f1", "em"]
-    decimals = {"rouge_l": 2, "hscore": 2, "hcorrect": 1, "f1": 2, "em": 2}
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metrics}
     show_coverage = any(r.get("coverage") is not None and r["coverage"] < 1 for r in rows)
     ordered = [r for r in rows if r["system"] != "ROVER"] + [r for r in rows if r["system"] == "ROVER"]
     records, latex_rows = [], []
@@ -267,7 +275,7 @@ def table1_systems(data) -> PaperTable:
         cells = [escape(r["system"])]
         for m in metrics:
             v = fixed(r.get(m), decimals[m])
-            record[METRIC_TITLES[m]] = v
+            record[metric_registry.get(m).title] = v
             cells.append(_cell(v, decimals[m]))
         if show_coverage:
             cov = r.get("coverage")
@@ -276,7 +284,7 @@ def table1_systems(data) -> PaperTable:
             cells.append(_cell(v, 1))
         records.append(record)
         latex_rows.append(cells)
-    header = ["Model"] + [escape(METRIC_TITLES[m]) for m in metrics] + ([r"\% coverage"] if show_coverage else [])
+    header = ["Model"] + [metric_registry.get(m).latex for m in metrics] + ([r"\% coverage"] if show_coverage else [])
     caption = "Performance of each system and of their ROVER combination (last row)."
     if data.get("has_labels"):
         caption += " " + _choices_text(data, "hscore")
@@ -288,6 +296,7 @@ def table1_systems(data) -> PaperTable:
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
         frame["aggregation"] = data.get("human_aggregate", "mean")
+    caption += " " + _choices(data)
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:systems", rule_before_last=True))
 
 
@@ -351,17 +360,24 @@ def table2_factors(data, metric) -> PaperTable | None:
     for f in factors:  # the bold of the LaTeX table, as columns (the size row has none)
         frame[f"significant: {f}"] = [None] + sig[f]
     frame["significance"] = marks
-    if metric in HUMAN:
+    if metric in metric_registry.human_keys():
         frame["aggregation"] = data.get("human_aggregate", "mean")
-    title = METRIC_TITLES[metric]
+    title = metric_registry.get(metric).title
     caption = (
-        f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
-        f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
-        + _choices_text(data, metric)
+        (
+            f"Complexity factors with {escape(title)}: $\\delta = \\lfloor 100 (S(E_f) - S(\\overline{{E_f}})) "
+            f"\\rfloor$ per system; bold: {SIGNIFICANCE_TEXT[marks]}. Size: $E_f$ in \\% of the corpus. "
+            + _choices_text(data, metric)
+        ).strip()
+        + " "
+        + _choices(data)
     )
+    derived = [escape(e["factor"]) for e in entries if e.get("derived")]
+    if derived:  # SPEC 15: say which factors rest on attributes parsed from the text, and how
+        caption += f" Computed from derived attributes: {', '.join(derived)} ({escape(derived_sources(data))})."
     header = ["models/factors"] + [escape(f) for f in factors]
     return PaperTable(
-        frame, booktabs(header, latex_rows, caption.strip(), label=f"tab:factors-{metric}", rule_before_last=True)
+        frame, booktabs(header, latex_rows, caption, label=f"tab:factors-{metric}", rule_before_last=True)
     )
 
 
@@ -400,7 +416,7 @@ def table3_factor_by_partition(data) -> PaperTable | None:
     header = ["f/P"] + [f"$P_{{{k}}}$" for k in keys]
     caption = (
         f"Probability of each factor by agreement partition, of increasing complexity $P_{{{n}}}$ to $P_1$ "
-        f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g})."
+        f"(ROVER over {n} systems, Levenshtein distance below {data['partitions']['alpha']:g}). " + _choices(data)
     )
     return PaperTable(
         pd.DataFrame(records).set_index("factor"),
@@ -448,6 +464,152 @@ def table4_frame_checks(data) -> PaperTable | None:
     )
 
 
+def _interval(low, high, decimals):
+    """``[low, high]`` in LaTeX, or -- when a bound is missing."""
+    if low is None or high is None:
+        return "--"
+    return f"[{_cell(low, decimals)}, {_cell(high, decimals)}]"
+
+
+def table_ppi(data) -> PaperTable | None:
+    r"""The prediction-powered estimates (SPEC 10): a row per system and human metric.
+
+    Human-labelled / judged predictions, the estimate with its 95% interval, the classical
+    estimate from the human labels alone with its interval, lambda and the gain; Hscore with 2
+    decimals, % Hcorrect with 1 (as Table 1), lambda and gain with 2; a rule between the metrics.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``ppi``, ``config``).
+
+    Returns
+    -------
+    PaperTable or None
+        None without a judge.
+
+    Examples
+    --------
+    >>> from evaluation.render.paper import table_ppi
+    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.6149, "ci_low": 0.5,
+    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
+    ...        "lambda": 0.8, "gain": 1.5}
+    >>> table = table_ppi({"ppi": [row], "config": {"judge": "gpt"}})
+    >>> table.frame[["metric", "human-labelled", "judged", "estimate", "ci_low", "ci_high"]]
+           metric  human-labelled  judged  estimate  ci_low  ci_high
+    system
+    a      Hscore              20     100      0.61     0.5     0.72
+    >>> print(table.latex[table.latex.index(r"\midrule"):table.latex.index(r"\bottomrule")].strip())
+    \midrule
+    a & Hscore & 20 / 100 & 0.61 & [0.50, 0.72] & 0.60 & [0.45, 0.75] & 0.80 & 1.50 \\
+    """
+    rows = [r for m in metric_registry.human_keys() for r in data.get("ppi") or [] if r["metric"] == m]
+    if not rows:
+        return None
+    decimals = {m: metric_registry.get(m).paper_decimals for m in metric_registry.human_keys()}
+    records, latex_rows, rules = [], [], set()
+    for i, r in enumerate(rows):
+        d = decimals[r["metric"]]
+        record = {
+            "system": r["system"],
+            "metric": metric_registry.get(r["metric"]).title,
+            "human-labelled": r["n_human"],
+            "judged": r["n_total"],
+            **{k: fixed(r.get(k), d) for k in ("estimate", "ci_low", "ci_high")},
+            **{k: fixed(r.get(k), d) for k in ("classical", "classical_ci_low", "classical_ci_high")},
+            "lambda": fixed(r.get("lambda"), 2),
+            "gain": fixed(r.get("gain"), 2),
+        }
+        if i and r["metric"] != rows[i - 1]["metric"]:
+            rules.add(i)
+        records.append(record)
+        latex_rows.append(
+            [escape(r["system"]), escape(record["metric"]), f"{r['n_human']} / {r['n_total']}",
+             _cell(record["estimate"], d), _interval(record["ci_low"], record["ci_high"], d),
+             _cell(record["classical"], d), _interval(record["classical_ci_low"], record["classical_ci_high"], d),
+             _cell(record["lambda"], 2), _cell(record["gain"], 2)]
+        )  # fmt: skip
+    header = ["Model", "Metric", "Human / judged", "PPI", "95\\% CI", "Classical", "95\\% CI", "$\\lambda$", "Gain"]
+    judge = escape((data.get("config") or {}).get("judge") or "the judge")
+    caption = (
+        f"Prediction-powered estimates with {judge}'s labels (PPI++) beside the classical estimates from the "
+        "human labels alone, with 95\\% intervals; gain: classical variance over PPI variance. " + _choices(data)
+    )
+    frame = pd.DataFrame(records).set_index("system")
+    return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:ppi", rules_before=rules))
+
+
+def table_active(data) -> PaperTable | None:
+    """Hscore and % Hcorrect per system from the human labels of an active design (SPEC 12).
+
+    Each estimate with its 95% interval in brackets, then the human labels of the system's predictions
+    out of its predictions, and the gain (variance without / with the judge). The caption names the
+    design (active, or uniform with its reason), the judge, the labelling progress and the choices.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``active``, ``active_design``, ``judge``).
+
+    Returns
+    -------
+    PaperTable or None
+        None without active rows.
+
+    Examples
+    --------
+    >>> from evaluation.render.paper import table_active
+    >>> rows = [{"system": "a", "metric": "hscore", "estimate": 0.612, "ci_low": 0.58, "ci_high": 0.644,
+    ...          "n_labeled": 40, "n_total": 400, "gain": 2.5},
+    ...         {"system": "a", "metric": "hcorrect", "estimate": 55.0, "ci_low": 50.1, "ci_high": 59.9,
+    ...          "n_labeled": 40, "n_total": 400, "gain": 2.0}]
+    >>> design = {"kind": "active", "reason": None, "progress": "40 of 50 sampled triplets labelled"}
+    >>> table = table_active({"active": rows, "active_design": design, "judge": {"name": "gpt"}})
+    >>> table.frame.loc["a", ["Hscore", "Hscore low", "Hscore high", "% Hcorrect", "human labels"]].tolist()
+    [0.61, 0.58, 0.64, 55.0, 40.0]
+    """
+    rows = data.get("active") or []
+    if not rows:
+        return None
+    design = data.get("active_design") or {}
+    by_system = {}
+    for r in rows:
+        by_system.setdefault(r["system"], {})[r["metric"]] = r
+    records, latex_rows = [], []
+    for system, metrics in by_system.items():
+        h, c = metrics.get("hscore", {}), metrics.get("hcorrect", {})
+        record = {"system": system}
+        cells = [escape(system)]
+        for title, r, decimals in (("Hscore", h, 2), ("% Hcorrect", c, 1)):
+            v, lo, hi = (fixed(r.get(k), decimals) for k in ("estimate", "ci_low", "ci_high"))
+            record.update({title: v, f"{title} low": lo, f"{title} high": hi})
+            interval = f" [{_cell(lo, decimals)}, {_cell(hi, decimals)}]" if lo is not None else ""
+            cells.append(_cell(v, decimals) + interval)
+        record.update({"human labels": h.get("n_labeled"), "predictions": h.get("n_total")})
+        record["gain Hscore"] = fixed(h.get("gain"), 1)
+        cells += [f"{h.get('n_labeled', 0):,} / {h.get('n_total', 0):,}", _cell(record["gain Hscore"], 1)]
+        records.append(record)
+        latex_rows.append(cells)
+    kind = design.get("kind", "active")
+    judge = escape((data.get("judge") or {}).get("name", "the judge"))
+    how = (
+        f"humans labelled the triplets drawn by an active design (each triplet's chance grows with the "
+        f"uncertainty of judge {judge}; estimates re-weighted by that chance)"
+        if kind == "active"
+        else f"uniform design ({escape(design.get('reason') or 'every triplet had the same chance')})"
+    )
+    caption = (
+        f"Human scores estimated from a sample of human labels: {how}; {escape(design.get('progress', ''))}. "
+        "Brackets: 95\\% intervals. Gain: how many times fewer human labels than without the judge for the "
+        "same width. " + _choices(data)
+    )
+    header = ["Model", "Hscore", r"\% Hcorrect", "Human labels", "Gain"]
+    return PaperTable(
+        pd.DataFrame(records).set_index("system"),
+        booktabs(header, latex_rows, caption, label="tab:active", align="lllrr"),
+    )
+
+
 def paper_tables(data) -> dict:
     """Every paper table the data allows.
 
@@ -460,7 +622,7 @@ def paper_tables(data) -> dict:
     -------
     dict
         File stem -> PaperTable: ``table1_systems``, ``table2_factors_<metric>`` per available
-        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``.
+        metric with factors, ``table3_factor_by_partition``, ``table4_frame_checks``, ``table_ppi``, ``table_active``.
 
     Examples
     --------
@@ -479,6 +641,8 @@ def paper_tables(data) -> dict:
     for stem, table in (
         ("table3_factor_by_partition", table3_factor_by_partition(data)),
         ("table4_frame_checks", table4_frame_checks(data)),
+        ("table_ppi", table_ppi(data)),
+        ("table_active", table_active(data)),
     ):
         if table is not None:
             out[stem] = table

@@ -272,7 +272,82 @@ def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
     >>> shutil.rmtree(folder)
     """
     known = set(questions.index)
-    return labels_frame(record for _, record in read_labels(path, known_questions=known))
+    records, probs = [], []
+    for line, record in read_labels(path, known_questions=known):
+        records.append(record)
+        probs.append(_probs(record["meta"].get("probs"), path, line))
+    frame = labels_frame(records)
+    if any(p is not None for p in probs):
+        frame["probs"] = probs
+    return frame
+
+
+def _probs(value, path, line):
+    """A label line's ``probs`` (SPEC 12), checked, as a dict over the three labels; None when absent."""
+    from annotation.design import check_probs
+    from annotation.interchange import InterchangeError
+    from annotation.labels import LABEL_VALUES
+
+    if value is None:
+        return None
+    try:
+        if not isinstance(value, dict):
+            raise ValueError("probs must be an object {correct, partial, incorrect}")
+        return dict(zip(LABEL_VALUES, check_probs(value).tolist()))
+    except ValueError as exc:
+        raise InterchangeError(str(exc), str(path), line, field="probs") from None
+
+
+def read_design(path, questions: pd.DataFrame) -> pd.DataFrame:
+    r"""A design file (SPEC 12): JSONL ``{"question_id", "answer", "pi", "sampled"}``, one line per triplet.
+
+    Parameters
+    ----------
+    path : str or Path
+        The design file.
+    questions : DataFrame
+        The questions table: lines of other questions are errors.
+
+    Returns
+    -------
+    DataFrame
+        ``question_id``, ``answer``, ``pi`` (float in (0, 1]) and ``sampled`` (bool).
+
+    Raises
+    ------
+    annotation.interchange.InterchangeError
+        With the file, line and field of the first invalid line.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from evaluation.report.inputs import questions_frame, read_design
+    >>> questions = questions_frame([{"id": "q1", "context": "c", "question": "q", "answers": ["a"]}])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "design.jsonl"
+    ...     _ = path.write_text(json.dumps({"question_id": "q1", "answer": "a", "pi": 0.5, "sampled": True}) + "\n")
+    ...     read_design(path, questions)
+      question_id answer   pi  sampled
+    0          q1      a  0.5     True
+    """
+    import math
+
+    from annotation.interchange import InterchangeError, _ids_as_text, _text, iter_json_lines
+
+    name, known, rows = str(path), set(questions.index), []
+    for line, raw in iter_json_lines(path, name):
+        obj = _ids_as_text(raw, "question_id")
+        qid = _text(obj, "question_id", name, line=line)
+        if qid not in known:
+            raise InterchangeError(f"unknown question id {qid!r}", name, line, field="question_id")
+        answer = _text(obj, "answer", name, line=line, allow_empty=True)
+        pi, sampled = obj.get("pi"), obj.get("sampled")
+        if isinstance(pi, bool) or not isinstance(pi, (int, float)) or not math.isfinite(pi) or not 0 < pi <= 1:
+            raise InterchangeError(f"pi must be a number in (0, 1], got {pi!r}", name, line, field="pi")
+        if not isinstance(sampled, bool):
+            raise InterchangeError(f"sampled must be true or false, got {sampled!r}", name, line, field="sampled")
+        rows.append((qid, answer, float(pi), sampled))
+    return pd.DataFrame.from_records(rows, columns=["question_id", "answer", "pi", "sampled"])
 
 
 def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
@@ -325,3 +400,43 @@ def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):
         if meta:
             record["meta"] = meta
         yield record
+
+
+def _example_inputs():
+    """(questions, predictions, labels) of a tiny corpus: the examples of this module use it."""
+    questions = questions_frame(
+        [
+            {
+                "id": "q1",
+                "context": "Denver Broncos won.",
+                "question": "Who won?",
+                "answers": ["Denver Broncos"],
+                "frame": "Win",
+                "dist": 1,
+            },
+            {
+                "id": "q2",
+                "context": "Warsaw is the capital.",
+                "question": "Capital?",
+                "answers": ["Warsaw"],
+                "frame": "Capital",
+                "dist": 3,
+            },
+        ]
+    )
+    predictions = pd.DataFrame(
+        {
+            "question_id": ["q1", "q1", "q2", "q2"],
+            "system": ["s1", "s2", "s1", "s2"],
+            "answer": ["Denver Broncos", "Carolina", "Warsaw", "Poland"],
+        }
+    )
+    labels = pd.DataFrame(
+        {
+            "question_id": ["q1", "q1", "q2"],
+            "answer": ["Denver  Broncos", "Carolina", "Warsaw"],
+            "annotator": "ann",
+            "label": ["correct", "incorrect", "partial"],
+        }
+    )
+    return questions, predictions, labels

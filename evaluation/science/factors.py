@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation.science.stats import TieGroups, mann_whitney, nanmean_counts, split_counts
+from frames.attributes import DERIVED, SOURCES_KEY
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 MEDIAN = "median"
@@ -550,7 +551,14 @@ DERIVED_SOURCES = {
     "nb_fes": "no question has `frame_elements`: import frame annotation or predict frames",
     "entropy": "no question has a `frame` with an `lu` (entropy source corpus): import frame annotation or "
     "predict frames",
+    "coref": "no question has `coref`: needs an imported coref attribute or a coreference component (none is "
+    "installed; SPEC 15)",
+    "frame_freq": "no question has `frame_freq` (the frame's frequency in an adaptation corpus, SPEC 6); predicting "
+    "frames does not give it: add it to the corpus, or derive it (derive_attributes) from an adaptation corpus "
+    "whose questions have frames",
 }
+# attributes that derive_attributes computes from the text (SPEC 15) once a question has `frame` and `lu`
+PARSED = ("dist", "trigger_in_question", "lu_pos")
 
 
 def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | None = None) -> str:
@@ -575,19 +583,75 @@ def skip_reason(questions: pd.DataFrame, factor: Factor, entropy: pd.Series | No
     >>> from evaluation.science import factors as fx
     >>> questions = fx._example_questions()  # four questions, two frames, some attributes missing
     >>> fx.skip_reason(questions, fx.parse_factor("coref"))
-    'no question has `coref`: add it to the corpus (a column of SPEC 9 or a key of `meta`)'
+    'no question has `coref`: needs an imported coref attribute or a coreference component (none is installed; SPEC 15)'
+    >>> print(fx.skip_reason(questions.assign(lu=None), fx.parse_factor("dist")))  # doctest: +NORMALIZE_WHITESPACE
+    no question has `dist`: import it, or derive it (derive_attributes, a spaCy parser) on questions with a
+    `frame` and an `lu`, which none has: import frame annotation or predict frames first
+    >>> fx.skip_reason(questions, fx.parse_factor("bias"))[:70]
+    "no question has `frame_freq` (the frame's frequency in an adaptation c"
     """
     name = factor.attribute
     if name == "entropy" and entropy is not None and len(entropy) and "frame" in questions:
         return "no question's `frame` has an entropy (not in the lexicon, or no `lu`)"
     if name in DERIVED_SOURCES:
         return DERIVED_SOURCES[name]
+    if name in PARSED:
+        framed = (
+            "lu" in questions
+            and "frame" in questions
+            and bool((questions["lu"].notna() & questions["frame"].notna()).any())
+        )
+        return (
+            f"no question has `{name}`: import it, or derive it (derive_attributes, a spaCy parser) on questions "
+            "with a `frame` and an `lu`"
+            + ("" if framed else ", which none has: import frame annotation or predict frames first")
+        )
     hint = (
         ": import frame annotation or predict frames"
-        if name in ("frame", "lu", "lu_pos", "frame_freq")
+        if name in ("frame", "lu")
         else ": add it to the corpus (a column of SPEC 9 or a key of `meta`)"
     )
     return f"no question has `{name}`{hint}"
+
+
+def derived_attributes(questions: pd.DataFrame) -> dict:
+    """The attributes some questions hold as derived values (SPEC 15), with how many and their sources.
+
+    A derived value is one that ``meta.attribute_sources[attribute]`` marks ``derived`` (the parser
+    name and version, the adaptation corpus); the others were imported or predicted.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        The questions table (its ``meta`` column).
+
+    Returns
+    -------
+    dict
+        ``{attribute: {"n_derived": int, "sources": [str, ...]}}``, attributes in name order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.science.factors import derived_attributes
+    >>> source = {"source": "derived", "parser": "fr_core_news_sm", "parser_version": "3.8.0", "adaptation": "train"}
+    >>> qs = pd.DataFrame({"dist": [1, 3, 2], "meta": [{"attribute_sources": {"dist": source}}, {}, None]})
+    >>> derived_attributes(qs)
+    {'dist': {'n_derived': 1, 'sources': ['fr_core_news_sm 3.8.0, adaptation corpus train']}}
+    """
+    found = {}
+    for meta in questions.get("meta", []):
+        for name, source in (meta.get(SOURCES_KEY) or {}).items() if isinstance(meta, dict) else ():
+            if not isinstance(source, dict) or source.get("source") != DERIVED:
+                continue
+            entry = found.setdefault(name, {"n_derived": 0, "sources": []})
+            entry["n_derived"] += 1
+            text = f"{source.get('parser', '')} {source.get('parser_version', '')}".strip()
+            if source.get("adaptation"):
+                text += f", adaptation corpus {source['adaptation']}"
+            if text not in entry["sources"]:
+                entry["sources"].append(text)
+    return dict(sorted(found.items()))
 
 
 def is_significant(p_value, level: float = SIGNIFICANCE) -> bool:

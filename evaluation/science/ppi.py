@@ -27,11 +27,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from annotation.labels import CORRECT, LABEL_RANKS, LABEL_SCORES, LABEL_VALUES
-from evaluation.science import agreement, human
+from evaluation.science import agreement, human, metric_registry
 
 Z95 = 1.96
-METRICS = ("hscore", "hcorrect")
-SCALE = {"hscore": 1.0, "hcorrect": 100.0}  # report scale (SPEC 3: Hcorrect in %)
+# The estimands: the human metrics of SPEC 3, on their report scale (``metric_registry``: Hcorrect in %).
+METRICS = metric_registry.human_keys()
 ROW_KEYS = (
     "system",
     "metric",
@@ -299,7 +299,7 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
 
 def _row(system, metric, e) -> dict:
-    s = SCALE[metric]
+    s = metric_registry.get(metric).scale
 
     def scaled(v):
         return None if v is None else v * s
@@ -558,198 +558,6 @@ def _fact_reasons(facts):
         if count:
             reasons.append({"reason": reason, "count": count, "handling": handling})
     return reasons
-
-
-# --- the report section ----------------------------------------------------------------------
-
-
-def judge_name(judge_labels: pd.DataFrame) -> str:
-    """The name of the one judge of ``judge_labels`` (its ``annotator``), ``judge`` when unnamed.
-
-    Parameters
-    ----------
-    judge_labels : DataFrame
-        One judge's labels.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    ValueError
-        When the labels name several judges.
-
-    Examples
-    --------
-    >>> from evaluation.science import ppi
-    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
-    >>> ppi.judge_name(judge)
-    'judge-1'
-    """
-    names = list(pd.unique(judge_labels["annotator"])) if "annotator" in judge_labels else []
-    if len(names) > 1:
-        raise ValueError(f"judge labels name several judges ({', '.join(map(str, names))}); give one judge at a time")
-    return str(names[0]) if names else "judge"
-
-
-def ppi_section(
-    predictions: pd.DataFrame,
-    labels: pd.DataFrame | None,
-    judge_labels: pd.DataFrame,
-    *,
-    systems=None,
-    facts: dict | None = None,
-    aggregate: str = "mean",
-):
-    """The prediction-powered part of one report.
-
-    Parameters
-    ----------
-    predictions : DataFrame
-        ``system`` and ``tkey`` of each prediction.
-    labels : DataFrame or None
-        Human labels (``tkey``, ``annotator``, ``label``).
-    judge_labels : DataFrame
-        One judge's labels (``annotator`` = its name, SPEC 10).
-    systems : iterable of str, optional
-        The systems, in order.
-    facts : dict, optional
-        Platform facts for ``validity_reasons``; ``gold_keys`` are left out of the human sample.
-    aggregate : {"mean", "majority"}, default "mean"
-        How a triplet's human labels make its score (SPEC 3).
-
-    Returns
-    -------
-    rows : list of dict
-        The ``ppi`` rows.
-    judge : dict
-        ``name``, ``n_labels``, ``agreement``, ``validity``.
-    table : DataFrame
-        ``table_ppi``, indexed by (system, metric).
-
-    Examples
-    --------
-    >>> from evaluation.science import ppi
-    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
-    >>> rows, judge_section, table = ppi.ppi_section(predictions, labels, judge)
-    >>> judge_section["name"], judge_section["n_labels"], table.shape
-    ('judge-1', 6, (4, 10))
-    """
-    name = judge_name(judge_labels)
-    scores = prediction_scores(
-        predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"), aggregate=aggregate
-    )
-    rows = ppi_rows(scores, systems)
-    judge = {
-        "name": name,
-        "n_labels": int(judge_labels["label"].notna().sum()),
-        "agreement": judge_agreement(labels, judge_labels),
-        "validity": validity_reasons(scores, facts),
-    }
-    table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index(["system", "metric"])
-    return rows, judge, table
-
-
-def with_tkeys(frame: pd.DataFrame | None, policy: str) -> pd.DataFrame | None:
-    """``frame`` with a ``tkey`` column (its triplet key under the dedup ``policy``), kept when given.
-
-    Parameters
-    ----------
-    frame : DataFrame or None
-        Predictions or labels with SPEC 9 columns (``question_id``, ``answer``).
-    policy : str
-        The dedup policy (``annotation.dedup``).
-
-    Returns
-    -------
-    DataFrame or None
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evaluation.science.ppi import with_tkeys
-    >>> frame = with_tkeys(pd.DataFrame({"question_id": ["q1", "q1"], "answer": ["Warsaw", " Warsaw"]}), "whitespace")
-    >>> frame["tkey"].nunique()
-    1
-    """
-    if frame is None or "tkey" in frame.columns:
-        return frame
-    return frame.assign(tkey=human.triplet_keys(frame["question_id"], frame["answer"], policy))
-
-
-def add_to_report(
-    report,
-    predictions: pd.DataFrame,
-    labels: pd.DataFrame | None,
-    *,
-    judge_labels: pd.DataFrame | None,
-    policy: str,
-    facts: dict | None = None,
-) -> None:
-    """Put ``ppi`` and ``judge`` into ``report.data`` and ``table_ppi`` into its tables.
-
-    The one hook of the report; the validity guard's reasons become notes. Without judge labels:
-    ``ppi`` is an empty list and ``judge`` null.
-
-    Parameters
-    ----------
-    report : evaluation.report.pipeline.Report
-        A computed report (changed in place).
-    predictions : DataFrame
-        Its predictions (SPEC 9 columns, or with ``tkey``).
-    labels : DataFrame or None
-        Its human labels.
-    judge_labels : DataFrame or None
-        One judge's labels.
-    policy : str
-        The dedup policy giving triplet keys to frames without ``tkey``.
-    facts : dict, optional
-        Platform facts (``judge_inputs.sample_facts``).
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> from evaluation.science import ppi
-    >>> from evaluation.report.inputs import labels_frame, predictions_frame, questions_frame
-    >>> from evaluation.report.pipeline import ReportConfig, compute_report
-    >>> answers = ["yes", "no", "yes", "maybe"]
-    >>> questions = questions_frame([{"id": f"q{i}", "context": "c", "question": "q", "answers": ["yes"]}
-    ...                              for i in range(4)])
-    >>> predictions = predictions_frame([{"question_id": f"q{i}", "system": "a", "answer": a}
-    ...                                  for i, a in enumerate(answers)])
-    >>> labels = labels_frame([{"question_id": "q0", "answer": "yes", "annotator": "ann", "label": "correct"},
-    ...                        {"question_id": "q1", "answer": "no", "annotator": "ann", "label": "incorrect"}])
-    >>> judge = labels_frame([{"question_id": f"q{i}", "answer": a, "annotator": "judge-1", "label": label}
-    ...                       for i, (a, label) in enumerate(zip(answers, ["correct", "incorrect", "correct",
-    ...                                                                    "partial"]))])
-    >>> report = compute_report(questions, predictions, labels, config=ReportConfig(n_boot=0, systems=["a"]))
-    >>> ppi.add_to_report(report, predictions, labels, judge_labels=judge, policy="whitespace")
-    >>> [(r["system"], r["metric"], r["n_human"], r["n_total"]) for r in report.data["ppi"]]
-    [('a', 'hscore', 2, 4), ('a', 'hcorrect', 2, 4)]
-    >>> "table_ppi" in report.tables
-    True
-    """
-    from evaluation.report.pipeline import clean
-
-    if judge_labels is None or judge_labels.empty:
-        report.data["ppi"], report.data["judge"] = [], None
-        return
-    predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
-    order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
-    rows, judge, table = ppi_section(
-        predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
-    )
-    report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
-    report.tables["table_ppi"] = table
-    for reason in judge["validity"]:
-        report.data.setdefault("notes", []).append(
-            f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"
-        )
 
 
 def conclusions(

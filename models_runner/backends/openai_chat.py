@@ -2,6 +2,7 @@
 
 Options: ``model`` (required), ``base_url`` (default: the client's, i.e. api.openai.com),
 ``api_key_env`` (name of the environment variable holding the key, default ``OPENAI_API_KEY``),
+``endpoint`` (the name of an LLM endpoint record: its base_url, key variable and default model),
 ``shots`` (1 for GPT-3.5, 2 for Mixtral in the paper), ``examples``, ``requests_per_minute``,
 ``max_retries``, ``backoff_base``, ``backoff_max``, ``timeout``, ``temperature``, ``max_tokens``,
 ``on_error`` (``fail``: the run stops; ``empty``: the question gets an empty answer and the error is
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from models_runner import prompts
 from models_runner.chat import SETTINGS_DEFAULTS, ChatClient, ChatError
+from models_runner.endpoints import EndpointError, client_settings
 
 from .base import Backend, BackendError
 
@@ -27,8 +29,12 @@ class OpenAIBackend(Backend):
 
     def check_options(self):
         super().check_options()
-        for key in ("model", "base_url", "api_key_env"):
+        for key in ("endpoint", "model", "base_url", "api_key_env"):
             self.str_option(key)
+        try:
+            self.options = client_settings(self.options)
+        except EndpointError as exc:
+            raise BackendError(str(exc)) from None
         if not self.options["model"]:
             raise BackendError("backend 'openai' needs the option model (the API's model name)")
         self.int_option("shots", minimum=0)

@@ -12,7 +12,8 @@ from annotation.helm import read_helm, split_input
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, Prediction, Question, System, Triplet
 from evaluation import database
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "helm" / "suite-qa"
 RUN1 = SUITE / "simple_short_answer_qa_em:model=simple_model1"

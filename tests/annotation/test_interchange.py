@@ -91,7 +91,7 @@ def test_squad_json_format():
     }
     recs = [r for _, r in read_squad(io.BytesIO(json.dumps(doc).encode()))]
     assert [(r["id"], r["answers"], r["meta"]) for r in recs] == [
-        ("a", ["x"], {"article": "T"}),
+        ("a", ["x"], {"answer_starts": [0], "article": "T"}),  # the offsets kept for SPEC 15
         ("b", [], {"is_impossible": True, "article": "T"}),
     ]
     doc["data"][0]["paragraphs"][0]["qas"][1]["id"] = "a"

@@ -13,7 +13,8 @@ from annotation.importers import import_corpus, import_labels, import_prediction
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Question
 from evaluation import database
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.django_db

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from annotation import quality
@@ -85,14 +86,24 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     assert admin_client.get("/api/quality/", {"corpus": "nope"}).status_code == 404
 
     adjudication = admin_client.get(reverse("adjudicate", args=[tiny_corpus.pk])).content.decode()
-    assert first.question.question in adjudication and "ann: <strong>correct</strong>" in adjudication
-    admin_client.post(reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "partial"})
+    assert first.question.question in adjudication and "ann: <strong>Correct</strong>" in adjudication
+    assert "other: <strong>Incorrect</strong>" in adjudication and " checked" not in adjudication  # nothing preselected
+    assert '<mark class="answer-in-passage">' in adjudication  # the passage, open, with the answer lit
+    assert "gold item, expected: Correct" in adjudication
+    saved = admin_client.post(
+        reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "partial"}, follow=True
+    )
     assert Adjudication.objects.get().value == "partial"
+    said = saved.content.decode()
+    assert f"Saved: the answer &quot;{first.answer}&quot; to &quot;{first.question.question}&quot; is Partially" in said
+    assert f"triplet {first.pk}" not in said
     assert "No open disagreement" in admin_client.get(reverse("adjudicate", args=[tiny_corpus.pk])).content.decode()
     bad = admin_client.post(
         reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": first.pk, "value": "great"}, follow=True
     )
-    assert "not saved: label must be one of" in bad.content.decode() and Adjudication.objects.get().value == "partial"
+    assert "Not saved: choose a final label: one of Correct" in bad.content.decode()
+    assert Adjudication.objects.get().value == "partial"
+    assert GoldItem.objects.get().expected == "correct"  # no "also make it gold": gold unchanged
 
     _, _, raw = database.report_inputs(tiny_corpus)
     _, _, final = database.report_inputs(tiny_corpus, adjudicated=True)
@@ -161,7 +172,7 @@ def test_hostile_values_on_the_new_endpoints_are_clean_4xx(tiny_corpus, admin_cl
     bad = admin_client.post(
         reverse("adjudicate", args=[tiny_corpus.pk]), {"triplet": "9" * 30, "value": "correct"}, follow=True
     )
-    assert bad.status_code == 200 and "not saved" in bad.content.decode()
+    assert bad.status_code == 200 and "Not saved: no item was given" in bad.content.decode()
     fold = create_folds(tiny_corpus, k=1, seed=0, overlap=0)[0]
     ann = make_user("ann", "annotator")
     assign_fold(fold, ann)
@@ -176,3 +187,42 @@ def test_hostile_values_on_the_new_endpoints_are_clean_4xx(tiny_corpus, admin_cl
     )
     assert client.get(reverse("item-list", args=[fold.pk]), {"jump": "9" * 30}).status_code == 400
     assert client.get(reverse("item-list", args=[fold.pk]), {"label": "x\x00"}).status_code == 400
+
+
+@pytest.mark.django_db
+def test_gold_from_the_adjudication_page_and_the_item_list(tiny_corpus, make_user, admin_client):
+    folds = create_folds(tiny_corpus, k=2, seed=0, overlap=1.0)
+    ann, other = make_user("ann", "annotator"), make_user("other", "annotator")
+    assign_fold(folds[0], ann)
+    assign_fold(folds[1], other)
+    item = FoldItem.objects.filter(fold=folds[0]).order_by("position").first()
+    theirs = FoldItem.objects.get(fold=folds[1], triplet=item.triplet)
+
+    for user, fold, fold_item, value in ((ann, folds[0], item, "correct"), (other, folds[1], theirs, "incorrect")):
+        c = Client()
+        c.force_login(user)
+        judge(c, fold, fold_item.pk, value, "1")
+    url = reverse("adjudicate", args=[tiny_corpus.pk])
+    admin_client.post(url, {"triplet": item.triplet_id, "value": "incorrect", "gold": "1"})
+    assert GoldItem.objects.get(triplet=item.triplet).expected == "incorrect"
+
+    # the item list (admin triplets): found by the question's text, marked gold with a label in words
+    question = item.triplet.question.question
+    listing = admin_client.get(reverse("admin:annotation_triplet_changelist"), {"q": question[:12]}).content.decode()
+    assert question in listing and "Incorrect" in listing
+    others = list(item.triplet.question.triplets.exclude(pk=item.triplet_id).values_list("pk", flat=True))
+    admin_client.post(
+        reverse("admin:annotation_triplet_changelist"),
+        {"action": "gold_partial", "_selected_action": [item.triplet_id, *others]},
+    )
+    assert set(GoldItem.objects.values_list("expected", flat=True)) == {"partial"}
+    assert GoldItem.objects.count() == 1 + len(others)
+
+    # the gold admin picks its triplet by searching the question's text, not by a raw id
+    add = admin_client.get(reverse("admin:annotation_golditem_add")).content.decode()
+    assert "admin-autocomplete" in add and "vForeignKeyRawIdAdminField" not in add
+    found = admin_client.get(
+        reverse("admin:autocomplete"),
+        {"app_label": "annotation", "model_name": "golditem", "field_name": "triplet", "term": question[:12]},
+    ).json()
+    assert item.triplet_id in {int(r["id"]) for r in found["results"]}

@@ -8,7 +8,8 @@ from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, Label
 from evaluation import database
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 from tests.annotation.test_open_domain import PREDICTIONS, QUESTIONS
 from tests.browser_fixtures import login
 from tests.conftest import write_jsonl

@@ -78,27 +78,49 @@ def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, set
     settings.MEDIA_ROOT = tmp_path / "media"
     corpus = labelled_corpus(tmp_path)
     researcher = make_user("res", "researcher")
-    job = start_report(corpus, researcher, n_boot=0, figures=True)
+    job = start_report(corpus, researcher, n_boot=40, figures=True, adjudicated=True)
     build_report(job.pk)
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     login(page, live_server, "res")
+    page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(f"{live_server.url}/research/reports/{job.pk}/")
     page.wait_for_load_state("load")
 
-    # choices printed, marks explained
+    # every choice that changes a number, named, marks explained
     choices = page.inner_text("#report-choices")
-    assert (
-        "labels of one answer mean: labels of an answer averaged" in choices
-        and "raw p < 0.05" in choices
-        and "Holm" in choices
-    )
-    # coverage warning: sys-c below 100 %, and a ranking that could flip
+    for words in ("Labels of one answer", "labels of an answer averaged", "Adjudicated labels", "used: an admin",
+                  "Excluded participants", "Automatic judge", "raw p < 0.05", "Holm", "40 replicates",
+                  "seed 0", "ROVER Levenshtein alpha", "5: two answers agree"):  # fmt: skip
+        assert words in choices, words
+    assert "ROVER Levenshtein alpha 5" in page.inner_text("h1 + p")  # never a bare "alpha 5.0"
+    # coverage warning: summarised (how many pairs, at what coverage), the closest named, the rest folded
     warning = page.inner_text("#coverage-warning")
-    assert "sys-c" in warning and "could flip" in warning
-    # readable numbers: Hscore with 3 decimals, Hcorrect in %, bounds under partial coverage
-    systems = page.inner_text("#systems-table")
-    assert "sys-c" in systems and " %" in systems and " – " in systems
+    assert "sys-c" in warning and "could swap places by Hscore" in warning and "below 100%: coverage" in warning
+    assert page.locator("#coverage-warning ul.closest-flips li").count() <= 3
+    for details in page.locator("#coverage-warning details").all():
+        assert details.get_attribute("open") is None  # folded
+    # every score with its labelled 95% bootstrap interval; coverage bounds only below 100 %, named as bounds
+    assert "partial" in page.locator("#systems-table tbody tr", has_text="sys-c").get_attribute("class")
+    assert "partial" not in (page.locator("#systems-table tbody tr", has_text="sys-a").get_attribute("class") or "")
+    rows = page.locator("#systems-table tbody tr")
+    n_metrics = page.locator("#systems-table thead th").count() - 3  # system, n, coverage
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        name = row.locator("th").inner_text()
+        assert row.locator("small.ci").count() == n_metrics, name
+        assert all(t.startswith("95% CI ") for t in row.locator("small.ci").all_inner_texts())
+        bounds = row.locator("small.bounds").all_inner_texts()
+        partial = "partial" in (row.get_attribute("class") or "")  # coverage below 100 %
+        assert len(bounds) == (2 if partial else 0), name  # Hscore and Hcorrect only, and only below 100 %
+        assert partial or row.locator("td.warn").count() == 0
+        assert all(t.startswith("coverage bounds ") for t in bounds)
+    assert "Choices: " in page.inner_text("#systems-caption")
+    assert "95% bootstrap confidence interval" in page.inner_text("#systems-table >> xpath=../..")
+    # figures titled in words, not by file name
+    titles = page.locator(".figure-card h2").all_inner_texts()
+    assert titles and all(t.startswith("Figure ") and ".svg" not in t for t in titles)
+    assert "Figure 3: Hscore of each system per ROVER agreement partition" in titles
     # significance: sys-a's coref delta is large and significant, raw and after Holm
     coref_col = page.locator("#factors-hscore thead th", has_text="coref")
     assert coref_col.count() == 1
@@ -114,7 +136,6 @@ def test_report_page_as_a_researcher(page, live_server, make_user, tmp_path, set
     agreement = page.inner_text("#agreement")
     assert "n = " in agreement and "items with two or more labels" in agreement
     assert "undefined (n = 1 item)" in page.inner_text("#agreement-pairs")
-    page.set_viewport_size({"width": 1366, "height": 900})
     page.screenshot(path=f"{SCREENSHOTS}/report_1366.png", full_page=True)
 
     # sorting: the systems table by Hscore, ascending then descending (static JS, no inline script)
@@ -190,4 +211,39 @@ def test_report_page_with_a_judge(page, live_server, make_user, tmp_path, settin
     page.screenshot(path=f"{SCREENSHOTS}/report_judge_1366.png", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     card.screenshot(path=f"{SCREENSHOTS}/report_judge_card_390.png")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+
+
+def test_report_page_with_frames_predicted_and_checked(page, live_server, make_user, tmp_path, settings, monkeypatch):
+    """Frame-prediction outcome counts and Table 4 on the page; the skipped bias factor says what
+    gives frame_freq (predicting frames does not); at 1366 and 390 px (report_frames_*.png)."""
+    from tests.evaluation.test_report_latex import in_app_job
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.MEDIA_ROOT = tmp_path / "media"
+    job = in_app_job(tmp_path, figures=True)
+    make_user("res", "researcher")
+    login(page, live_server, "res")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/research/reports/{job.pk}/")
+    page.wait_for_load_state("load")
+    frames = page.inner_text("#frame-results")
+    assert "The frame proxy saw 4 questions" in frames
+    outcomes = {
+        row.get_attribute("data-outcome"): row.locator("td").all_inner_texts()
+        for row in page.locator("#frame-outcomes tbody tr").all()
+    }
+    assert outcomes["done"] == ["4", "100.0 %"] and outcomes["no_trigger"] == ["0", "0.0 %"]
+    assert {"unknown_frame", "bad_output"} <= set(outcomes)
+    table4 = page.inner_text("#table4-frame-checks")
+    assert "Frame Prediction" in table4 and "Frame Elements" in table4 and "%" in table4
+    bias = page.locator("#skipped-factors li", has_text="bias").inner_text()
+    assert "predicting frames does not give it" in bias and "import frame annotation or predict frames" not in bias
+    choices = page.inner_text("#report-choices")
+    assert "judge-a" in choices and "Holm-corrected" in choices and "majority label" in choices
+    assert "Design of the human sample" in choices
+    page.locator("#frame-results").screenshot(path=f"{SCREENSHOTS}/report_frames_card_1366.png")
+    page.screenshot(path=f"{SCREENSHOTS}/report_frames_1366.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=f"{SCREENSHOTS}/report_frames_390.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 400

@@ -225,10 +225,38 @@ api-imports            anonymous   401  401  401  401  401  401
 api-imports            annotator   403  403  403  403  403  403
 api-imports            researcher  403  403  403  403  403  403
 api-imports            admin       405  405  400  405  405  405
+api-attributes         anonymous   401  401  401  401  401  401
+api-attributes         annotator   403  403  403  403  403  403
+api-attributes         researcher  403  403  403  403  403  403
+api-attributes         admin       200  200  400  405  405  405
 api-quality            anonymous   401  401  401  401  401  401
 api-quality            annotator   403  403  403  403  403  403
 api-quality            researcher  403  403  403  403  403  403
 api-quality            admin       200  200  405  405  405  405
+study-entry            anonymous   400  400  400  405  405  405
+study-entry            annotator   400  400  400  405  405  405
+study-entry            researcher  400  400  400  405  405  405
+study-entry            admin       400  400  400  405  405  405
+studies                anonymous   L    L    L    L    L    L
+studies                annotator   403  403  403  403  403  403
+studies                researcher  403  403  403  403  403  403
+studies                admin       200  200  405  405  405  405
+study-admin            anonymous   L    L    L    L    L    L
+study-admin            annotator   403  403  403  403  403  403
+study-admin            researcher  403  403  403  403  403  403
+study-admin            admin       200  200  self 405  405  405
+study-participants-csv anonymous   L    L    L    L    L    L
+study-participants-csv annotator   403  403  403  403  403  403
+study-participants-csv researcher  403  403  403  403  403  403
+study-participants-csv admin       200  200  405  405  405  405
+api-studies            anonymous   401  401  401  401  401  401
+api-studies            annotator   403  403  403  403  403  403
+api-studies            researcher  403  403  403  403  403  403
+api-studies            admin       200  200  400  405  405  405
+api-study-participants anonymous   401  401  401  401  401  401
+api-study-participants annotator   403  403  403  403  403  403
+api-study-participants researcher  403  403  403  403  403  403
+api-study-participants admin       200  200  405  405  405  405
 api-my-folds           anonymous   401  401  401  401  401  401
 api-my-folds           annotator   200  200  405  405  405  405
 api-my-folds           researcher  403  403  403  403  403  403
@@ -279,7 +307,8 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.db import transaction
     from django.test import Client, TestCase, override_settings
 
-    from annotation.models import Assignment
+    from annotation import studies
+    from annotation.models import Assignment, Study
     from config.celery import app
     from models_runner.models import Judge
     from tests.conftest import build_tiny_corpus
@@ -332,16 +361,21 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         report_pk = resolve(report["Location"]).kwargs["pk"]
         assert client.get(reverse("api-report", args=[report_pk])).json()["status"] == "succeeded"
         frame_fold = Assignment.objects.filter(fold__corpus=framed, annotator=users["annotator"]).first().fold
+        study = Study.objects.create(
+            slug="matrix", title="Matrix", consent="Agree?", corpus=tiny, completion_code="M", open=True
+        )
+        studies.admit(study, ("matrix-p1", "", ""), token="t")
         yield {
             "users": users,
             "fold": fold.pk,
             "item": fold.items.first().handle,  # annotators name items by handle
             "corpus": tiny.pk,
-            "assignment": Assignment.objects.get(fold=fold).pk,
+            "assignment": Assignment.objects.get(fold=fold, annotator=users["annotator"]).pk,
             "frame_fold": frame_fold.pk,
             "frame_item": frame_fold.items.first().pk,
             "report": report_pk,
             "run": run.json()["id"],
+            "study": "matrix",
         }
         transaction.set_rollback(True)
 
@@ -382,6 +416,8 @@ def url_kwargs(name, w):
         "api-report-file": {**report, "name": "report.json"},
         "api-run": {"pk": w["run"]},
         "api-run-cancel": {"pk": w["run"]},
+        **{name: {"slug": w["study"]} for name in ("study-entry", "study-admin", "study-participants-csv")},
+        "api-study-participants": {"slug": w["study"]},
     }.get(name, {})
 
 
@@ -453,11 +489,14 @@ framecheck         200 200  200 200  AI  AI   AI  AI   AI  AI
 flag               200 200  403 403  AI  AI   AI  AI   AI  AI
 golditem           200 200  200 200  AI  AI   AI  AI   AI  AI
 adjudication       200 200  200 200  AI  AI   AI  AI   AI  AI
+study              200 200  200 200  200 200  200 200  200 200
+participant        200 200  403 403  200 200  200 200  200 200
 inferencerun       200 200  403 403  200 403  200 200  200 200
 llmexchange        200 200  403 403  AI  403  AI  AI   AI  AI
 judge              200 200  200 200  200 200  200 200  200 200
 judgerun           200 200  403 403  AI  403  AI  AI   AI  AI
 judgelabel         200 200  403 403  AI  403  AI  AI   AI  AI
+llmendpoint        200 200  200 200  AI  AI   AI  AI   AI  AI
 """
 ADMIN_OTHERS = """
 # the site's own views and the models' custom views (model.view)
@@ -473,9 +512,11 @@ app_list               200 200
 user.password_change   200 200
 corpus.import          200 200
 corpus.predict_frames  200 200
+corpus.derive_attributes 200 200
 inferencerun.start     200 200
 judge.start            200 200
 job.status             200 405
+framelexicon.upload    200 200
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]
 
@@ -612,7 +653,10 @@ def test_other_annotator_gets_404_for_fold_they_do_not_have(world, client, make_
     assert client.post(reverse("judge", args=[f]), {"item": i, "value": "correct"}).status_code == 404
 
 
-@pytest.mark.parametrize("url", ["admin:annotation_predict_frames", "admin:models_runner_judge_start"])
+@pytest.mark.parametrize(
+    "url",
+    ["admin:annotation_predict_frames", "admin:annotation_derive_attributes", "admin:models_runner_judge_start"],
+)
 def test_admin_pages_of_a_missing_object_answer_404(client, make_user, url):
     """Found by the matrix: these admin pages crashed (500) for an id that does not exist."""
     client.force_login(make_user("boss", "admin"))

@@ -9,7 +9,8 @@ from annotation.models import Label, Triplet
 from core.models import Job
 from evaluation import database
 from evaluation.jobs import report_dir, start_report
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 from evaluation.tasks import build_report
 
 pytestmark = pytest.mark.django_db

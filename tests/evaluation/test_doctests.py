@@ -22,10 +22,19 @@ PURE = (
     "render.outputs",
     "report.inputs",
     "science.ppi",
+    "science.active",
+    "render.estimates",
     "render.page",
     "files",
     "report.pipeline",
+    "report.config",
+    "report.scoring",
+    "report.steps",
+    "report.tables",
+    "report.sections",
     "science.human",
+    "science.metric_registry",
+    "render.choices",
 )
 DATABASE = ("judge_inputs", "database", "live")
 # functions that read the database: a docstring without an example

@@ -30,8 +30,9 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 from scipy.stats import mannwhitneyu
 
+from evaluation.report.config import ReportConfig
 from evaluation.report.inputs import read_inputs, with_reference
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.pipeline import compute_report
 from tests.conftest import SQUAD, require
 
 pytestmark = pytest.mark.slow

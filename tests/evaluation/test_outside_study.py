@@ -10,7 +10,8 @@ from django.core.management import call_command
 
 from annotation.models import Corpus, Label
 from evaluation import database
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 from evaluation.science.metrics import normalize_squad
 from tests.conftest import write_jsonl
 

@@ -1,7 +1,8 @@
 """The report page's content (evaluation.render.page): formats, marks, warnings, reasons."""
 
 from evaluation.render import page
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.config import ReportConfig
+from evaluation.report.pipeline import compute_report
 from tests.evaluation.test_report import frames
 
 
@@ -25,8 +26,14 @@ def test_page_content_from_report_data():
     assert view["metric"] == "Hscore" and view["aggregate"] == "mean" and "raw" in view["significance"]
     s1 = next(r for r in view["systems"] if r["system"] == "s1")
     assert s1["coverage"] == "66.7 %" and s1["partial"]
-    assert s1["cells"][0] == {"text": "0.875", "sort": repr(0.875), "bounds": "0.583 – 0.917"}
-    assert view["coverage_warning"]["flips"] and "s1" in view["coverage_warning"]["systems"][0]
+    # no bootstrap: no interval; below 100% coverage the bounds, labelled as bounds
+    assert s1["cells"][0] == {
+        "text": "0.875",
+        "sort": repr(0.875),
+        "ci": None,
+        "bounds": "coverage bounds 0.583 – 0.917",
+    }
+    assert view["coverage_warning"]["closest"] and "s1" in view["coverage_warning"]["systems"][0]
     table = view["factor_tables"][0]
     assert table["metric"] == "hscore" and table["is_main"]
     dist = [h["factor"] for h in table["header"]].index("dist")
@@ -109,3 +116,100 @@ def test_ppi_tables_one_per_metric_formatted_like_the_systems_table():
         "50.0 % – 72.5 %",
         "45.0 % – 75.0 %",
     )
+
+
+def test_every_score_has_its_labelled_bootstrap_interval_and_bounds_only_below_full_coverage():
+    q, p, l = frames()
+    d = compute_report(q, p, l, config=ReportConfig(n_boot=50)).data
+    view = page.report_page(d)
+    assert view["has_ci"]
+    for row in view["systems"]:
+        for metric, cell in zip(d["available_metrics"], row["cells"]):
+            raw = next(r for r in d["systems"] if r["system"] == row["system"])
+            if raw.get(metric) is None:
+                continue
+            assert cell["ci"].startswith("95% CI "), (row["system"], metric)  # human and automatic scores alike
+            low, high = raw[f"{metric}_ci"]
+            assert cell["ci"] == f"95% CI {page.interval_text(metric, low, high)}"
+            # coverage bounds only for a partially labelled system's human metrics, and named as bounds
+            if row["partial"] and metric in ("hscore", "hcorrect"):
+                assert cell["bounds"].startswith("coverage bounds ")
+            else:
+                assert cell["bounds"] is None
+    # each factor delta's interval is in its cell's tooltip
+    cells = [c for t in view["factor_tables"] for r in t["rows"] for c in r["cells"] if c["delta"] != page.DASH]
+    assert cells and all(", δ 95% CI " in c["title"] for c in cells)
+
+
+def test_coverage_warning_summarised_with_the_closest_pairs_and_the_rest_folded():
+    systems = [{"system": f"s{i}", "coverage": 0.5 if i < 3 else 1.0} for i in range(6)]
+    flips = [
+        {"higher": f"s{i}", "lower": f"s{j}", "higher_hscore": 0.9 - i / 100, "lower_hscore": 0.9 - j / 10,
+         "higher_low": 0.3, "higher_high": 0.95, "lower_low": 0.2, "lower_high": 0.9}
+        for i in range(3) for j in range(i + 1, 6)
+    ]  # fmt: skip
+    shown = page.coverage_warning({"systems": systems, "ranking_flips": flips})
+    assert shown["summary"].startswith(f"{len(flips)} pairs of systems could swap places by Hscore")
+    assert "3 systems below 100%: coverage 50.0 %" in shown["summary"]
+    assert len(shown["closest"]) == page.CLOSEST_FLIPS and len(shown["rest"]) == len(flips) - page.CLOSEST_FLIPS
+    by_gap = sorted(flips, key=lambda f: f["higher_hscore"] - f["lower_hscore"])  # the smallest gap first
+    assert [c.split(" (")[0] + c.split(") over ")[1].split(" (")[0] for c in shown["closest"]] == [
+        f["higher"] + f["lower"] for f in by_gap[: page.CLOSEST_FLIPS]
+    ]
+    assert page.coverage_warning({"systems": [{"system": "a", "coverage": 1.0}]}) is None
+
+
+def test_choices_every_one_that_changes_a_number_in_the_header_and_captions():
+    d = data()
+    d["config"].update(adjudicated=True, judge="gpt-judge", n_boot=500, seed=7, alpha=3.0, include_excluded=True)
+    view = page.report_page(d)
+    choices = {c["key"]: c["value"] for c in view["choices"]}
+    assert set(choices) == {
+        "metric", "human_aggregate", "adjudicated", "include_excluded", "judge", "design", "table_significance",
+        "n_boot", "systems", "alpha", "dedup_policy",
+    }  # fmt: skip
+    assert choices["adjudicated"].startswith("used") and choices["judge"] == "gpt-judge"
+    assert choices["include_excluded"] == "their labels included" and choices["design"].startswith("uniform")
+    assert choices["n_boot"].startswith("500 replicates") and "seed 7" in choices["n_boot"]
+    assert choices["alpha"].startswith("3:")  # named "ROVER Levenshtein alpha", not a bare "alpha"
+    assert next(c for c in view["choices"] if c["key"] == "alpha")["label"] == "ROVER Levenshtein alpha"
+    caption = view["caption"]
+    for words in ("metric Hscore", "labels mean", "adjudicated labels", "excluded participants included",
+                  "judge gpt-judge", "uniform design", "bold: raw p", "500 bootstrap replicates, seed 7",
+                  "ROVER Levenshtein alpha 3"):  # fmt: skip
+        assert words in caption, words
+    d["config"].update(adjudicated=False, judge=None)
+    plain = {c["key"]: c["value"] for c in page.report_page(d)["choices"]}
+    assert plain["adjudicated"].startswith("not used") and plain["judge"] == "none" and "design" not in plain
+
+
+def test_frame_outcomes_and_table4_on_the_page():
+    d = data()
+    assert page.report_page(d)["frames"] is None
+    d["frames"] = {
+        "outcomes": {"no_trigger": 18, "unknown_frame": 35, "bad_output": 24, "done": 923, "error": 0, "total": 1000},
+        "table4": {
+            "frame": {"label": "Frame Prediction", "n": 50, "full": 70.4, "partial": 20.0, "erroneous": 9.6},
+            "fes": {"label": "Frame Elements", "n": 50, "full": 50.0, "partial": 30.0, "erroneous": 20.0},
+        },
+        "agreement": {"frame": {"alpha_ordinal": 0.61234, "alpha_nominal": 0.5, "n_items": 20, "pairs": []}},
+    }
+    shown = page.report_page(d)["frames"]
+    outcomes = {o["key"]: (o["text"], o["n"], o["share"]) for o in shown["outcomes"]}
+    assert outcomes["no_trigger"] == ("no trigger (no candidate word in the question)", 18, "1.8 %")
+    assert outcomes["unknown_frame"][1:] == (35, "3.5 %") and outcomes["bad_output"][1:] == (24, "2.4 %")
+    assert shown["table4"][0] == {"label": "Frame Prediction", "full": "70 %", "partial": "20 %",
+                                  "erroneous": "10 %", "n": 50}  # fmt: skip
+    assert shown["agreement"][0]["ordinal"] == "0.612" and shown["agreement"][0]["label"] == "frame"
+
+
+def test_figures_titled_in_words_and_bias_reason_names_what_gives_frame_freq():
+    titles = page.figure_titles(["figure3_partitions.svg", "figure5_combinations.svg"], {"metric": "hcorrect"})
+    assert [t["title"] for t in titles] == [
+        "Figure 3: % Hcorrect of each system per ROVER agreement partition",
+        "Figure 5: % Hcorrect by combination of two factors",
+    ]
+    d = data()  # the corpus has frames but no frame_freq: bias is skipped
+    reason = {s["factor"]: s["reason"] for s in page.report_page(d)["skipped"]}["bias"]
+    assert "predicting frames does not give it" in reason and "adaptation corpus" in reason
+    assert "predict frames" not in reason.replace("predicting frames does not", "")

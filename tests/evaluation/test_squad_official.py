@@ -8,8 +8,9 @@ from collections import Counter
 
 import pytest
 
+from evaluation.report.config import ReportConfig
 from evaluation.report.inputs import read_inputs
-from evaluation.report.pipeline import ReportConfig, compute_report
+from evaluation.report.pipeline import compute_report
 from tests.conftest import SQUAD, require
 
 # README.md of the data: the official figures on the full dev set.

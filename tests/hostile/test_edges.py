@@ -148,7 +148,7 @@ def test_hostile_form_fields_are_400(client, make_user, tiny_corpus):
         assert client.post(f"/annotate/{fold.pk}/judge/", data).status_code == 400, data
     assert client.get(f"/annotate/{fold.pk}/previous/?before=²").status_code == 400
     # text with non-ASCII digits inside words is not a number: it passes the guard
-    from annotation.middleware import problem_in
+    from core.middleware import problem_in
 
     assert problem_in("chapitre ٣ du livre") is None and problem_in("٣") and problem_in("-٣.٥")
 

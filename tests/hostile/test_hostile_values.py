@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotation.importers import import_corpus, import_labels, import_predictions
-from annotation.interchange import MAX_DEPTH, InterchangeError
+from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, Prediction, Question, System, Triplet
+from core.safe_json import MAX_DEPTH
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.django_db
@@ -211,13 +212,13 @@ def test_report_tables_neutralised(tmp_path):
     assert list(back["score"]) == [-0.5, 0.25]
     paper = (tmp_path / "table1_systems.csv").read_text()  # the paper tables go through the same guard
     assert "'=cmd" in paper and "\n=cmd" not in paper and not paper.startswith("=")
-    from annotation.export_safety import csv_cell
+    from core.export_safety import csv_cell
 
     assert [csv_cell(v) for v in ("\tx", "\rx", "-x", "x-", -1, None)] == ["'\tx", "'\rx", "'-x", "x-", -1, None]
 
 
 def test_download_names_sanitised(client, make_user):
-    from annotation.export_safety import attachment
+    from core.export_safety import attachment
 
     Corpus.objects.create(name='evil"\r\nSet-Cookie: a=b')
     client.force_login(make_user("res", "researcher"))

@@ -2,7 +2,9 @@
 
 Reads the three JSONL files of SPEC 9 (no database), computes the report and writes report.json,
 the tables (CSV, LaTeX) and the figures (PNG, SVG) into DIR. ``--judge-labels FILE`` (labels format,
-``annotator`` = the judge) adds the prediction-powered estimates of SPEC 10 (``ppi``, ``table_ppi``).
+``annotator`` = the judge, optional ``probs``) adds the prediction-powered estimates of SPEC 10 (``ppi``,
+``table_ppi``); with ``--design FILE`` (SPEC 12: ``{"question_id", "answer", "pi", "sampled"}`` per
+triplet) also the active estimates (``active``, ``active_design``, the paper table ``table_active``).
 """
 
 import time
@@ -11,9 +13,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interchange import InterchangeError
 from evaluation.render.outputs import write_report
-from evaluation.report.inputs import read_inputs, read_judge_labels
-from evaluation.report.pipeline import ReportConfig, compute_report
-from evaluation.science import ppi
+from evaluation.report.config import ReportConfig, ReportExtras
+from evaluation.report.inputs import read_design, read_inputs, read_judge_labels
+from evaluation.report.pipeline import compute_report
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -32,6 +34,10 @@ class Command(BaseCommand):
         parser.add_argument("--predictions", required=True)
         parser.add_argument("--labels")
         parser.add_argument("--judge-labels", help="labels JSONL of one automatic judge (SPEC 10): adds the `ppi` rows")
+        parser.add_argument(
+            "--design",
+            help="design JSONL of an active design (SPEC 12: question_id, answer, pi, sampled); needs --judge-labels",
+        )
         parser.add_argument("--out", required=True)
         parser.add_argument(
             "--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)"
@@ -114,15 +120,12 @@ class Command(BaseCommand):
             )
             read_s = time.perf_counter() - started
             started = time.perf_counter()
-            report = compute_report(questions, predictions, labels, config=config)
-            if o["judge_labels"]:
-                ppi.add_to_report(
-                    report,
-                    predictions,
-                    labels,
-                    judge_labels=read_judge_labels(o["judge_labels"], questions),
-                    policy=config.dedup_policy,
-                )
+            if o["design"] and not o["judge_labels"]:
+                raise CommandError("--design needs --judge-labels (the judge whose uncertainty set the chances)")
+            judge_labels = read_judge_labels(o["judge_labels"], questions) if o["judge_labels"] else None
+            design = read_design(o["design"], questions) if o["design"] else None
+            extras = ReportExtras(judge_labels=judge_labels, design=design)
+            report = compute_report(questions, predictions, labels, config=config, extras=extras)
             compute_s = time.perf_counter() - started
         except (InterchangeError, ValueError) as exc:
             raise CommandError(str(exc)) from None

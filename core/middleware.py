@@ -3,11 +3,11 @@
 - ``HostileInputMiddleware``: a NUL character anywhere in the query string or in a form field, or a
   number written with non-ASCII digits (``١٢``, ``²``) in one, is refused with 400 before any view
   or database sees it (PostgreSQL cannot store NUL; ``int('²')`` raises).
-- ``BrokerDownMiddleware``: ``BrokerUnavailable`` raised by a page (starting a report, an import, a
-  run) becomes a 503 page saying so; the API answers 503 through DRF.
-- ``NotFoundMiddleware``: ``annotating.NotFound`` raised by a page (a fold not assigned to the user,
-  an item not in the fold) becomes the 404 page, as ``Http404`` would; the API answers 404 itself.
-- ``StrictJSONParser`` (DRF): API bodies follow the import rules for numbers, nesting and NUL.
+- ``DomainErrorMiddleware``: a domain error raised by a page becomes its answer
+  (``core.web_errors``): a lookup error (``annotating.NotFound``, ``FrameCheckNotFound``, ...) the
+  404 page, as ``Http404`` would; ``BrokerUnavailable`` a 503 page saying so; any other
+  ``UserFacingError`` its message with its 4xx status. The API answers the same through DRF's
+  exception handler ``core.web_errors.api_exception_handler``.
 - ``SecurityHeadersMiddleware``: a Content-Security-Policy (scripts only from this site, no inline
   script), and ``Cache-Control: no-store`` on the API and the downloads.
 """
@@ -17,14 +17,11 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
-from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
 
-from annotation.annotating import NotFound
-from annotation.interchange import loads_checked, unstorable
 from core.runner import BrokerUnavailable
+from core.web_errors import domain_status
 
 _NUMBERISH = re.compile(r"[\s+\-.,eE]*")
 
@@ -62,7 +59,9 @@ class HostileInputMiddleware:
         return self.get_response(request)
 
 
-class BrokerDownMiddleware:
+class DomainErrorMiddleware:
+    """A page's domain error as its answer: 404 for a lookup error, 503 for the broker, 4xx otherwise."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
@@ -70,24 +69,14 @@ class BrokerDownMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
+        status = domain_status(exception)
+        if status is None:
+            return None
+        if status == 404:
+            raise Http404(str(exception)) from exception
         if isinstance(exception, BrokerUnavailable):
             return render(request, "broker_down.html", {"message": str(exception.detail)}, status=503)
-        return None
-
-
-class NotFoundMiddleware:
-    """The service layer says ``NotFound``; the web answers 404 (the same page as ``Http404``)."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        return self.get_response(request)
-
-    def process_exception(self, request, exception):
-        if isinstance(exception, NotFound):
-            raise Http404(str(exception)) from exception
-        return None
+        return HttpResponse(str(exception), status=status, content_type="text/plain; charset=utf-8")
 
 
 NO_STORE_PREFIXES = ("/api/", "/research/api/", "/runs/api/", "/downloads/")
@@ -103,19 +92,3 @@ class SecurityHeadersMiddleware:
         if request.path.startswith(NO_STORE_PREFIXES):
             response["Cache-Control"] = "no-store"
         return response
-
-
-class StrictJSONParser(JSONParser):
-    """DRF's JSON parser with the import rules: no NaN/Infinity, numbers that fit 64 bits, nesting
-    of at most ``MAX_DEPTH``, no NUL or lone surrogate in any string -> 400, never a 500 later."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        try:
-            data = loads_checked(stream.read().decode(encoding))
-        except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError and HostileValue are ValueErrors
-            raise ParseError(f"JSON parse error - {exc}") from None
-        found = unstorable(data)
-        if found:
-            raise ParseError(f"JSON parse error - {found[0] or 'a string'}: {found[1]}")
-        return data

@@ -18,7 +18,7 @@ def fill_handles(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0007_frames_to_frames"),
+        ("annotation", "0009_crowd_studies"),
         ("frames", "0001_initial"),
     ]
 

@@ -1,0 +1,53 @@
+"""Fold designs (SPEC 12): which triplets go into folds, registered by the app that knows the judge.
+
+annotation builds folds from every triplet (the uniform design) unless a design is named. The
+active design needs a judge's labels, which live in ``models_runner``; that app registers its
+design from ``AppConfig.ready()`` so that ``build_folds --design active``, the Folds page and the
+growth of folds with late triplets use it without annotation importing models_runner.
+
+A design has ``plan(corpus, *, budget, judge, seed) -> Plan`` (pi and xi for every triplet of the
+corpus, and the ``meta`` the folds keep in ``params["design"]``) and ``late(corpus, tids, meta) ->
+{tid: (pi, sampled)}`` (new triplets drawn by the same rule).
+
+>>> designs = {}
+>>> register("active", Design(plan=len, late=len), into=designs)
+>>> sorted(designs)
+['active']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Design:
+    """One design: ``plan`` and ``late`` (see the module docstring); ``errors`` are its user errors."""
+
+    plan: Callable
+    late: Callable
+    errors: tuple = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """pi and xi per triplet id, and what the folds record of the design."""
+
+    pi: dict
+    sampled: dict
+    meta: dict = field(default_factory=dict)
+
+
+_DESIGNS: dict[str, Design] = {}
+
+
+def register(name: str, design: Design, *, into: dict | None = None) -> None:
+    (_DESIGNS if into is None else into)[name] = design
+
+
+def get(name: str) -> Design:
+    """The design called ``name``; a ``ValueError`` naming the known ones otherwise."""
+    if name not in _DESIGNS:
+        raise ValueError(f"unknown fold design {name!r}; known: uniform, {', '.join(sorted(_DESIGNS))}")
+    return _DESIGNS[name]

@@ -1,0 +1,274 @@
+"""Crowd studies on the database (SPEC 13), thin: rows in, ``annotation.crowd``'s rules, rows out.
+
+Every slot is granted inside one transaction that first locks the study's row
+(``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the settings open every transaction with
+``BEGIN IMMEDIATE``, one writer at a time): arrivals to one study are served one after the other,
+each seeing the slots the previous ones took, so no fold ever gets more than ``slots_per_fold``
+participants (tested with real parallel requests, ``tests/integrity/test_crowd_arrivals.py``).
+Idle participants are released at the start of that same transaction, so a released slot goes to
+the next arrival. Releasing a slot deletes the participant's Assignment (the fold disappears from
+their pages) and keeps every label they gave.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.utils import timezone
+
+from annotation import crowd
+from annotation.assignments import fold_triplet_sets
+from annotation.models import Assignment, Fold, Label, Participant, Study
+from core import roles
+
+SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
+
+
+class StudyClosed(LookupError):
+    """The study takes no new participants."""
+
+
+class StudyFull(LookupError):
+    """Every fold this participant may take has its slots filled, or the study has its participants."""
+
+
+def cookie_name(study):
+    """The signed cookie binding a participant id to one browser."""
+    return f"qaeval-study-{study.pk}"
+
+
+def fold_ids(study):
+    """The study's folds in order, in one query: its chosen folds, or every answer fold of its corpus."""
+    chosen = Study.folds.through.objects.filter(study_id=study.pk, fold_id=OuterRef("pk"))
+    rows = (
+        Fold.objects.filter(Q(corpus_id=study.corpus_id) | Q(studies=study), kind=Fold.KIND_TRIPLET)
+        .annotate(chosen=Exists(chosen))
+        .order_by("index", "pk")
+        .values_list("pk", "corpus_id", "chosen")
+        .distinct()
+    )
+    rows = list(rows)
+    return [pk for pk, _c, picked in rows if picked] or [pk for pk, corpus, _p in rows if corpus == study.corpus_id]
+
+
+def find(study, external_id):
+    return Participant.objects.filter(study=study, external_id=external_id).select_related("user", "study").first()
+
+
+def _counts(study):
+    holding = Participant.objects.filter(study=study, status__in=crowd.HOLDING, fold__isnull=False)
+    return dict(holding.values_list("fold").annotate(n=Count("id")).values_list("fold", "n"))
+
+
+def _release(participants, status, now):
+    """Take the slot back from ``participants`` (their labels stay) and give them ``status``."""
+    for p in participants:
+        Assignment.objects.filter(annotator_id=p.user_id, fold_id=p.fold_id).delete()
+    Participant.objects.filter(pk__in=[p.pk for p in participants]).update(status=status, ended_at=now)
+
+
+def _idle(study, now):
+    """The study's working participants (with ``last``: their last label) and the ids of the idle ones."""
+    working = list(
+        Participant.objects.filter(study=study, status__in=crowd.WORKING).annotate(last=Max("user__labels__updated_at"))
+    )
+    rows = [(p.pk, p.status, max(p.slot_at or p.consented_at, p.last or p.consented_at)) for p in working]
+    return working, set(crowd.idle_ids(rows, now=now, idle_minutes=study.idle_minutes))
+
+
+def looks_full(study, folds=None):
+    """True when a newcomer would be told the study is full, read without any lock: no fold with room,
+    no idle participant to release, or ``max_participants`` reached. The entry page says so before
+    the consent, and most arrivals at a full study never wait for the lock (``admit`` decides again
+    under it: a slot freed meanwhile is given, never one too many)."""
+    if study.max_participants is not None and study.participants.count() >= study.max_participants:
+        return True
+    folds = fold_ids(study) if folds is None else folds
+    room = crowd.choose_fold(folds, _counts(study), slots_per_fold=study.slots_per_fold)
+    return room is None and not _idle(study, timezone.now())[1]
+
+
+def release_idle(study, now=None):
+    """Release the slots of the study's participants idle for ``idle_minutes``; returns how many."""
+    now = now or timezone.now()
+    working, idle = _idle(study, now)
+    if not idle:
+        return 0
+    with transaction.atomic():
+        _release([p for p in working if p.pk in idle], Participant.IDLE, now)
+    return len(idle)
+
+
+def _held(participant):
+    """Folds the participant held before: the last one and every fold they labelled in."""
+    labelled = Label.objects.filter(annotator_id=participant.user_id, fold__isnull=False).values_list("fold_id")
+    return {participant.fold_id, *(f for (f,) in labelled.distinct())} - {None}
+
+
+def _free_fold(study, participant=None):
+    folds = fold_ids(study)
+    held = _held(participant) if participant is not None else set()
+    items = None
+    if held:
+        items = fold_triplet_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
+    return crowd.choose_fold(
+        folds, _counts(study), slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
+    )
+
+
+def _locked(study):
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if not locked.open:
+        raise StudyClosed(f"the study {study.slug} is closed")
+    release_idle(locked)
+    return locked
+
+
+def admit(study, ids, *, token):
+    """The participant of ``ids`` (panel id, panel study, panel session) with a slot, and whether they
+    are new: an account without a password in the groups annotator and participant, the fold with the
+    fewest participants, its Assignment. ``StudyClosed`` or ``StudyFull`` store nothing."""
+    with transaction.atomic():
+        locked = _locked(study)
+        existing = find(locked, ids[0])
+        if existing is not None:  # the same id arrived meanwhile (a second tab): the caller checks the browser
+            return existing, False
+        if locked.max_participants is not None and locked.participants.count() >= locked.max_participants:
+            raise StudyFull(f"the study {study.slug} has its {locked.max_participants} participants")
+        fold = _free_fold(locked)
+        if fold is None:
+            raise StudyFull(f"every fold of the study {study.slug} has its participants")
+        user = get_user_model().objects.create_user(f"s{locked.pk}.{ids[0]}", password=None)
+        user.groups.add(*roles.ensure_groups_named(roles.ANNOTATOR, roles.PARTICIPANT))
+        participant = Participant.objects.create(
+            study=locked,
+            external_id=ids[0],
+            panel_study=ids[1],
+            panel_session=ids[2],
+            user=user,
+            fold_id=fold,
+            browser_token=token,
+            slot_at=timezone.now(),
+        )
+        Assignment.objects.create(fold_id=fold, annotator=user)
+    return participant, True
+
+
+def readmit(participant):
+    """A participant released for idleness asks to go on: a slot again (their former fold when it has
+    room, else one sharing no triplet with it), or ``StudyFull`` / ``StudyClosed``."""
+    with transaction.atomic():
+        locked = _locked(participant.study)
+        participant.refresh_from_db()
+        if participant.status != Participant.IDLE:
+            return participant
+        fold = _free_fold(locked, participant)
+        if fold is None:
+            raise StudyFull(f"every fold of the study {locked.slug} you may take has its participants")
+        Participant.objects.filter(pk=participant.pk).update(
+            fold_id=fold, status=Participant.CONSENTED, ended_at=None, slot_at=timezone.now()
+        )
+        Assignment.objects.get_or_create(fold_id=fold, annotator_id=participant.user_id)
+    participant.refresh_from_db()
+    return participant
+
+
+def bind_browser(participant, token):
+    """Give a participant whose browser binding an admin reset to the browser of ``token``."""
+    Participant.objects.filter(pk=participant.pk, browser_token="").update(browser_token=token)
+    participant.refresh_from_db(fields=["browser_token"])
+    return participant.browser_token == token
+
+
+def reset_browser(participant):
+    """Admin: the participant's id may be used again from one other browser (the next to arrive)."""
+    Participant.objects.filter(pk=participant.pk).update(browser_token="")
+
+
+def mark_returned(participant):
+    """Admin: the participant returned the study on the panel; their slot goes back, labels stay."""
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=participant.study_id).values_list("pk").first()
+        _release([participant], Participant.RETURNED, timezone.now())
+
+
+def gold_results(user_id):
+    """True / False per gold item the user labelled (the label is the expected one)."""
+    rows = Label.objects.filter(annotator_id=user_id, value__isnull=False, triplet__gold__isnull=False)
+    return [value == expected for value, expected in rows.values_list("value", "triplet__gold__expected")]
+
+
+def settle(participant_id, assignment, item=None):
+    """After a participant's judgement of ``item`` (or on opening their fold, without one): their new
+    status when it ends their work (``excluded``: below the study's gold accuracy after a gold item,
+    slot reopened; ``completed``: the fold is done), else None."""
+    participant = Participant.objects.select_related("study").filter(pk=participant_id).first()
+    if participant is None or participant.status not in crowd.WORKING:
+        return None
+    now = timezone.now()
+    study = participant.study
+    if (
+        study.min_gold_accuracy is not None
+        and Label.objects.filter(
+            annotator_id=participant.user_id, triplet_id=item.triplet_id, triplet__gold__isnull=False
+        ).exists()
+    ):
+        _accuracy, stop = crowd.screening(gold_results(participant.user_id), study.min_gold_accuracy)
+        if stop:
+            with transaction.atomic():
+                _release([participant], Participant.EXCLUDED, now)
+            return Participant.EXCLUDED
+    if assignment.total and (assignment.done or 0) >= assignment.total:
+        Participant.objects.filter(pk=participant.pk).update(status=Participant.COMPLETED, ended_at=now)
+        return Participant.COMPLETED
+    if participant.status == Participant.CONSENTED:
+        Participant.objects.filter(pk=participant.pk).update(status=Participant.ACTIVE)
+    return None
+
+
+def participant_rows(study):
+    """One plain dict per participant for the admin page, the CSV and the API (SPEC 13)."""
+    judged = Q(user__labels__value__isnull=False)
+    participants = (
+        Participant.objects.filter(study=study)
+        .select_related("fold")
+        .annotate(
+            items_done=Count("user__labels", filter=judged),
+            seconds=Sum("user__labels__seconds_spent"),
+            last=Max("user__labels__updated_at"),
+        )
+        .order_by("consented_at", "pk")
+    )
+    gold = {}
+    labels = Label.objects.filter(annotator__participant__study=study, value__isnull=False, triplet__gold__isnull=False)
+    for user_id, value, expected in labels.values_list("annotator_id", "value", "triplet__gold__expected"):
+        gold.setdefault(user_id, []).append(value == expected)
+    rows = []
+    for p in participants:
+        accuracy, _stop = crowd.screening(gold.get(p.user_id, []), None)
+        rows.append(
+            {
+                "participant": p.external_id,
+                "status": crowd.shown_status(p.status, p.items_done),
+                "fold": p.fold.name if p.fold else "",
+                "started": p.consented_at,
+                "ended": p.ended_at,
+                "last_activity": p.last,
+                "active_minutes": crowd.active_minutes([p.seconds or 0.0]),
+                "items_done": p.items_done,
+                "gold_items": len(gold.get(p.user_id, [])),
+                "gold_accuracy": None if accuracy is None else round(accuracy, 4),
+                "panel_study": p.panel_study,
+                "panel_session": p.panel_session,
+                "pk": p.pk,
+            }
+        )
+    return rows
+
+
+def excluded_user_ids(corpus):
+    """Accounts of participants excluded from any study of ``corpus`` (reports leave their labels out)."""
+    return set(
+        Participant.objects.filter(study__corpus=corpus, status=Participant.EXCLUDED).values_list("user_id", flat=True)
+    )

@@ -1,0 +1,90 @@
+"""The admin's pages of crowd studies: the list, one study's participants (status, times, active
+minutes, items done, gold accuracy), open / close, browser reset, returned; the CSV for payment."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_safe
+
+from annotation import crowd, studies
+from annotation.exports import csv_lines
+from annotation.models import Participant, Study
+from core.export_safety import streamed_download
+from core.permissions import admin_required
+
+CSV_COLUMNS = [
+    "participant",
+    "status",
+    "fold",
+    "started",
+    "ended",
+    "last_activity",
+    "active_minutes",
+    "items_done",
+    "gold_items",
+    "gold_accuracy",
+    "panel_study",
+    "panel_session",
+]
+
+
+@admin_required
+@require_safe
+def study_list(request):
+    rows = Study.objects.select_related("corpus").order_by("-created_at")
+    return render(request, "annotation/studies.html", {"studies": rows})
+
+
+def _act(request, study):
+    action = request.POST.get("action", "")
+    if action in ("open", "close"):
+        Study.objects.filter(pk=study.pk).update(open=action == "open")
+        return f"the study is {'open' if action == 'open' else 'closed'}"
+    if action not in ("reset", "returned"):
+        raise ValueError("unknown action")
+    participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
+    if participant is None:
+        raise ValueError("no such participant in this study")
+    if action == "reset":
+        studies.reset_browser(participant)
+        return f"{participant.external_id} may go on from one other browser (the next one to open the link)"
+    if participant.status not in crowd.WORKING:
+        raise ValueError(f"{participant.external_id} holds no slot ({participant.status})")
+    studies.mark_returned(participant)
+    return f"{participant.external_id} returned the study: slot freed, labels kept"
+
+
+@admin_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def study_page(request, slug):
+    study = get_object_or_404(Study.objects.select_related("corpus"), slug=slug)
+    if request.method == "POST":
+        try:
+            messages.success(request, _act(request, study))
+        except ValueError as exc:
+            messages.error(request, f"nothing changed: {exc}")
+        return redirect("study-admin", slug=study.slug)
+    studies.release_idle(study)
+    rows = studies.participant_rows(study)
+    link = request.build_absolute_uri(f"/study/{study.slug}/")
+    context = {
+        "study": study,
+        "prolific_link": link
+        + "?"
+        + "&".join(f"{k}={{{{%{k}%}}}}" for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")),
+        "rows": rows,
+        "folds": studies.fold_ids(study),
+        "link": link,
+        "completion": crowd.completion_link(study.completion_url, study.completion_code),
+        "counts": {s: sum(r["status"] == s for r in rows) for s, _t in Participant.STATUSES},
+    }
+    return render(request, "annotation/study_admin.html", context)
+
+
+@admin_required
+@require_safe
+def participants_csv(request, slug):
+    study = get_object_or_404(Study, slug=slug)
+    rows = [{**row, "active_minutes": f"{row['active_minutes']:.2f}"} for row in studies.participant_rows(study)]
+    return streamed_download(csv_lines(rows, CSV_COLUMNS), f"participants-{study.slug}.csv", "text/csv; charset=utf-8")

@@ -1,0 +1,214 @@
+"""The choices of a report that change a number, in words: one home for the page header, the
+captions of the page's tables and of every LaTeX table (pure: report.json data in, strings out).
+
+Each choice is read from report.json's ``config`` (a report written before a key existed gets
+that key's default): the metric, the label aggregation, adjudicated labels, excluded
+participants, the automatic judge, the design of the human sample, the significance marks, the
+bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the dedup policy.
+"""
+
+from __future__ import annotations
+
+from evaluation.science import metric_registry
+
+AGGREGATE_TEXT = {
+    "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
+    "majority": "majority label of an answer (ties: mean of the tied labels)",
+}
+SIGNIFICANCE_CHOICE = {"raw": "raw p < 0.05 (as the paper)", "holm": "Holm-corrected p < 0.05"}
+DESIGN_TEXT = {
+    "uniform": "uniform (the labelled answers are a random sample)",
+    "active": "active (humans label where the judge is unsure; SPEC 12)",
+}
+#: The defaults of choices a report written before they were recorded did not hold.
+DEFAULTS = {
+    "adjudicated": False,
+    "include_excluded": False,
+    "judge": None,
+    "design": "uniform",
+    "table_significance": "raw",
+    "human_aggregate": "mean",
+    "n_boot": 0,
+    "seed": 0,
+    "alpha": 5.0,
+    "systems": None,
+    "dedup_policy": "whitespace",
+}
+
+
+def _number(v) -> str:
+    """``5.0`` as ``5``, ``2.5`` as ``2.5``."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def report_choices(data) -> list[dict]:
+    """Every choice of a report that changes a number, in words, in a fixed order.
+
+    The human-label choices (aggregation, adjudicated, excluded participants) only when the report
+    has labels; the design only with a judge.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``metric``, ``metric_requested``, ``has_labels``, ``config``).
+
+    Returns
+    -------
+    list of dict
+        ``key`` (the ``config`` key), ``label`` (its name), ``value`` (in words) and ``short``
+        (a few words, for captions).
+
+    Examples
+    --------
+    >>> from evaluation.render.choices import report_choices
+    >>> data = {"metric": "f1", "has_labels": False, "config": {"n_boot": 1000, "seed": 0, "alpha": 5.0}}
+    >>> [(c["label"], c["short"]) for c in report_choices(data)]
+    [('Report metric', 'metric F1'), ('Automatic judge', 'no judge'), ('Significance marks', 'bold: raw p < 0.05'),
+     ('Bootstrap', '95% CI: 1000 bootstrap replicates, seed 0'),
+     ('ROVER Levenshtein alpha', 'ROVER Levenshtein alpha 5'),
+     ('ROVER voters', 'ROVER voters: all systems but reference'), ('Answer dedup', 'dedup whitespace')]
+    """
+    config = {**DEFAULTS, **(data.get("config") or {})}
+    metric = data.get("metric") or config.get("metric", "hscore")
+    requested = data.get("metric_requested") or metric
+    title = metric_registry.title(metric)
+    fallback = f" ({metric_registry.title(requested)} needs labels)" if requested != metric else ""
+    out = [_choice("metric", "Report metric", title + fallback, f"metric {title}")]
+    if data.get("has_labels"):
+        out += _label_choices(data, config)
+    judge = config["judge"]
+    out.append(_choice("judge", "Automatic judge", judge or "none", f"judge {judge}" if judge else "no judge"))
+    if judge:
+        design = config["design"] or "uniform"
+        out.append(_choice("design", "Design of the human sample", DESIGN_TEXT.get(design, design), f"{design} design"))
+    significance = config["table_significance"]
+    out.append(
+        _choice(
+            "table_significance",
+            "Significance marks",
+            f"bold in the paper tables: {SIGNIFICANCE_CHOICE.get(significance, significance)}",
+            "bold: " + ("raw p < 0.05" if significance == "raw" else "Holm-corrected p < 0.05"),
+        )
+    )
+    n_boot, seed = config["n_boot"], config["seed"]
+    out.append(
+        _choice(
+            "n_boot",
+            "Bootstrap",
+            f"{n_boot} replicates over the questions, seed {seed}: 95% percentile intervals"
+            if n_boot
+            else "none (no intervals)",
+            f"95% CI: {n_boot} bootstrap replicates, seed {seed}" if n_boot else "no bootstrap",
+        )
+    )
+    alpha = _number(config["alpha"])
+    out.append(
+        _choice(
+            "alpha",
+            "ROVER Levenshtein alpha",
+            f"{alpha}: two answers agree when their edit distance is below it",
+            f"ROVER Levenshtein alpha {alpha}",
+        )
+    )
+    voters = ", ".join(config["systems"]) if config["systems"] else "all systems but reference"
+    out.append(_choice("systems", "ROVER voters", voters, f"ROVER voters: {voters}"))
+    out.append(_choice("dedup_policy", "Answer dedup", config["dedup_policy"], f"dedup {config['dedup_policy']}"))
+    return out
+
+
+def _label_choices(data, config):
+    """The choices about human labels: aggregation, adjudicated labels, excluded participants."""
+    aggregate = data.get("human_aggregate") or config["human_aggregate"]
+    adjudicated, excluded = bool(config["adjudicated"]), bool(config["include_excluded"])
+    return [
+        _choice("human_aggregate", "Labels of one answer", AGGREGATE_TEXT.get(aggregate, aggregate),
+                f"labels {aggregate}"),
+        _choice("adjudicated", "Adjudicated labels",
+                "used: an admin's final label replaces every label of an adjudicated answer" if adjudicated
+                else "not used: every annotator's own label counts",
+                "adjudicated labels" if adjudicated else "annotators' own labels"),
+        _choice("include_excluded", "Excluded participants",
+                "their labels included" if excluded else "their labels left out",
+                "excluded participants included" if excluded else "excluded participants left out"),
+    ]  # fmt: skip
+
+
+def _choice(key, label, *texts):
+    """A choice: its ``config`` key, its name and its two texts (``value`` in words, ``short``)."""
+    value, short = texts
+    return {"key": key, "label": label, "value": value, "short": short}
+
+
+def choices_caption(data) -> str:
+    """The choices in a few words each, for a caption (plain text; LaTeX callers escape it).
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.render.choices import choices_caption
+    >>> print(choices_caption({"metric": "f1", "config": {"n_boot": 0, "alpha": 3}}))
+    Choices: metric F1; no judge; bold: raw p < 0.05; no bootstrap; ROVER Levenshtein alpha 3;
+    ROVER voters: all systems but reference; dedup whitespace.
+    """
+    return "Choices: " + "; ".join(c["short"] for c in report_choices(data)) + "."
+
+
+def derived_text(data):
+    """The sentence that says which attributes were derived from raw text (SPEC 15), or None.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``derived_attributes``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from evaluation.render.choices import derived_text
+    >>> src = {"sources": ["fr_core_news_sm 3.8"]}
+    >>> derived_text({"derived_attributes": {"dist": {"n_derived": 40, **src}, "lu_pos": {"n_derived": 5, **src}}})
+    'Derived from raw text (SPEC 15), not imported: dist on 40 questions, lu_pos on 5 questions (fr_core_news_sm 3.8).'
+    >>> derived_text({}) is None
+    True
+    """
+    derived = data.get("derived_attributes") or {}
+    if not derived:
+        return None
+    groups = {}  # attributes with the same sources, named once
+    for name, d in derived.items():
+        groups.setdefault(tuple(d["sources"]), []).append(f"{name} on {d['n_derived']} questions")
+    parts = [f"{', '.join(names)} ({'; '.join(sources)})" for sources, names in groups.items()]
+    return "Derived from raw text (SPEC 15), not imported: " + "; ".join(parts) + "."
+
+
+def derived_sources(data):
+    """The sources of the derived attributes in a few words, for Table 2's caption (SPEC 15).
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``derived_attributes``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.render.choices import derived_sources
+    >>> derived_sources({"derived_attributes": {"dist": {"n_derived": 4, "sources": ["fr_core_news_sm 3.8.0"]}}})
+    'dist: fr_core_news_sm 3.8.0'
+    """
+    derived = data.get("derived_attributes") or {}
+    return "; ".join(f"{name}: {', '.join(d['sources'])}" for name, d in derived.items())

@@ -1,0 +1,120 @@
+"""The tables of the estimates an automatic judge helps (report.json ``ppi``, SPEC 10, and ``active``,
+SPEC 12) as the report page shows them (pure: report.json data in, formatted cells out)."""
+
+from __future__ import annotations
+
+from evaluation.render.page import gain, interval_text, metric_value, score, sort_key
+from evaluation.science import metric_registry
+
+
+def ppi_tables(data):
+    """The prediction-powered estimates (SPEC 10, ``ppi`` rows): one table per metric.
+
+    Hscore in [0, 1], Hcorrect in %, a row per system; empty without a judge.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``ppi``).
+
+    Returns
+    -------
+    list of dict
+        ``metric``, ``title``, ``rows`` (formatted ``n``, ``estimate``, ``interval``,
+        ``classical``, ``classical_interval``, ``lambda``, ``gain`` and sort keys).
+
+    Examples
+    --------
+    >>> from evaluation.render.estimates import ppi_tables
+    >>> row = {"system": "a", "metric": "hscore", "n_human": 20, "n_total": 100, "estimate": 0.61, "ci_low": 0.5,
+    ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
+    ...        "lambda": 0.8, "gain": 1.5}
+    >>> shown = ppi_tables({"ppi": [row]})[0]["rows"][0]
+    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"]
+    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
+    """
+    tables = []
+    for metric in metric_registry.human_keys():
+        rows = [r for r in data.get("ppi") or [] if r["metric"] == metric]
+        if not rows:
+            continue
+        tables.append(
+            {
+                "metric": metric,
+                "title": metric_registry.get(metric).title,
+                "rows": [
+                    {
+                        "system": r["system"],
+                        "n": f"{r['n_human']} / {r['n_total']}",
+                        "n_sort": r["n_human"],
+                        "estimate": metric_value(metric, r.get("estimate")),
+                        "estimate_sort": sort_key(r.get("estimate")),
+                        "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
+                        "classical": metric_value(metric, r.get("classical")),
+                        "classical_sort": sort_key(r.get("classical")),
+                        "classical_interval": interval_text(
+                            metric, r.get("classical_ci_low"), r.get("classical_ci_high")
+                        ),
+                        "lambda": score(r.get("lambda"), 2),
+                        "gain": gain(r.get("gain")),
+                        "gain_sort": sort_key(r.get("gain")),
+                    }
+                    for r in rows
+                ],
+            }
+        )
+    return tables
+
+
+def active_tables(data):
+    """The active estimates (SPEC 12, ``active`` rows): one table per metric, and the design in words.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data (``active``, ``active_design``).
+
+    Returns
+    -------
+    dict or None
+        ``design`` (``kind``, ``reason``, ``progress``) and ``tables`` (``metric``, ``title``, ``rows``
+        with formatted ``n``, ``estimate``, ``interval``, ``lambda``, ``gain``); None without rows.
+
+    Examples
+    --------
+    >>> from evaluation.render.estimates import active_tables
+    >>> row = {"system": "a", "metric": "hscore", "n_labeled": 20, "n_sampled": 25, "n_total": 100,
+    ...        "estimate": 0.61, "ci_low": 0.5, "ci_high": 0.72, "lambda": 0.8, "gain": 1.5}
+    >>> shown = active_tables({"active": [row], "active_design": {"kind": "active", "progress": "20 of 25"}})
+    >>> r = shown["tables"][0]["rows"][0]
+    >>> r["n"], r["estimate"], r["interval"], shown["design"]["progress"]
+    ('20 of 25 / 100', '0.610', '0.500 – 0.720', '20 of 25')
+    """
+    rows = data.get("active") or []
+    if not rows:
+        return None
+    tables = []
+    for metric in ("hscore", "hcorrect"):
+        mine = [r for r in rows if r["metric"] == metric]
+        if mine:
+            tables.append(
+                {
+                    "metric": metric,
+                    "title": metric_registry.get(metric).title,
+                    "rows": [
+                        {
+                            "system": r["system"],
+                            "n": f"{r['n_labeled']} of {r['n_sampled']} / {r['n_total']}",
+                            "n_sort": r["n_labeled"],
+                            "estimate": metric_value(metric, r.get("estimate")),
+                            "estimate_sort": sort_key(r.get("estimate")),
+                            "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
+                            "lambda": score(r.get("lambda"), 2),
+                            "gain": gain(r.get("gain")),
+                            "gain_sort": sort_key(r.get("gain")),
+                        }
+                        for r in mine
+                    ],
+                }
+            )
+    return {"design": data.get("active_design") or {}, "tables": tables}

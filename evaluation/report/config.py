@@ -1,0 +1,200 @@
+"""The report's vocabulary and choices: metric names, ``ReportConfig`` (every choice that changes a
+number) and the ``Report`` record that ``compute_report`` returns (``evaluation.report.pipeline``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from annotation.dedup import DEFAULT_POLICY
+from evaluation.science import factors as fx
+from evaluation.science import human, metric_registry, rover, stats
+
+FALLBACK_METRIC = "f1"  # the metric of a report asked for a human metric without labels
+ROVER_NAME = "ROVER"
+DEFAULT_COMBINATION = ("nb_fes", "entropy")
+SIGNIFICANCE_MARKS = ("raw", "holm")
+MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then one summary line
+
+
+def canonical_metric(name: str) -> str:
+    """The registered metric (``evaluation.science.metric_registry``) that ``name`` means (case, ``-`` and
+    ROUGE spellings forgiven).
+
+    Parameters
+    ----------
+    name : str
+        A metric name as a user writes it.
+
+    Returns
+    -------
+    str
+        A registered metric key; ``ValueError`` for an unknown name.
+
+    Examples
+    --------
+    >>> canonical_metric("ROUGE-L"), canonical_metric("F1")
+    ('rouge_l', 'f1')
+    """
+    key = metric_registry.lookup(name)
+    if key is None:
+        raise ValueError(f"unknown metric {name!r}; choose one of {', '.join(metric_registry.all_keys())}")
+    return key
+
+
+@dataclass
+class ReportConfig:
+    """The choices of a report (checked on creation; ``ValueError`` for a bad one).
+
+    Examples
+    --------
+    >>> config = ReportConfig(metric="F1", n_boot=0)
+    >>> config.metric, config.as_dict()["n_boot"]
+    ('f1', 0)
+    """
+
+    systems: list | None = None  # ROVER voters, in tie-break order; default: all but `reference`
+    alpha: float = rover.DEFAULT_ALPHA
+    metric: str = "hscore"
+    factors: tuple = fx.DEFAULT_FACTORS
+    entropy_source: str = "corpus"
+    lexicon: dict | None = None  # frame -> list of LU names, for entropy_source="lexicon"
+    dedup_policy: str = DEFAULT_POLICY
+    combination: tuple = DEFAULT_COMBINATION
+    n_boot: int = stats.DEFAULT_BOOT
+    seed: int = 0
+    significance: float = fx.SIGNIFICANCE
+    hard_partitions: tuple = ()  # hard subset export: questions in these partitions ...
+    hard_factors: tuple = ()  # ... or in E_f of these factors
+    hard_require: str = "any"  # "any" criterion, or "all" of them
+    human_aggregate: str = "mean"  # SPEC 3: "mean" of the labels' values, or "majority"
+    table_significance: str = "raw"  # bold cells of the paper tables: raw p, or "holm"-corrected p
+    # Choices made before the computation (which labels, which judge), recorded in ``config``:
+    adjudicated: bool = False  # an admin's final label replaces the labels of an adjudicated answer
+    include_excluded: bool = False  # labels of participants excluded from a study counted
+    judge: str | None = None  # the automatic judge of the prediction-powered estimates (SPEC 10)
+    design: str = "uniform"  # how the human-labelled answers were chosen (SPEC 12)
+
+    def __post_init__(self):
+        self.metric = canonical_metric(self.metric)
+        self.factors = tuple(fx.parse_factor(f) for f in self.factors)
+        names = [f.name for f in self.factors]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two factors share a name: {names}")
+        if self.hard_require not in ("any", "all"):
+            raise ValueError("hard_require must be 'any' or 'all'")
+        if not self.alpha > 0:
+            raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        if self.n_boot < 0:
+            raise ValueError("n_boot must be >= 0")
+        if self.human_aggregate not in human.AGGREGATES:
+            raise ValueError(
+                f"human_aggregate must be one of {', '.join(human.AGGREGATES)}, got {self.human_aggregate!r}"
+            )
+        if self.table_significance not in SIGNIFICANCE_MARKS:
+            raise ValueError(
+                f"table_significance must be one of {', '.join(SIGNIFICANCE_MARKS)}, got {self.table_significance!r}"
+            )
+
+    def as_dict(self) -> dict:
+        """The configuration as plain data (``report.json``'s ``config``).
+
+        Returns
+        -------
+        dict
+            Every option, JSON-ready.
+
+        Examples
+        --------
+        >>> ReportConfig(alpha=3).as_dict()["alpha"]
+        3
+        """
+        return {
+            "systems": list(self.systems) if self.systems else None,
+            "alpha": self.alpha,
+            "metric": self.metric,
+            "factors": [f.as_dict() for f in self.factors],
+            "entropy_source": self.entropy_source,
+            "dedup_policy": self.dedup_policy,
+            "combination": list(self.combination),
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "significance": self.significance,
+            "hard_partitions": list(self.hard_partitions),
+            "hard_factors": list(self.hard_factors),
+            "hard_require": self.hard_require,
+            "human_aggregate": self.human_aggregate,
+            "table_significance": self.table_significance,
+            "adjudicated": self.adjudicated,
+            "include_excluded": self.include_excluded,
+            "judge": self.judge,
+            "design": self.design,
+        }
+
+
+@dataclass
+class ScoreTable:
+    """Every score of every prediction and of ROVER, from ``score_table``."""
+
+    question_ids: pd.Index
+    columns: list  # systems then ROVER
+    matrices: dict  # metric -> (questions x columns) float array, NaN = undefined
+    present: np.ndarray  # (questions x columns) bool: a prediction exists
+    partition: np.ndarray  # per question: k (0 when no ROVER voter answered)
+    rover_source: list  # per question: the system the ROVER answer came from (None)
+    rover_systems: list
+    n_unmatched_labels: int = 0
+    labels: pd.DataFrame | None = None  # the labels with their triplet key (``tkey``)
+    label_matched: np.ndarray | None = None  # per label: its triplet is one of a prediction
+
+    def column(self, name):
+        """The column index of a system (or ``ROVER_NAME``) in the matrices.
+
+        Parameters
+        ----------
+        name : str
+            A system's name, or ``ROVER_NAME``.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from evaluation.report.inputs import _example_inputs
+        >>> from evaluation.report.scoring import score_table
+        >>> table = score_table(*_example_inputs(), config=ReportConfig())
+        >>> table.column("s2"), table.column(ROVER_NAME)
+        (1, 2)
+        """
+        return self.columns.index(name)
+
+
+@dataclass
+class Report:
+    """A computed report: ``data`` (report.json), its tables, bold cells and figures' data."""
+
+    data: dict
+    tables: dict = field(default_factory=dict)  # name -> DataFrame
+    bold: dict = field(default_factory=dict)  # table name -> DataFrame of bools (significant cells)
+    figures: dict = field(default_factory=dict)  # name -> plotting data
+    scores: ScoreTable | None = None
+    sides: pd.DataFrame | None = None
+    hard_subset: pd.DataFrame | None = None
+
+
+@dataclass
+class ReportExtras:
+    """What a report adds beyond its three tables, each optional: one automatic judge's labels (SPEC 10) and the
+    active design its human labels were drawn by (SPEC 12), with the platform facts of its validity guard
+    (``evaluation.judge_inputs.sample_facts``), the frame proxy's rows (SPEC 7, 8: ``(outcomes, checks)``, see
+    ``evaluation.report.sections.frame_proxy_step``) and the corpus's name. The offline command fills what its
+    files give, the report job what the database holds; ``compute_report`` is the same."""
+
+    judge_labels: pd.DataFrame | None = None
+    design: pd.DataFrame | None = None  # SPEC 12: pi and sampled per triplet (``sections.active_step``)
+    facts: dict | None = None
+    frame_rows: tuple | None = None
+    corpus: str | None = None

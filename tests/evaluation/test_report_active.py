@@ -1,0 +1,205 @@
+"""Active estimates (SPEC 12) in every report path: the offline command with ``--judge-labels`` and
+``--design``, the app's report job over a corpus whose folds were drawn by the active design, the
+report page's card, the paper table (compiled), and the uniform fallback said in the report."""
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.importers import import_corpus, import_predictions
+from annotation.models import Corpus, FoldItem, Label, Triplet
+from evaluation.jobs import report_dir, start_report
+from evaluation.science import active
+from evaluation.tasks import build_report
+from models_runner.judging import import_judge_labels
+from tests.conftest import require, write_jsonl
+
+N = 40
+
+
+def files(tmp_path, *, probs=True):
+    """In ``tmp_path`` (created): a corpus of N questions, system ``sys`` right on even questions; every
+    triplet judged; a design file that sampled every third triplet with known chances; human labels on
+    the sampled ones."""
+    corpus = [{"id": f"q{i}", "context": f"c{i}", "question": f"Q{i}?", "answers": [f"a{i}"]} for i in range(N)]
+    preds = [{"question_id": f"q{i}", "system": "sys", "answer": f"a{i}" if i % 2 == 0 else f"b{i}"} for i in range(N)]
+    judge, design, labels = [], [], []
+    for i in range(N):
+        right = i % 2 == 0
+        row = {"question_id": f"q{i}", "answer": preds[i]["answer"], "annotator": "j", "label": "correct"}
+        if probs:
+            row["probs"] = (
+                {"correct": 0.9, "partial": 0.05, "incorrect": 0.05} if right else {"correct": 0.5, "incorrect": 0.5}
+            )
+        judge.append(row)
+        sampled = i % 3 == 0
+        design.append(
+            {"question_id": f"q{i}", "answer": preds[i]["answer"], "pi": 0.3 if right else 0.6, "sampled": sampled}
+        )
+        if sampled:
+            labels.append({**row, "annotator": "ann", "label": "correct" if right else "incorrect"})
+            labels[-1].pop("probs", None)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, rows in (
+        ("corpus", corpus),
+        ("predictions", preds),
+        ("judge", judge),
+        ("design", design),
+        ("labels", labels),
+    ):
+        paths[name] = write_jsonl(tmp_path / f"{name}.jsonl", rows)
+    return paths
+
+
+def offline(paths, out, **extra):
+    call_command(
+        "report",
+        corpus=str(paths["corpus"]),
+        predictions=str(paths["predictions"]),
+        labels=str(paths["labels"]),
+        judge_labels=str(paths["judge"]),
+        design=str(paths["design"]),
+        out=str(out),
+        bootstrap=0,
+        no_figures=True,
+        no_reference_system=True,
+        **extra,
+    )
+    return json.loads((out / "report.json").read_text())
+
+
+def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
+    paths = files(tmp_path)
+    data = offline(paths, tmp_path / "out")
+    (row,) = [r for r in data["active"] if r["metric"] == "hscore"]
+    # the same numbers from the pure function, on the arrays written above
+    i = np.arange(N)
+    right = i % 2 == 0
+    h = np.where(right, 1.0, 0.0)
+    f = np.where(right, 0.9 + 0.025, 0.5)
+    e = active.estimate(h, f, xi=i % 3 == 0, pi=np.where(right, 0.3, 0.6))
+    assert row["estimate"] == pytest.approx(e["estimate"]) and row["lambda"] == pytest.approx(e["lambda"])
+    assert (row["n_total"], row["n_sampled"], row["n_labeled"]) == (N, 14, 14)
+    assert data["active_design"]["kind"] == "active" and data["config"]["design"] == "active"
+    assert data["active_design"]["progress"] == "14 of 14 sampled triplets labelled"
+    assert any(n.startswith("active estimates (active design)") for n in data["notes"])
+    assert (tmp_path / "out" / "table_active.tex").exists() and (tmp_path / "out" / "active.csv").exists()
+
+
+def test_offline_report_without_probabilities_says_uniform(tmp_path):
+    paths = files(tmp_path, probs=False)
+    design = [json.loads(x) for x in paths["design"].read_text().splitlines()]
+    paths["design"] = write_jsonl(tmp_path / "uniform.jsonl", [{**d, "pi": 0.35} for d in design])
+    data = offline(paths, tmp_path / "out")
+    assert data["active_design"]["kind"] == "uniform"
+    assert "no probabilities" in data["active_design"]["reason"]
+    assert any("uniform design" in n for n in data["notes"])
+    assert "uniform design" in (tmp_path / "out" / "table_active.tex").read_text()
+
+
+def test_offline_design_errors(tmp_path):
+    paths = files(tmp_path)
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"question_id": "q1", "answer": "b1", "pi": 0, "sampled": True}])
+    with pytest.raises(CommandError, match=r"bad.jsonl:1.*pi must be a number in \(0, 1\]"):
+        offline({**paths, "design": bad}, tmp_path / "out")
+    bad = write_jsonl(tmp_path / "bad2.jsonl", [{"question_id": "q1", "answer": "b1", "pi": 0.5, "sampled": "yes"}])
+    with pytest.raises(CommandError, match="sampled must be true or false"):
+        offline({**paths, "design": bad}, tmp_path / "out")
+    judge = write_jsonl(
+        tmp_path / "j.jsonl",
+        [{"question_id": "q1", "answer": "b1", "annotator": "j", "label": "correct", "probs": [1]}],
+    )
+    with pytest.raises(CommandError, match=r"j.jsonl:1.*probs must be an object"):
+        offline({**paths, "judge": judge}, tmp_path / "out")
+
+
+def test_the_paper_table_compiles(tmp_path):
+    require(shutil.which("pdflatex"), "pdflatex not installed (bin/test installs texlive-latex-recommended)")
+    paths = files(tmp_path)
+    offline(paths, tmp_path / "out")
+    for name in ("table_active.tex", "active.tex"):
+        run = subprocess.run(
+            [
+                "pdflatex",
+                "-interaction=nonstopmode",
+                "-halt-on-error",
+                "-output-directory",
+                str(tmp_path),
+                str(tmp_path / "out" / name),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stdout[-2000:]
+
+
+@pytest.mark.django_db
+def test_app_report_over_an_active_design_while_labelling(tmp_path, settings, make_user, client):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    paths = files(tmp_path)
+    import_corpus(paths["corpus"], "act")
+    corpus = Corpus.objects.get(name="act")
+    import_predictions(paths["predictions"], corpus)
+    import_judge_labels(paths["judge"], corpus)
+    call_command("build_folds", corpus="act", k=2, seed=0, overlap=0, design="active", budget="20", judge="j")
+    sampled = list(FoldItem.objects.filter(fold__corpus=corpus).values_list("triplet_id", flat=True))
+    ann = make_user("ann", "annotator")
+    done = sampled[: len(sampled) // 2]  # half of the sample labelled
+    for tid in done:
+        t = Triplet.objects.get(pk=tid)
+        Label.objects.create(triplet=t, annotator=ann, value="correct" if t.answer.startswith("a") else "incorrect")
+    researcher = make_user("res", "researcher")
+    job = start_report(corpus, researcher, n_boot=0, figures=False, judge="j")
+    build_report(job.pk)
+    job.refresh_from_db()
+    data = json.loads((report_dir(job.pk) / "report.json").read_text())
+    design = data["active_design"]
+    assert design["kind"] == "active" and design["n_sampled"] == len(sampled) and design["n_labeled"] == len(done)
+    assert design["progress"] == f"{len(done)} of {len(sampled)} sampled triplets labelled (completion-rate rule)"
+    assert design["completion"] == pytest.approx(len(done) / len(sampled))
+    assert {r["system"] for r in data["active"]} >= {"sys"}
+    client.force_login(researcher)
+    html = client.get(f"/research/reports/{job.pk}/").content.decode()
+    assert 'id="active-estimates"' in html and "completion-rate rule" in html
+    assert html.index('id="ppi-estimates"') < html.index('id="active-estimates"')
+
+
+def test_labels_to_settle_by_hand():
+    a = {"estimate": 0.70, "ci_low": 0.62, "ci_high": 0.78}
+    b = {"estimate": 0.60, "ci_low": 0.52, "ci_high": 0.68}
+    # half-widths 0.08 + 0.08 = 0.16 against a difference of 0.10: k grows by (0.16 / 0.10)^2 = 2.56
+    assert active.labels_to_settle(a, b, 100) == 156
+    assert active.labels_to_settle(a, {**b, "estimate": 0.4, "ci_low": 0.35, "ci_high": 0.45}, 100) == 0
+    assert active.labels_to_settle(a, {**b, "ci_low": None}, 100) is None
+
+
+@pytest.mark.django_db
+def test_live_page_shows_the_active_design_and_labels_to_settle(tmp_path, make_user, client):
+    paths = files(tmp_path)
+    import_corpus(paths["corpus"], "act")
+    corpus = Corpus.objects.get(name="act")
+    import_predictions(paths["predictions"], corpus)
+    import_judge_labels(paths["judge"], corpus)
+    call_command("build_folds", corpus="act", k=2, seed=0, overlap=0, design="active", budget="20", judge="j")
+    sampled = list(FoldItem.objects.filter(fold__corpus=corpus).values_list("triplet_id", flat=True))
+    ann = make_user("ann", "annotator")
+    for tid in sampled[: len(sampled) // 2]:
+        t = Triplet.objects.get(pk=tid)
+        Label.objects.create(triplet=t, annotator=ann, value="correct" if t.answer.startswith("a") else "incorrect")
+    client.force_login(make_user("res", "researcher"))
+    html = client.get("/research/conclusions/panel/?corpus=act").content.decode()
+    k = len(sampled) // 2
+    assert 'id="active-live"' in html and f"{k} of {len(sampled)} sampled triplets labelled" in html
+    assert "Labels that would settle each pair" in html
+    body = client.get("/research/api/conclusions/?corpus=act").json()
+    act = body["active"]
+    assert act["judge"] == "j" and act["design"]["n_labeled"] == k
+    assert {r["system"] for r in act["rows"]} == {"sys", "reference"}
+    (pair,) = act["pairs"]
+    assert pair["settled"] or pair["more_labels"] is None or pair["more_labels"] > 0
