@@ -85,6 +85,14 @@ api-report-file        anonymous   401  401  401  401  401  401
 api-report-file        annotator   403  403  403  403  403  403
 api-report-file        researcher  200  200  405  405  405  405
 api-report-file        admin       200  200  405  405  405  405
+api-study-archive      anonymous   401  401  401  401  401  401
+api-study-archive      annotator   403  403  403  403  403  403
+api-study-archive      researcher  403  403  403  403  403  403
+api-study-archive      admin       200  200  405  405  405  405
+api-study-import       anonymous   401  401  401  401  401  401
+api-study-import       annotator   403  403  403  403  403  403
+api-study-import       researcher  403  403  403  403  403  403
+api-study-import       admin       405  405  400  405  405  405
 api-runs               anonymous   401  401  401  401  401  401
 api-runs               annotator   403  403  403  403  403  403
 api-runs               researcher  200  200  403  403  403  403
@@ -415,6 +423,7 @@ def url_kwargs(name, w):
         "api-report-files": report,
         "api-report-file": {**report, "name": "report.json"},
         "api-run": {"pk": w["run"]},
+        "api-study-archive": {"pk": w["corpus"]},
         "api-run-cancel": {"pk": w["run"]},
         **{name: {"slug": w["study"]} for name in ("study-entry", "study-admin", "study-participants-csv")},
         "api-study-participants": {"slug": w["study"]},
@@ -497,6 +506,7 @@ judge              200 200  200 200  200 200  200 200  200 200
 judgerun           200 200  403 403  AI  403  AI  AI   AI  AI
 judgelabel         200 200  403 403  AI  403  AI  AI   AI  AI
 llmendpoint        200 200  200 200  AI  AI   AI  AI   AI  AI
+studyarchive       200 200  403 403  200 403  403 403  200 200
 """
 ADMIN_OTHERS = """
 # the site's own views and the models' custom views (model.view)
@@ -517,6 +527,7 @@ inferencerun.start     200 200
 judge.start            200 200
 job.status             200 405
 framelexicon.upload    200 200
+studyarchive.import    200 200
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]
 
