@@ -24,7 +24,8 @@ class FoldKind:
     value; optional building from the fold page: ``build_action`` (the POSTed ``action``), ``build_form``
     (a Form class whose ``options()`` are the keyword arguments of ``build(corpus, **options) -> folds``),
     and ``errors``, the exceptions of ``build`` shown to the admin as a message; ``label`` names the
-    built folds in that message.
+    built folds in that message; optional ``readiness(corpus) -> (n, next_step)``: how many items the
+    corpus offers to such folds and, when it offers none, ``(text, url)`` of what to do first.
     """
 
     progress: Callable
@@ -34,6 +35,7 @@ class FoldKind:
     build: Callable | None = None
     errors: tuple = ()
     label: str = "folds"
+    readiness: Callable | None = None
 
 
 _KINDS: dict[str, FoldKind] = {}

@@ -1,5 +1,5 @@
 """REST API of the reports (DRF): start a report job, its status, its report.json and its files.
-Researchers and admins only."""
+Researchers and admins only; study archives (SPEC 14): admins only."""
 
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
@@ -12,10 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Corpus
-from core.permissions import IsResearcherRole
+from core.permissions import IsAdminRole, IsResearcherRole
 from core.serializers import JobSerializer
+from core.uploads import max_upload_size, save_upload
 from evaluation import files, judge_inputs
-from evaluation.jobs import start_report_from
+from evaluation.archive import NAME_RE
+from evaluation.archive_store import archive_response
+from evaluation.jobs import start_report_from, start_study_import
 from evaluation.report.config import SIGNIFICANCE_MARKS
 from evaluation.science import metric_registry
 from evaluation.science.human import AGGREGATES
@@ -145,3 +148,42 @@ class ReportFile(APIView):
         if path is None:
             raise NotFound("no such file in this report")
         return FileResponse(open(path, "rb"), content_type=files.content_type(name), as_attachment=True, filename=name)
+
+
+class StudyArchiveDownload(APIView):
+    """The study archive of a corpus (SPEC 14): a zip with manifest.json. Admins only."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    def get(self, request, pk):
+        return archive_response(get_object_or_404(Corpus, pk=pk))
+
+
+class StudyImportRequest(serializers.Serializer):
+    file = serializers.FileField(validators=[max_upload_size], help_text="a zip archive written by export_study")
+    corpus = serializers.RegexField(
+        NAME_RE, max_length=100, required=False, allow_blank=True, default="", help_text="new corpus name"
+    )
+
+    def validate_corpus(self, value):
+        if value and Corpus.objects.filter(name=value).exists():
+            raise serializers.ValidationError(f"a corpus named {value!r} exists already")
+        return value
+
+
+class StudyImport(APIView):
+    """Import a study archive as a background job (202 with the job; its progress and result at
+    /api/jobs/<id>/). In one transaction; on any problem the job fails naming it and nothing changes."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(request={"multipart/form-data": StudyImportRequest}, responses={202: JobSerializer})
+    def post(self, request):
+        form = StudyImportRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        job = start_study_import(
+            save_upload(upload), corpus=form.validated_data["corpus"], user=request.user, original_name=upload.name
+        )
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

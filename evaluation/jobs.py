@@ -125,3 +125,34 @@ def start_report(corpus, user=None, **options):
 def start_report_from(data: dict, user=None):
     """``start_report`` from a validated form or serializer: its ``corpus`` and its options."""
     return start_report(data["corpus"], user, **{name: value for name, value in data.items() if name != "corpus"})
+
+
+STUDY_IMPORT_KIND = "import_study"
+
+
+def study_import_body(job, progress):
+    """The job body of a study archive import: ``archive_store.import_study`` on the stored upload,
+    which is removed once the job ends, whatever the outcome."""
+    from core.uploads import remove_upload
+    from evaluation.archive_store import import_study
+
+    p = job.params
+    try:
+        return import_study(p["path"], p.get("corpus") or None, progress=progress, label=p.get("file") or "archive")
+    finally:
+        remove_upload(p["path"])
+
+
+def start_study_import(path, *, corpus=None, user=None, original_name=None):
+    """Create the import job of a stored study archive and queue ``evaluation.tasks.import_study_archive``."""
+    from core.runner import BrokerUnavailable
+    from core.uploads import remove_upload
+    from evaluation.tasks import import_study_archive
+
+    params = {"path": str(path), "file": original_name or Path(path).name, "corpus": corpus or ""}
+    job = create_job(STUDY_IMPORT_KIND, params, user=user)
+    try:
+        return enqueue(job, import_study_archive)
+    except BrokerUnavailable:
+        remove_upload(path)
+        raise

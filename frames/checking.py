@@ -78,8 +78,41 @@ def register_fold_kind():
             build=create_frame_folds,
             errors=(FrameFoldError,),
             label="frame-check folds",
+            readiness=frame_readiness,
         ),
     )
+
+
+def frame_readiness(corpus):
+    """(questions with a predicted frame, None) or, when there are none, (0, (what to do first, where))."""
+    from django.urls import reverse
+
+    from core.models import Job
+    from frames.models import FrameAnnotation
+    from frames.outcomes import DONE
+
+    annotations = FrameAnnotation.objects.filter(question__corpus=corpus)
+    done = annotations.filter(outcome=DONE).count()
+    if done:
+        return done, None
+    running = (
+        Job.objects.filter(kind="frames", params__corpus=corpus.name, status__in=[Job.CREATED, Job.RUNNING])
+        .order_by("-id")
+        .first()
+    )
+    if running:
+        return 0, (
+            f"Frame prediction is under way (job {running.pk}): follow it",
+            reverse("admin:core_job_change", args=[running.pk]),
+        )
+    tried = annotations.count()
+    text = (
+        f"Frame prediction gave no usable frame for the {tried} questions tried: see its job's outcomes, then "
+        "predict frames again (another model, endpoint or lexicon)"
+        if tried
+        else "No question of this corpus has a predicted frame yet: predict frames first"
+    )
+    return 0, (text, reverse("admin:annotation_predict_frames", args=[corpus.pk]))
 
 
 def next_item(fold, user):

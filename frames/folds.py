@@ -51,7 +51,10 @@ def create_frame_folds(corpus, *, lexicon=None, k=1, seed=0, overlap=0.0, sample
         annotations = annotations.filter(lexicon=lexicon)
     ids = list(annotations.order_by("question__position", "id").values_list("id", flat=True))
     if not ids:
-        raise FrameFoldError(f"corpus {corpus.name} has no predicted frames yet: run predict_frames first")
+        raise FrameFoldError(
+            f"corpus {corpus.name} has no predicted frames yet: "
+            "predict frames first (Corpora -> predict frames... in the admin)"
+        )
     plans = plan_frame_folds(ids, k=k, seed=seed, overlap=overlap, sample=sample)
     params = {"k": k, "seed": seed, "overlap": overlap, "sample": sample, "lexicon": getattr(lexicon, "name", None)}
     return store_fold_plans(

@@ -100,6 +100,7 @@ def fold_assignments(request):
             build_form=BuildFoldsForm(),
             assign_form=AssignForm(corpus),
             frame_form=frame_kind.build_form() if frame_kind else None,
+            frame_readiness=frame_kind.readiness(corpus) if frame_kind and frame_kind.readiness else None,
             quality=quality_data.corpus_quality(corpus),
             disagreements=len(quality_data.open_disagreements(corpus)),
             has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),

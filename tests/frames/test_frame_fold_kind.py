@@ -54,3 +54,22 @@ def test_out_of_reach_is_a_domain_error_and_a_404(client, framed_corpus, make_us
         checking.get_fold_item(fold, 10**9)
     client.force_login(stranger)
     assert client.get(reverse("frame-check-item", args=[fold.pk, 10**9])).status_code == 404
+
+
+def test_the_fold_page_says_what_to_do_when_frames_are_missing(client, tiny_corpus, framed_corpus, make_user):
+    """Issue 27, point 6: no predicted frame -> no build form, a link to predict frames; a running
+    frame job -> a link to its job page; frames -> how many questions, and the form."""
+    from core.models import Job
+    from core.runner import create_job
+
+    client.force_login(make_user("boss", "admin"))
+    page = client.get(reverse("fold-assignments"), {"corpus": tiny_corpus.name}).content.decode()
+    predict = reverse("admin:annotation_predict_frames", args=[tiny_corpus.pk])
+    assert "predict frames first" in page and f'href="{predict}"' in page and 'name="frame_k"' not in page
+    job = create_job("frames", {"corpus": tiny_corpus.name})
+    page = client.get(reverse("fold-assignments"), {"corpus": tiny_corpus.name}).content.decode()
+    assert f"under way (job {job.pk})" in page and reverse("admin:core_job_change", args=[job.pk]) in page
+    Job.objects.filter(pk=job.pk).update(status=Job.SUCCEEDED)
+    page = client.get(reverse("fold-assignments"), {"corpus": framed_corpus.name}).content.decode()
+    n = checking.frame_readiness(framed_corpus)[0]
+    assert n > 0 and f"{n} questions with a predicted frame" in page and 'name="frame_k"' in page
