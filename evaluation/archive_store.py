@@ -424,6 +424,12 @@ def read_archive(source, label="archive"):
         raise ArchiveError(f"{label}: not a readable zip archive, truncated or corrupt ({exc})") from None
     with zf:
         names = zf.namelist()
+        size = sum(info.file_size for info in zf.infolist())
+        if size > settings.MAX_ARCHIVE_BYTES:
+            raise ArchiveError(
+                f"{label}: {size} bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES "
+                f"({settings.MAX_ARCHIVE_BYTES})"
+            )
         if archive.MANIFEST not in names:
             raise ArchiveError(f"{label}: manifest.json is missing, so this is not a study archive")
         manifest = archive.parse_manifest(_read(zf, archive.MANIFEST))
@@ -601,16 +607,24 @@ def _restore(member, rows, maps, *, context):
     return mapping
 
 
+def _file_target(name, job_map):
+    """Where the archived file ``name`` goes: inside the folder of its job, or an ``ArchiveError``."""
+    parts = name[len(archive.FILES_PREFIX) :].split("/", 2)
+    if len(parts) == 3:
+        kind, old_id, rest = parts
+        if kind in JOB_FILES and old_id.isdigit() and int(old_id) in job_map and rest:
+            folder = JOB_FILES[kind](job_map[int(old_id)])
+            path = folder / rest
+            if path.resolve().is_relative_to(folder.resolve()) and not Path(rest).is_absolute():
+                return path
+    raise ArchiveError(f"archive member {name}: not a file of an archived job")
+
+
 def _restore_files(data, job_map, written):
-    for name, blob in data.items():
-        if not name.startswith(archive.FILES_PREFIX):
-            continue
-        kind, old_id, rest = name[len(archive.FILES_PREFIX) :].split("/", 2)
-        if kind not in JOB_FILES or not old_id.isdigit() or int(old_id) not in job_map or ".." in rest.split("/"):
-            raise ArchiveError(f"archive member {name}: not the file of an archived job")
-        path = JOB_FILES[kind](job_map[int(old_id)]) / rest
+    targets = {name: _file_target(name, job_map) for name in data if name.startswith(archive.FILES_PREFIX)}
+    for name, path in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(blob)
+        path.write_bytes(data[name])
         written.append(path)
 
 
