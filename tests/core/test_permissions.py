@@ -376,7 +376,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         yield {
             "users": users,
             "fold": fold.pk,
-            "item": fold.items.first().pk,
+            "item": fold.items.first().handle,  # annotators name items by handle
             "corpus": tiny.pk,
             "assignment": Assignment.objects.get(fold=fold, annotator=users["annotator"]).pk,
             "frame_fold": frame_fold.pk,
@@ -391,7 +391,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
 def url_kwargs(name, w):
     """The arguments of URL ``name`` in the world ``w`` (a URL with arguments missing here fails)."""
     fold, report = {"fold_id": w["fold"]}, {"pk": w["report"]}
-    item = {"fold_id": w["fold"], "item_id": w["item"]}
+    item = {"fold_id": w["fold"], "handle": w["item"]}
     frame, frame_item = {"fold_id": w["frame_fold"]}, {"fold_id": w["frame_fold"], "item_id": w["frame_item"]}
     corpus, my_fold = {"corpus_id": w["corpus"]}, {"pk": w["fold"]}
     return {
@@ -413,7 +413,7 @@ def url_kwargs(name, w):
         "api-job": report,
         "api-job-cancel": report,
         "api-next-item": my_fold,
-        "api-item": {"pk": w["fold"], "item_id": w["item"]},
+        "api-item": {"pk": w["fold"], "handle": w["item"]},
         "api-judge": my_fold,
         "report-detail": report,
         "report-progress": report,
@@ -656,9 +656,9 @@ def test_other_annotator_gets_404_for_fold_they_do_not_have(world, client, make_
     f, i = world["fold"], world["item"]
     for name, kwargs in (
         ("annotate", {"fold_id": f}),
-        ("annotate-item", {"fold_id": f, "item_id": i}),
+        ("annotate-item", {"fold_id": f, "handle": i}),
         ("api-next-item", {"pk": f}),
-        ("api-item", {"pk": f, "item_id": i}),
+        ("api-item", {"pk": f, "handle": i}),
     ):
         assert client.get(reverse(name, kwargs=kwargs)).status_code == 404, name
     assert client.post(reverse("judge", args=[f]), {"item": i, "value": "correct"}).status_code == 404
