@@ -11,7 +11,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, fold_kinds, judgements
+from annotation import annotating, fold_kinds, formats, judgements
 from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
@@ -87,7 +87,7 @@ class ImportRequest(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["corpus", "predictions", "labels"])
     corpus = serializers.SlugField(max_length=100)
     file = serializers.FileField(validators=[max_upload_size])
-    format = serializers.ChoiceField(choices=["jsonl", "squad"], required=False)
+    format = serializers.ChoiceField(choices=formats.names(), required=False)
     # labels only (SPEC 9): see ``annotation.importers.import_labels``
     match = serializers.ChoiceField(choices=MATCH_MODES, default="dedup")
     dry_run = serializers.BooleanField(default=False, help_text="check every line, change nothing")

@@ -19,39 +19,38 @@ from evaluation import files, judge_inputs
 from evaluation.archive import NAME_RE
 from evaluation.archive_store import archive_response
 from evaluation.jobs import start_report_from, start_study_import
-from evaluation.report.config import SIGNIFICANCE_MARKS
-from evaluation.science import metric_registry
-from evaluation.science.human import AGGREGATES
-from evaluation.science.rover import DEFAULT_ALPHA
-from evaluation.science.stats import DEFAULT_BOOT
+from evaluation.report.options import OPTIONS
+
+
+def _api_field(option):
+    """The API field of a report option (default, bounds and choices from the option)."""
+    common = {"required": False, "help_text": option.help or None}
+    if option.kind == "list":
+        return serializers.ListField(child=serializers.CharField(max_length=200), default=list, **common)
+    if option.kind == "float":
+        return serializers.FloatField(default=option.default, min_value=option.min_value, **common)
+    if option.kind == "int":
+        return serializers.IntegerField(
+            default=option.default, min_value=option.min_value, max_value=option.max_value, **common
+        )
+    if option.kind == "bool":
+        return serializers.BooleanField(default=option.default, **common)
+    if option.kind == "choice":
+        return serializers.ChoiceField(choices=[v for v, _ in option.choices()], default=option.default, **common)
+    return serializers.CharField(  # a name: absent or null, the default; "" none
+        max_length=100, allow_blank=True, allow_null=True, default=option.default, **common
+    )
 
 
 class ReportRequest(serializers.Serializer):
-    corpus = serializers.SlugField(max_length=100)
-    systems = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list)
-    alpha = serializers.FloatField(required=False, default=DEFAULT_ALPHA, min_value=0.5)
-    metric = serializers.ChoiceField(choices=list(metric_registry.all_keys()), required=False, default="hscore")
-    n_boot = serializers.IntegerField(required=False, default=DEFAULT_BOOT, min_value=0, max_value=20000)
-    seed = serializers.IntegerField(required=False, default=0)
-    human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
-    significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
-    adjudicated = serializers.BooleanField(required=False, default=False)
-    include_excluded = serializers.BooleanField(
-        required=False, default=False, help_text="keep the labels of crowd-study participants excluded on gold items"
-    )
-    judge = serializers.CharField(
-        max_length=100,
-        required=False,
-        allow_blank=True,
-        allow_null=True,
-        default=None,
-        help_text="automatic judge of the prediction-powered estimates: absent or null, "
-        'the one with the most labels in the corpus; "", none',
-    )
+    """A report job's corpus and options (``evaluation.report.options``)."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["metric"].choices = list(metric_registry.all_keys())  # metrics registered since import too
+    corpus = serializers.SlugField(max_length=100)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields.update({o.name: _api_field(o) for o in OPTIONS if o.api})
+        return fields
 
     def validate_corpus(self, value):
         corpus = Corpus.objects.filter(name=value).first()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -329,6 +330,31 @@ def collect(corpus, progress=_noop):
     return rows_by, _user_rows(referenced.get(USER, ()))
 
 
+@contextmanager
+def _snapshot(using=DEFAULT_DB_ALIAS):
+    """One read transaction for every query of an export: the study as of one moment, while people
+    go on labeling. SQLite: a deferred transaction (in WAL mode a reader's snapshot takes no write
+    lock; the platform's IMMEDIATE mode would hold writers back). PostgreSQL: REPEATABLE READ, read
+    only. Inside a caller's transaction, that one."""
+    connection = connections[using]
+    if connection.in_atomic_block:
+        yield
+        return
+    connection.ensure_connection()
+    mode = getattr(connection, "transaction_mode", None)
+    if connection.vendor == "sqlite":
+        connection.transaction_mode = "DEFERRED"
+    try:
+        with transaction.atomic(using=using):
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield
+    finally:
+        if connection.vendor == "sqlite":
+            connection.transaction_mode = mode
+
+
 def export_study(corpus, out, progress=_noop):
     """Write the archive of ``corpus``.
 
@@ -346,13 +372,7 @@ def export_study(corpus, out, progress=_noop):
     dict
         The manifest written into the archive.
     """
-    connection = connections[DEFAULT_DB_ALIAS]
-    # PostgreSQL: one snapshot for every read (inside a caller's transaction, that one's)
-    snapshot = connection.vendor == "postgresql" and not connection.in_atomic_block
-    with transaction.atomic():
-        if snapshot:
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    with _snapshot():
         rows_by, users = collect(corpus, progress)
         schema = schema_version()
     blobs = {archive.USERS: (archive.encode_rows(users), len(users))}
@@ -404,6 +424,12 @@ def read_archive(source, label="archive"):
         raise ArchiveError(f"{label}: not a readable zip archive, truncated or corrupt ({exc})") from None
     with zf:
         names = zf.namelist()
+        size = sum(info.file_size for info in zf.infolist())
+        if size > settings.MAX_ARCHIVE_BYTES:
+            raise ArchiveError(
+                f"{label}: {size} bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES "
+                f"({settings.MAX_ARCHIVE_BYTES})"
+            )
         if archive.MANIFEST not in names:
             raise ArchiveError(f"{label}: manifest.json is missing, so this is not a study archive")
         manifest = archive.parse_manifest(_read(zf, archive.MANIFEST))
@@ -581,16 +607,24 @@ def _restore(member, rows, maps, *, context):
     return mapping
 
 
+def _file_target(name, job_map):
+    """Where the archived file ``name`` goes: inside the folder of its job, or an ``ArchiveError``."""
+    parts = name[len(archive.FILES_PREFIX) :].split("/", 2)
+    if len(parts) == 3:
+        kind, old_id, rest = parts
+        if kind in JOB_FILES and old_id.isdigit() and int(old_id) in job_map and rest:
+            folder = JOB_FILES[kind](job_map[int(old_id)])
+            path = folder / rest
+            if path.resolve().is_relative_to(folder.resolve()) and not Path(rest).is_absolute():
+                return path
+    raise ArchiveError(f"archive member {name}: not a file of an archived job")
+
+
 def _restore_files(data, job_map, written):
-    for name, blob in data.items():
-        if not name.startswith(archive.FILES_PREFIX):
-            continue
-        kind, old_id, rest = name[len(archive.FILES_PREFIX) :].split("/", 2)
-        if kind not in JOB_FILES or not old_id.isdigit() or int(old_id) not in job_map or ".." in rest.split("/"):
-            raise ArchiveError(f"archive member {name}: not the file of an archived job")
-        path = JOB_FILES[kind](job_map[int(old_id)]) / rest
+    targets = {name: _file_target(name, job_map) for name in data if name.startswith(archive.FILES_PREFIX)}
+    for name, path in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(blob)
+        path.write_bytes(data[name])
         written.append(path)
 
 

@@ -60,8 +60,7 @@ def run_body(job, progress, backend_factory=create_backend):
     run = InferenceRun.objects.select_related("corpus", "system").get(job=job)
     requested = job.params.get("device", "auto")
     backend = backend_factory(run.backend, {**run.parameters, "batch_size": run.batch_size, "device": requested})
-    if hasattr(backend, "run"):
-        backend.run = run  # chat exchanges point at their run (and question)
+    backend.run = run  # a backend recording chat exchanges ties them to their run (and question)
     total = Question.objects.filter(corpus_id=run.corpus_id).count()
     pending = list(pending_questions(run).values_list("id", "question", "context", "language"))
     already = total - len(pending)

@@ -215,6 +215,45 @@ def test_bad_archives_are_refused_with_the_problem_named_and_nothing_written(stu
     assert _counts() == before
 
 
+def _with_member(data, name, blob):
+    """The archive ``data`` with one more member, listed in its manifest with the right SHA-256."""
+    from evaluation import archive
+
+    def change(member, content):
+        if member != "manifest.json":
+            return content
+        manifest = json.loads(content)
+        manifest["members"][name] = archive.describe(blob)
+        return archive.encode_manifest(manifest)
+
+    out = io.BytesIO(_zip_with(data, change))
+    with zipfile.ZipFile(out, "a") as zf:
+        zf.writestr(name, blob)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_files_outside_their_job_folder_and_oversized_archives_are_refused(study, settings, tmp_path):
+    corpus, job = study
+    data, _ = _export(corpus)
+    corpus.delete()
+    before = _counts()
+    for name in (
+        f"files/report/{job.pk}/../../../escaped.txt",
+        f"files/report/{job.pk}//tmp/escaped.txt",
+        "files/report/999999/report.json",
+        "files/other/1/x",
+    ):
+        with pytest.raises(ArchiveError, match="not a file of an archived job"):
+            archive_store.import_study(io.BytesIO(_with_member(data, name, b"x")))
+        assert _counts() == before, name
+    assert not (tmp_path / "escaped.txt").exists() and not list(tmp_path.parent.glob("escaped.txt"))
+    settings.MAX_ARCHIVE_BYTES = 1000
+    with pytest.raises(ArchiveError, match="bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES"):
+        archive_store.import_study(io.BytesIO(data))
+    assert _counts() == before
+
+
 @pytest.mark.django_db
 def test_failure_midway_writes_nothing(study, monkeypatch):
     corpus, _ = study

@@ -39,7 +39,7 @@ PURE = (
 )
 DATABASE = ("judge_inputs", "database", "live", "archive_store")
 # functions that read the database: a docstring without an example
-NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json", "html_tables"}}
+NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json"}}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

@@ -107,3 +107,48 @@ def test_backup_while_eight_annotators_label_keeps_every_acknowledged_label(tmp_
     assert before <= in_backup, f"labels acknowledged before the backup are missing: {sorted(before - in_backup)[:5]}"
     assert in_backup <= before | after  # nothing that was never labeled
     assert len(after) > 0, "nobody labeled during or after the backup: the copy was not taken while people worked"
+
+
+# An export reads in one snapshot without holding writers back: while it is half-way, another
+# connection saves a question of the corpus at once, and the archive is the study as of its start.
+SNAPSHOT = """
+import io, json, sys, threading, time, django; django.setup()
+from django.core.management import call_command
+from django.db import connection
+call_command("migrate", verbosity=0)
+from annotation.models import Corpus, Question
+from evaluation import archive_store
+corpus = Corpus.objects.create(name="snap")
+Question.objects.create(corpus=corpus, external_id="early", context="c", question="q?")
+real, waited = archive_store._select, []
+
+def write_late():
+    Question.objects.create(corpus_id=corpus.pk, external_id="late", context="c", question="q?")
+    connection.close()
+
+def select(member, corpus, referenced):
+    rows = real(member, corpus, referenced)
+    if not waited:  # the snapshot is taken: the first read of the export is done
+        started = time.monotonic()
+        writer = threading.Thread(target=write_late)
+        writer.start()
+        writer.join(timeout=20)
+        waited.append(time.monotonic() - started if not writer.is_alive() else None)
+    return rows
+
+archive_store._select = select
+manifest = archive_store.export_study(corpus, io.BytesIO())
+print(json.dumps({"wait": waited[0], "questions": manifest["members"]["rows/annotation.Question.jsonl"]["rows"],
+                  "now": Question.objects.filter(corpus=corpus).count()}))
+"""
+
+
+def test_export_reads_one_snapshot_and_does_not_hold_writers_back(tmp_path):
+    env = subprocess_env(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", SNAPSHOT], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["wait"] is not None and found["wait"] < 5, f"a writer waited for the export: {found}"
+    assert (found["questions"], found["now"]) == (1, 2)  # the archive: the study as of the export's start
