@@ -5,7 +5,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from annotation import models
+from annotation import formats, models
 from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
 from core.uploads import max_upload_size
 
@@ -13,16 +13,14 @@ from core.uploads import max_upload_size
 class ImportForm(forms.Form):
     kind = forms.ChoiceField(
         choices=[
-            ("corpus", "corpus (JSONL or SQuAD JSON)"),
+            ("corpus", f"corpus ({' or '.join(title for _, title in formats.choices())})"),
             ("predictions", "predictions JSONL"),
             ("labels", "labels JSONL"),
         ]
     )
     corpus = forms.SlugField(max_length=100, help_text="corpus name (a new one is created for a corpus import)")
     file = forms.FileField(validators=[max_upload_size])
-    format = forms.ChoiceField(
-        choices=[("", "from the file extension"), ("jsonl", "JSONL"), ("squad", "SQuAD JSON")], required=False
-    )
+    format = forms.ChoiceField(choices=[("", "from the file extension"), *formats.choices()], required=False)
     # labels only (SPEC 9): see annotation.importers.import_labels
     match = forms.ChoiceField(
         choices=[

@@ -22,9 +22,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from annotation import fold_sql, judgements
+from annotation import fold_sql, guidelines, judgements
 from annotation.labels import LABEL_VALUES
-from annotation.models import Assignment, Fold, FoldItem, Label, LabelEvent
+from annotation.models import Assignment, Corpus, Fold, FoldItem, Label, LabelEvent
 from core import roles
 
 
@@ -71,6 +71,14 @@ def get_fold_item(fold, item_id, user=None):
     """The item of ``fold``; with ``user``, also their label (``my_label``) and whether they judged
     an item before it (``has_previous``)."""
     item = fold_sql.item("by_id", _id(fold), _id(user), item_id)
+    if item is None:
+        raise NotFound("no such item in this fold")
+    return item
+
+
+def item_by_handle(fold, handle, user=None):
+    """The item of ``fold`` that annotators name ``handle`` (URLs, forms, the API), as ``get_fold_item``."""
+    item = fold_sql.item("by_handle", _id(fold), _id(user), handle)
     if item is None:
         raise NotFound("no such item in this fold")
     return item
@@ -228,6 +236,24 @@ def _progress_delta(before, after):
     judged_before, skipped_before = before if before is not None else (False, False)
     judged_after, skipped_after = after
     return int(judged_after) - int(judged_before), int(skipped_after) - int(skipped_before)
+
+
+def guidelines_news(assignment):
+    """What changed in the corpus guidelines since the annotator last read them: ``(kind, line)``
+    pairs (``guidelines.changes``), given once; the new text counts as read from then on, for every
+    fold of theirs in the corpus. When their reading is not known yet (a fold opened before the
+    platform recorded it), the current text is recorded and nothing is announced."""
+    changed = getattr(assignment, "guidelines_changed", False)
+    if changed is False:
+        return []
+    corpus_id = assignment.fold.corpus_id
+    current = Corpus.objects.filter(pk=corpus_id).values_list("guidelines", flat=True).first() or ""
+    seen = Assignment.objects.filter(pk=assignment.pk).values_list("guidelines_seen", flat=True).first()
+    Assignment.objects.filter(annotator_id=assignment.annotator_id, fold__corpus_id=corpus_id).update(
+        guidelines_seen=current
+    )
+    assignment.guidelines_changed = False
+    return guidelines.changes(seen, current) if changed and seen != current else []
 
 
 def current_label(item, user):

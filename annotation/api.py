@@ -11,7 +11,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, fold_kinds, judgements
+from annotation import annotating, fold_kinds, formats, judgements
 from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
@@ -87,7 +87,7 @@ class ImportRequest(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["corpus", "predictions", "labels"])
     corpus = serializers.SlugField(max_length=100)
     file = serializers.FileField(validators=[max_upload_size])
-    format = serializers.ChoiceField(choices=["jsonl", "squad"], required=False)
+    format = serializers.ChoiceField(choices=formats.names(), required=False)
     # labels only (SPEC 9): see ``annotation.importers.import_labels``
     match = serializers.ChoiceField(choices=MATCH_MODES, default="dedup")
     dry_run = serializers.BooleanField(default=False, help_text="check every line, change nothing")
@@ -154,7 +154,7 @@ class Quality(APIView):
 class ItemSerializer(serializers.Serializer):
     """What an annotator may see of an item: never the systems, never how many gave the answer."""
 
-    item_id = serializers.IntegerField(source="pk")
+    item_id = serializers.IntegerField(source="handle", help_text="the item's handle: it carries no order")
     position = serializers.IntegerField()
     question = serializers.CharField(source="triplet.question.question")
     context = serializers.CharField(source="triplet.question.context")
@@ -230,9 +230,9 @@ class ItemDetail(APIView):
     permission_classes = [IsAuthenticated, IsAnnotatorRole]
 
     @extend_schema(responses=ItemSerializer)
-    def get(self, request, pk, item_id):
+    def get(self, request, pk, handle):
         fold = _fold_for(request, pk)
-        item = annotating.get_fold_item(fold, item_id)
+        item = annotating.item_by_handle(fold, handle)
         label = annotating.current_label(item, request.user)
         return Response({**ItemSerializer(item).data, "label": label.value if label else None})
 
@@ -246,7 +246,7 @@ class Judge(APIView):
         form = JudgementRequest(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        item = annotating.get_fold_item(fold, data["item"])
+        item = annotating.item_by_handle(fold, data["item"])
         try:
             label, changed = annotating.save_judgement(
                 request.user,
@@ -263,7 +263,7 @@ class Judge(APIView):
         nxt = annotating.next_item(fold, request.user)
         return Response(
             {
-                "saved": {"item": item.pk, "label": label.value, "skipped": label.skipped, "changed": changed},
+                "saved": {"item": item.handle, "label": label.value, "skipped": label.skipped, "changed": changed},
                 "next": ItemSerializer(nxt).data if nxt else None,
                 "progress": _progress(fold, request.user),
             }

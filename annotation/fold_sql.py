@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from annotation.models import Assignment, Fold, FoldItem, Label, Question, Triplet
+from annotation.models import Assignment, Corpus, Fold, FoldItem, Label, Question, Triplet
 
 
 def _in_model_order(model, names):
@@ -32,7 +32,7 @@ def _in_model_order(model, names):
     return tuple(sorted(names, key=order.index))
 
 
-_ITEM_FIELDS = _in_model_order(FoldItem, {"id", "fold_id", "position", "triplet_id", "is_overlap"})
+_ITEM_FIELDS = _in_model_order(FoldItem, {"id", "fold_id", "position", "triplet_id", "is_overlap", "handle"})
 _TRIPLET_FIELDS = _in_model_order(Triplet, {"id", "question_id", "answer"})
 _QUESTION_FIELDS = _in_model_order(Question, {"id", "corpus_id", "question", "context", "language"})
 _ASSIGNMENT_FIELDS = _in_model_order(
@@ -68,15 +68,19 @@ def _statements():
     user_groups = get_user_model().groups.through._meta.db_table
     return {
         "by_id": _item_sql("fi.id = %s", "ASC"),
+        "by_handle": _item_sql("fi.handle = %s", "ASC"),
         "todo_from": _item_sql("fi.position >= %s AND l.id IS NULL", "ASC"),
         "first_skipped": _item_sql("l.id IS NOT NULL AND l.value IS NULL", "ASC"),
         "after": _item_sql("fi.position > %s", "ASC"),
         "judged_before": _item_sql("l.id IS NOT NULL AND fi.position < %s", "DESC"),
         "assignment": (
             f"SELECT {_cols('a', Assignment, _ASSIGNMENT_FIELDS)}, {_cols('f', Fold, _FOLD_FIELDS)}, "
+            f"CASE WHEN a.{_q('guidelines_seen')} IS NULL THEN NULL "
+            f"WHEN a.{_q('guidelines_seen')} = c.{_q('guidelines')} THEN 0 ELSE 1 END, "
             f"EXISTS (SELECT 1 FROM {_q(user_groups)} ug JOIN {_q(Group._meta.db_table)} g ON g.id = ug.group_id "
             f"WHERE ug.user_id = a.annotator_id AND g.name = %s) "
             f"FROM {_q(Assignment._meta.db_table)} a JOIN {_q(Fold._meta.db_table)} f ON f.id = a.fold_id "
+            f"JOIN {_q(Corpus._meta.db_table)} c ON c.id = f.corpus_id "
             f"WHERE a.fold_id = %s AND a.annotator_id = %s AND f.kind = %s"
         ),
         "move": (
@@ -115,21 +119,26 @@ SQL_INT_RANGE = range(-(2**63), 2**63)  # what a parameter of these statements m
 
 def item(kind, fold_id, user_id, *params):
     """One item of ``fold_id`` for annotator ``user_id``: ``kind`` is one of by_id (item id),
-    todo_from (position), first_skipped, after (position), judged_before (position). None when there
-    is none, an id beyond 64 bits included (no such row; SQLite could not even take it)."""
+    by_handle (what annotators see), todo_from (position), first_skipped, after (position),
+    judged_before (position). None when there is none, an id beyond 64 bits included (no such row;
+    SQLite could not even take it; the edges check ids and positions first: ``core.ids``)."""
     if any(isinstance(v, int) and v not in SQL_INT_RANGE for v in (fold_id, user_id, *params)):
         return None
     return _item(_fetchone(_statements()[kind], [user_id, user_id, fold_id, *params]))
 
 
 def assignment(user_id, fold_id, *, kind, role):
-    """``(Assignment with its fold, user has ``role``)`` or None when the fold is not assigned to them."""
+    """``(Assignment with its fold, user has ``role``)`` or None when the fold is not assigned to them.
+
+    The Assignment carries ``guidelines_changed``: None when the annotator's read of the guidelines
+    is not known yet, else whether the corpus's guidelines differ from what they last read."""
     row = _fetchone(_statements()["assignment"], [role, fold_id, user_id, kind])
     if row is None:
         return None
     n = len(_ASSIGNMENT_FIELDS)
     found = Assignment.from_db(DEFAULT_DB_ALIAS, _ASSIGNMENT_FIELDS, row[:n])
     found.fold = Fold.from_db(DEFAULT_DB_ALIAS, _FOLD_FIELDS, row[n : n + len(_FOLD_FIELDS)])
+    found.guidelines_changed = None if row[-2] is None else bool(row[-2])
     return found, bool(row[-1])
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.bulk import ORM_BATCH, insert_rows
 from annotation.folds import build_folds, interleave
 from annotation.models import Fold, FoldItem, Label, Triplet
+from annotation.models.triplets import new_handle
 
 
 class FoldError(ValueError):
@@ -52,8 +53,12 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
     )
     insert_rows(
         FoldItem,
-        ("fold", "position", target, "is_overlap"),
-        [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)],
+        ("fold", "position", target, "is_overlap", "handle"),
+        [
+            (fold.pk, i, key, o, new_handle())
+            for fold, plan in zip(folds, plans)
+            for i, (key, _, o) in enumerate(plan.items)
+        ],
     )
     return folds
 

@@ -8,6 +8,7 @@ targets are not made links (markdown-it's own link validation).
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from markdown_it import MarkdownIt
@@ -18,6 +19,18 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typograp
 def render_markdown(text):
     """HTML of ``text`` (Markdown); raw HTML in the source is escaped, never passed through."""
     return _MARKDOWN.render(text or "")
+
+
+def changes(before, after):
+    r"""What changed between two versions of the guidelines, line by line: ``(kind, line)`` with kind
+    ``added`` or ``removed``, in the order of the text; blank lines are left out.
+
+    >>> changes("Judge the answer.\nEmpty is incorrect.", "Judge the answer.\nEmpty is correct if none.")
+    [('removed', 'Empty is incorrect.'), ('added', 'Empty is correct if none.')]
+    """
+    kinds = {"+ ": "added", "- ": "removed"}
+    diff = difflib.ndiff((before or "").splitlines(), (after or "").splitlines())
+    return [(kinds[d[:2]], d[2:]) for d in diff if d[:2] in kinds and d[2:].strip()]
 
 
 # A number as written in a passage: digits joined by decimal or thousands separators ("14,2",

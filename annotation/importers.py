@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from annotation import interchange
+from annotation import formats, interchange
 from annotation.bulk import IMPORT_BATCH, insert_rows
 from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
@@ -35,20 +35,13 @@ def _noop(*args, **kwargs):
     pass
 
 
-def _reader_for_corpus(path, fmt):
-    fmt = fmt or interchange.detect_corpus_format(path)
-    if fmt not in ("jsonl", "squad"):
-        raise InterchangeError(f"unknown corpus format {fmt!r} (jsonl or squad)", path)
-    return interchange.read_squad if fmt == "squad" else interchange.read_corpus
-
-
 def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
     """Import a corpus file (JSONL or SQuAD JSON) into corpus ``corpus_name`` (created if new).
 
     With ``reference_system`` the first reference answer of each question becomes a prediction of
     the system ``reference``, so that annotators judge gold answers blind like any other.
     """
-    reader = _reader_for_corpus(path, fmt)
+    reader = formats.reader_for(path, fmt)
     name = name or interchange._name_of(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     taken = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()

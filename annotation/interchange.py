@@ -17,7 +17,6 @@ from __future__ import annotations
 import io
 import json
 import os
-from pathlib import Path
 
 from annotation.labels import LABEL_VALUES
 from core.errors import UserFacingError
@@ -338,11 +337,6 @@ def _name_of(source):
     if isinstance(source, (str, os.PathLike)):
         return str(source)
     return getattr(source, "name", None) or "<upload>"
-
-
-def detect_corpus_format(path_or_name):
-    """``squad`` for a ``.json`` file, ``jsonl`` otherwise."""
-    return "squad" if Path(str(path_or_name)).suffix.lower() == ".json" else "jsonl"
 
 
 def write_jsonl(records, stream):

@@ -19,7 +19,7 @@ FILTERS = {"all": "All items", "unjudged": "Not judged yet", "skipped": "Skipped
 @dataclass(frozen=True)
 class ItemRow:
     number: int  # position + 1: the item number shown to the annotator
-    item_id: int
+    handle: int  # what annotators see of an item (FoldItem.handle), never its id
     question: str
     answer: str
     state: str  # todo, skipped or judged
@@ -41,15 +41,15 @@ def item_rows(fold, user):
     items = (
         FoldItem.objects.filter(fold=fold)
         .order_by("position")
-        .values_list("position", "pk", "triplet_id", "triplet__question__question", "triplet__answer")
+        .values_list("position", "handle", "triplet_id", "triplet__question__question", "triplet__answer")
     )
-    for position, pk, triplet_id, question, answer in items:
+    for position, handle, triplet_id, question, answer in items:
         if triplet_id not in labels:
             state, value = TODO, None
         else:
             value = labels[triplet_id]
             state = JUDGED if value is not None else SKIPPED
-        rows.append(ItemRow(position + 1, pk, question, answer, state, value))
+        rows.append(ItemRow(position + 1, handle, question, answer, state, value))
     return rows
 
 

@@ -13,7 +13,7 @@ their pages) and keeps every label they gave.
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.utils import timezone
 
@@ -128,31 +128,52 @@ def _locked(study):
 def admit(study, ids, *, token):
     """The participant of ``ids`` (panel id, panel study, panel session) with a slot, and whether they
     are new: an account without a password in the groups annotator and participant, the fold with the
-    fewest participants, its Assignment. ``StudyClosed`` or ``StudyFull`` store nothing."""
-    with transaction.atomic():
-        locked = _locked(study)
-        existing = find(locked, ids[0])
-        if existing is not None:  # the same id arrived meanwhile (a second tab): the caller checks the browser
-            return existing, False
-        if locked.max_participants is not None and locked.participants.count() >= locked.max_participants:
-            raise StudyFull(f"the study {study.slug} has its {locked.max_participants} participants")
-        fold = _free_fold(locked)
-        if fold is None:
-            raise StudyFull(f"every fold of the study {study.slug} has its participants")
-        user = get_user_model().objects.create_user(f"s{locked.pk}.{ids[0]}", password=None)
-        user.groups.add(*roles.ensure_groups_named(roles.ANNOTATOR, roles.PARTICIPANT))
-        participant = Participant.objects.create(
-            study=locked,
-            external_id=ids[0],
-            panel_study=ids[1],
-            panel_session=ids[2],
-            user=user,
-            fold_id=fold,
-            browser_token=token,
-            slot_at=timezone.now(),
-        )
-        Assignment.objects.create(fold_id=fold, annotator=user)
+    fewest participants, its Assignment. ``StudyClosed`` or ``StudyFull`` store nothing.
+
+    The account is written before the study's lock is taken (same transaction: rolled back when the
+    study is full), so the lock is held only to count slots and write the participant and its
+    Assignment. The same id arriving twice at once: the second account waits on the first's unique
+    username and fails when it commits; the caller then gets the first participant."""
+    folds = fold_ids(study)
+    groups = roles.ensure_groups_named(roles.ANNOTATOR, roles.PARTICIPANT)
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(f"s{study.pk}.{ids[0]}", password=None)
+            user.groups.add(*groups)
+            participant = _admit_locked(study, ids, user=user, token=token, folds=folds)
+    except IntegrityError:
+        existing = find(study, ids[0])
+        if existing is None:
+            raise
+        return existing, False
+    if participant.user_id != user.pk:  # found under the lock: this transaction's account was rolled back
+        return participant, False
     return participant, True
+
+
+def _admit_locked(study, ids, *, user, token, folds):
+    locked = _locked(study)
+    existing = find(locked, ids[0])
+    if existing is not None:  # the same id arrived meanwhile (a second tab): the caller checks the browser
+        transaction.set_rollback(True)
+        return existing
+    if locked.max_participants is not None and locked.participants.count() >= locked.max_participants:
+        raise StudyFull(f"the study {study.slug} has its {locked.max_participants} participants")
+    fold = crowd.choose_fold(folds, _counts(locked), slots_per_fold=locked.slots_per_fold)
+    if fold is None:
+        raise StudyFull(f"every fold of the study {study.slug} has its participants")
+    participant = Participant.objects.create(
+        study=locked,
+        external_id=ids[0],
+        panel_study=ids[1],
+        panel_session=ids[2],
+        user=user,
+        fold_id=fold,
+        browser_token=token,
+        slot_at=timezone.now(),
+    )
+    Assignment.objects.create(fold_id=fold, annotator=user)
+    return participant
 
 
 def readmit(participant):

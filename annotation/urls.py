@@ -9,7 +9,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("annotate/<id:fold_id>/", annotate.annotate, name="annotate"),
-    path("annotate/<id:fold_id>/item/<id:item_id>/", annotate.show_item, name="annotate-item"),
+    path("annotate/<id:fold_id>/item/<id:handle>/", annotate.show_item, name="annotate-item"),
     path("annotate/<id:fold_id>/previous/", annotate.previous, name="previous"),
     path("annotate/<id:fold_id>/judge/", annotate.judge, name="judge"),
     path("annotate/<id:fold_id>/items/", item_list.item_list, name="item-list"),
@@ -37,6 +37,6 @@ urlpatterns = [
     path("api/studies/<slug:slug>/participants/", api_studies.ParticipantList.as_view(), name="api-study-participants"),
     path("api/my/folds/", api.MyFolds.as_view(), name="api-my-folds"),
     path("api/my/folds/<id:pk>/next/", api.NextItem.as_view(), name="api-next-item"),
-    path("api/my/folds/<id:pk>/items/<id:item_id>/", api.ItemDetail.as_view(), name="api-item"),
+    path("api/my/folds/<id:pk>/items/<id:handle>/", api.ItemDetail.as_view(), name="api-item"),
     path("api/my/folds/<id:pk>/judge/", api.Judge.as_view(), name="api-judge"),
 ]

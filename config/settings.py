@@ -176,6 +176,8 @@ UPLOAD_DIR = MEDIA_ROOT / "uploads"
 # Largest import file accepted from the web (admin form, POST /api/imports/); stored uploads are
 # removed once their import job ends. The management commands read local files of any size.
 MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024)))
+# A study archive's members, unpacked, at most (they are read into memory and checked before any write).
+MAX_ARCHIVE_BYTES = int(os.environ.get("QAEVAL_MAX_ARCHIVE_BYTES", str(4 * 1024**3)))
 
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")

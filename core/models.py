@@ -117,12 +117,6 @@ class Job(models.Model):
         file names, at any depth (admins see ``params`` in full)."""
         return _map_strings(self.params, without_paths)
 
-    @property
-    def duration_seconds(self):
-        if self.started_at and self.finished_at:
-            return (self.finished_at - self.started_at).total_seconds()
-        return None
-
 
 class WorkerBeat(models.Model):
     """A Celery worker that is alive: its reaper thread refreshes ``seen_at`` every round (health check)."""

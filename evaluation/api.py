@@ -1,5 +1,5 @@
 """REST API of the reports (DRF): start a report job, its status, its report.json and its files.
-Researchers and admins only."""
+Researchers and admins only; study archives (SPEC 14): admins only."""
 
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
@@ -12,43 +12,45 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Corpus
-from core.permissions import IsResearcherRole
+from core.permissions import IsAdminRole, IsResearcherRole
 from core.serializers import JobSerializer
+from core.uploads import max_upload_size, save_upload
 from evaluation import files, judge_inputs
-from evaluation.jobs import start_report_from
-from evaluation.report.config import SIGNIFICANCE_MARKS
-from evaluation.science import metric_registry
-from evaluation.science.human import AGGREGATES
-from evaluation.science.rover import DEFAULT_ALPHA
-from evaluation.science.stats import DEFAULT_BOOT
+from evaluation.archive import NAME_RE
+from evaluation.archive_store import archive_response
+from evaluation.jobs import start_report_from, start_study_import
+from evaluation.report.options import OPTIONS
+
+
+def _api_field(option):
+    """The API field of a report option (default, bounds and choices from the option)."""
+    common = {"required": False, "help_text": option.help or None}
+    if option.kind == "list":
+        return serializers.ListField(child=serializers.CharField(max_length=200), default=list, **common)
+    if option.kind == "float":
+        return serializers.FloatField(default=option.default, min_value=option.min_value, **common)
+    if option.kind == "int":
+        return serializers.IntegerField(
+            default=option.default, min_value=option.min_value, max_value=option.max_value, **common
+        )
+    if option.kind == "bool":
+        return serializers.BooleanField(default=option.default, **common)
+    if option.kind == "choice":
+        return serializers.ChoiceField(choices=[v for v, _ in option.choices()], default=option.default, **common)
+    return serializers.CharField(  # a name: absent or null, the default; "" none
+        max_length=100, allow_blank=True, allow_null=True, default=option.default, **common
+    )
 
 
 class ReportRequest(serializers.Serializer):
-    corpus = serializers.SlugField(max_length=100)
-    systems = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list)
-    alpha = serializers.FloatField(required=False, default=DEFAULT_ALPHA, min_value=0.5)
-    metric = serializers.ChoiceField(choices=list(metric_registry.all_keys()), required=False, default="hscore")
-    n_boot = serializers.IntegerField(required=False, default=DEFAULT_BOOT, min_value=0, max_value=20000)
-    seed = serializers.IntegerField(required=False, default=0)
-    human_aggregate = serializers.ChoiceField(choices=list(AGGREGATES), required=False, default="mean")
-    significance = serializers.ChoiceField(choices=list(SIGNIFICANCE_MARKS), required=False, default="raw")
-    adjudicated = serializers.BooleanField(required=False, default=False)
-    include_excluded = serializers.BooleanField(
-        required=False, default=False, help_text="keep the labels of crowd-study participants excluded on gold items"
-    )
-    judge = serializers.CharField(
-        max_length=100,
-        required=False,
-        allow_blank=True,
-        allow_null=True,
-        default=None,
-        help_text="automatic judge of the prediction-powered estimates: absent or null, "
-        'the one with the most labels in the corpus; "", none',
-    )
+    """A report job's corpus and options (``evaluation.report.options``)."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["metric"].choices = list(metric_registry.all_keys())  # metrics registered since import too
+    corpus = serializers.SlugField(max_length=100)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields.update({o.name: _api_field(o) for o in OPTIONS if o.api})
+        return fields
 
     def validate_corpus(self, value):
         corpus = Corpus.objects.filter(name=value).first()
@@ -145,3 +147,42 @@ class ReportFile(APIView):
         if path is None:
             raise NotFound("no such file in this report")
         return FileResponse(open(path, "rb"), content_type=files.content_type(name), as_attachment=True, filename=name)
+
+
+class StudyArchiveDownload(APIView):
+    """The study archive of a corpus (SPEC 14): a zip with manifest.json. Admins only."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    def get(self, request, pk):
+        return archive_response(get_object_or_404(Corpus, pk=pk))
+
+
+class StudyImportRequest(serializers.Serializer):
+    file = serializers.FileField(validators=[max_upload_size], help_text="a zip archive written by export_study")
+    corpus = serializers.RegexField(
+        NAME_RE, max_length=100, required=False, allow_blank=True, default="", help_text="new corpus name"
+    )
+
+    def validate_corpus(self, value):
+        if value and Corpus.objects.filter(name=value).exists():
+            raise serializers.ValidationError(f"a corpus named {value!r} exists already")
+        return value
+
+
+class StudyImport(APIView):
+    """Import a study archive as a background job (202 with the job; its progress and result at
+    /api/jobs/<id>/). In one transaction; on any problem the job fails naming it and nothing changes."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(request={"multipart/form-data": StudyImportRequest}, responses={202: JobSerializer})
+    def post(self, request):
+        form = StudyImportRequest(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        job = start_study_import(
+            save_upload(upload), corpus=form.validated_data["corpus"], user=request.user, original_name=upload.name
+        )
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import mimetypes
 
-import pandas as pd
-
 from core.models import Job
 from evaluation.jobs import JOB_KIND, report_dir
 
@@ -99,25 +97,3 @@ def load_json(job):
     """
     path = file_path(job, "report.json")
     return json.loads(path.read_text(encoding="utf-8")) if path else None
-
-
-def html_tables(job):
-    """Each CSV table of the job, rendered as HTML for the page.
-
-    Parameters
-    ----------
-    job : Job
-        A report job.
-
-    Returns
-    -------
-    list of tuple
-        (table name, HTML) per CSV file, numbers with 3 decimals, missing values as an em dash.
-    """
-    out = []
-    for name in file_names(job):
-        if name.endswith(".csv"):
-            frame = pd.read_csv(report_dir(job.pk) / name, index_col=0)
-            html = frame.to_html(classes="data", na_rep="—", float_format=lambda v: f"{v:.3f}", border=0)
-            out.append((name[:-4], html))
-    return out

@@ -15,10 +15,9 @@ from core.errors import UserFacingError
 from core.runner import create_job, enqueue
 from evaluation import database, judge_inputs
 from evaluation.render.outputs import write_report
+from evaluation.report import options as report_options
 from evaluation.report.config import ReportConfig, ReportExtras
 from evaluation.report.pipeline import compute_report
-from evaluation.science.rover import DEFAULT_ALPHA
-from evaluation.science.stats import DEFAULT_BOOT
 
 JOB_KIND = "report"
 
@@ -39,25 +38,13 @@ def report_body(job, progress):
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message="loading predictions and labels", force=True)
-    include_excluded = bool(p.get("include_excluded", False))
     questions, predictions, labels = database.report_inputs(
-        corpus, adjudicated=p.get("adjudicated", False), include_excluded=include_excluded
+        corpus, adjudicated=bool(p.get("adjudicated", False)), include_excluded=bool(p.get("include_excluded", False))
     )
     if predictions.empty:
         raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
-        config = ReportConfig(
-            systems=p.get("systems") or None,
-            alpha=p.get("alpha", DEFAULT_ALPHA),
-            metric=p.get("metric", "hscore"),
-            dedup_policy=corpus.dedup_policy,
-            n_boot=p.get("n_boot", DEFAULT_BOOT),
-            seed=p.get("seed", 0),
-            human_aggregate=p.get("human_aggregate", "mean"),
-            table_significance=p.get("significance", "raw"),
-            adjudicated=bool(p.get("adjudicated", False)),
-            include_excluded=include_excluded,
-        )
+        config = ReportConfig(dedup_policy=corpus.dedup_policy, **report_options.config_kwargs(p))
         judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
         extras = ReportExtras(
             judge_labels=judge_labels,
@@ -83,25 +70,13 @@ def frame_rows(corpus):
     """The frame proxy's rows of ``corpus`` for ``ReportExtras.frame_rows``: its frame prediction
     outcomes and its frame checks (SPEC 7 and 8), read by ``frames``."""
     from frames.checking import frame_check_rows
-    from frames.jobs import outcome_rows
+    from frames.proxy_store import outcome_rows
 
     return outcome_rows(corpus), frame_check_rows(corpus)
 
 
-# The options of a report job and their defaults, in the order the job's params list them.
-REPORT_OPTIONS = {
-    "systems": None,
-    "alpha": DEFAULT_ALPHA,
-    "metric": "hscore",
-    "n_boot": DEFAULT_BOOT,
-    "seed": 0,
-    "figures": True,
-    "judge": None,
-    "adjudicated": False,
-    "include_excluded": False,
-    "human_aggregate": "mean",
-    "significance": "raw",
-}
+# The options of a report job and their defaults (``evaluation.report.options``), in order.
+REPORT_OPTIONS = report_options.defaults()
 
 
 def start_report(corpus, user=None, **options):
@@ -116,8 +91,9 @@ def start_report(corpus, user=None, **options):
         raise TypeError(f"start_report() got unknown option(s): {', '.join(sorted(unknown))}")
     params = {"corpus_id": corpus.pk, "corpus": corpus.name, **REPORT_OPTIONS, **options}
     params["systems"] = list(params["systems"] or [])
-    params["adjudicated"] = bool(params["adjudicated"])
-    params["include_excluded"] = bool(params["include_excluded"])
+    for option in report_options.OPTIONS:
+        if option.kind == "bool":
+            params[option.name] = bool(params[option.name])
     job = create_job(JOB_KIND, params, user=user, total=6)
     return enqueue(job, build_report)
 
@@ -125,3 +101,34 @@ def start_report(corpus, user=None, **options):
 def start_report_from(data: dict, user=None):
     """``start_report`` from a validated form or serializer: its ``corpus`` and its options."""
     return start_report(data["corpus"], user, **{name: value for name, value in data.items() if name != "corpus"})
+
+
+STUDY_IMPORT_KIND = "import_study"
+
+
+def study_import_body(job, progress):
+    """The job body of a study archive import: ``archive_store.import_study`` on the stored upload,
+    which is removed once the job ends, whatever the outcome."""
+    from core.uploads import remove_upload
+    from evaluation.archive_store import import_study
+
+    p = job.params
+    try:
+        return import_study(p["path"], p.get("corpus") or None, progress=progress, label=p.get("file") or "archive")
+    finally:
+        remove_upload(p["path"])
+
+
+def start_study_import(path, *, corpus=None, user=None, original_name=None):
+    """Create the import job of a stored study archive and queue ``evaluation.tasks.import_study_archive``."""
+    from core.runner import BrokerUnavailable
+    from core.uploads import remove_upload
+    from evaluation.tasks import import_study_archive
+
+    params = {"path": str(path), "file": original_name or Path(path).name, "corpus": corpus or ""}
+    job = create_job(STUDY_IMPORT_KIND, params, user=user)
+    try:
+        return enqueue(job, import_study_archive)
+    except BrokerUnavailable:
+        remove_upload(path)
+        raise

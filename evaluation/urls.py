@@ -15,4 +15,6 @@ urlpatterns = [
     path("api/reports/<id:pk>/report.json", api.ReportJSON.as_view(), name="api-report-json"),
     path("api/reports/<id:pk>/files/", api.ReportFiles.as_view(), name="api-report-files"),
     path("api/reports/<id:pk>/files/<str:name>", api.ReportFile.as_view(), name="api-report-file"),
+    path("api/studies/<id:pk>/archive/", api.StudyArchiveDownload.as_view(), name="api-study-archive"),
+    path("api/studies/import/", api.StudyImport.as_view(), name="api-study-import"),
 ]

@@ -51,7 +51,6 @@ def report_detail(request, pk):
         "files": names,
         "data": data,
         "page": report_page(data) if data else None,
-        "tables": files.html_tables(job),
         "figures": figure_titles([n for n in names if n.endswith(".svg")], data or {}),
     }
     return render(request, "evaluation/report_detail.html", context)

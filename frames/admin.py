@@ -17,7 +17,8 @@ from django.utils.html import format_html
 from annotation.models import Corpus
 from core.uploads import max_upload_size
 from frames.attribute_jobs import start_attribute_job
-from frames.jobs import SHIPPED_NAME, start_frame_job
+from frames.jobs import start_frame_job
+from frames.lexicon_store import SHIPPED_NAME
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
 from models_runner.models import LLMEndpoint
 

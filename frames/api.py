@@ -12,7 +12,7 @@ from core.models import Job
 from core.permissions import IsAdminRole
 from core.serializers import JobSerializer
 from frames.attribute_jobs import JOB_KIND, start_attribute_job
-from frames.jobs import SHIPPED_NAME
+from frames.lexicon_store import SHIPPED_NAME
 from frames.models import FrameLexicon
 
 # a sample of the adaptation corpus: at least one question, at most what a positive integer column holds

@@ -21,7 +21,8 @@ from annotation.models import Corpus, Question
 from core.errors import UserFacingError
 from core.runner import create_job, enqueue
 from frames import attributes, derivation, parsing
-from frames.jobs import SHIPPED_NAME, FrameJobError, get_lexicon, lexicon_from_db
+from frames.errors import FrameJobError
+from frames.lexicon_store import SHIPPED_NAME, get_lexicon, lexicon_from_db
 
 JOB_KIND = "attributes"
 RECORD_FIELDS = ("context", "answers", "frame", "lu", "language", *attributes.DERIVED_ATTRIBUTES, "meta")

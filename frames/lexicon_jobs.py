@@ -16,7 +16,7 @@ from core.errors import UserFacingError
 from core.runner import BrokerUnavailable, create_job, enqueue
 from core.uploads import remove_upload
 from frames.framenet import LexiconError
-from frames.jobs import import_lexicon
+from frames.lexicon_store import import_lexicon
 
 JOB_KIND = "frames_lexicon"
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")

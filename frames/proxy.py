@@ -7,7 +7,7 @@
 3. :func:`parse_pair` and :func:`parse_fe_reply` read the LLM's replies in any reasonable form;
    :func:`resolve_pair` and :func:`validate_fes` check them against the lexicon.
 4. :func:`annotate_question` chains all of it for one question, with the LLM injected as
-   ``chat(messages) -> str``; it returns a :class:`ProxyResult` holding every prompt and reply.
+   ``chat(messages, *, purpose) -> str``; it returns a :class:`ProxyResult` holding every prompt and reply.
 
 Outcomes: ``no_trigger`` (no candidate), ``unknown_frame`` (the chosen frame is not in the lexicon),
 ``bad_output`` (a reply that cannot be read: no pair in the first, no JSON object in the second, or
@@ -492,14 +492,19 @@ class ProxyResult:
     flags: dict = field(default_factory=dict)
 
 
+FRAME_SELECTION = "frame_selection"  # the purpose of the first request: which frame (``FRAME_PROMPT``)
+FRAME_ELEMENTS = "frame_elements"  # the purpose of the second: its frame elements (``FE_PROMPT``)
+
+
 def annotate_question(question, index, lexicon, *, chat, fe_hint=False):
-    """Run the proxy on one question. ``chat(messages) -> str`` is the LLM; its errors propagate."""
+    """Run the proxy on one question. ``chat(messages, *, purpose) -> str`` is the LLM, told the
+    purpose of each request (``FRAME_SELECTION``, ``FRAME_ELEMENTS``); its errors propagate."""
     candidates = index.candidates(question)
     result = ProxyResult(outcome=NO_TRIGGER, candidates=[c.pair() for c in candidates])
     if not candidates:
         return result
     result.frame_prompt = frame_prompt(question, candidates)
-    result.frame_reply = chat(messages(result.frame_prompt))
+    result.frame_reply = chat(messages(result.frame_prompt), purpose=FRAME_SELECTION)
     choice = resolve_pair(result.frame_reply, candidates, lexicon, question=question)
     result.frame_name, result.trigger, result.flags = choice.frame_name, choice.word, dict(choice.flags)
     if choice.outcome != DONE:
@@ -510,7 +515,7 @@ def annotate_question(question, index, lexicon, *, chat, fe_hint=False):
     result.lu_pos = pos_name(lu_pos_code(choice.lu)) if choice.lu else ""
     elements = [fe.name for fe in frame.elements] if fe_hint else None
     result.fe_prompt = fe_prompt(question, frame.name, choice.word, elements=elements)
-    result.fe_reply = chat(messages(result.fe_prompt))
+    result.fe_reply = chat(messages(result.fe_prompt), purpose=FRAME_ELEMENTS)
     fes = parse_fe_reply(result.fe_reply)
     if fes is None:
         result.outcome = BAD_OUTPUT

@@ -60,8 +60,7 @@ def run_body(job, progress, backend_factory=create_backend):
     run = InferenceRun.objects.select_related("corpus", "system").get(job=job)
     requested = job.params.get("device", "auto")
     backend = backend_factory(run.backend, {**run.parameters, "batch_size": run.batch_size, "device": requested})
-    if hasattr(backend, "run"):
-        backend.run = run  # chat exchanges point at their run (and question)
+    backend.run = run  # a backend recording chat exchanges ties them to their run (and question)
     total = Question.objects.filter(corpus_id=run.corpus_id).count()
     pending = list(pending_questions(run).values_list("id", "question", "context", "language"))
     already = total - len(pending)
@@ -87,25 +86,31 @@ def run_body(job, progress, backend_factory=create_backend):
         dt = time.perf_counter() - t0
         if len(answers) != len(rows):
             raise RuntimeError(f"backend {run.backend} gave {len(answers)} answers for {len(rows)} questions")
-        Prediction.objects.bulk_create(
-            [
-                Prediction(system_id=run.system_id, question_id=qid, answer=answer or "", meta={"run": run.pk})
-                for (qid, *_), answer in zip(rows, answers)
-            ],
-            ignore_conflicts=True,
-        )
+        # The batch's predictions and the run's counters commit together: a worker killed between
+        # the two (autocommit on PostgreSQL) left predictions that no counter ever saw.
+        with transaction.atomic():
+            Prediction.objects.bulk_create(
+                [
+                    Prediction(system_id=run.system_id, question_id=qid, answer=answer or "", meta={"run": run.pk})
+                    for (qid, *_), answer in zip(rows, answers)
+                ],
+                ignore_conflicts=True,
+            )
+            InferenceRun.objects.filter(pk=run.pk).update(
+                duration_s=F("duration_s") + dt, questions_done=F("questions_done") + len(rows)
+            )
         done += len(rows)
         spent += dt
-        InferenceRun.objects.filter(pk=run.pk).update(
-            duration_s=F("duration_s") + dt, questions_done=F("questions_done") + len(rows)
-        )
         rate = done / spent if spent else 0
         progress(done=already + done, message=f"answered {already + done} of {total} ({rate:.1f} q/s)")
         if check_cancel:  # every batch, not only when progress is written
             check_cancel()
     run.refresh_from_db()
+    # What this run wrote, over all its attempts, counted from the predictions themselves (a killed
+    # attempt's saved batch included); throughput over the time its batches took.
+    run.questions_done = Prediction.objects.filter(system_id=run.system_id, meta__run=run.pk).count()
     run.throughput_qps = run.questions_done / run.duration_s if run.duration_s else None
-    run.save(update_fields=["throughput_qps"])
+    run.save(update_fields=["questions_done", "throughput_qps"])
     progress(done=total, message="linking predictions to triplets", force=True)
     triplets = assign_triplets(run.corpus)
     return {

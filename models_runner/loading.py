@@ -18,7 +18,6 @@ from core.errors import UserFacingError
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "adapter_model.safetensors", "adapter_model.bin")
 WEIGHT_PATTERNS = ("*.safetensors", "*.bin")
 FULL_HASH_LIMIT = 2 * 1024**3  # above this, hash size + first and last 64 MiB of each file
 SAMPLE = 64 * 1024**2

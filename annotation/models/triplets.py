@@ -1,5 +1,7 @@
 """Triplets (unique context, question, answer), folds and their assignment to annotators."""
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 
@@ -46,8 +48,19 @@ class Fold(models.Model):
         return self.name
 
 
+def new_handle():
+    """A random item handle (1 .. 2**62): what annotators see of an item instead of its id.
+
+    Item ids grow with time, so the items of a system added after the folds would carry the highest
+    ids; a handle carries no order. It fits an id's range (``core.ids``), so it travels as one."""
+    return secrets.randbelow(2**62) + 1
+
+
 class FoldItem(models.Model):
-    """One position in a fold: a triplet, or (for frame folds) a frame annotation to check."""
+    """One position in a fold: a triplet, or (for frame folds) a frame annotation to check.
+
+    Annotators name an item by its ``handle`` (URLs, forms, the API), never by its id or position:
+    positions move when late predictions are interleaved, ids reveal the order of import."""
 
     fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -58,11 +71,13 @@ class FoldItem(models.Model):
         "frames.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
     )
     is_overlap = models.BooleanField(default=False, help_text="Copy made for inter-annotator agreement.")
+    handle = models.BigIntegerField(default=new_handle, editable=False)
 
     class Meta:
         ordering = ["fold", "position"]
         constraints = [
             models.UniqueConstraint(fields=["fold", "position"], name="uniq_fold_position"),
+            models.UniqueConstraint(fields=["fold", "handle"], name="uniq_fold_handle"),
             models.UniqueConstraint(fields=["fold", "triplet"], name="uniq_fold_triplet"),
             models.UniqueConstraint(fields=["fold", "frame_annotation"], name="uniq_fold_frame_annotation"),
             models.CheckConstraint(
@@ -93,6 +108,9 @@ class Assignment(models.Model):
     skipped = models.PositiveIntegerField(default=0, editable=False)
     total = models.PositiveIntegerField(default=0, editable=False)
     cursor = models.PositiveIntegerField(default=0, editable=False)
+    # The corpus guidelines as this annotator last read them (null: not known yet); when they differ
+    # from the corpus's, the annotator page says once what changed (annotation/guidelines.py).
+    guidelines_seen = models.TextField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["fold", "annotator"], name="uniq_assignment")]

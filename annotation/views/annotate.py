@@ -32,6 +32,7 @@ def conflict_response(conflict):
 def _item_context(request, assignment, item, *, notice=None, review=False):
     progress = annotating.assignment_progress(assignment)
     started = progress.done + progress.skipped > 0
+    news = annotating.guidelines_news(assignment)
     label = item.my_label if item is not None and started else None
     fold = assignment.fold
     return {
@@ -47,6 +48,9 @@ def _item_context(request, assignment, item, *, notice=None, review=False):
         "flag_reasons": FLAG_REASONS,
         "review": review,
         "review_next": reviewing.labelled_after(fold, request.user, item.position) if review and item else None,
+        "guidelines_news": news,
+        # the guidelines panel beside #work is refreshed with the news (htmx out-of-band swap)
+        "guidelines_now": fold.corpus.guidelines if news and request.htmx else None,
     }
 
 
@@ -104,8 +108,8 @@ def annotate(request, assignment):
 
 
 @fold_view("GET")
-def show_item(request, assignment, item_id):
-    item = annotating.get_fold_item(assignment.fold, item_id, request.user.pk)
+def show_item(request, assignment, handle):
+    item = annotating.item_by_handle(assignment.fold, handle, request.user.pk)
     return _render_item(request, assignment, item, review=request.GET.get("review") == "1")
 
 
@@ -119,10 +123,10 @@ def previous(request, assignment):
 
 @fold_view("POST")
 def judge(request, assignment):
-    item_id = ids.parse_id(request.POST.get("item"))
-    if item_id is None:
+    handle = ids.parse_id(request.POST.get("item"))
+    if handle is None:
         return HttpResponseBadRequest("missing item")
-    item = annotating.get_fold_item(assignment.fold, item_id)
+    item = annotating.item_by_handle(assignment.fold, handle)
     skip = request.POST.get("action") == "skip"
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:
@@ -148,11 +152,11 @@ def judge(request, assignment):
         after = reviewing.labelled_after(fold, request.user, item.position)
         if not request.htmx:
             return redirect(
-                reverse("annotate-item", args=[fold.pk, after.pk]) + "?review=1"
+                reverse("annotate-item", args=[fold.pk, after.handle]) + "?review=1"
                 if after
                 else reverse("annotate", args=[fold.pk])
             )
-        nxt = annotating.get_fold_item(fold, after.pk, request.user.pk) if after else None
+        nxt = annotating.item_by_handle(fold, after.handle, request.user.pk) if after else None
         return _render_item(request, assignment, nxt, review=True)
     if not request.htmx:
         return redirect("annotate", fold_id=fold.pk)

@@ -23,10 +23,10 @@ class FlagForm(forms.ModelForm):
 @require_POST
 def flag_item(request, fold_id):
     fold = annotating.get_assigned_fold(request.user, fold_id)
-    item_id = ids.parse_id(request.POST.get("item"))
-    if item_id is None:
+    handle = ids.parse_id(request.POST.get("item"))
+    if handle is None:
         return HttpResponseBadRequest("missing item")
-    item = annotating.get_fold_item(fold, item_id)
+    item = annotating.item_by_handle(fold, handle)
     form = FlagForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
@@ -34,7 +34,7 @@ def flag_item(request, fold_id):
     flag.triplet_id, flag.fold, flag.annotator = item.triplet_id, fold, request.user
     flag.save()
     if not request.htmx:
-        return redirect("annotate-item", fold_id=fold.pk, item_id=item.pk)
+        return redirect("annotate-item", fold_id=fold.pk, handle=item.handle)
     return HttpResponse(
         format_html(
             '<p class="flag-saved">Thank you: flag “{}” saved for an admin to look at.</p>', flag.get_reason_display()

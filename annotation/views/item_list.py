@@ -22,7 +22,7 @@ def item_list(request, fold_id):
         number = ids.parse_int(jump)
         row = reviewing.find_number(rows, number) if number is not None else None
         if row is not None:
-            return redirect("annotate-item", fold_id=fold.pk, item_id=row.item_id)
+            return redirect("annotate-item", fold_id=fold.pk, handle=row.handle)
         error = f"There is no item {jump[:20]} in this fold: see the list below."
     show, label = request.GET.get("show", "all"), request.GET.get("label") or None
     try:
@@ -54,4 +54,4 @@ def review(request, fold_id):
     first = reviewing.labelled_after(fold, request.user)
     if first is None:
         return redirect("annotate", fold_id=fold.pk)
-    return redirect(reverse("annotate-item", args=[fold.pk, first.pk]) + "?review=1")
+    return redirect(reverse("annotate-item", args=[fold.pk, first.handle]) + "?review=1")

@@ -9,13 +9,13 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 
 from __future__ import annotations
 
+from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
 
 AGGREGATE_TEXT = {
     "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
     "majority": "majority label of an answer (ties: mean of the tied labels)",
 }
-SIGNIFICANCE_CHOICE = {"raw": "raw p < 0.05 (as the paper)", "holm": "Holm-corrected p < 0.05"}
 DESIGN_TEXT = {
     "uniform": "uniform (the labelled answers are a random sample)",
     "active": "active (humans label where the judge is unsure; SPEC 12)",
@@ -86,7 +86,7 @@ def report_choices(data) -> list[dict]:
         _choice(
             "table_significance",
             "Significance marks",
-            f"bold in the paper tables: {SIGNIFICANCE_CHOICE.get(significance, significance)}",
+            f"bold in the paper tables: {SIGNIFICANCE_WORDS.get(significance, significance)}",
             "bold: " + ("raw p < 0.05" if significance == "raw" else "Holm-corrected p < 0.05"),
         )
     )

@@ -14,11 +14,11 @@ import math
 
 from evaluation.render.choices import (
     AGGREGATE_TEXT,
-    SIGNIFICANCE_CHOICE,
     choices_caption,
     derived_text,
     report_choices,
 )
+from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
 
 RAW_MARK, HOLM_MARK = "*", "†"
@@ -664,7 +664,7 @@ def report_page(data) -> dict:
         "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,
         "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
-        "significance": SIGNIFICANCE_CHOICE.get(significance, significance),
+        "significance": SIGNIFICANCE_WORDS.get(significance, significance),
         "choices": report_choices(data),
         "caption": choices_caption(data),
         "has_labels": data.get("has_labels"),

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 
 from annotation.dedup import DEFAULT_POLICY
+from evaluation.report.options import SIGNIFICANCE_MARKS
 from evaluation.science import factors as fx
 from evaluation.science import human, metric_registry, rover, stats
 
 FALLBACK_METRIC = "f1"  # the metric of a report asked for a human metric without labels
 ROVER_NAME = "ROVER"
 DEFAULT_COMBINATION = ("nb_fes", "entropy")
-SIGNIFICANCE_MARKS = ("raw", "holm")
 MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then one summary line
 
 

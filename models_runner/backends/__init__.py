@@ -27,14 +27,9 @@ def backend_class(name: str) -> type[Backend]:
     return getattr(importlib.import_module(module), attr)
 
 
-def create_backend(name: str, options=None, run=None, **kwargs) -> Backend:
-    """Build (not load) a backend; ``options`` and keyword options are merged, then validated.
-
-    ``run`` (the InferenceRun, for backends that record their exchanges) is passed apart, not as an option.
-    """
-    cls = backend_class(name)
-    merged = {**(options or {}), **kwargs}
-    return cls(merged) if run is None else cls(merged, run=run)
+def create_backend(name: str, options=None, **kwargs) -> Backend:
+    """Build (not load) a backend; ``options`` and keyword options are merged, then validated."""
+    return backend_class(name)({**(options or {}), **kwargs})
 
 
 __all__ = ["LOCAL", "NEEDS_WEIGHTS", "REGISTRY", "Backend", "BackendError", "QAItem", "backend_class", "create_backend"]

@@ -29,6 +29,9 @@ class Backend:
     name = "base"
     defaults: dict = {}
     common = {"batch_size": 8, "device": "auto"}
+    # The InferenceRun being answered (set by the inference job; None outside one): a backend that
+    # records its exchanges (OpenAI-compatible chat) ties them to it.
+    run = None
 
     def __init__(self, options=None):
         options = dict(options or {})

@@ -22,9 +22,8 @@ class OpenAIBackend(Backend):
     name = "openai"
     defaults = {**SETTINGS_DEFAULTS, "max_tokens": 100, "shots": 1, "examples": None}
 
-    def __init__(self, options=None, run=None, sleep=None):
+    def __init__(self, options=None, sleep=None):
         super().__init__(options)
-        self.run = run  # the InferenceRun the exchanges belong to, if any
         self._sleep = sleep
 
     def check_options(self):

@@ -6,13 +6,21 @@
 // (expired session, CSRF failure, error), keeps the item and the chosen label on screen with an
 // error next to the buttons, and is retried with the same submission id (the server treats a repeat
 // as a no-op, so nothing is duplicated). An expired session goes to the login page and back to the
-// same item, where the kept label is sent again.
+// same item, where the kept label is sent again; the login page says that the session ended and
+// that the label is kept, and the item page confirms once it is saved.
+//
+// Keys pressed while a request of the item is in flight (a save, "Back") are queued in order and
+// applied to the item that comes next, with a visible "queued" note; if that request fails, they
+// are dropped with a message saying which keys were not applied. No key press is ever lost silently.
 (function () {
   "use strict";
   var STORE = "qaeval.pendingSave";
   var pending = null;      // {user, item, url, params, choice, tries}
   var retryTimer = null;
   var retrying = false;
+  var busy = null;         // the element whose request of #work (a save, "Back") is in flight
+  var queue = [];          // keys pressed meanwhile, applied in order once it has landed
+  var awaitingSettle = false;
 
   function work() { return document.getElementById("work"); }
   function judgeForm() { return document.querySelector("#work form[data-item-url]"); }
@@ -48,6 +56,7 @@
     if (!form) return;
     var box = statusBox(form);
     box.textContent = message;
+    dropQueue("the save before them did not go through");
     box.hidden = false;
     form.querySelectorAll("button[name]").forEach(function (b) {
       var chosen = pending && b.getAttribute("name") in pending.params && pending.params[b.getAttribute("name")] === b.value;
@@ -55,14 +64,43 @@
     });
   }
 
-  function choiceWords() {
-    if (!pending) return "your judgement";
+  // The chosen label in words ("Partially correct"), or "" when the form does not show it.
+  function choiceLabel(params) {
     var form = judgeForm();
-    var btn = form && Array.prototype.find.call(form.querySelectorAll("button[name]"), function (b) {
-      return pending.params[b.getAttribute("name")] === b.value;
+    var btn = form && params && Array.prototype.find.call(form.querySelectorAll("button[name]"), function (b) {
+      return params[b.getAttribute("name")] === b.value;
     });
-    var words = btn ? btn.textContent.replace(/^\s*\S\s*/, "").trim() : "";
+    return btn ? btn.textContent.replace(/^\s*\S\s*/, "").trim() : "";
+  }
+
+  function choiceWords() {
+    var words = pending ? (pending.words || choiceLabel(pending.params)) : "";
     return words ? "“" + words + "”" : "your judgement";
+  }
+
+  // A line under the item's buttons that is no error (role=status): a confirmation, a queued key.
+  function note(cls, message) {
+    var form = judgeForm();
+    var box = document.querySelector("#work ." + cls);
+    if (!message) { if (box) box.remove(); return; }
+    if (!form) return;
+    if (!box) {
+      box = document.createElement("p");
+      box.className = cls;
+      box.setAttribute("role", "status");
+      form.appendChild(box);
+    }
+    box.textContent = message;
+  }
+
+  function keyNames(keys) { return keys.map(function (k) { return k.toUpperCase(); }).join(", "); }
+
+  // Keys queued behind a request that failed are not applied, and the page says so.
+  function dropQueue(why) {
+    if (!queue.length) return;
+    var text = "Key" + (queue.length > 1 ? "s " : " ") + keyNames(queue) + " not applied: " + why + ".";
+    queue = [];
+    note("key-queue", text);
   }
 
   function remember() {
@@ -101,9 +139,11 @@
     var form = judgeForm();
     var back = form ? form.dataset.itemUrl : window.location.pathname;
     var login = form ? form.dataset.loginUrl : "/login/";
-    showError("Not saved: your session has expired. Taking you to the login page; " + choiceWords() +
+    showError("Not saved: your session has ended. Taking you to the login page; " + choiceWords() +
               " is kept and sent once you are back.");
-    window.location.assign(login + "?next=" + encodeURIComponent(back));
+    var words = pending ? (pending.words || choiceLabel(pending.params)) : "";
+    window.location.assign(login + "?next=" + encodeURIComponent(back) + "&ended=1" +
+                           (words ? "&kept=" + encodeURIComponent(words) : ""));
   }
 
   // A 403 is a CSRF failure or a lost session: ask the server which, with a plain GET of this item.
@@ -143,6 +183,10 @@
         if ((resp.ok && !resp.redirected) || hopeless) {
           try { sessionStorage.removeItem(STORE); } catch (e) { /* ignore */ }
         }
+        if (resp.ok && !resp.redirected) {
+          note("save-confirm", "Saved: " + (stored.words ? "“" + stored.words + "”" : "your judgement") +
+               " on the item you were on, kept while you logged in again.");
+        }
       })
       .catch(function () { /* still kept in sessionStorage: sent on a later page */ });
   }
@@ -164,6 +208,7 @@
         form.querySelector('input[name="item"]').value === String(stored.item)) {
       pending = stored;
       pending.tries = 0;
+      pending.restored = true;
       showError("Sending " + choiceWords() + ", kept from before you logged in…");
       retry();
     } else if (stored && stored.user === currentUser() && form) {
@@ -209,7 +254,8 @@
     ["item", "submission_id", "seconds", "revisit", "review"].forEach(function (k) { if (given(params, k)) copy[k] = String(params[k]); });
     Object.keys(choice).forEach(function (k) { copy[k] = choice[k]; });
     pending = {user: currentUser(), item: String(params["item"]), url: form.getAttribute("hx-post"),
-               params: copy, choice: key, tries: sameItem ? pending.tries : 0};
+               params: copy, choice: key, tries: sameItem ? pending.tries : 0, words: choiceLabel(copy),
+               restored: sameItem ? !!pending.restored : false};
     remember();
   });
 
@@ -232,8 +278,55 @@
 
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     if (isSave(evt) && evt.detail.requestConfig && evt.detail.requestConfig.verb === "post" &&
-        evt.detail.xhr.status < 300) clearPending();
+        evt.detail.xhr.status < 300) {
+      var restored = pending && pending.restored ? pending.words : null;
+      clearPending();
+      if (restored !== null) {
+        note("save-confirm", "Saved: " + (restored ? "“" + restored + "”" : "your judgement") +
+             ", kept while you logged in again.");
+      }
+    }
   });
+
+  // The queue of keys pressed while a request of the item is in flight.
+  function fromWork(evt) {
+    var elt = evt.detail && evt.detail.elt;
+    return !!(elt && elt.closest && elt.closest("#work") && (elt.matches("form[data-item-url]") || elt.hasAttribute("data-key")));
+  }
+  // (by afterRequest the requesting element has been swapped out of #work and htmx names the target
+  // instead: the request's own configuration still names it)
+  document.body.addEventListener("htmx:beforeRequest", function (evt) { if (fromWork(evt)) busy = evt.detail.elt; });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    var config = evt.detail.requestConfig;
+    if (!busy || (config && config.elt ? config.elt : evt.detail.elt) !== busy) return;
+    busy = null;
+    if (!evt.detail.successful) return dropQueue("the request before them did not go through");
+    // The next key waits until htmx has settled the new item (before that, its form is not yet
+    // htmx's and a click would submit it as a plain form); a request that swaps nothing drains later.
+    awaitingSettle = true;
+    setTimeout(function () { if (awaitingSettle) { awaitingSettle = false; drain(); } }, 300);
+  });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    if (awaitingSettle) { awaitingSettle = false; drain(); }
+  });
+
+  function drain() {
+    if (pending) return dropQueue("the save before them is not confirmed");
+    if (busy || !queue.length) { if (!queue.length) note("key-queue", ""); return; }
+    var key = queue.shift();
+    note("key-queue", queue.length ? "Queued: " + keyNames(queue) + " (applied to the next items in turn)" : "");
+    press(key);
+  }
+
+  function press(key) {
+    var target = document.querySelector('#work [data-key="' + CSS.escape(key) + '"]');
+    if (!target || target.disabled) {
+      note("key-queue", "Key " + key.toUpperCase() + " not applied: nothing answers it on this page." + (queue.length ? " Queued: " + keyNames(queue) : ""));
+      queue = [];
+      return;
+    }
+    target.click();
+  }
 
   document.body.addEventListener("htmx:sendError", function (evt) {
     if (!pending || !isSave(evt)) return;
@@ -272,7 +365,15 @@
     if (document.querySelector("dialog[open]")) return;  // the overlay is open: Esc closes it
     var key = evt.key.toLowerCase();
     var target = document.querySelector('#work [data-key="' + CSS.escape(key) + '"]');
-    if (!target || target.disabled) return;
+    if (!target) return;
+    if (busy && target.closest("form[data-item-url]")) {
+      // A request of this item is in flight: the key is for the item that comes next.
+      evt.preventDefault();
+      queue.push(key);
+      note("key-queue", "Queued: " + keyNames(queue) + " (applied to the next item" + (queue.length > 1 ? "s in turn)" : ")"));
+      return;
+    }
+    if (target.disabled) return;
     evt.preventDefault();
     target.click();
   });

@@ -49,15 +49,21 @@ def test_admin_frame_prediction_form_creates_a_resumable_job(
     admin_client, tiny_corpus, django_capture_on_commit_callbacks
 ):
     from frames import jobs as frame_jobs
+    from frames import lexicon_store
 
-    frame_jobs.ensure_shipped_lexicon()
+    lexicon_store.ensure_shipped_lexicon()
     assert FrameLexicon.objects.exists()
     page = admin_client.get(f"/admin/annotation/corpus/{tiny_corpus.pk}/predict-frames/")
     assert page.status_code == 200 and b"paper&#x27;s two prompts" in page.content
     with django_capture_on_commit_callbacks(execute=False):
         resp = admin_client.post(
             f"/admin/annotation/corpus/{tiny_corpus.pk}/predict-frames/",
-            {"lexicon": frame_jobs.SHIPPED_NAME, "model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "K"},
+            {
+                "lexicon": lexicon_store.SHIPPED_NAME,
+                "model": "m",
+                "base_url": "http://127.0.0.1:9/v1",
+                "api_key_env": "K",
+            },
         )
     assert resp.status_code == 302
     job = Job.objects.get(kind=frame_jobs.JOB_KIND)

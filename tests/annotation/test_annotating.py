@@ -44,7 +44,7 @@ def test_label_then_next_item_in_one_request_until_done(setup):
         seen.append(item)
         html = judge(client, fold, item, "correct", sub).content.decode()
     assert "Fold finished" in html and f"{total} / {total}" in html
-    assert sorted(seen) == sorted(fold.items.values_list("id", flat=True))
+    assert sorted(seen) == sorted(fold.items.values_list("handle", flat=True))
     assert Label.objects.filter(annotator=setup["ann"], value="correct").count() == total
     assert all(l.seconds_spent == 2.5 for l in Label.objects.all())
 
@@ -63,19 +63,19 @@ def test_double_submit_and_two_tabs_never_create_two_labels(setup):
 def test_skip_comes_back_at_the_end_and_back_changes_with_history(setup):
     client, fold = setup["client"], setup["folds"][0]
     items = list(FoldItem.objects.filter(fold=fold).order_by("position"))
-    judge(client, fold, items[0].pk, skip=True)
+    judge(client, fold, items[0].handle, skip=True)
     label = Label.objects.get(triplet=items[0].triplet)
     assert label.value is None and label.skipped
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
-    assert fragment_fields(html)[0] == items[1].pk
+    assert fragment_fields(html)[0] == items[1].handle
     for it in items[1:]:
-        judge(client, fold, it.pk, "partial")
+        judge(client, fold, it.handle, "partial")
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
-    assert fragment_fields(html)[0] == items[0].pk  # the skipped one, last
+    assert fragment_fields(html)[0] == items[0].handle  # the skipped one, last
     # go back to the last judged one and change it
     html = client.get(reverse("previous", args=[fold.pk]), HTTP_HX_REQUEST="true").content.decode()
-    assert fragment_fields(html)[0] == items[-1].pk and 'name="revisit"' in html
-    judge(client, fold, items[-1].pk, "incorrect", revisit="1")
+    assert fragment_fields(html)[0] == items[-1].handle and 'name="revisit"' in html
+    judge(client, fold, items[-1].handle, "incorrect", revisit="1")
     values = list(LabelEvent.objects.filter(label__triplet=items[-1].triplet).values_list("value", flat=True))
     assert values == ["partial", "incorrect"]
 
@@ -83,11 +83,11 @@ def test_skip_comes_back_at_the_end_and_back_changes_with_history(setup):
 def test_work_resumes_where_the_annotator_stopped(setup):
     client, fold = setup["client"], setup["folds"][0]
     first = FoldItem.objects.filter(fold=fold).order_by("position").first()
-    judge(client, fold, first.pk, "correct")
+    judge(client, fold, first.handle, "correct")
     client.logout()
     client.force_login(setup["ann"])
     item, _ = fragment_fields(client.get(reverse("annotate", args=[fold.pk])).content.decode())
-    assert item != first.pk and item is not None
+    assert item != first.handle and item is not None
 
 
 def test_annotator_cannot_reach_another_fold_or_its_items(setup):
@@ -95,12 +95,12 @@ def test_annotator_cannot_reach_another_fold_or_its_items(setup):
     theirs = setup["folds"][1]
     their_item = theirs.items.first()
     assert client.get(reverse("annotate", args=[theirs.pk])).status_code == 404
-    assert client.get(reverse("annotate-item", args=[theirs.pk, their_item.pk])).status_code == 404
+    assert client.get(reverse("annotate-item", args=[theirs.pk, their_item.handle])).status_code == 404
     mine = setup["folds"][0]
-    assert client.get(reverse("annotate-item", args=[mine.pk, their_item.pk])).status_code == 404
-    assert judge(client, mine, their_item.pk, "correct").status_code == 404
-    assert client.get(f"/api/my/folds/{theirs.pk}/items/{their_item.pk}/").status_code == 404
-    assert client.get(f"/api/my/folds/{mine.pk}/items/{their_item.pk}/").status_code == 404
+    assert client.get(reverse("annotate-item", args=[mine.pk, their_item.handle])).status_code == 404
+    assert judge(client, mine, their_item.handle, "correct").status_code == 404
+    assert client.get(f"/api/my/folds/{theirs.pk}/items/{their_item.handle}/").status_code == 404
+    assert client.get(f"/api/my/folds/{mine.pk}/items/{their_item.handle}/").status_code == 404
     assert Label.objects.count() == 0
 
 

@@ -96,29 +96,31 @@ def test_the_answer_is_highlighted_in_the_passage(annotating):
     client, fold = annotating["client"], annotating["fold"]
     item = FoldItem.objects.filter(fold=fold).select_related("triplet__question").order_by("position")
     hit = next(i for i in item if i.triplet.answer and i.triplet.answer.lower() in i.triplet.question.context.lower())
-    html = client.get(reverse("annotate-item", args=[fold.pk, hit.pk])).content.decode()
+    html = client.get(reverse("annotate-item", args=[fold.pk, hit.handle])).content.decode()
     assert '<mark class="answer-in-passage">' in html
 
 
 def test_flag_with_comment_is_listed_for_admins_and_exported(annotating, admin_client, make_user):
     client, fold = annotating["client"], annotating["fold"]
     item = FoldItem.objects.filter(fold=fold).order_by("position").first()
-    judge(client, fold, item.pk, "partial", "s1")
+    judge(client, fold, item.handle, "partial", "s1")
     resp = client.post(
         reverse("flag-item", args=[fold.pk]),
-        {"item": item.pk, "reason": "ambiguous_question", "comment": "two readings =1+1"},
+        {"item": item.handle, "reason": "ambiguous_question", "comment": "two readings =1+1"},
         HTTP_HX_REQUEST="true",
     )
     assert resp.status_code == 200 and "Ambiguous question" in resp.content.decode()
     flag = Flag.objects.get()
     assert (flag.annotator, flag.triplet_id, flag.comment) == (annotating["ann"], item.triplet_id, "two readings =1+1")
     bad = client.post(
-        reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "nonsense"}, HTTP_HX_REQUEST="true"
+        reverse("flag-item", args=[fold.pk]), {"item": item.handle, "reason": "nonsense"}, HTTP_HX_REQUEST="true"
     )
     assert bad.status_code == 400 and "reason" in bad.content.decode() and Flag.objects.count() == 1
     other = make_user("other", "annotator")
     client.force_login(other)
-    assert client.post(reverse("flag-item", args=[fold.pk]), {"item": item.pk, "reason": "other"}).status_code == 404
+    assert (
+        client.post(reverse("flag-item", args=[fold.pk]), {"item": item.handle, "reason": "other"}).status_code == 404
+    )
 
     listed = admin_client.get(reverse("admin:annotation_flag_changelist")).content.decode()
     assert "two readings =1+1" in listed and "Ambiguous question" in listed
@@ -140,3 +142,34 @@ def test_flag_with_comment_is_listed_for_admins_and_exported(annotating, admin_c
     assert csv.splitlines()[0].startswith("question_id,answer,annotator,label,reason,comment")
     client.force_login(annotating["ann"])
     assert client.get(reverse("download-flags")).status_code == 403
+
+
+def test_guidelines_edited_mid_fold_are_announced_once_with_what_changed(annotating, admin_client):
+    """Issue 27 point 10: an admin edits the guidelines while an annotator is working; the next item
+    says "Guidelines changed" with the lines added and removed, once (every fold of the corpus)."""
+    client, fold, corpus = annotating["client"], annotating["fold"], annotating["corpus"]
+    corpus.guidelines = "Judge the answer only.\n\nAn empty answer is incorrect."
+    corpus.save()
+    page = client.get(reverse("annotate", args=[fold.pk]) + "?start=1").content.decode()
+    assert "Guidelines changed" not in page  # read for the first time: nothing to announce
+    items = list(FoldItem.objects.filter(fold=fold).order_by("position"))
+    judge(client, fold, items[0].handle, "correct", "g1")
+    resp = admin_client.post(
+        reverse("admin:annotation_corpus_change", args=[corpus.pk]),
+        {
+            "name": corpus.name,
+            "dedup_policy": corpus.dedup_policy,
+            "description": "",
+            "guidelines": "Judge the answer only.\n\nAn empty answer is correct when the passage has none.",
+        },
+    )
+    assert resp.status_code == 302, resp.content.decode()[:2000]
+    html = judge(client, fold, items[1].handle, "partial", "g2").content.decode()
+    assert 'id="guidelines-changed"' in html and "Guidelines changed" in html
+    assert "Removed:</span> <del>An empty answer is incorrect.</del>" in html
+    assert "Added:</span> <ins>An empty answer is correct when the passage has none.</ins>" in html
+    assert 'hx-swap-oob="true"' in html and "correct when the passage has none" in html.split("hx-swap-oob")[1]
+    assert "Judge the answer only." not in html.split('id="guidelines-changed"')[1].split("</ul>")[0]
+    again = judge(client, fold, items[2].handle, "correct", "g3").content.decode()
+    assert "Guidelines changed" not in again  # once
+    assert "Guidelines changed" not in client.get(reverse("annotate", args=[fold.pk])).content.decode()

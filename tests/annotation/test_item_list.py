@@ -19,9 +19,9 @@ def labelled(tiny_corpus, make_user, client):
     assign_fold(fold, ann)
     client.force_login(ann)
     items = list(FoldItem.objects.filter(fold=fold).order_by("position"))
-    judge(client, fold, items[0].pk, "correct", "a")
-    judge(client, fold, items[1].pk, skip=True, sub="b")
-    judge(client, fold, items[2].pk, "incorrect", "c")
+    judge(client, fold, items[0].handle, "correct", "a")
+    judge(client, fold, items[1].handle, skip=True, sub="b")
+    judge(client, fold, items[2].handle, "incorrect", "c")
     return {"fold": fold, "ann": ann, "items": items, "client": client}
 
 
@@ -32,7 +32,7 @@ def test_rows_and_filters_are_pure_functions_of_the_labels(labelled):
     assert [r.number for r in reviewing.filter_rows(rows, "judged")] == [1, 3]
     assert [r.number for r in reviewing.filter_rows(rows, "all", "incorrect")] == [3]
     assert len(reviewing.filter_rows(rows, "unjudged")) == len(rows) - 3
-    assert reviewing.find_number(rows, 2).item_id == labelled["items"][1].pk
+    assert reviewing.find_number(rows, 2).handle == labelled["items"][1].handle
     assert reviewing.find_number(rows, len(rows) + 1) is None
     with pytest.raises(ValueError, match="show must be one of"):
         reviewing.filter_rows(rows, "nonsense")
@@ -46,11 +46,11 @@ def test_item_list_page_filters_jumps_and_never_names_systems(labelled):
     for name in System.objects.values_list("name", flat=True):
         assert name not in html
     skipped = client.get(url, {"show": "skipped"}).content.decode()
-    assert "1 of" in skipped and reverse("annotate-item", args=[fold.pk, items[1].pk]) in skipped
+    assert "1 of" in skipped and reverse("annotate-item", args=[fold.pk, items[1].handle]) in skipped
     by_label = client.get(url, {"show": "judged", "label": "correct"}).content.decode()
-    assert "1 of" in by_label and reverse("annotate-item", args=[fold.pk, items[0].pk]) in by_label
+    assert "1 of" in by_label and reverse("annotate-item", args=[fold.pk, items[0].handle]) in by_label
     jump = client.get(url, {"jump": "3"})
-    assert jump.status_code == 302 and jump["Location"] == reverse("annotate-item", args=[fold.pk, items[2].pk])
+    assert jump.status_code == 302 and jump["Location"] == reverse("annotate-item", args=[fold.pk, items[2].handle])
     nowhere = client.get(url, {"jump": "999"})
     assert nowhere.status_code == 400 and "There is no item 999" in nowhere.content.decode()
     assert client.get(url, {"show": "x"}).status_code == 400
@@ -64,21 +64,21 @@ def test_item_list_is_only_for_the_assigned_annotator(labelled, make_user, clien
 def test_review_mode_walks_labelled_items_and_can_change_them(labelled):
     client, fold, items = labelled["client"], labelled["fold"], labelled["items"]
     start = client.get(reverse("review", args=[fold.pk]))
-    assert start["Location"] == reverse("annotate-item", args=[fold.pk, items[0].pk]) + "?review=1"
+    assert start["Location"] == reverse("annotate-item", args=[fold.pk, items[0].handle]) + "?review=1"
     page = client.get(start["Location"]).content.decode()
     assert "Review mode" in page and 'name="review" value="1"' in page
     assert 'id="current-label">Correct<' in page
-    assert reverse("annotate-item", args=[fold.pk, items[2].pk]) + "?review=1" in page  # N: skips the skipped item
+    assert reverse("annotate-item", args=[fold.pk, items[2].handle]) + "?review=1" in page  # N: skips the skipped item
     # changing a label in review mode shows the next labelled item, still in review mode
     after = client.post(
         reverse("judge", args=[fold.pk]),
-        {"item": items[0].pk, "value": "partial", "submission_id": "r1", "review": "1"},
+        {"item": items[0].handle, "value": "partial", "submission_id": "r1", "review": "1"},
         HTTP_HX_REQUEST="true",
     ).content.decode()
-    assert f'name="item" value="{items[2].pk}"' in after and 'id="current-label">Incorrect<' in after
+    assert f'name="item" value="{items[2].handle}"' in after and 'id="current-label">Incorrect<' in after
     done = client.post(
         reverse("judge", args=[fold.pk]),
-        {"item": items[2].pk, "value": "incorrect", "submission_id": "r2", "review": "1"},
+        {"item": items[2].handle, "value": "incorrect", "submission_id": "r2", "review": "1"},
         HTTP_HX_REQUEST="true",
     ).content.decode()
     assert "Review finished" in done
@@ -87,7 +87,7 @@ def test_review_mode_walks_labelled_items_and_can_change_them(labelled):
 
 def test_an_unjudged_item_says_so_in_words(labelled):
     client, fold, items = labelled["client"], labelled["fold"], labelled["items"]
-    html = client.get(reverse("annotate-item", args=[fold.pk, items[3].pk])).content.decode()
+    html = client.get(reverse("annotate-item", args=[fold.pk, items[3].handle])).content.decode()
     assert 'id="current-label">Not judged yet<' in html and "Item 4" in html
-    skipped = client.get(reverse("annotate-item", args=[fold.pk, items[1].pk])).content.decode()
+    skipped = client.get(reverse("annotate-item", args=[fold.pk, items[1].handle])).content.decode()
     assert 'id="current-label">Skipped<' in skipped

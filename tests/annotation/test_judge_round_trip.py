@@ -55,14 +55,14 @@ def test_the_item_shown_is_the_item_with_its_own_question_context_and_answer(big
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
     item, sub = fields(html)
     html = post(client, fold, item, sub).content.decode()
-    shown = FoldItem.objects.get(pk=fields(html)[0])
+    shown = FoldItem.objects.get(handle=fields(html)[0])
     assert shown.position == 1
     assert '<h2 class="question">What is asked here?</h2>' in html
     assert '<div class="context" lang="en">The paragraph text.</div>' in html
     assert f'<div class="answer" id="answer">{shown.triplet.answer}</div>' in html
-    item = annotating.get_fold_item(fold, shown.pk, ann)
+    item = annotating.item_by_handle(fold, shown.handle, ann)
     db = FoldItem.objects.select_related("triplet__question").get(pk=shown.pk)
-    for name in ("id", "fold_id", "position", "triplet_id", "is_overlap"):
+    for name in ("id", "fold_id", "position", "triplet_id", "is_overlap", "handle"):
         assert getattr(item, name) == getattr(db, name), name
     for name in ("id", "question_id", "answer"):
         assert getattr(item.triplet, name) == getattr(db.triplet, name), name
@@ -108,17 +108,19 @@ def test_counters_match_a_recount_through_skips_revisits_repeats_and_the_api(big
     item, sub = fields(html)
     post(client, fold, item, sub, action="skip", value="")  # skip the first item
     post(client, fold, item, sub, action="skip", value="")  # the same post again: a no-op
-    html = post(client, fold, items[1].pk, "s2", value="partial").content.decode()
-    assert fields(html)[0] == items[2].pk
-    post(client, fold, items[0].pk, "s3", value="incorrect", revisit="1")  # a skipped item judged later
-    post(client, fold, items[1].pk, "s4", action="skip", value="", revisit="1")  # skip over a judged one
+    html = post(client, fold, items[1].handle, "s2", value="partial").content.decode()
+    assert fields(html)[0] == items[2].handle
+    post(client, fold, items[0].handle, "s3", value="incorrect", revisit="1")  # a skipped item judged later
+    post(client, fold, items[1].handle, "s4", action="skip", value="", revisit="1")  # skip over a judged one
     api = client.post(
-        reverse("api-judge", args=[fold.pk]), {"item": items[5].pk, "label": "correct"}, content_type="application/json"
+        reverse("api-judge", args=[fold.pk]),
+        {"item": items[5].handle, "label": "correct"},
+        content_type="application/json",
     )
     assert api.status_code == 200
     assignment = Assignment.objects.get(fold=fold, annotator=ann)
     assert (assignment.done, assignment.skipped) == recount(fold, ann) == (3, 0)
-    html = post(client, fold, items[2].pk, "s5", action="skip", value="").content.decode()
+    html = post(client, fold, items[2].handle, "s5", action="skip", value="").content.decode()
     assignment.refresh_from_db()
     assert (assignment.done, assignment.skipped) == recount(fold, ann) == (3, 1)
     assert "3 / 60" in html and "1 skipped" in html
@@ -133,8 +135,8 @@ def test_labels_written_elsewhere_are_counted_when_the_fold_is_opened(big_fold):
         [Label(triplet=it.triplet, annotator=ann, fold=fold, value="correct") for it in items[:3]]
     )
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
-    assert "3 / 60" in html and fields(html)[0] == items[3].pk
+    assert "3 / 60" in html and fields(html)[0] == items[3].handle
     # the imported labels are removed again: opening the fold finds the first item to do again
     Label.objects.filter(annotator=ann).delete()
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
-    assert "0 / 60" in html and fields(html)[0] == items[0].pk
+    assert "0 / 60" in html and fields(html)[0] == items[0].handle

@@ -46,7 +46,7 @@ def test_service_raises_a_lookup_error_not_http404(world):
 
 def test_pages_answer_the_same_404_page(world):
     client, mine, theirs = world["client"], world["mine"], world["theirs"]
-    item = theirs.items.first().pk
+    item = theirs.items.first().handle
     nowhere = client.get("/no/such/page/")
     assert nowhere.status_code == 404
     expected = page(nowhere)
@@ -70,7 +70,7 @@ def test_pages_answer_the_same_404_page(world):
 
 def test_api_answers_404_with_the_same_detail(world):
     client, mine, theirs = world["client"], world["mine"], world["theirs"]
-    item = theirs.items.first().pk
+    item = theirs.items.first().handle
     fold_gone = {"detail": "no such fold among your assignments"}
     item_gone = {"detail": "no such item in this fold"}
     for response, body in [

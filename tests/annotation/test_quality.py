@@ -67,11 +67,11 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     )
     assert GoldItem.objects.get().created_by == admin_user
     client.force_login(ann)
-    judge(client, folds[0], mine[0].pk, "correct", "1")
-    judge(client, folds[0], mine[1].pk, "correct", "2")
+    judge(client, folds[0], mine[0].handle, "correct", "1")
+    judge(client, folds[0], mine[1].handle, "correct", "2")
     client.force_login(other)
-    judge(client, folds[1], theirs[first.pk].pk, "incorrect", "1")
-    judge(client, folds[1], theirs[second.pk].pk, "correct", "2")
+    judge(client, folds[1], theirs[first.pk].handle, "incorrect", "1")
+    judge(client, folds[1], theirs[second.pk].handle, "correct", "2")
 
     page = admin_client.get(reverse("fold-assignments") + f"?corpus={tiny_corpus.name}").content.decode()
     assert "100% (1/1)" in page and "0% (0/1)" in page  # accuracy on gold: ann right, other wrong
@@ -134,7 +134,7 @@ def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, mak
     assign_fold(folds[1], ann)
     client.force_login(ann)
     first = FoldItem.objects.filter(fold=folds[1]).order_by("position").first()
-    judge(client, folds[1], first.pk, "partial", "x")
+    judge(client, folds[1], first.handle, "partial", "x")
     before = list(FoldItem.objects.filter(fold=folds[1]).order_by("position").values_list("triplet_id", flat=True))
 
     admin_client.post(reverse("fold-action", args=[tiny_corpus.pk]), {"action": "interleave_gold"})
@@ -160,7 +160,7 @@ def test_gold_items_are_put_into_every_fold_from_the_folds_page(tiny_corpus, mak
     page = client.get(reverse("annotate", args=[folds[1].pk])).content.decode()
     assert "gold" not in page.lower()
     for item in FoldItem.objects.filter(fold=folds[1], triplet_id__in=gold_ids):
-        judge(client, folds[1], item.pk, "correct", f"g{item.pk}")
+        judge(client, folds[1], item.handle, "correct", f"g{item.pk}")
     api = admin_client.get("/api/quality/", {"corpus": tiny_corpus.name}).json()["annotators"][0]
     assert (api["gold_n"], api["gold_agree"], api["gold_accuracy"]) == (2, 1, 0.5)
 

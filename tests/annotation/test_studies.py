@@ -43,7 +43,7 @@ def judge_next(client, fold_id, value_for):
     item = ITEM.search(page.content.decode())
     if item is None:
         return None
-    fold_item = FoldItem.objects.select_related("triplet__gold").get(pk=item.group(1))
+    fold_item = FoldItem.objects.select_related("triplet__gold").get(fold_id=fold_id, handle=item.group(1))
     gold = getattr(fold_item.triplet, "gold", None)
     return client.post(
         f"/annotate/{fold_id}/judge/",

@@ -27,7 +27,7 @@ def shared(tiny_corpus, make_user, client):
 def page_judge(client, fold, item, value, sub):
     return client.post(
         reverse("judge", args=[fold.pk]),
-        {"item": item.pk, "value": value, "submission_id": sub},
+        {"item": item.handle, "value": value, "submission_id": sub},
         HTTP_HX_REQUEST="true",
     )
 
@@ -35,7 +35,7 @@ def page_judge(client, fold, item, value, sub):
 def api_judge(client, fold, item, value, sub):
     return client.post(
         reverse("api-judge", args=[fold.pk]),
-        {"item": item.pk, "label": value, "submission_id": sub},
+        {"item": item.handle, "label": value, "submission_id": sub},
         content_type="application/json",
     )
 
@@ -85,7 +85,7 @@ def test_a_retry_with_the_same_id_and_label_is_a_no_op(shared, via):
     again = send(client, fold, item, "partial", "retry-1")
     assert again.status_code == 200
     if via == "api":
-        assert again.json()["saved"] == {"item": item.pk, "label": "partial", "skipped": False, "changed": False}
+        assert again.json()["saved"] == {"item": item.handle, "label": "partial", "skipped": False, "changed": False}
     assert LabelEvent.objects.filter(label__annotator=shared["ann"]).count() == 1
 
 
@@ -113,7 +113,7 @@ def test_a_skip_then_a_label_with_the_same_id_is_a_conflict_not_a_silent_drop(sh
     client.force_login(shared["ann"])
     skip = client.post(
         reverse("judge", args=[fold.pk]),
-        {"item": item.pk, "action": "skip", "submission_id": "k"},
+        {"item": item.handle, "action": "skip", "submission_id": "k"},
         HTTP_HX_REQUEST="true",
     )
     assert skip.status_code == 200

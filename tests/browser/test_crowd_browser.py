@@ -68,7 +68,7 @@ def consent(page, live_server, pid, slug="pilot"):
 def press_label(page, value_for):
     """Press the key of the label ``value_for(is_gold)`` on the item shown; wait for the next page."""
     item = page.input_value("input[name=item]")
-    gold = FoldItem.objects.filter(pk=item, triplet__gold__isnull=False).exists()
+    gold = FoldItem.objects.filter(handle=item, triplet__gold__isnull=False).exists()
     key = {"correct": "1", "partial": "2", "incorrect": "3"}[value_for(gold)]
     page.keyboard.press(key)
     page.wait_for_function(

@@ -176,12 +176,12 @@ def test_a_label_kept_while_moving_to_another_item_is_sent_from_there(annotating
     page.keyboard.press("2")
     expect_kept(page, before, "cannot be reached", "partial")
     page.unroute("**/judge/")
-    other = fold.items.exclude(pk=int(before["item"])).order_by("position").first()
-    page.goto(f"{live_server.url}/annotate/{fold.pk}/item/{other.pk}/")
+    other = fold.items.exclude(handle=int(before["item"])).order_by("position").first()
+    page.goto(f"{live_server.url}/annotate/{fold.pk}/item/{other.handle}/")
     page.wait_for_load_state("load")
     page.wait_for_function("sessionStorage.getItem('qaeval.pendingSave') === null")
     label = Label.objects.get()
-    assert label.value == "partial" and str(label.triplet_id) == str(fold.items.get(pk=before["item"]).triplet_id)
+    assert label.value == "partial" and str(label.triplet_id) == str(fold.items.get(handle=before["item"]).triplet_id)
     assert list(label.events.values_list("submission_id", flat=True)) == [before["submission_id"]]
 
 

@@ -85,6 +85,14 @@ api-report-file        anonymous   401  401  401  401  401  401
 api-report-file        annotator   403  403  403  403  403  403
 api-report-file        researcher  200  200  405  405  405  405
 api-report-file        admin       200  200  405  405  405  405
+api-study-archive      anonymous   401  401  401  401  401  401
+api-study-archive      annotator   403  403  403  403  403  403
+api-study-archive      researcher  403  403  403  403  403  403
+api-study-archive      admin       200  200  405  405  405  405
+api-study-import       anonymous   401  401  401  401  401  401
+api-study-import       annotator   403  403  403  403  403  403
+api-study-import       researcher  403  403  403  403  403  403
+api-study-import       admin       405  405  400  405  405  405
 api-runs               anonymous   401  401  401  401  401  401
 api-runs               annotator   403  403  403  403  403  403
 api-runs               researcher  200  200  403  403  403  403
@@ -368,7 +376,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         yield {
             "users": users,
             "fold": fold.pk,
-            "item": fold.items.first().pk,
+            "item": fold.items.first().handle,  # annotators name items by handle
             "corpus": tiny.pk,
             "assignment": Assignment.objects.get(fold=fold, annotator=users["annotator"]).pk,
             "frame_fold": frame_fold.pk,
@@ -383,7 +391,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
 def url_kwargs(name, w):
     """The arguments of URL ``name`` in the world ``w`` (a URL with arguments missing here fails)."""
     fold, report = {"fold_id": w["fold"]}, {"pk": w["report"]}
-    item = {"fold_id": w["fold"], "item_id": w["item"]}
+    item = {"fold_id": w["fold"], "handle": w["item"]}
     frame, frame_item = {"fold_id": w["frame_fold"]}, {"fold_id": w["frame_fold"], "item_id": w["frame_item"]}
     corpus, my_fold = {"corpus_id": w["corpus"]}, {"pk": w["fold"]}
     return {
@@ -405,7 +413,7 @@ def url_kwargs(name, w):
         "api-job": report,
         "api-job-cancel": report,
         "api-next-item": my_fold,
-        "api-item": {"pk": w["fold"], "item_id": w["item"]},
+        "api-item": {"pk": w["fold"], "handle": w["item"]},
         "api-judge": my_fold,
         "report-detail": report,
         "report-progress": report,
@@ -415,6 +423,7 @@ def url_kwargs(name, w):
         "api-report-files": report,
         "api-report-file": {**report, "name": "report.json"},
         "api-run": {"pk": w["run"]},
+        "api-study-archive": {"pk": w["corpus"]},
         "api-run-cancel": {"pk": w["run"]},
         **{name: {"slug": w["study"]} for name in ("study-entry", "study-admin", "study-participants-csv")},
         "api-study-participants": {"slug": w["study"]},
@@ -497,6 +506,7 @@ judge              200 200  200 200  200 200  200 200  200 200
 judgerun           200 200  403 403  AI  403  AI  AI   AI  AI
 judgelabel         200 200  403 403  AI  403  AI  AI   AI  AI
 llmendpoint        200 200  200 200  AI  AI   AI  AI   AI  AI
+studyarchive       200 200  403 403  200 403  403 403  200 200
 """
 ADMIN_OTHERS = """
 # the site's own views and the models' custom views (model.view)
@@ -517,6 +527,7 @@ inferencerun.start     200 200
 judge.start            200 200
 job.status             200 405
 framelexicon.upload    200 200
+studyarchive.import    200 200
 """
 ADMIN_VIEWS = ["changelist", "add", "change", "delete", "history"]
 
@@ -645,9 +656,9 @@ def test_other_annotator_gets_404_for_fold_they_do_not_have(world, client, make_
     f, i = world["fold"], world["item"]
     for name, kwargs in (
         ("annotate", {"fold_id": f}),
-        ("annotate-item", {"fold_id": f, "item_id": i}),
+        ("annotate-item", {"fold_id": f, "handle": i}),
         ("api-next-item", {"pk": f}),
-        ("api-item", {"pk": f, "item_id": i}),
+        ("api-item", {"pk": f, "handle": i}),
     ):
         assert client.get(reverse(name, kwargs=kwargs)).status_code == 404, name
     assert client.post(reverse("judge", args=[f]), {"item": i, "value": "correct"}).status_code == 404

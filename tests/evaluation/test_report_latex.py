@@ -33,6 +33,7 @@ IN_APP_OPTIONS = {
     "figures": False,  # figures are not LaTeX; they are looked at in test_report_browser
     "judge": "judge-a",
     "adjudicated": True,
+    "include_excluded": False,  # no crowd study here: the choice is still recorded (test_crowd_report sets it)
     "human_aggregate": "majority",
     "significance": "holm",
 }

@@ -3,7 +3,7 @@ import re
 import pytest
 
 from annotation.models import Corpus, Question
-from frames import jobs as frame_jobs
+from frames import lexicon_store, proxy_store
 
 # question -> (frame reply, FE reply) of a scripted LLM
 REPLIES = {
@@ -17,7 +17,7 @@ REPLIES = {
 }
 
 
-def scripted_chat(messages):
+def scripted_chat(messages, *, purpose, question=None):
     prompt = messages[-1]["content"]
     frame_reply, fe_reply = REPLIES[re.search(r"Question : (.*)", prompt).group(1)]
     return frame_reply if prompt.startswith("From a list") else fe_reply
@@ -41,6 +41,6 @@ def build_framed_corpus():
             answers=["x"],
             context=f"Paragraph {i} about {text.lower()}",
         )
-    result = frame_jobs.predict_frames(corpus, frame_jobs.ensure_shipped_lexicon(), scripted_chat, model="scripted")
+    result = proxy_store.predict_frames(corpus, lexicon_store.ensure_shipped_lexicon(), scripted_chat, model="scripted")
     assert result["outcomes"]["done"] == 4
     return corpus

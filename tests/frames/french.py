@@ -33,7 +33,7 @@ FRENCH_FRAMES = {
 
 
 def french_lexicon(name="framenet-fr-test"):
-    """The frames above as a :class:`Lexicon` (storable with ``frames.jobs.store_lexicon``)."""
+    """The frames above as a :class:`Lexicon` (storable with ``frames.lexicon_store.store_lexicon``)."""
     lexicon = Lexicon(name=name)
     for frame, (lus, fes) in FRENCH_FRAMES.items():
         lexicon.frames[frame] = Frame(

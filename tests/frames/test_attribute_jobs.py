@@ -15,7 +15,9 @@ from core.models import Job
 from core.reaper import resumers
 from core.runner import create_job, run_job
 from frames import attribute_jobs
-from frames import jobs as frame_jobs
+from frames import lexicon_store as frame_lexicon_store
+from frames import llm as frame_llm
+from frames import proxy_store as frame_proxy_store
 from frames.attributes import SOURCES_KEY, TRACE_KEY
 from tests.conftest import write_jsonl
 from tests.frames.french import FRENCH_FRAMES, PIAF, french_lexicon
@@ -45,8 +47,8 @@ def llm(monkeypatch):
 
 
 def predict(corpus, lexicon, llm):
-    chat = frame_jobs.make_chat(model="stub-model", base_url=llm.base_url, requests_per_minute=None)
-    return frame_jobs.predict_frames(corpus, lexicon, chat, model="stub-model")
+    chat = frame_llm.make_chat(model="stub-model", base_url=llm.base_url, requests_per_minute=None)
+    return frame_proxy_store.predict_frames(corpus, lexicon, chat, model="stub-model")
 
 
 def derive(corpus, **params):
@@ -58,7 +60,7 @@ def derive(corpus, **params):
 
 @pytest.fixture
 def lexicon():
-    return frame_jobs.store_lexicon(french_lexicon())[0]
+    return frame_lexicon_store.store_lexicon(french_lexicon())[0]
 
 
 @pytest.fixture

@@ -151,7 +151,7 @@ def test_overlap_fold_never_goes_twice_to_one_annotator(framed_corpus, make_user
 
 def test_report_from_database_rows(framed_corpus, make_user):
     from evaluation.science.frame_check_stats import frame_report
-    from frames.jobs import outcome_rows
+    from frames.proxy_store import outcome_rows
 
     first, second = create_frame_folds(framed_corpus, k=2, overlap=1.0)
     a, b = make_user("a", "annotator"), make_user("b", "annotator")

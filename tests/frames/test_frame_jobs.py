@@ -11,6 +11,7 @@ from annotation.models import Corpus, Question
 from core.models import Job
 from core.runner import create_job, run_job
 from frames import jobs as frame_jobs
+from frames import lexicon_store, llm
 from frames.framenet import SHIPPED_LEXICON, LexiconError
 from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 from models_runner.models import LLMExchange
@@ -183,7 +184,7 @@ def test_limit_then_continue(corpus, stub):
 def test_server_errors_are_recorded_then_retried(corpus):
     with OpenAIStub(lambda body: (500, {"error": {"message": "down"}})) as down:
         job = create_job(frame_jobs.JOB_KIND, params=frame_jobs.job_params(corpus.name, model="m"))
-        chat = frame_jobs.make_chat("m", base_url=down.base_url, max_retries=0)
+        chat = llm.make_chat("m", base_url=down.base_url, max_retries=0)
         job = run_job(job.pk, lambda job, progress: frame_jobs.frame_job_body(job, progress, chat=chat))
     assert job.status == Job.FAILED and "in a row" in job.error
     assert FrameAnnotation.objects.filter(outcome="error").count() == 5
@@ -208,11 +209,11 @@ def test_celery_task_runs_the_job(corpus, stub, django_capture_on_commit_callbac
 
 
 def test_store_lexicon_is_idempotent_by_name(tmp_path):
-    row, stats = frame_jobs.import_lexicon(SHIPPED_LEXICON, name="mini")
+    row, stats = lexicon_store.import_lexicon(SHIPPED_LEXICON, name="mini")
     assert stats["created"] and stats["frames"] == FrameDef.objects.filter(lexicon=row).count() >= 30
     ids = dict(FrameDef.objects.filter(lexicon=row).values_list("name", "id"))
     n_fe, n_lu = FrameElementDef.objects.count(), LexicalUnitDef.objects.count()
-    row2, stats2 = frame_jobs.import_lexicon(SHIPPED_LEXICON, name="mini")
+    row2, stats2 = lexicon_store.import_lexicon(SHIPPED_LEXICON, name="mini")
     assert row2.pk == row.pk and not stats2["created"] and stats2["new_frames"] == stats2["updated_frames"] == 0
     assert dict(FrameDef.objects.filter(lexicon=row).values_list("name", "id")) == ids
     assert (FrameElementDef.objects.count(), LexicalUnitDef.objects.count()) == (n_fe, n_lu)
@@ -223,7 +224,7 @@ def test_store_lexicon_is_idempotent_by_name(tmp_path):
     index.write_text(re.sub(r'\s*<frame ID="\d+" name="Color"/>', "", index.read_text()))
     death = changed / "frame" / "Death.xml"
     death.write_text(death.read_text().replace("stops living", "ceases to live"))
-    _, stats3 = frame_jobs.import_lexicon(changed, name="mini")
+    _, stats3 = lexicon_store.import_lexicon(changed, name="mini")
     assert (stats3["removed_frames"], stats3["updated_frames"], stats3["new_frames"]) == (1, 1, 0)
     assert not FrameDef.objects.filter(lexicon=row, name="Color").exists()
     assert "ceases to live" in FrameDef.objects.get(lexicon=row, name="Death").definition
@@ -235,7 +236,7 @@ def test_bad_lexicon_imports_nothing(tmp_path):
     shutil.copytree(SHIPPED_LEXICON, bad)
     (bad / "frame" / "Attack.xml").write_text("<frame name='Attack'><FE")
     with pytest.raises(LexiconError, match=r"Attack\.xml"):
-        frame_jobs.import_lexicon(bad, name="broken")
+        lexicon_store.import_lexicon(bad, name="broken")
     assert not FrameLexicon.objects.exists() and not FrameDef.objects.exists()
     with pytest.raises(CommandError, match=r"nothing imported: .*Attack\.xml: malformed XML"):
         call_command("import_framenet", str(bad), "--name", "broken")

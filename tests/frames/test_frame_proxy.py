@@ -191,7 +191,7 @@ def test_validate_fes_keeps_only_the_frames_fes(lexicon):
 def fake_chat(frame_reply, fe_reply):
     calls = []
 
-    def chat(messages):
+    def chat(messages, *, purpose):
         calls.append(messages[0]["content"])
         return frame_reply if len(calls) == 1 else fe_reply
 

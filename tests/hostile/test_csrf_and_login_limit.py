@@ -28,10 +28,10 @@ def test_judge_page_post_without_csrf_token_is_refused(annotator):
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
     data = {"item": item, "value": "correct", "submission_id": "s1"}
     assert client.post(f"/annotate/{fold.pk}/judge/", data, HTTP_HX_REQUEST="true").status_code == 403
-    assert fold.items.get(pk=item).triplet.labels.count() == 0
+    assert fold.items.get(handle=item).triplet.labels.count() == 0
     # The same request with the page's token goes through: the token was the only thing missing.
     ok = client.post(f"/annotate/{fold.pk}/judge/", {**data, "csrfmiddlewaretoken": token}, HTTP_HX_REQUEST="true")
-    assert ok.status_code == 200 and fold.items.get(pk=item).triplet.labels.count() == 1
+    assert ok.status_code == 200 and fold.items.get(handle=item).triplet.labels.count() == 1
 
 
 def test_api_post_with_session_but_without_csrf_token_is_refused(annotator):

@@ -77,6 +77,24 @@ def test_resume_skips_answered_questions_and_never_duplicates(corpus):
     assert Prediction.objects.filter(system=run.system, answer="saved before the crash").count() == 2
 
 
+def test_questions_done_counts_what_a_killed_attempt_saved(corpus):
+    """Issue 27: a worker killed after its batch's predictions were written but before the run's
+    counter moved (PostgreSQL autocommit) left 1,049 counted for 1,057 predictions; the count is now
+    the run's own predictions over all attempts, and throughput follows from it."""
+    run = inference.prepare_run(corpus, "lexical", "baseline", batch_size=2)
+    first = list(corpus.questions.order_by("position")[:2])
+    for q in first:  # the killed attempt's saved batch: written by this run, never counted
+        Prediction.objects.create(system=run.system, question=q, answer="saved", meta={"run": run.pk})
+    other = inference.prepare_run(corpus, "lexical-2", "baseline", batch_size=2)
+    job = run_now(run)
+    assert job.status == Job.SUCCEEDED
+    run.refresh_from_db()
+    assert Prediction.objects.filter(system=run.system).count() == len(QUESTIONS)
+    assert run.questions_done == len(QUESTIONS)  # 2 saved by the killed attempt + the rest now
+    assert run.throughput_qps == pytest.approx(run.questions_done / run.duration_s)
+    assert other.questions_done == 0
+
+
 def test_redelivered_task_reclaims_a_stale_job_and_continues(corpus):
     from models_runner.tasks import run_inference
 

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from annotation import formats
 from annotation.dedup import POLICIES
 from annotation.importers import import_corpus
 
@@ -12,7 +13,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path")
         parser.add_argument("--corpus", required=True, help="corpus name (created if new)")
-        parser.add_argument("--format", choices=["jsonl", "squad"], help="default: from the file extension")
+        parser.add_argument("--format", choices=formats.names(), help="default: from the file extension")
         parser.add_argument(
             "--no-reference-system",
             action="store_true",

@@ -15,13 +15,21 @@ from annotation.interchange import InterchangeError
 from evaluation.render.outputs import write_report
 from evaluation.report.config import ReportConfig, ReportExtras
 from evaluation.report.inputs import read_design, read_inputs, read_judge_labels
+from evaluation.report.options import OPTIONS, config_kwargs, split_names
 from evaluation.report.pipeline import compute_report
-from evaluation.science.rover import DEFAULT_ALPHA
-from evaluation.science.stats import DEFAULT_BOOT
 
 
-def _list(text):
-    return [x.strip() for x in (text or "").split(",") if x.strip()]
+def _cli_kwargs(option):
+    """argparse keywords of a report option shared with the app: its type, default, choices and help."""
+    kwargs = {"default": option.default, "help": f"{option.label}: {option.help}" if option.help else option.label}
+    if option.kind == "list":
+        kwargs["type"] = split_names
+    elif option.kind in ("float", "int"):
+        kwargs["type"] = float if option.kind == "float" else int
+    elif option.kind == "choice" and option.config != "metric":  # a metric as the user spells it: canonical_metric
+        kwargs["choices"] = [value for value, _ in option.choices()]
+    kwargs["help"] += f" (default {option.default})"
+    return kwargs
 
 
 class Command(BaseCommand):
@@ -39,16 +47,9 @@ class Command(BaseCommand):
             help="design JSONL of an active design (SPEC 12: question_id, answer, pi, sampled); needs --judge-labels",
         )
         parser.add_argument("--out", required=True)
-        parser.add_argument(
-            "--systems", help="ROVER systems, comma-separated, in tie-break order (default: all but reference)"
-        )
-        parser.add_argument(
-            "--alpha",
-            type=float,
-            default=DEFAULT_ALPHA,
-            help=f"Levenshtein agreement threshold (default {DEFAULT_ALPHA})",
-        )
-        parser.add_argument("--metric", default="hscore", help="hscore (default), hcorrect, rouge_l, f1 or em")
+        for option in OPTIONS:  # the options shared with the app (evaluation.report.options)
+            if option.cli:
+                parser.add_argument(option.cli, dest=option.name, **_cli_kwargs(option))
         parser.add_argument(
             "--factor",
             action="append",
@@ -59,8 +60,6 @@ class Command(BaseCommand):
         parser.add_argument("--entropy-source", default="corpus", choices=["corpus", "lexicon"])
         parser.add_argument("--lexicon", help="JSON file {frame: [LU names]} for --entropy-source lexicon")
         parser.add_argument("--dedup-policy", default="whitespace", choices=["whitespace", "casefold", "exact"])
-        parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOT, help="bootstrap replicates (0 = none)")
-        parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--hard-partitions", help="export questions of these partitions, e.g. 1,2")
         parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
         parser.add_argument("--hard-require", default="any", choices=["any", "all"])
@@ -70,18 +69,6 @@ class Command(BaseCommand):
             action="store_true",
             help="do not add the corpus answers as the system `reference` (added by default, as an import does)",
         )
-        parser.add_argument(
-            "--human-aggregate",
-            default="mean",
-            choices=["mean", "majority"],
-            help="labels of one triplet: mean of their values (default) or majority label (SPEC 3)",
-        )
-        parser.add_argument(
-            "--significance",
-            default="raw",
-            choices=["raw", "holm"],
-            help="bold cells of the paper tables: raw p < 0.05 (default, as the paper) or Holm-corrected",
-        )
 
     def handle(self, *args, **o):
         import json
@@ -89,7 +76,7 @@ class Command(BaseCommand):
         from evaluation.science.factors import DEFAULT_FACTORS, FACTORS_BY_NAME, parse_factor
 
         try:
-            only = _list(o["only_factors"])
+            only = split_names(o["only_factors"])
             base = [FACTORS_BY_NAME[n] for n in only] if o["only_factors"] else list(DEFAULT_FACTORS)
         except KeyError as exc:
             raise CommandError(f"unknown predefined factor {exc.args[0]!r}") from None
@@ -99,20 +86,14 @@ class Command(BaseCommand):
                 lexicon = json.load(f)
         try:
             config = ReportConfig(
-                systems=_list(o["systems"]) or None,
-                alpha=o["alpha"],
-                metric=o["metric"],
+                **config_kwargs({option.name: o[option.name] for option in OPTIONS if option.cli}),
                 factors=tuple(base + [parse_factor(s) for s in o["factor"]]),
                 entropy_source=o["entropy_source"],
                 lexicon=lexicon,
                 dedup_policy=o["dedup_policy"],
-                n_boot=o["bootstrap"],
-                seed=o["seed"],
-                hard_partitions=tuple(int(k) for k in _list(o["hard_partitions"])),
-                hard_factors=tuple(_list(o["hard_factors"])),
+                hard_partitions=tuple(int(k) for k in split_names(o["hard_partitions"])),
+                hard_factors=tuple(split_names(o["hard_factors"])),
                 hard_require=o["hard_require"],
-                human_aggregate=o["human_aggregate"],
-                table_significance=o["significance"],
             )
             started = time.perf_counter()
             questions, predictions, labels = read_inputs(

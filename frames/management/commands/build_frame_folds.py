@@ -1,8 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands._common import get_corpus
+from frames.errors import FrameJobError
 from frames.folds import FrameFoldError, create_frame_folds
-from frames.jobs import FrameJobError, get_lexicon
+from frames.lexicon_store import get_lexicon
 
 
 class Command(BaseCommand):

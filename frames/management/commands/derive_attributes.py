@@ -10,13 +10,14 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.interchange import InterchangeError, detect_corpus_format, read_corpus, read_squad, write_jsonl
+from annotation import formats
+from annotation.interchange import InterchangeError, write_jsonl
 from frames import attributes, derivation, parsing
 from frames.framenet import SHIPPED_LEXICON, LexiconError
 
 
 def read_records(path):
-    reader = read_squad if detect_corpus_format(path) == "squad" else read_corpus
+    reader = formats.reader_for(path)
     return [record for _, record in reader(path)]
 
 

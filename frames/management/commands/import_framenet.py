@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from frames.framenet import SHIPPED_LEXICON, LexiconError
-from frames.jobs import SHIPPED_NAME, import_lexicon
+from frames.lexicon_store import SHIPPED_NAME, import_lexicon
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands._common import get_corpus
-from frames import jobs
+from frames import errors, jobs, lexicon_store, llm, proxy_store
 from models_runner.chat import ChatError
 
 
@@ -16,8 +16,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True)
-        parser.add_argument("--lexicon", default=jobs.SHIPPED_NAME)
-        parser.add_argument("--model", default=jobs.DEFAULT_MODEL)
+        parser.add_argument("--lexicon", default=lexicon_store.SHIPPED_NAME)
+        parser.add_argument("--model", default=llm.DEFAULT_MODEL)
         parser.add_argument("--base-url", default=None)
         parser.add_argument("--force", action="store_true", help="annotate again questions already annotated")
         parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
@@ -34,8 +34,8 @@ class Command(BaseCommand):
         run_options = {key: options[key] for key in ("force", "limit", "fe_hint")}
         corpus = get_corpus(corpus)
         try:
-            lexicon_row = jobs.get_lexicon(lexicon)
-        except jobs.FrameJobError as exc:
+            lexicon_row = lexicon_store.get_lexicon(lexicon)
+        except errors.FrameJobError as exc:
             raise CommandError(str(exc)) from None
         if queue:
             job = jobs.start_frame_job(
@@ -50,8 +50,10 @@ class Command(BaseCommand):
                 self.stderr.write(message)
 
         try:
-            chat = jobs.make_chat(model=model, **chat_options)
-            result = jobs.predict_frames(corpus, lexicon_row, chat, **run_options, model=model, progress=progress)
-        except (jobs.FrameJobError, ChatError) as exc:
+            chat = llm.make_chat(model=model, **chat_options)
+            result = proxy_store.predict_frames(
+                corpus, lexicon_row, chat, **run_options, model=model, progress=progress
+            )
+        except (errors.FrameJobError, ChatError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2))

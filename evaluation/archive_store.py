@@ -1,0 +1,705 @@
+"""Study archives (SPEC 14), the database shell: which rows make a study, export and import.
+
+Which models are archived is derived from the models themselves, so a model added later is covered
+without code here:
+
+- a model with a chain of foreign keys to ``annotation.Corpus`` is *owned* by the corpus: its rows
+  are those whose chain ends at the corpus, and an import creates them anew (new ids);
+- a model without one (systems, judges, lexicons, jobs) is *shared*: its rows are those an owned row
+  refers to (plus ``EXTRA_SCOPES``); an import reuses a row with the same natural key (a unique
+  field or constraint: a system or judge of that name), or creates it;
+- users are written by name and role only (``users.jsonl``): no password, no token, no e-mail; an
+  import reuses an account of that name or creates an inactive one without a password;
+- a model that belongs to no study is listed in ``NOT_ARCHIVED`` with the reason.
+
+``tests/evaluation/test_archive.py`` walks every model of the project's apps and fails on one that
+none of these rules covers.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, transaction
+from django.db.migrations.loader import MigrationLoader
+from django.db.models import Q
+from django.http import HttpResponse
+from django.utils import timezone
+
+from annotation.models import Corpus
+from core.models import Job
+from core.roles import ADMIN, ROLES, ensure_groups, is_admin
+from evaluation import archive
+from evaluation.archive import ArchiveError
+from evaluation.jobs import report_dir
+
+USER = "users"  # the pseudo-model of users.jsonl in foreign-key maps
+CORPUS = "annotation.Corpus"
+JOB = "core.Job"
+
+NOT_ARCHIVED = {
+    "core.WorkerBeat": "a Celery worker's heartbeat: the state of one running installation, not of a study",
+    "models_runner.LLMEndpoint": "an installation's LLM servers (address, model, the name of the variable "
+    "holding the key): configuration of a server, not of a study; runs, judges and exchanges keep the "
+    "settings they used in their own rows",
+}
+
+# Rows a study holds beyond those its foreign keys reach: the whole lexicon its frame predictions use.
+EXTRA_SCOPES = {
+    "frames.FrameDef": ("lexicon__annotations__question__corpus",),
+    "frames.FrameElementDef": ("frame__lexicon__annotations__question__corpus",),
+    "frames.LexicalUnitDef": ("frame__lexicon__annotations__question__corpus",),
+}
+
+# Files a finished job wrote, archived under files/<kind>/<archived job id>/.
+JOB_FILES = {"report": report_dir}
+
+_PATH_DEPTH = 5
+_READ_CHUNK = 900  # ids per "pk IN (...)" query (under SQLite's 999 parameters)
+
+
+def _noop(*args, **kwargs):
+    return None
+
+
+@dataclass
+class Member:
+    """One archived model: its columns, its foreign keys and how its rows are chosen."""
+
+    model: type
+    label: str
+    columns: list
+    foreign: dict  # column -> (target label or USER, nullable)
+    paths: tuple = ()  # foreign-key chains to the corpus (owned models)
+    extra: tuple = ()
+    natural_key: tuple = ()  # columns of a unique key (shared models)
+    referenced_by: list = field(default_factory=list)
+
+    @property
+    def owned(self):
+        return bool(self.paths)
+
+
+def project_models():
+    """Every model with a table of the project's own apps (those under BASE_DIR).
+
+    Returns
+    -------
+    dict
+        ``{"app.Model": model class}``; proxies left out (no table of their own).
+    """
+    base = Path(settings.BASE_DIR).resolve()
+    found = {}
+    for config in apps.get_app_configs():
+        if Path(config.path).resolve().is_relative_to(base):
+            for model in config.get_models(include_auto_created=True):  # many-to-many tables too
+                if not model._meta.proxy:  # a proxy has no table of its own
+                    found[model._meta.label] = model
+    return found
+
+
+def _foreign_keys(model):
+    return [f for f in model._meta.concrete_fields if f.is_relation and (f.many_to_one or f.one_to_one)]
+
+
+def _corpus_paths(model, depth=_PATH_DEPTH, seen=()):
+    """Foreign-key chains from ``model`` to Corpus, each with whether a link of it may be null."""
+    found = []
+    for f in _foreign_keys(model):
+        target = f.related_model
+        if target is Corpus:
+            found.append((f.name, f.null))
+        elif depth > 1 and target not in seen and target is not model and target is not get_user_model():
+            found += [
+                (f"{f.name}__{p}", f.null or null) for p, null in _corpus_paths(target, depth - 1, (*seen, model))
+            ]
+    return found
+
+
+def _chosen_paths(model):
+    """The shortest chain that is never null when there is one (one join path), else every chain."""
+    if model is Corpus:
+        return ("pk",)
+    paths = _corpus_paths(model)
+    required = sorted((p for p, null in paths if not null), key=lambda p: (p.count("__"), p))
+    return (required[0],) if required else tuple(sorted(p for p, _ in paths))
+
+
+def _natural_key(model):
+    for f in model._meta.concrete_fields:
+        if f.unique and not f.primary_key:
+            return (f.attname,)
+    for constraint in model._meta.constraints:
+        fields = getattr(constraint, "fields", ())
+        if fields and getattr(constraint, "condition", None) is None:
+            return tuple(model._meta.get_field(name).attname for name in fields)
+    return ()
+
+
+def _member(label, model, known):
+    user_model = get_user_model()
+    foreign = {}
+    for f in _foreign_keys(model):
+        target = f.related_model
+        if target is user_model:
+            foreign[f.attname] = (USER, f.null)
+        elif target._meta.label in known:
+            foreign[f.attname] = (target._meta.label, f.null)
+        else:
+            raise ArchiveError(f"{label}.{f.name} refers to {target._meta.label}, which is not archived")
+    paths = _chosen_paths(model)
+    return Member(
+        model=model,
+        label=label,
+        columns=[f.attname for f in model._meta.concrete_fields],
+        foreign=foreign,
+        paths=paths,
+        extra=EXTRA_SCOPES.get(label, ()),
+        natural_key=() if paths else _natural_key(model),
+    )
+
+
+def plan():
+    """The archived models in insertion order (each after the models it refers to).
+
+    Returns
+    -------
+    list of Member
+        One per archived model. Raises ``ArchiveError`` for a model none of the rules covers
+        (module docstring).
+    """
+    models = {label: m for label, m in project_models().items() if label not in NOT_ARCHIVED}
+    members = {label: _member(label, model, models) for label, model in models.items()}
+    for member in members.values():
+        for target, _ in member.foreign.values():
+            if target in members and target != member.label:
+                members[target].referenced_by.append(member.label)
+    for member in members.values():
+        if not (member.owned or member.extra or member.referenced_by or member.label == JOB):
+            raise ArchiveError(
+                f"{member.label}: no foreign-key chain to a corpus and no archived row refers to it; "
+                "archive it (EXTRA_SCOPES) or list it in NOT_ARCHIVED with a reason"
+            )
+    depends = {label: {t for t, _ in m.foreign.values() if t in members} for label, m in members.items()}
+    depends[JOB].add(CORPUS)  # its params name the corpus by id: the corpus comes first
+    return [members[label] for label in archive.insertion_order(depends)]
+
+
+# --- schema version ------------------------------------------------------------------------------
+
+
+def _loader(using=DEFAULT_DB_ALIAS):
+    return MigrationLoader(connections[using], ignore_no_migrations=True)
+
+
+def schema_version(using=DEFAULT_DB_ALIAS):
+    """The schema version an archive records: the applied migration heads of the project's apps.
+
+    Parameters
+    ----------
+    using : str
+        The database alias.
+
+    Returns
+    -------
+    dict
+        ``{app: [migration names]}`` (apps without migrations left out).
+    """
+    loader = _loader(using)
+    applied = set(loader.applied_migrations)
+    labels = {m._meta.app_label for m in project_models().values()}
+    version = {}
+    for app in sorted(labels):
+        mine = {name for a, name in applied if a == app}
+        heads = [
+            n for n in mine if not any(c[0] == app and c[1] in mine for c in loader.graph.node_map[(app, n)].children)
+        ]
+        if heads:
+            version[app] = sorted(heads)
+    return version
+
+
+def schema_problem(archived, using=DEFAULT_DB_ALIAS):
+    """Why an archive of schema ``archived`` cannot be restored into this database, or None.
+
+    Parameters
+    ----------
+    archived : dict
+        The archive's schema version (``schema_version`` where it was made).
+    using : str
+        The database alias.
+
+    Returns
+    -------
+    str or None
+        ``archive.schema_problem`` against this installation's migrations and those applied.
+    """
+    loader = _loader(using)
+    return archive.schema_problem(archived, set(loader.graph.nodes), set(loader.applied_migrations))
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def _by_ids(member, ids):
+    rows, ids = [], sorted(ids)
+    for start in range(0, len(ids), _READ_CHUNK):
+        chunk = ids[start : start + _READ_CHUNK]
+        rows += member.model._base_manager.filter(pk__in=chunk).order_by("pk").values(*member.columns)
+    return rows
+
+
+def _scope(member, corpus):
+    q = Q()
+    for path in member.paths + member.extra:
+        q |= Q(**{path: corpus.pk})
+    if member.label == JOB:
+        q |= Q(params__corpus=corpus.name) | Q(params__corpus_id=corpus.pk)
+    return q
+
+
+def _select(member, corpus, referenced):
+    """The member's rows of ``corpus``: its scope, then the rows archived rows refer to."""
+    rows = []
+    q = _scope(member, corpus)
+    if q:
+        qs = member.model._base_manager.filter(q).values(*member.columns).order_by("pk")
+        rows = list(qs.distinct() if member.extra else qs)
+    pk = member.model._meta.pk.attname
+    have = {row[pk] for row in rows}
+    rows += _by_ids(member, set(referenced) - have)
+    return rows
+
+
+def _user_rows(ids):
+    users = get_user_model()._base_manager.filter(pk__in=ids).prefetch_related("groups").order_by("pk")
+    rows = []
+    for user in users:
+        roles = {g.name for g in user.groups.all()} & set(ROLES)
+        if is_admin(user):
+            roles.add(ADMIN)
+        rows.append({"id": user.pk, "username": user.get_username(), "roles": sorted(roles)})
+    return rows
+
+
+def _job_files(jobs):
+    """{member name: path} of the files finished jobs wrote (report files)."""
+    found = {}
+    for job in jobs:
+        folder_of = JOB_FILES.get(job["kind"])
+        if folder_of is None or job["status"] != Job.SUCCEEDED:
+            continue
+        folder = folder_of(job["id"])
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else ():
+            found[f"{archive.FILES_PREFIX}{job['kind']}/{job['id']}/{path.relative_to(folder).as_posix()}"] = path
+    return found
+
+
+def collect(corpus, progress=_noop):
+    """Every archived row of ``corpus`` (call it inside one transaction for a consistent read).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The study's corpus.
+    progress : callable
+        ``progress(done=, total=, message=)``, as a job body's.
+
+    Returns
+    -------
+    tuple
+        ``({label: list of row dicts}, list of user dicts)``.
+    """
+    members = plan()
+    referenced = {}
+    rows_by = {}
+    for done, member in enumerate(reversed(members)):
+        progress(done=done, total=len(members) + 2, message=f"reading {member.label}")
+        rows = _select(member, corpus, referenced.get(member.label, ()))
+        rows_by[member.label] = rows
+        for column, (target, _) in member.foreign.items():
+            referenced.setdefault(target, set()).update(row[column] for row in rows if row[column] is not None)
+    return rows_by, _user_rows(referenced.get(USER, ()))
+
+
+@contextmanager
+def _snapshot(using=DEFAULT_DB_ALIAS):
+    """One read transaction for every query of an export: the study as of one moment, while people
+    go on labeling. SQLite: a deferred transaction (in WAL mode a reader's snapshot takes no write
+    lock; the platform's IMMEDIATE mode would hold writers back). PostgreSQL: REPEATABLE READ, read
+    only. Inside a caller's transaction, that one."""
+    connection = connections[using]
+    if connection.in_atomic_block:
+        yield
+        return
+    connection.ensure_connection()
+    mode = getattr(connection, "transaction_mode", None)
+    if connection.vendor == "sqlite":
+        connection.transaction_mode = "DEFERRED"
+    try:
+        with transaction.atomic(using=using):
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield
+    finally:
+        if connection.vendor == "sqlite":
+            connection.transaction_mode = mode
+
+
+def export_study(corpus, out, progress=_noop):
+    """Write the archive of ``corpus``.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The study's corpus.
+    out : str, Path or binary file
+        Where the zip goes.
+    progress : callable
+        ``progress(done=, total=, message=)``.
+
+    Returns
+    -------
+    dict
+        The manifest written into the archive.
+    """
+    with _snapshot():
+        rows_by, users = collect(corpus, progress)
+        schema = schema_version()
+    blobs = {archive.USERS: (archive.encode_rows(users), len(users))}
+    for label, rows in rows_by.items():
+        blobs[archive.rows_member(label)] = (archive.encode_rows(rows), len(rows))
+    for name, path in _job_files(rows_by.get(JOB, ())).items():
+        blobs[name] = (path.read_bytes(), None)
+    progress(message="writing the archive", force=True)
+    members = {name: archive.describe(data, rows) for name, (data, rows) in blobs.items()}
+    manifest = archive.build_manifest(
+        members, corpus=corpus.name, schema=schema, exported_at=timezone.now().isoformat()
+    )
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        zf.writestr(archive.MANIFEST, archive.encode_manifest(manifest))
+        for name, (data, _) in sorted(blobs.items()):
+            zf.writestr(name, data)
+    return manifest
+
+
+# --- import --------------------------------------------------------------------------------------
+
+
+def _read(zf, name):
+    try:
+        return zf.read(name)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise ArchiveError(f"archive member {name} is corrupt ({exc})") from None
+
+
+def read_archive(source, label="archive"):
+    """Read and check an archive; nothing is written.
+
+    Parameters
+    ----------
+    source : str, Path or binary file
+        The zip.
+    label : str
+        How errors name it (the uploaded file's name).
+
+    Returns
+    -------
+    tuple
+        ``(manifest, {member: bytes})``, every member checked against its SHA-256; a problem
+        raises ``ArchiveError`` naming it.
+    """
+    try:
+        zf = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ArchiveError(f"{label}: not a readable zip archive, truncated or corrupt ({exc})") from None
+    with zf:
+        names = zf.namelist()
+        size = sum(info.file_size for info in zf.infolist())
+        if size > settings.MAX_ARCHIVE_BYTES:
+            raise ArchiveError(
+                f"{label}: {size} bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES "
+                f"({settings.MAX_ARCHIVE_BYTES})"
+            )
+        if archive.MANIFEST not in names:
+            raise ArchiveError(f"{label}: manifest.json is missing, so this is not a study archive")
+        manifest = archive.parse_manifest(_read(zf, archive.MANIFEST))
+        archive.check_members(manifest["members"], names)
+        data = {}
+        for name, entry in manifest["members"].items():
+            data[name] = _read(zf, name)
+            archive.check_member(name, data[name], entry)
+    return manifest, data
+
+
+def _parse(manifest, data, members):
+    """{label: rows} and the user rows, each member checked against this installation's models."""
+    by_label = {m.label: m for m in members}
+    rows_by = {}
+    for name, blob in data.items():
+        if not name.startswith(archive.ROWS_PREFIX):
+            continue
+        label = name[len(archive.ROWS_PREFIX) : -len(".jsonl")]
+        if label in NOT_ARCHIVED:
+            continue
+        if label not in by_label:
+            raise ArchiveError(f"archive member {name}: model {label} is unknown here (an archive of a newer schema?)")
+        rows = archive.decode_rows(blob, name)
+        unknown = set().union(*(row.keys() for row in rows)) - set(by_label[label].columns) if rows else set()
+        if unknown:
+            raise ArchiveError(f"archive member {name}: column(s) {', '.join(sorted(unknown))} unknown here")
+        rows_by[label] = rows
+    users = archive.decode_rows(data[archive.USERS], archive.USERS)
+    for name, entry in manifest["members"].items():
+        count = len(users) if name == archive.USERS else len(rows_by.get(name[5:-6], ()))
+        counted = name.startswith(archive.ROWS_PREFIX) or name == archive.USERS
+        if counted and entry.get("rows") != count and name[5:-6] not in NOT_ARCHIVED:
+            raise ArchiveError(f"archive member {name} holds {count} rows; the manifest says {entry.get('rows')}")
+    return rows_by, users
+
+
+def _restore_users(rows):
+    """{archived id: id here}: an account of the same name is reused, else created inactive."""
+    user_model = get_user_model()
+    groups = ensure_groups()
+    names = [str(row.get("username", "")) for row in rows]
+    existing = dict(user_model._base_manager.filter(username__in=names).values_list("username", "pk"))
+    mapping = {}
+    for row, name in zip(rows, names, strict=True):
+        if not name:
+            raise ArchiveError(f"archive member {archive.USERS}: a user without a name")
+        if name not in existing:
+            user = user_model(username=name, is_active=False)
+            user.set_unusable_password()
+            user.save()
+            user.groups.add(*(groups[r] for r in row.get("roles", ()) if r in groups))
+            existing[name] = user.pk
+        mapping[row["id"]] = existing[name]
+    return mapping
+
+
+def _fix_row(member, row, context):
+    """The rewrites a restored row needs beyond its foreign keys: the corpus name, job params."""
+    if member.label == CORPUS:
+        row["name"] = context["name"]
+    elif member.label == JOB:
+        for key in ("params", "result"):
+            value = row.get(key)
+            if isinstance(value, dict):
+                value = dict(value)
+                if "corpus" in value and value["corpus"] == context["old_name"]:
+                    value["corpus"] = context["name"]
+                if "corpus_id" in value:
+                    value["corpus_id"] = context["corpus_id"]
+                row[key] = value
+        if row.get("status") not in Job.FINISHED:
+            row["status"] = Job.CANCELLED
+            row["error"] = "not finished when the study was archived"
+
+
+def _existing(member, rows):
+    """{archived id: id here} of shared rows whose natural key exists already."""
+    if not member.natural_key or not rows:
+        return {}
+    first = member.natural_key[0]
+    qs = member.model._base_manager.filter(**{f"{first}__in": {row[first] for row in rows}})
+    here = {tuple(values[1:]): values[0] for values in qs.values_list("pk", *member.natural_key)}
+    pk = member.model._meta.pk.attname
+    return {row[pk]: here[key] for row in rows if (key := tuple(row[c] for c in member.natural_key)) in here}
+
+
+# Values of these fields go to the database driver as JSON gave them (str, int, float, bool, None);
+# any other field (datetimes, JSON) is prepared by the field itself, as Django would.
+_AS_IS = (models.CharField, models.TextField, models.IntegerField, models.FloatField, models.BooleanField)
+
+
+def _prepare(field, connection):
+    if field.is_relation or (isinstance(field, _AS_IS) and not isinstance(field, models.JSONField)):
+        return None
+    return lambda value: field.get_db_prep_save(value, connection)
+
+
+def _refuse_taken(member, rows):
+    """Refuse rows whose value of a unique column is taken here (a crowd study's slug, a participant's
+    account), naming the model, the column and the value, rather than fail on the constraint."""
+    for f in member.model._meta.concrete_fields:
+        if not f.unique or f.primary_key or not rows:
+            continue
+        values = {row[f.attname] for row in rows} - {None}
+        taken = set()
+        ordered = sorted(values, key=repr)
+        for start in range(0, len(ordered), _READ_CHUNK):
+            chunk = ordered[start : start + _READ_CHUNK]
+            taken |= set(
+                member.model._base_manager.filter(**{f"{f.attname}__in": chunk}).values_list(f.attname, flat=True)
+            )
+        if taken:
+            value = sorted(taken, key=repr)[0]
+            raise ArchiveError(
+                f"{member.label}: {f.name} {value!r} is taken in this database; import into another installation "
+                "or change it there first"
+            )
+
+
+def _insert(member, rows, using=DEFAULT_DB_ALIAS):
+    """Insert ``rows`` as they are (times included: no auto_now), returning their new ids in order.
+
+    One ``INSERT ... RETURNING id`` per batch of rows, written here rather than by ``bulk_create``:
+    the archive's values need no model instances, and their times must not be replaced by
+    ``auto_now``. SQLite (3.35+) gets a multi-row ``VALUES``; PostgreSQL one array per column
+    (``SELECT * FROM unnest(...)``: a few parameters per batch instead of one per value).
+    """
+    connection = connections[using]
+    model, qn = member.model, connection.ops.quote_name
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    columns = [f.attname for f in fields]
+    prepare = [_prepare(f, connection) for f in fields]
+    head = f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
+    tail = f" RETURNING {qn(model._meta.pk.column)}"
+    arrays = connection.vendor == "postgresql"
+    size = 5000 if arrays else max(1, min(2000, connection.ops.bulk_batch_size(fields, rows)))
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    unnest = "SELECT * FROM unnest(" + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields) + ")"
+    ids = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), size):
+            batch = rows[start : start + size]
+            values = [
+                [row[column] for row in batch] if convert is None else [convert(row[column]) for row in batch]
+                for column, convert in zip(columns, prepare, strict=True)
+            ]
+            if arrays:
+                cursor.execute(head + unnest + tail, values)
+            else:
+                params = [value for row in zip(*values, strict=True) for value in row]
+                cursor.execute(f"{head}VALUES {', '.join([one] * len(batch))}{tail}", params)
+            ids += [found[0] for found in cursor.fetchall()]
+    return ids
+
+
+def _restore(member, rows, maps, *, context):
+    """Write the member's rows; returns {archived id: new id}."""
+    pk = member.model._meta.pk.attname
+    defaults = {f.attname: f for f in member.model._meta.concrete_fields}
+    for row in rows:
+        for column in member.columns:
+            if column not in row:
+                row[column] = defaults[column].get_default()
+    archive.remap(rows, member.foreign, maps, member=archive.rows_member(member.label))
+    for row in rows:
+        _fix_row(member, row, context)
+    mapping = _existing(member, rows)
+    fresh = [row for row in rows if row[pk] not in mapping]
+    _refuse_taken(member, fresh)
+    new_ids = _insert(member, [{k: v for k, v in row.items() if k != pk} for row in fresh])
+    mapping.update(zip((row[pk] for row in fresh), new_ids, strict=True))
+    if member.label == CORPUS:
+        context["corpus_id"] = new_ids[0]
+    return mapping
+
+
+def _file_target(name, job_map):
+    """Where the archived file ``name`` goes: inside the folder of its job, or an ``ArchiveError``."""
+    parts = name[len(archive.FILES_PREFIX) :].split("/", 2)
+    if len(parts) == 3:
+        kind, old_id, rest = parts
+        if kind in JOB_FILES and old_id.isdigit() and int(old_id) in job_map and rest:
+            folder = JOB_FILES[kind](job_map[int(old_id)])
+            path = folder / rest
+            if path.resolve().is_relative_to(folder.resolve()) and not Path(rest).is_absolute():
+                return path
+    raise ArchiveError(f"archive member {name}: not a file of an archived job")
+
+
+def _restore_files(data, job_map, written):
+    targets = {name: _file_target(name, job_map) for name in data if name.startswith(archive.FILES_PREFIX)}
+    for name, path in targets.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data[name])
+        written.append(path)
+
+
+def _check_target(manifest, name):
+    if problem := schema_problem(manifest["schema"]):
+        raise ArchiveError(problem)
+    if Corpus.objects.filter(name=name).exists():
+        raise ArchiveError(f"a corpus named {name!r} exists already: choose another name (--corpus NEW_NAME)")
+
+
+def import_study(source, name=None, *, progress=_noop, label="archive"):
+    """Restore an archive, in one transaction: on any error nothing is written.
+
+    Parameters
+    ----------
+    source : str, Path or binary file
+        The zip.
+    name : str, optional
+        The restored corpus's name; by default the archived one.
+    progress : callable
+        ``progress(done=, total=, message=)``: one step per model.
+    label : str
+        How errors name the archive.
+
+    Returns
+    -------
+    dict
+        ``corpus`` (name), ``corpus_id``, ``users`` (accounts named) and ``rows`` (per model).
+        A refusal raises ``ArchiveError`` naming the problem.
+    """
+    manifest, data = read_archive(source, label)
+    members = plan()
+    rows_by, users = _parse(manifest, data, members)
+    name = archive.check_name(name or manifest["corpus"])
+    _check_target(manifest, name)
+    context = {"name": name, "old_name": manifest["corpus"]}
+    written = []
+    try:
+        with transaction.atomic():
+            _check_target(manifest, name)  # again, under the transaction
+            maps = {USER: _restore_users(users)}
+            for done, member in enumerate(members):
+                progress(done=done, total=len(members) + 1, message=f"restoring {member.label}")
+                maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context=context)
+            _restore_files(data, maps.get(JOB, {}), written)
+    except IntegrityError as exc:
+        _remove(written)
+        raise ArchiveError(f"the archive conflicts with rows of this database, nothing imported: {exc}") from None
+    except BaseException:
+        _remove(written)
+        raise
+    counts = {label: len(rows) for label, rows in sorted(rows_by.items())}
+    return {"corpus": name, "corpus_id": context["corpus_id"], "users": len(users), "rows": counts}
+
+
+def _remove(paths):
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def archive_response(corpus):
+    """The archive of ``corpus`` as a download (the admin's action and the API).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The study's corpus.
+
+    Returns
+    -------
+    HttpResponse
+        The zip, as an attachment named ``<corpus>.study.zip``.
+    """
+    buffer = io.BytesIO()
+    export_study(corpus, buffer)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{corpus.name}.study.zip"'
+    return response

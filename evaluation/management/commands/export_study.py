@@ -1,0 +1,26 @@
+"""Write the archive of one study (a corpus and everything of it) to a zip file (SPEC 14)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Corpus
+from evaluation.archive import ArchiveError
+from evaluation.archive_store import export_study
+
+
+class Command(BaseCommand):
+    help = "Export a corpus with everything of its study into one zip archive (SPEC 14)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument("--out", required=True, help="the zip file to write")
+
+    def handle(self, *, corpus, out, **options):
+        found = Corpus.objects.filter(name=corpus).first()
+        if found is None:
+            raise CommandError(f"no corpus named {corpus!r}")
+        try:
+            manifest = export_study(found, out)
+        except (ArchiveError, OSError) as exc:
+            raise CommandError(str(exc)) from None
+        rows = sum(entry["rows"] or 0 for entry in manifest["members"].values())
+        self.stdout.write(f"wrote {out}: {len(manifest['members'])} members, {rows} rows")

@@ -1,0 +1,110 @@
+"""Database shell of the FrameNet lexicons (SPEC 8): store a parsed lexicon (``frames.framenet``),
+find one by name (the shipped mini lexicon stored on first use), read it back as the pure dataclasses."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from annotation.bulk import ORM_BATCH as BATCH
+from frames.errors import FrameJobError
+from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
+from frames.models import FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
+
+SHIPPED_NAME = "framenet-mini"
+
+
+@transaction.atomic
+def store_lexicon(lexicon: Lexicon, name=None):
+    """Save a parsed lexicon under ``name``; importing the same name again updates it in place.
+
+    Frames are matched by name (so frame annotations keep pointing at them), frames no longer in
+    the lexicon are removed, FEs and LUs are replaced. Returns ``(FrameLexicon, stats)``.
+    """
+    name = name or lexicon.name
+    row, created = FrameLexicon.objects.get_or_create(name=name, defaults={"source_path": lexicon.source_path})
+    existing = {f.name: f for f in FrameDef.objects.filter(lexicon=row)}
+    new, changed = [], []
+    for frame in lexicon.frames.values():
+        current = existing.get(frame.name)
+        if current is None:
+            new.append(FrameDef(lexicon=row, name=frame.name, fn_id=frame.fn_id, definition=frame.definition))
+        elif (current.fn_id, current.definition) != (frame.fn_id, frame.definition):
+            current.fn_id, current.definition = frame.fn_id, frame.definition
+            changed.append(current)
+    removed = [f.pk for n, f in existing.items() if n not in lexicon.frames]
+    FrameDef.objects.filter(pk__in=removed).delete()
+    FrameDef.objects.bulk_create(new, batch_size=BATCH)
+    FrameDef.objects.bulk_update(changed, ["fn_id", "definition"], batch_size=BATCH)
+    ids = dict(FrameDef.objects.filter(lexicon=row).values_list("name", "id"))
+    FrameElementDef.objects.filter(frame__lexicon=row).delete()
+    LexicalUnitDef.objects.filter(frame__lexicon=row).delete()
+    FrameElementDef.objects.bulk_create(
+        [
+            FrameElementDef(frame_id=ids[f.name], name=fe.name, core_type=fe.core_type, definition=fe.definition)
+            for f in lexicon.frames.values()
+            for fe in f.elements
+        ],
+        batch_size=BATCH,
+    )
+    LexicalUnitDef.objects.bulk_create(
+        [
+            LexicalUnitDef(frame_id=ids[f.name], name=lu.name, pos=lu.pos, fn_id=lu.fn_id)
+            for f in lexicon.frames.values()
+            for lu in f.lexical_units
+        ],
+        batch_size=BATCH,
+    )
+    stats = {
+        "frames": len(lexicon.frames),
+        "new_frames": len(new),
+        "updated_frames": len(changed),
+        "removed_frames": len(removed),
+        "frame_elements": sum(len(f.elements) for f in lexicon.frames.values()),
+        "lexical_units": lexicon.n_lexical_units,
+        "created": created,
+    }
+    row.source_path = lexicon.source_path
+    row.meta = {k: v for k, v in stats.items() if k != "created"}
+    row.save(update_fields=["source_path", "meta"])
+    return row, stats
+
+
+def import_lexicon(path, name=None):
+    """Parse a FrameNet directory and store it (``LexiconError`` names the bad file)."""
+    return store_lexicon(load_lexicon(path, name=name), name=name)
+
+
+def ensure_shipped_lexicon():
+    row = FrameLexicon.objects.filter(name=SHIPPED_NAME).first()
+    return row or import_lexicon(SHIPPED_LEXICON, name=SHIPPED_NAME)[0]
+
+
+def get_lexicon(name):
+    row = FrameLexicon.objects.filter(name=name).first()
+    if row is None:
+        if name == SHIPPED_NAME:
+            return ensure_shipped_lexicon()
+        known = ", ".join(FrameLexicon.objects.values_list("name", flat=True)) or "none"
+        raise FrameJobError(f"no frame lexicon named {name!r} (imported: {known}); run manage.py import_framenet first")
+    return row
+
+
+def lexicon_from_db(row):
+    """The stored lexicon as the pure dataclasses (three queries)."""
+    lexicon = Lexicon(name=row.name, source_path=row.source_path)
+    by_id = {}
+    for pk, name, fn_id, definition in (
+        FrameDef.objects.filter(lexicon=row).order_by("name").values_list("id", "name", "fn_id", "definition")
+    ):
+        by_id[pk] = lexicon.frames[name] = Frame(name=name, fn_id=fn_id, definition=definition)
+    for frame_id, name, core, definition in (
+        FrameElementDef.objects.filter(frame__lexicon=row)
+        .order_by("id")
+        .values_list("frame_id", "name", "core_type", "definition")
+    ):
+        by_id[frame_id].elements.append(FrameElement(name=name, core_type=core, definition=definition))
+    for frame_id, name, pos, fn_id in (
+        LexicalUnitDef.objects.filter(frame__lexicon=row).order_by("id").values_list("frame_id", "name", "pos", "fn_id")
+    ):
+        by_id[frame_id].lexical_units.append(LexicalUnit(name=name, pos=pos, fn_id=fn_id))
+    return lexicon
