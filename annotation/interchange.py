@@ -428,9 +428,9 @@ TEXT_COLUMNS = {
 
 def check_columns(record, name=None, line=None):
     """Each text field fits its column, each integer its column's range."""
-    for field, limit in TEXT_COLUMNS.items():
-        value = record.get(field)
-        if isinstance(value, str) and len(value) > limit:
+    for field, value in record.items():  # a record holds a few of the columns: walk the record, not them
+        limit = TEXT_COLUMNS.get(field)
+        if limit is not None and isinstance(value, str) and len(value) > limit:
             raise InterchangeError(f"longer than {limit} characters ({len(value)})", name, line, field=field)
     for field, limit in INT_COLUMNS.items():
         value = record.get(field)

@@ -51,7 +51,11 @@ def _frames(corpus):
     from frames.folds import create_frame_folds
     from frames.models import FrameAnnotation, FrameDef
 
-    lexicon = frame_jobs.ensure_shipped_lexicon()
+    try:  # its home since the frames app was split; frames.jobs before
+        from frames.lexicon_store import ensure_shipped_lexicon
+    except ImportError:
+        ensure_shipped_lexicon = frame_jobs.ensure_shipped_lexicon
+    lexicon = ensure_shipped_lexicon()
     frame = FrameDef.objects.filter(lexicon=lexicon).order_by("name").first()
     for question in Question.objects.filter(corpus=corpus).order_by("position")[:3]:
         FrameAnnotation.objects.create(
