@@ -10,8 +10,6 @@ from django.urls import path, reverse
 from annotation.models import Corpus
 from core.uploads import max_upload_size, save_upload
 from evaluation.archive import NAME_RE
-from evaluation.archive_store import archive_response
-from evaluation.jobs import start_study_import
 from evaluation.models import StudyArchive
 
 
@@ -51,6 +49,9 @@ class StudyArchiveAdmin(admin.ModelAdmin):
         if queryset.count() != 1:
             self.message_user(request, "select exactly one corpus to export", level=messages.ERROR)
             return None
+        # imported here: the report stack loads on first use, not when Django autodiscovers the admin
+        from evaluation.archive_store import archive_response
+
         return archive_response(queryset.get())
 
     def get_urls(self):
@@ -65,6 +66,8 @@ class StudyArchiveAdmin(admin.ModelAdmin):
         form = StudyImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
+            from evaluation.jobs import start_study_import  # as above: off Django's start-up
+
             job = start_study_import(
                 save_upload(upload), corpus=form.cleaned_data["corpus"], user=request.user, original_name=upload.name
             )

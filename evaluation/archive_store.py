@@ -89,7 +89,8 @@ class Member:
 
 
 def project_models():
-    """Every model with a table of the project's own apps (those under BASE_DIR).
+    """Every model with a table of the project's own apps (top-level packages of BASE_DIR; a
+    virtual environment inside the checkout, as ``.venv`` is, holds no project app).
 
     Returns
     -------
@@ -99,7 +100,7 @@ def project_models():
     base = Path(settings.BASE_DIR).resolve()
     found = {}
     for config in apps.get_app_configs():
-        if Path(config.path).resolve().is_relative_to(base):
+        if Path(config.path).resolve().parent == base:
             for model in config.get_models(include_auto_created=True):  # many-to-many tables too
                 if not model._meta.proxy:  # a proxy has no table of its own
                     found[model._meta.label] = model

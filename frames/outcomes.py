@@ -20,3 +20,11 @@ ERROR = "error"
 OUTCOMES = (NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE)
 #: Every outcome a stored frame annotation can have.
 ALL_OUTCOMES = (*OUTCOMES, ERROR)
+#: Each outcome in words, for readers of the report page.
+OUTCOME_TEXT = {
+    NO_TRIGGER: "no trigger (no candidate word in the question)",
+    UNKNOWN_FRAME: "unknown frame (not in the lexicon)",
+    BAD_OUTPUT: "bad output (a reply that cannot be read)",
+    DONE: "frame and frame elements predicted",
+    ERROR: "error (the call failed; tried again on the next run)",
+}

@@ -20,16 +20,12 @@ import numpy as np
 import pandas as pd
 
 from annotation import design
-from annotation.fold_designs import Design, Plan, register
+from annotation.fold_designs import Plan
 from annotation.models import Triplet
-from core.errors import UserFacingError
+from models_runner.design_registry import DesignError
 from models_runner.models import Judge, JudgeLabel
 
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label
-
-
-class DesignError(UserFacingError, ValueError):
-    """A design that cannot be built: the message says what to fix."""
 
 
 def _uncertainties(judge, tids, metric, *, unknown=None):
@@ -114,7 +110,3 @@ def late(corpus, tids, meta) -> dict:
 
 def _refuse(message):
     raise DesignError(message)
-
-
-def register_design():
-    register("active", Design(plan=plan, late=late, errors=(DesignError,)))

@@ -5,6 +5,6 @@ class ModelsRunnerConfig(AppConfig):
     name = "models_runner"
 
     def ready(self):
-        from models_runner.active_design import register_design
+        from models_runner.design_registry import register_design
 
         register_design()

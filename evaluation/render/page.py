@@ -20,6 +20,7 @@ from evaluation.render.choices import (
 )
 from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
+from frames.outcomes import OUTCOME_TEXT
 
 RAW_MARK, HOLM_MARK = "*", "†"
 DASH = "—"
@@ -490,13 +491,6 @@ FIGURE_TITLES = {
     "figure4_per_frame": "Figure 4: ROVER's {metric} per frame",
     "figure5_combinations": "Figure 5: {metric} by combination of two factors",
 }
-OUTCOME_TEXT = {
-    "no_trigger": "no trigger (no candidate word in the question)",
-    "unknown_frame": "unknown frame (not in the lexicon)",
-    "bad_output": "bad output (a reply that cannot be read)",
-    "done": "frame and frame elements predicted",
-    "error": "error (the call failed; tried again on the next run)",
-}
 
 
 def _flip_text(f):
@@ -568,14 +562,16 @@ def frames_section(data):
     Examples
     --------
     >>> from evaluation.render.page import frames_section
-    >>> frames = {"outcomes": {"no_trigger": 2, "unknown_frame": 1, "bad_output": 0, "done": 7, "error": 0,
+    >>> from frames import outcomes as o
+    >>> frames = {"outcomes": {o.NO_TRIGGER: 2, o.UNKNOWN_FRAME: 1, o.BAD_OUTPUT: 0, o.DONE: 7, o.ERROR: 0,
     ...                        "total": 10},
     ...           "table4": {"frame": {"label": "Frame Prediction", "n": 4, "full": 50.0, "partial": 25.0,
     ...                                "erroneous": 25.0}},
     ...           "agreement": {"frame": {"alpha_ordinal": None, "n_items": 1}}}
     >>> shown = frames_section({"frames": frames})
-    >>> shown["outcomes"][0], shown["table4"][0]["full"]
-    ({'key': 'no_trigger', 'text': 'no trigger (no candidate word in the question)', 'n': 2, 'share': '20.0 %'}, '50 %')
+    >>> first = shown["outcomes"][0]
+    >>> first["key"] == o.NO_TRIGGER, first["text"], first["n"], first["share"], shown["table4"][0]["full"]
+    (True, 'no trigger (no candidate word in the question)', 2, '20.0 %', '50 %')
     """
     section = data.get("frames")
     if not section:

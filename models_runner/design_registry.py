@@ -1,0 +1,28 @@
+"""The active fold design's registration and its user error, kept apart from
+``models_runner.active_design`` so that registering it at start-up (``AppConfig.ready``) loads
+neither numpy nor pandas: the web workers and the worker import the design on its first use."""
+
+from __future__ import annotations
+
+from annotation.fold_designs import Design, register
+from core.errors import UserFacingError
+
+
+class DesignError(UserFacingError, ValueError):
+    """A design that cannot be built: the message says what to fix."""
+
+
+def _plan(corpus, **kwargs):
+    from models_runner.active_design import plan
+
+    return plan(corpus, **kwargs)
+
+
+def _late(corpus, tids, meta):
+    from models_runner.active_design import late
+
+    return late(corpus, tids, meta)
+
+
+def register_design():
+    register("active", Design(plan=_plan, late=_late, errors=(DesignError,)))
