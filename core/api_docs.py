@@ -16,8 +16,8 @@ class _LoginFirst:
 
 
 class SwaggerView(_LoginFirst, SpectacularSwaggerSplitView):
-    pass
+    schema = None  # a page about the API, not an endpoint of it: left out of the schema
 
 
 class RedocView(_LoginFirst, SpectacularRedocView):
-    pass
+    schema = None  # as above

@@ -59,7 +59,9 @@ def all_parameter_names():
     from django.utils.module_loading import import_string
 
     paginator = import_string(settings.REST_FRAMEWORK["DEFAULT_PAGINATION_CLASS"])
-    names = {paginator.limit_query_param, paginator.offset_query_param}
+    from evaluation.report.options import OPTIONS  # the report form's and API's fields are generated from these
+
+    names = {paginator.limit_query_param, paginator.offset_query_param} | {option.name for option in OPTIONS}
     for app in APPS:
         for path in (REPO / app).rglob("*.py"):
             if "migrations" not in path.parts:
