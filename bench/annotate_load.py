@@ -280,13 +280,16 @@ for l in Label.objects.filter(annotator__username__in=names).values(
 ):
     labels.setdefault((l["annotator__username"], l["triplet_id"]), {"value": l["value"], "events": 0})
     labels[(l["annotator__username"], l["triplet_id"])]["events"] += l["events__id"] is not None
-item_triplet = dict(
-    FoldItem.objects.filter(pk__in={int(i) for s in sent.values() for i in s}).values_list("id", "triplet_id")
-)
+item_triplet = {  # items travel by handle (unique within a fold), resolved through each annotator's folds
+    (name, handle): triplet
+    for name, handle, triplet in FoldItem.objects.filter(
+        fold__assignments__annotator__username__in=names, handle__in={int(i) for s in sent.values() for i in s}
+    ).values_list("fold__assignments__annotator__username", "handle", "triplet_id")
+}
 expected = {}
 for name, items in sent.items():
     for item, value in items.items():
-        key = (name, item_triplet[int(item)])
+        key = (name, item_triplet[(name, int(item))])
         if key in expected:
             problems.append(f"{name} was shown triplet {key[1]} twice")
         expected[key] = value
