@@ -66,7 +66,13 @@ def test_fifty_annotators_lose_nothing_and_never_see_a_triplet_twice(shared_fold
     corpus, _folds, users = shared_folds
     fold_of = {u.pk: u.assignments.get().fold_id for u in users}
     assert len(set(fold_of.values())) == N_ANNOTATORS // 2  # two annotators on every fold
-    item_triplet = dict(FoldItem.objects.filter(fold__corpus=corpus).values_list("id", "triplet_id"))
+    # Items travel by handle, unique within a fold: (fold, handle) -> triplet.
+    item_triplet = {
+        (fold, handle): triplet
+        for fold, handle, triplet in FoldItem.objects.filter(fold__corpus=corpus).values_list(
+            "fold_id", "handle", "triplet_id"
+        )
+    }
     results = {u.pk: {"sent": {}, "shown": [], "errors": [], "doubles": 0} for u in users}
     start = threading.Barrier(N_ANNOTATORS)
 
@@ -128,10 +134,11 @@ def test_fifty_annotators_lose_nothing_and_never_see_a_triplet_twice(shared_fold
     assert LabelEvent.objects.count() == acknowledged
     for user in users:
         r = results[user.pk]
-        triplets = [item_triplet[i] for i in r["shown"]]
+        fold = fold_of[user.pk]
+        triplets = [item_triplet[(fold, int(i))] for i in r["shown"]]
         assert len(triplets) == len(set(triplets)), f"{user.username} was shown a triplet twice"
         stored = dict(Label.objects.filter(annotator=user).values_list("triplet_id", "value"))
-        assert stored == {item_triplet[i]: v for i, v in r["sent"].items()}
+        assert stored == {item_triplet[(fold, int(i))]: v for i, v in r["sent"].items()}
         assert Label.objects.filter(annotator=user).exclude(fold_id=fold_of[user.pk]).count() == 0
     # Two annotators on one fold judged the same triplets: labels per triplet add up to the annotators.
     per_triplet = Counter(Label.objects.values_list("triplet_id", flat=True))
