@@ -3,7 +3,7 @@ import os
 import sys
 
 # Commands that read and write files only: they run without SECRET_KEY and without a database.
-OFFLINE_COMMANDS = {"report", "derive_attributes"}
+OFFLINE_COMMANDS = {"report", "derive_attributes", "makemessages", "compilemessages"}
 
 
 def main():

@@ -1,6 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AnnotationConfig(AppConfig):
     name = "annotation"
-    verbose_name = "Annotation"
+    verbose_name = _("Annotation")
+
+    def ready(self):
+        from annotation import i18n
+
+        i18n.register()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -70,7 +70,8 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
                 )
             count += 1
     with transaction.atomic():
-        if corpus is None:
+        new_corpus = corpus is None
+        if new_corpus:
             corpus = Corpus.objects.create(name=corpus_name, **({"dedup_policy": dedup_policy} if dedup_policy else {}))
         start = (
             Question.objects.filter(corpus=corpus).order_by("-position").values_list("position", flat=True).first()
@@ -89,12 +90,29 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
                 written += _flush_questions(batch, reference, corpus)
                 progress(done=written, total=count, message=f"wrote {written} of {count} questions")
         written += _flush_questions(batch, reference, corpus)
+        if new_corpus:
+            _set_language(corpus)
     return {
         "corpus": corpus.name,
         "questions": written,
         "without_reference": unanswered,
         "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0,
     }
+
+
+def _set_language(corpus):
+    """A new corpus speaks the language most of its questions are in (``Corpus.language``)."""
+    most = (
+        Question.objects.filter(corpus=corpus)
+        .values("language")
+        .annotate(n=models.Count("id"))
+        .order_by("-n", "language")
+        .values_list("language", flat=True)
+        .first()
+    )
+    if most and most != corpus.language:
+        corpus.language = most
+        corpus.save(update_fields=["language"])
 
 
 def reference_answer(answers):

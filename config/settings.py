@@ -79,6 +79,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's LocaleMiddleware with the site's precedence (the user's choice, the browser, the
+    # corpus of an annotator's folds): after authentication, which it reads; no URL prefixes.
+    "core.i18n.LanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -99,6 +102,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
                 "core.roles.roles_context",
             ],
         },
@@ -152,7 +156,15 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"  # a styled page with a way back
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
-LANGUAGE_CODE = "en-us"
+# The interface speaks English and French (docs/i18n.md): the language follows the user's choice,
+# else the browser, else the corpus of an annotator's folds, else English (core.i18n).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français")]
+# Catalogues: one per app (<app>/locale), and this one for the top-level templates/ and static/js.
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "qaeval_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_HTTPONLY = True
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -187,6 +199,7 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_SECURE = SECURE
+LANGUAGE_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
 SECURE_SSL_REDIRECT = SECURE
 SECURE_HSTS_SECONDS = 31536000 if SECURE else 0

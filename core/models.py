@@ -130,3 +130,15 @@ class WorkerBeat(models.Model):
 
     def __str__(self):
         return f"{self.name} (seen {self.seen_at:%Y-%m-%d %H:%M:%S})"
+
+
+class UserPreference(models.Model):
+    """What a user chose for the interface: today its language (the header's switcher writes it; it
+    is copied into the session at each login, so it outlives logout and follows the user to another
+    browser). No row: the user chose nothing."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES)
+
+    def __str__(self):
+        return f"{self.user} ({self.language})"

@@ -47,6 +47,8 @@ JOB = "core.Job"
 
 NOT_ARCHIVED = {
     "core.WorkerBeat": "a Celery worker's heartbeat: the state of one running installation, not of a study",
+    "core.UserPreference": "a user's choice of interface language: a setting of an installation's accounts, "
+    "not of a study",
     "models_runner.LLMEndpoint": "an installation's LLM servers (address, model, the name of the variable "
     "holding the key): configuration of a server, not of a study; runs, judges and exchanges keep the "
     "settings they used in their own rows",

@@ -15,6 +15,13 @@ class Corpus(models.Model):
         help_text="Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
         "Empty: the built-in guidelines.",
     )
+    language = models.CharField(
+        max_length=16,
+        default="en",
+        help_text="Language of the corpus's questions (a code such as en or fr): set by its first import "
+        "from its questions' language; the pages of annotators who chose no language and whose browser "
+        "asks for none of the site's languages follow it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

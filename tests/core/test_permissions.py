@@ -221,6 +221,14 @@ api-jobs-health        anonymous   401  401  401  401  401  401
 api-jobs-health        annotator   403  403  403  403  403  403
 api-jobs-health        researcher  200  200  405  405  405  405
 api-jobs-health        admin       200  200  405  405  405  405
+set-language           anonymous   405  405  400  405  405  405
+set-language           annotator   405  405  400  405  405  405
+set-language           researcher  405  405  400  405  405  405
+set-language           admin       405  405  400  405  405  405
+javascript-catalog     anonymous   200  200  405  405  405  405
+javascript-catalog     annotator   200  200  405  405  405  405
+javascript-catalog     researcher  200  200  405  405  405  405
+javascript-catalog     admin       200  200  405  405  405  405
 api-job                anonymous   401  401  401  401  401  401
 api-job                annotator   403  403  403  403  403  403
 api-job                researcher  200  200  405  405  405  405
