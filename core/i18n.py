@@ -133,7 +133,8 @@ def restore_language(sender, request, user, **kwargs):
 @require_POST
 def set_language(request):
     """The header's switcher: ``language`` (a code the site speaks), back to ``next`` or the
-    Referer when it is a page of this site (else the home page). Stored on the account of a signed-in user, in the session and in the language cookie."""
+    Referer when it is a page of this site (else the home page). Stored on the account of a
+    signed-in user, in the session and in the language cookie."""
     from core.models import UserPreference
 
     codes = [code for code, _name in settings.LANGUAGES]
