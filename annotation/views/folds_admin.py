@@ -154,7 +154,7 @@ def fold_action(request, corpus_id):
                     "kind": plan.meta["kind"],
                 }
             reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
-            messages.success(request, f"{said}{reason}")
+            messages.success(request, said + reason)
         elif fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":
