@@ -4,46 +4,61 @@ from django.db.models import URLField
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.functional import lazy
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from annotation import formats, models
 from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
 from core.uploads import max_upload_size
 
 
+def _corpus_kind_title():
+    """ "corpus (JSONL or SQuAD JSON)", in the language of the request that shows the form."""
+    names = gettext(" or ").join(str(title) for _key, title in formats.choices())
+    return gettext("corpus (%(formats)s)") % {"formats": names}
+
+
+_corpus_choice = lazy(_corpus_kind_title, str)
+
+
 class ImportForm(forms.Form):
     kind = forms.ChoiceField(
         choices=[
-            ("corpus", f"corpus ({' or '.join(title for _, title in formats.choices())})"),
-            ("predictions", "predictions JSONL"),
-            ("labels", "labels JSONL"),
-        ]
+            ("corpus", _corpus_choice()),
+            ("predictions", _("predictions JSONL")),
+            ("labels", _("labels JSONL")),
+        ],
+        label=_("Kind"),
     )
-    corpus = forms.SlugField(max_length=100, help_text="corpus name (a new one is created for a corpus import)")
-    file = forms.FileField(validators=[max_upload_size])
-    format = forms.ChoiceField(choices=[("", "from the file extension"), *formats.choices()], required=False)
+    corpus = forms.SlugField(max_length=100, help_text=_("corpus name (a new one is created for a corpus import)"))
+    file = forms.FileField(validators=[max_upload_size], label=_("File"))
+    format = forms.ChoiceField(
+        choices=[("", _("from the file extension")), *formats.choices()], required=False, label=_("Format")
+    )
     # labels only (SPEC 9): see annotation.importers.import_labels
     match = forms.ChoiceField(
         choices=[
-            ("dedup", "answer equal under the corpus's dedup policy"),
-            ("squad", "else the one answer equal under SQuAD normalization"),
+            ("dedup", _("answer equal under the corpus's dedup policy")),
+            ("squad", _("else the one answer equal under SQuAD normalization")),
         ],
         initial="dedup",
         required=False,
-        help_text="labels: how an answer finds its triplet",
+        help_text=_("labels: how an answer finds its triplet"),
     )
     dry_run = forms.BooleanField(
-        required=False, help_text="labels: check every line and list every problem; change nothing"
+        required=False, help_text=_("labels: check every line and list every problem; change nothing")
     )
     rejects = forms.BooleanField(
         required=False,
-        help_text="labels: import the valid lines; the rejected ones, each with its reason, go to the job's result",
+        help_text=_("labels: import the valid lines; the rejected ones, each with its reason, go to the job's result"),
     )
     attach_existing = forms.BooleanField(
         required=False,
-        help_text="labels: a name that is an account with labels made in the browser gets these labels too",
+        help_text=_("labels: a name that is an account with labels made in the browser gets these labels too"),
     )
     annotator_prefix = forms.CharField(
-        required=False, max_length=50, help_text="labels: put before every annotator name"
+        required=False, max_length=50, help_text=_("labels: put before every annotator name")
     )
 
     def clean(self):
@@ -53,16 +68,16 @@ class ImportForm(forms.Form):
             and data.get("corpus")
             and not models.Corpus.objects.filter(name=data["corpus"]).exists()
         ):
-            self.add_error("corpus", f"no corpus named {data['corpus']!r}")
+            self.add_error("corpus", _("no corpus named %(name)r") % {"name": data["corpus"]})
         return data
 
 
 @admin.register(models.Corpus)
 class CorpusAdmin(admin.ModelAdmin):
-    list_display = ["name", "dedup_policy", "question_count", "created_at"]
+    list_display = ["name", "language", "dedup_policy", "question_count", "created_at"]
     change_list_template = "admin/annotation/corpus/change_list.html"
 
-    @admin.display(description="questions")
+    @admin.display(description=_("questions"))
     def question_count(self, obj):
         return obj.questions.count()
 
@@ -89,18 +104,20 @@ class CorpusAdmin(admin.ModelAdmin):
                 original_name=data["file"].name,
                 options={**data, "match": data["match"] or "dedup"},
             )
-            messages.success(request, f"import started as job {job.pk}; follow it in Jobs")
+            messages.success(request, _("import started as job %(pk)s; follow it in Jobs") % {"pk": job.pk})
             return redirect(reverse("admin:core_job_change", args=[job.pk]))
         context = {
             **self.admin_site.each_context(request),
             "form": form,
-            "title": "Import a file",
+            "title": _("Import a file"),
             "opts": self.model._meta,
             "multipart": True,
-            "intro": "Imports run as a background job and are atomic: a bad line (malformed JSON, a missing field, "
-            "an unknown question id, a duplicate) is reported with its file, line and field, and "
-            "nothing of the file is imported. Labels files from outside have options: SQuAD matching, "
-            "a dry run, importing the valid lines with the rejected ones listed on the job.",
+            "intro": _(
+                "Imports run as a background job and are atomic: a bad line (malformed JSON, a missing field, "
+                "an unknown question id, a duplicate) is reported with its file, line and field, and "
+                "nothing of the file is imported. Labels files from outside have options: SQuAD matching, "
+                "a dry run, importing the valid lines with the rejected ones listed on the job."
+            ),
         }
         return TemplateResponse(request, "admin/annotation/form.html", context)
 
@@ -139,11 +156,11 @@ class TripletAdmin(admin.ModelAdmin):
     search_fields = ["question__question", "question__external_id", "answer"]
     actions = ["gold_correct", "gold_partial", "gold_incorrect"]
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def question_text(self, obj):
         return obj.question.question
 
-    @admin.display(description="gold: expected label")
+    @admin.display(description=_("gold: expected label"))
     def gold_label(self, obj):
         gold = getattr(obj, "gold", None)
         return gold.get_expected_display() if gold else ""
@@ -153,17 +170,22 @@ class TripletAdmin(admin.ModelAdmin):
 
         for triplet in queryset:
             mark_gold(triplet, expected=expected, user=request.user)
-        messages.success(request, f"{queryset.count()} gold items expecting {LABEL_TITLES[expected]}")
+        n = queryset.count()
+        messages.success(
+            request,
+            ngettext("%(n)d gold item expecting %(label)s", "%(n)d gold items expecting %(label)s", n)
+            % {"n": n, "label": LABEL_TITLES[expected]},
+        )
 
-    @admin.action(description="Mark as gold: expected Correct")
+    @admin.action(description=_("Mark as gold: expected Correct"))
     def gold_correct(self, request, queryset):
         self._mark_gold(request, queryset, CORRECT)
 
-    @admin.action(description="Mark as gold: expected Partially correct")
+    @admin.action(description=_("Mark as gold: expected Partially correct"))
     def gold_partial(self, request, queryset):
         self._mark_gold(request, queryset, PARTIAL)
 
-    @admin.action(description="Mark as gold: expected Incorrect")
+    @admin.action(description=_("Mark as gold: expected Incorrect"))
     def gold_incorrect(self, request, queryset):
         self._mark_gold(request, queryset, INCORRECT)
 
@@ -180,7 +202,7 @@ class FoldAdmin(admin.ModelAdmin):
     list_filter = ["corpus", "kind"]
     inlines = [AssignmentInline]
 
-    @admin.display(description="items")
+    @admin.display(description=_("items"))
     def item_count(self, obj):
         return obj.items.count()
 
@@ -211,11 +233,11 @@ class FlagAdmin(admin.ModelAdmin):
     readonly_fields = ["triplet", "fold", "annotator", "reason", "comment", "created_at"]
     list_select_related = ["annotator", "triplet__question"]
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def question(self, obj):
         return obj.triplet.question.question
 
-    @admin.display(description="answer")
+    @admin.display(description=_("answer"))
     def answer(self, obj):
         return obj.triplet.answer
 

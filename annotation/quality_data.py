@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from annotation import quality
 from annotation.labels import LABEL_TITLES, LABEL_VALUES
 from annotation.models import Adjudication, GoldItem, Label, Triplet
@@ -37,7 +39,9 @@ def open_disagreements(corpus):
 
 def _check_label(value):
     if value not in LABEL_VALUES:
-        raise ValueError(f"choose a final label: one of {', '.join(LABEL_TITLES.values())}")
+        raise ValueError(
+            _("choose a final label: one of %(labels)s") % {"labels": ", ".join(str(t) for t in LABEL_TITLES.values())}
+        )
 
 
 def adjudicate(corpus, triplet_id, *, value, user):

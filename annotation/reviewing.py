@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.labels import LABEL_TITLES, LABEL_VALUES
 from annotation.models import FoldItem, Label
 
 TODO, SKIPPED, JUDGED = "todo", "skipped", "judged"
-FILTERS = {"all": "All items", "unjudged": "Not judged yet", "skipped": "Skipped", "judged": "Judged"}
+FILTERS = {"all": _("All items"), "unjudged": _("Not judged yet"), "skipped": _("Skipped"), "judged": _("Judged")}
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,14 @@ class ItemRow:
     @property
     def label_words(self):
         return (
-            LABEL_TITLES.get(self.label, "") if self.label else {SKIPPED: "Skipped", TODO: "Not judged yet"}[self.state]
+            LABEL_TITLES.get(self.label, "")
+            if self.label
+            else {SKIPPED: _("Skipped"), TODO: _("Not judged yet")}[self.state]
         )
+
+    @property
+    def state_words(self):
+        return {TODO: _("to do"), SKIPPED: _("skipped"), JUDGED: _("judged")}[self.state]
 
 
 def item_rows(fold, user):

@@ -162,6 +162,7 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("fr", "Français")]
 # Catalogues: one per app (<app>/locale), and this one for the top-level templates/ and static/js.
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["config.formats"]  # English short dates stay ISO-like (config/formats/en)
 LANGUAGE_COOKIE_NAME = "qaeval_language"
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 LANGUAGE_COOKIE_HTTPONLY = True

@@ -8,6 +8,8 @@ from django.http import HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, render
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from core.models import Job
 from core.reaper import health
@@ -50,15 +52,15 @@ class JobAdmin(admin.ModelAdmin):
     exclude = ["progress_done", "progress_total", "cancel_requested", "resumable"]
     actions = ["cancel"]
 
-    @admin.display(description="progress")
+    @admin.display(description=_("progress"))
     def progress(self, obj):
         return progress_bar(obj)
 
-    @admin.display(description="now")
+    @admin.display(description=_("now"))
     def state(self, obj):
         return obj.state_note
 
-    @admin.display(description="error")
+    @admin.display(description=_("error"))
     def error_in_list(self, obj):
         return obj.error_summary
 
@@ -96,11 +98,14 @@ class JobAdmin(admin.ModelAdmin):
             response["HX-Refresh"] = "true"  # reload the page once: every field shows the end state
         return response
 
-    @admin.action(description="Cancel the selected jobs")
+    @admin.action(description=_("Cancel the selected jobs"))
     def cancel(self, request, queryset):
         for job in queryset:
             request_cancel(job)
-        messages.info(request, f"cancel requested for {queryset.count()} jobs")
+        n = queryset.count()
+        messages.info(
+            request, ngettext("cancel requested for %(n)d job", "cancel requested for %(n)d jobs", n) % {"n": n}
+        )
 
     def has_add_permission(self, request):
         return False
@@ -108,10 +113,10 @@ class JobAdmin(admin.ModelAdmin):
 
 # Where to go once a job of a kind succeeded: (kind prefix, URL name, link text, how its URL is built).
 NEXT_STEPS = (
-    ("import_", "fold-assignments", "Build folds for this corpus", "corpus"),
-    ("frames_lexicon", "admin:annotation_corpus_changelist", "Predict frames for a corpus (Corpora)", "plain"),
-    ("frames", "fold-assignments", "Build frame-check folds for this corpus", "corpus"),
-    ("report", "report-detail", "Open the report", "pk"),
+    ("import_", "fold-assignments", _("Build folds for this corpus"), "corpus"),
+    ("frames_lexicon", "admin:annotation_corpus_changelist", _("Predict frames for a corpus (Corpora)"), "plain"),
+    ("frames", "fold-assignments", _("Build frame-check folds for this corpus"), "corpus"),
+    ("report", "report-detail", _("Open the report"), "pk"),
 )
 
 

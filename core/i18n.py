@@ -132,8 +132,9 @@ def restore_language(sender, request, user, **kwargs):
 
 @require_POST
 def set_language(request):
-    """The header's switcher: ``language`` (a code the site speaks) and ``next`` (a path of this
-    site). Stored on the account of a signed-in user, in the session and in the language cookie."""
+    """The header's switcher: ``language`` (a code the site speaks), back to ``next`` or the
+    Referer when it is a page of this site (else the home page). Stored on the account of a
+    signed-in user, in the session and in the language cookie."""
     from core.models import UserPreference
 
     codes = [code for code, _name in settings.LANGUAGES]
@@ -143,7 +144,9 @@ def set_language(request):
             _("Unknown language: choose one of %(codes)s.") % {"codes": ", ".join(codes)},
             content_type="text/plain; charset=utf-8",
         )
-    target = request.POST.get("next") or "/"
+    # back to the page the switcher was on: ``next``, else the Referer (the header's form sends no
+    # ``next``, so that a page is the same whatever its address: the 404 page reveals nothing)
+    target = request.POST.get("next") or request.headers.get("Referer") or "/"
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
         target = "/"
     response = HttpResponseRedirect(target)

@@ -9,6 +9,7 @@ import re
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)")
 
@@ -34,31 +35,43 @@ def _map_strings(value, f):
 
 class Job(models.Model):
     CREATED, RUNNING, SUCCEEDED, FAILED, CANCELLED = "created", "running", "succeeded", "failed", "cancelled"
-    STATUSES = [(s, s) for s in (CREATED, RUNNING, SUCCEEDED, FAILED, CANCELLED)]
+    STATUSES = [
+        (CREATED, _("created")),
+        (RUNNING, _("running")),
+        (SUCCEEDED, _("succeeded")),
+        (FAILED, _("failed")),
+        (CANCELLED, _("cancelled")),
+    ]
     FINISHED = (SUCCEEDED, FAILED, CANCELLED)
 
-    kind = models.CharField(max_length=40)
-    status = models.CharField(max_length=20, choices=STATUSES, default=CREATED, db_index=True)
-    params = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(default=dict, blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
-    message = models.CharField(max_length=500, blank=True)
-    error = models.TextField(blank=True)
-    cancel_requested = models.BooleanField(default=False)
-    celery_task_id = models.CharField(max_length=100, blank=True)
-    worker = models.CharField(max_length=200, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    resumable = models.BooleanField(
-        default=False, help_text="A redelivered task may pick this job up again after its worker died."
+    kind = models.CharField(max_length=40, verbose_name=_("kind"))
+    status = models.CharField(max_length=20, choices=STATUSES, default=CREATED, db_index=True, verbose_name=_("status"))
+    params = models.JSONField(default=dict, blank=True, verbose_name=_("params"))
+    result = models.JSONField(default=dict, blank=True, verbose_name=_("result"))
+    progress_done = models.PositiveIntegerField(default=0, verbose_name=_("progress done"))
+    progress_total = models.PositiveIntegerField(default=0, verbose_name=_("progress total"))
+    message = models.CharField(max_length=500, blank=True, verbose_name=_("message"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    cancel_requested = models.BooleanField(default=False, verbose_name=_("cancel requested"))
+    celery_task_id = models.CharField(max_length=100, blank=True, verbose_name=_("celery task id"))
+    worker = models.CharField(max_length=200, blank=True, verbose_name=_("worker"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("created by")
     )
-    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
+    heartbeat_at = models.DateTimeField(null=True, blank=True, verbose_name=_("heartbeat at"))
+    resumable = models.BooleanField(
+        default=False,
+        help_text=_("A redelivered task may pick this job up again after its worker died."),
+        verbose_name=_("resumable"),
+    )
+    attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
 
     class Meta:
+        verbose_name = _("job")
+        verbose_name_plural = _("jobs")
         db_table = "annotation_job"
         ordering = ["-created_at", "-id"]
 
@@ -121,11 +134,13 @@ class Job(models.Model):
 class WorkerBeat(models.Model):
     """A Celery worker that is alive: its reaper thread refreshes ``seen_at`` every round (health check)."""
 
-    name = models.CharField(max_length=200, unique=True)
-    queues = models.CharField(max_length=500, blank=True)
-    seen_at = models.DateTimeField(default=timezone.now)
+    name = models.CharField(max_length=200, unique=True, verbose_name=_("name"))
+    queues = models.CharField(max_length=500, blank=True, verbose_name=_("queues"))
+    seen_at = models.DateTimeField(default=timezone.now, verbose_name=_("seen at"))
 
     class Meta:
+        verbose_name = _("worker beat")
+        verbose_name_plural = _("worker beats")
         db_table = "annotation_workerbeat"
 
     def __str__(self):
@@ -137,8 +152,14 @@ class UserPreference(models.Model):
     is copied into the session at each login, so it outlives logout and follows the user to another
     browser). No row: the user chose nothing."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
-    language = models.CharField(max_length=8, choices=settings.LANGUAGES)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference", verbose_name=_("user")
+    )
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, verbose_name=_("language"))
+
+    class Meta:
+        verbose_name = _("user preference")
+        verbose_name_plural = _("user preferences")
 
     def __str__(self):
         return f"{self.user} ({self.language})"

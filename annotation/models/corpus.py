@@ -1,31 +1,41 @@
 """Corpus, questions, systems and their predictions (SPEC section 1 and 9)."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.dedup import DEFAULT_POLICY, POLICIES
 from annotation.interchange import REFERENCE
 
 
 class Corpus(models.Model):
-    name = models.SlugField(max_length=100, unique=True)
-    description = models.TextField(blank=True)
-    dedup_policy = models.CharField(max_length=20, choices=[(p, p) for p in POLICIES], default=DEFAULT_POLICY)
+    name = models.SlugField(max_length=100, unique=True, verbose_name=_("name"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    dedup_policy = models.CharField(
+        max_length=20, choices=[(p, p) for p in POLICIES], default=DEFAULT_POLICY, verbose_name=_("dedup policy")
+    )
     guidelines = models.TextField(
         blank=True,
-        help_text="Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
-        "Empty: the built-in guidelines.",
+        help_text=_(
+            "Guidelines for annotators of this corpus, in Markdown (raw HTML is shown as text). "
+            "Empty: the built-in guidelines."
+        ),
+        verbose_name=_("guidelines"),
     )
     language = models.CharField(
         max_length=16,
         default="en",
-        help_text="Language of the corpus's questions (a code such as en or fr): set by its first import "
-        "from its questions' language; the pages of annotators who chose no language and whose browser "
-        "asks for none of the site's languages follow it.",
+        help_text=_(
+            "Language of the corpus's questions (a code such as en or fr): set by its first import "
+            "from its questions' language; the pages of annotators who chose no language and whose browser "
+            "asks for none of the site's languages follow it."
+        ),
+        verbose_name=_("language"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
-        verbose_name_plural = "corpora"
+        verbose_name = _("corpus")
+        verbose_name_plural = _("corpora")
         ordering = ["name"]
 
     def __str__(self):
@@ -40,25 +50,29 @@ class Corpus(models.Model):
 class Question(models.Model):
     """One question with its context, references and optional semantic attributes (SPEC 6)."""
 
-    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="questions")
-    external_id = models.CharField(max_length=200)
-    position = models.PositiveIntegerField(default=0, help_text="Order of the question in its file.")
-    context = models.TextField()
-    question = models.TextField()
-    answers = models.JSONField(default=list, help_text="Reference answers.")
-    language = models.CharField(max_length=16, default="en")
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="questions", verbose_name=_("corpus"))
+    external_id = models.CharField(max_length=200, verbose_name=_("external id"))
+    position = models.PositiveIntegerField(
+        default=0, help_text=_("Order of the question in its file."), verbose_name=_("position")
+    )
+    context = models.TextField(verbose_name=_("context"))
+    question = models.TextField(verbose_name=_("question"))
+    answers = models.JSONField(default=list, help_text=_("Reference answers."), verbose_name=_("answers"))
+    language = models.CharField(max_length=16, default="en", verbose_name=_("language"))
     # Semantic attributes of SPEC section 6; null means "not annotated".
-    frame = models.CharField(max_length=200, null=True, blank=True)
-    lu = models.CharField(max_length=200, null=True, blank=True)
-    lu_pos = models.CharField(max_length=40, null=True, blank=True)
-    frame_elements = models.JSONField(null=True, blank=True)
-    coref = models.BooleanField(null=True, blank=True)
-    dist = models.IntegerField(null=True, blank=True)
-    trigger_in_question = models.BooleanField(null=True, blank=True)
-    frame_freq = models.FloatField(null=True, blank=True)
-    meta = models.JSONField(default=dict, blank=True)
+    frame = models.CharField(max_length=200, null=True, blank=True, verbose_name=_("frame"))
+    lu = models.CharField(max_length=200, null=True, blank=True, verbose_name=_("lu"))
+    lu_pos = models.CharField(max_length=40, null=True, blank=True, verbose_name=_("lu pos"))
+    frame_elements = models.JSONField(null=True, blank=True, verbose_name=_("frame elements"))
+    coref = models.BooleanField(null=True, blank=True, verbose_name=_("coref"))
+    dist = models.IntegerField(null=True, blank=True, verbose_name=_("dist"))
+    trigger_in_question = models.BooleanField(null=True, blank=True, verbose_name=_("trigger in question"))
+    frame_freq = models.FloatField(null=True, blank=True, verbose_name=_("frame freq"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
 
     class Meta:
+        verbose_name = _("question")
+        verbose_name_plural = _("questions")
         constraints = [models.UniqueConstraint(fields=["corpus", "external_id"], name="uniq_question_per_corpus")]
         ordering = ["corpus", "position"]
 
@@ -72,15 +86,21 @@ class System(models.Model):
     KIND_REFERENCE = REFERENCE
     KIND_IMPORTED = "imported"
     KIND_MODEL = "model"
-    KINDS = [(KIND_REFERENCE, "reference answers"), (KIND_IMPORTED, "imported answers"), (KIND_MODEL, "model run")]
+    KINDS = [
+        (KIND_REFERENCE, _("reference answers")),
+        (KIND_IMPORTED, _("imported answers")),
+        (KIND_MODEL, _("model run")),
+    ]
 
-    name = models.CharField(max_length=200, unique=True)
-    kind = models.CharField(max_length=20, choices=KINDS, default=KIND_IMPORTED)
-    description = models.TextField(blank=True)
-    meta = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(max_length=200, unique=True, verbose_name=_("name"))
+    kind = models.CharField(max_length=20, choices=KINDS, default=KIND_IMPORTED, verbose_name=_("kind"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("system")
+        verbose_name_plural = _("systems")
         ordering = ["name"]
 
     def __str__(self):
@@ -88,16 +108,25 @@ class System(models.Model):
 
 
 class Prediction(models.Model):
-    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="predictions")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="predictions")
-    answer = models.TextField(blank=True)
-    triplet = models.ForeignKey(
-        "annotation.Triplet", null=True, blank=True, on_delete=models.SET_NULL, related_name="predictions"
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="predictions", verbose_name=_("system"))
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="predictions", verbose_name=_("question")
     )
-    meta = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    answer = models.TextField(blank=True, verbose_name=_("answer"))
+    triplet = models.ForeignKey(
+        "annotation.Triplet",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="predictions",
+        verbose_name=_("triplet"),
+    )
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("prediction")
+        verbose_name_plural = _("predictions")
         constraints = [models.UniqueConstraint(fields=["system", "question"], name="uniq_prediction_per_system")]
         indexes = [models.Index(fields=["question", "system"])]
 

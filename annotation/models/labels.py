@@ -2,28 +2,40 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import LABEL_VALUES
 
 
 class Label(models.Model):
-    triplet = models.ForeignKey("annotation.Triplet", on_delete=models.CASCADE, related_name="labels")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="labels")
-    fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
+    triplet = models.ForeignKey(
+        "annotation.Triplet", on_delete=models.CASCADE, related_name="labels", verbose_name=_("triplet")
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="labels", verbose_name=_("annotator")
+    )
+    fold = models.ForeignKey(
+        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
+    )
     value = models.CharField(
         max_length=16,
         choices=[(v, v) for v in LABEL_VALUES],
         null=True,
         blank=True,
-        help_text="Null while the item is skipped.",
+        help_text=_("Null while the item is skipped."),
+        verbose_name=_("value"),
     )
-    skipped = models.BooleanField(default=False)
-    seconds_spent = models.FloatField(default=0.0, help_text="Total time spent on this item, all visits.")
-    source = models.CharField(max_length=20, default="ui", help_text="ui, api or import.")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds_spent = models.FloatField(
+        default=0.0, help_text=_("Total time spent on this item, all visits."), verbose_name=_("seconds spent")
+    )
+    source = models.CharField(max_length=20, default="ui", help_text=_("ui, api or import."), verbose_name=_("source"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("label")
+        verbose_name_plural = _("labels")
         constraints = [models.UniqueConstraint(fields=["triplet", "annotator"], name="uniq_label_per_annotator")]
         indexes = [models.Index(fields=["annotator", "fold"])]
 
@@ -34,19 +46,22 @@ class Label(models.Model):
 class LabelEvent(models.Model):
     """Every submission, in order. A `submission_id` repeated on the same label makes a double submit a no-op."""
 
-    label = models.ForeignKey(Label, on_delete=models.CASCADE, related_name="events")
-    value = models.CharField(max_length=16, null=True, blank=True)
-    skipped = models.BooleanField(default=False)
-    seconds = models.FloatField(default=0.0)
+    label = models.ForeignKey(Label, on_delete=models.CASCADE, related_name="events", verbose_name=_("label"))
+    value = models.CharField(max_length=16, null=True, blank=True, verbose_name=_("value"))
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
     submission_id = models.CharField(
         max_length=64,
         null=True,
         blank=True,
-        help_text="Chosen by the client; unique per judgement row (annotator and item).",
+        help_text=_("Chosen by the client; unique per judgement row (annotator and item)."),
+        verbose_name=_("submission id"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("label event")
+        verbose_name_plural = _("label events")
         ordering = ["label", "created_at", "id"]
         constraints = [models.UniqueConstraint(fields=["label", "submission_id"], name="uniq_label_event_submission")]
 

@@ -3,6 +3,7 @@ admin picked where annotators disagree)."""
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import LABEL_VALUES
 
@@ -10,21 +11,41 @@ _CHOICES = [(v, v) for v in LABEL_VALUES]
 
 
 class GoldItem(models.Model):
-    triplet = models.OneToOneField("annotation.Triplet", on_delete=models.CASCADE, related_name="gold")
-    expected = models.CharField(max_length=16, choices=_CHOICES, help_text="The label a careful annotator gives.")
-    note = models.TextField(blank=True, help_text="Why (for admins; never shown to annotators).")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
+    triplet = models.OneToOneField(
+        "annotation.Triplet", on_delete=models.CASCADE, related_name="gold", verbose_name=_("triplet")
+    )
+    expected = models.CharField(
+        max_length=16, choices=_CHOICES, help_text=_("The label a careful annotator gives."), verbose_name=_("expected")
+    )
+    note = models.TextField(
+        blank=True, help_text=_("Why (for admins; never shown to annotators)."), verbose_name=_("note")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("created by")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("gold item")
+        verbose_name_plural = _("gold items")
 
     def __str__(self):
         return f"gold {self.expected} for triplet {self.triplet_id}"
 
 
 class Adjudication(models.Model):
-    triplet = models.OneToOneField("annotation.Triplet", on_delete=models.CASCADE, related_name="adjudication")
-    value = models.CharField(max_length=16, choices=_CHOICES)
-    adjudicator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    updated_at = models.DateTimeField(auto_now=True)
+    triplet = models.OneToOneField(
+        "annotation.Triplet", on_delete=models.CASCADE, related_name="adjudication", verbose_name=_("triplet")
+    )
+    value = models.CharField(max_length=16, choices=_CHOICES, verbose_name=_("value"))
+    adjudicator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("adjudicator")
+    )
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    class Meta:
+        verbose_name = _("adjudication")
+        verbose_name_plural = _("adjudications")
 
     def __str__(self):
         return f"adjudicated {self.value} for triplet {self.triplet_id}"

@@ -8,54 +8,77 @@ functions in ``annotation/crowd.py``; ``annotation/studies.py`` applies them to 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Study(models.Model):
-    slug = models.SlugField(max_length=50, unique=True, help_text="In the participants' link: /study/<slug>/.")
-    title = models.CharField(max_length=200)
-    consent = models.TextField(
-        help_text="Consent text shown before anything is stored, in Markdown (raw HTML shown as text)."
+    slug = models.SlugField(
+        max_length=50, unique=True, help_text=_("In the participants' link: /study/<slug>/."), verbose_name=_("slug")
     )
-    corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="studies")
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    consent = models.TextField(
+        help_text=_("Consent text shown before anything is stored, in Markdown (raw HTML shown as text)."),
+        verbose_name=_("consent"),
+    )
+    corpus = models.ForeignKey(
+        "annotation.Corpus", on_delete=models.CASCADE, related_name="studies", verbose_name=_("corpus")
+    )
     folds = models.ManyToManyField(
         "annotation.Fold",
         blank=True,
         related_name="studies",
-        help_text="The folds participants get. Empty: every answer fold of the corpus.",
+        help_text=_("The folds participants get. Empty: every answer fold of the corpus."),
+        verbose_name=_("folds"),
     )
     slots_per_fold = models.PositiveIntegerField(
-        default=1, validators=[MinValueValidator(1), MaxValueValidator(1000)], help_text="Participants per fold."
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text=_("Participants per fold."),
+        verbose_name=_("slots per fold"),
     )
     max_participants = models.PositiveIntegerField(
         null=True,
         blank=True,
         validators=[MinValueValidator(1), MaxValueValidator(1_000_000)],
-        help_text="Participants admitted in all (any status). Empty: only the slots limit.",
+        help_text=_("Participants admitted in all (any status). Empty: only the slots limit."),
+        verbose_name=_("max participants"),
     )
     idle_minutes = models.PositiveIntegerField(
         default=30,
         validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)],
-        help_text="An unfinished participant idle this long loses the slot (their labels are kept).",
+        help_text=_("An unfinished participant idle this long loses the slot (their labels are kept)."),
+        verbose_name=_("idle minutes"),
     )
     min_gold_accuracy = models.FloatField(
         null=True,
         blank=True,
         validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="Share of gold items right (0-1) below which a participant is stopped, after at least "
-        "3 gold items. Empty: no screening.",
+        help_text=_(
+            "Share of gold items right (0-1) below which a participant is stopped, after at least "
+            "3 gold items. Empty: no screening."
+        ),
+        verbose_name=_("min gold accuracy"),
     )
-    completion_code = models.CharField(max_length=100, help_text="Shown to a participant who finished.")
+    completion_code = models.CharField(
+        max_length=100, help_text=_("Shown to a participant who finished."), verbose_name=_("completion code")
+    )
     completion_url = models.URLField(
         max_length=500,
         blank=True,
-        help_text="Where a participant who finished goes back to, e.g. "
-        "https://app.prolific.com/submissions/complete?cc=CODE; {code} is replaced by the completion code.",
+        help_text=_(
+            "Where a participant who finished goes back to, e.g. "
+            "https://app.prolific.com/submissions/complete?cc=CODE; {code} is replaced by the completion code."
+        ),
+        verbose_name=_("completion url"),
     )
-    open = models.BooleanField(default=False, help_text="Participants may enter only while the study is open.")
-    created_at = models.DateTimeField(auto_now_add=True)
+    open = models.BooleanField(
+        default=False, help_text=_("Participants may enter only while the study is open."), verbose_name=_("open")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
-        verbose_name_plural = "studies"
+        verbose_name = _("study")
+        verbose_name_plural = _("studies")
         ordering = ["-created_at"]
 
     def __str__(self):
@@ -74,33 +97,56 @@ class Participant(models.Model):
         "excluded",
     )
     STATUSES = [
-        (CONSENTED, "consented (slot given, nothing labelled yet)"),
-        (ACTIVE, "active"),
-        (IDLE, "idle (slot released)"),
-        (RETURNED, "returned (left the study)"),
-        (COMPLETED, "completed"),
-        (EXCLUDED, "excluded (screened out on gold items)"),
+        (CONSENTED, _("consented (slot given, nothing labelled yet)")),
+        (ACTIVE, _("active")),
+        (IDLE, _("idle (slot released)")),
+        (RETURNED, _("returned (left the study)")),
+        (COMPLETED, _("completed")),
+        (EXCLUDED, _("excluded (screened out on gold items)")),
     ]
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
-    external_id = models.CharField(max_length=100, help_text="PROLIFIC_PID or the panel's participant id.")
-    panel_study = models.CharField(max_length=100, blank=True, help_text="STUDY_ID sent by the panel.")
-    panel_session = models.CharField(max_length=100, blank=True, help_text="SESSION_ID sent by the panel.")
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="participant")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants", verbose_name=_("study"))
+    external_id = models.CharField(
+        max_length=100, help_text=_("PROLIFIC_PID or the panel's participant id."), verbose_name=_("external id")
+    )
+    panel_study = models.CharField(
+        max_length=100, blank=True, help_text=_("STUDY_ID sent by the panel."), verbose_name=_("panel study")
+    )
+    panel_session = models.CharField(
+        max_length=100, blank=True, help_text=_("SESSION_ID sent by the panel."), verbose_name=_("panel session")
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="participant", verbose_name=_("user")
+    )
     fold = models.ForeignKey(
-        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, related_name="participants"
+        "annotation.Fold",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="participants",
+        verbose_name=_("fold"),
     )
-    status = models.CharField(max_length=16, choices=STATUSES, default=CONSENTED)
+    status = models.CharField(max_length=16, choices=STATUSES, default=CONSENTED, verbose_name=_("status"))
     browser_token = models.CharField(
-        max_length=64, blank=True, help_text="Binds the id to one browser; empty after an admin reset."
+        max_length=64,
+        blank=True,
+        help_text=_("Binds the id to one browser; empty after an admin reset."),
+        verbose_name=_("browser token"),
     )
-    consented_at = models.DateTimeField(auto_now_add=True)
+    consented_at = models.DateTimeField(auto_now_add=True, verbose_name=_("consented at"))
     slot_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the current slot was given (on consent, or again after idling)."
+        null=True,
+        blank=True,
+        help_text=_("When the current slot was given (on consent, or again after idling)."),
+        verbose_name=_("slot at"),
     )
-    ended_at = models.DateTimeField(null=True, blank=True, help_text="Completed, released, returned or excluded.")
+    ended_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("Completed, released, returned or excluded."), verbose_name=_("ended at")
+    )
 
     class Meta:
+        verbose_name = _("participant")
+        verbose_name_plural = _("participants")
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="uniq_participant_per_study"),
         ]

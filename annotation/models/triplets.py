@@ -4,18 +4,31 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Triplet(models.Model):
-    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="triplets")
-    answer = models.TextField(blank=True, help_text="Answer shown to annotators (first variant seen).")
-    normalized_answer = models.TextField(blank=True, help_text="Deduplication key under the corpus policy.")
+    question = models.ForeignKey(
+        "annotation.Question", on_delete=models.CASCADE, related_name="triplets", verbose_name=_("question")
+    )
+    answer = models.TextField(
+        blank=True, help_text=_("Answer shown to annotators (first variant seen)."), verbose_name=_("answer")
+    )
+    normalized_answer = models.TextField(
+        blank=True, help_text=_("Deduplication key under the corpus policy."), verbose_name=_("normalized answer")
+    )
     # The active design (SPEC 12): the triplet's chance of a human label and whether the draw took it.
-    design_pi = models.FloatField(null=True, blank=True, help_text="Chance of a human label under the design.")
-    design_sampled = models.BooleanField(null=True, blank=True, help_text="Drawn into the human sample (xi).")
-    created_at = models.DateTimeField(auto_now_add=True)
+    design_pi = models.FloatField(
+        null=True, blank=True, help_text=_("Chance of a human label under the design."), verbose_name=_("design pi")
+    )
+    design_sampled = models.BooleanField(
+        null=True, blank=True, help_text=_("Drawn into the human sample (xi)."), verbose_name=_("design sampled")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("triplet")
+        verbose_name_plural = _("triplets")
         constraints = [
             models.UniqueConstraint(fields=["question", "normalized_answer"], name="uniq_triplet_per_question")
         ]
@@ -27,20 +40,28 @@ class Triplet(models.Model):
 class Fold(models.Model):
     KIND_TRIPLET = "triplet"
     KIND_FRAME = "frame"
-    KINDS = [(KIND_TRIPLET, "answer triplets"), (KIND_FRAME, "frame checks")]
+    KINDS = [(KIND_TRIPLET, _("answer triplets")), (KIND_FRAME, _("frame checks"))]
 
-    corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="folds")
-    kind = models.CharField(max_length=20, choices=KINDS, default=KIND_TRIPLET)
-    index = models.PositiveIntegerField()
-    name = models.CharField(max_length=100)
-    seed = models.IntegerField(default=0)
-    params = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    corpus = models.ForeignKey(
+        "annotation.Corpus", on_delete=models.CASCADE, related_name="folds", verbose_name=_("corpus")
+    )
+    kind = models.CharField(max_length=20, choices=KINDS, default=KIND_TRIPLET, verbose_name=_("kind"))
+    index = models.PositiveIntegerField(verbose_name=_("index"))
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    seed = models.IntegerField(default=0, verbose_name=_("seed"))
+    params = models.JSONField(default=dict, blank=True, verbose_name=_("params"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     annotators = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="annotation.Assignment", related_name="folds", blank=True
+        settings.AUTH_USER_MODEL,
+        through="annotation.Assignment",
+        related_name="folds",
+        blank=True,
+        verbose_name=_("annotators"),
     )
 
     class Meta:
+        verbose_name = _("fold")
+        verbose_name_plural = _("folds")
         constraints = [models.UniqueConstraint(fields=["corpus", "kind", "index"], name="uniq_fold_index")]
         ordering = ["corpus", "kind", "index"]
 
@@ -62,18 +83,29 @@ class FoldItem(models.Model):
     Annotators name an item by its ``handle`` (URLs, forms, the API), never by its id or position:
     positions move when late predictions are interleaved, ids reveal the order of import."""
 
-    fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="items")
-    position = models.PositiveIntegerField()
-    triplet = models.ForeignKey(Triplet, null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items")
+    fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="items", verbose_name=_("fold"))
+    position = models.PositiveIntegerField(verbose_name=_("position"))
+    triplet = models.ForeignKey(
+        Triplet, null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items", verbose_name=_("triplet")
+    )
     # The one reference from annotation to the frames app: a lazy model reference (no import), as
     # frame-check folds are annotation folds whose items are frame annotations (same column as ever).
     frame_annotation = models.ForeignKey(
-        "frames.FrameAnnotation", null=True, blank=True, on_delete=models.CASCADE, related_name="fold_items"
+        "frames.FrameAnnotation",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="fold_items",
+        verbose_name=_("frame annotation"),
     )
-    is_overlap = models.BooleanField(default=False, help_text="Copy made for inter-annotator agreement.")
-    handle = models.BigIntegerField(default=new_handle, editable=False)
+    is_overlap = models.BooleanField(
+        default=False, help_text=_("Copy made for inter-annotator agreement."), verbose_name=_("is overlap")
+    )
+    handle = models.BigIntegerField(default=new_handle, editable=False, verbose_name=_("handle"))
 
     class Meta:
+        verbose_name = _("fold item")
+        verbose_name_plural = _("fold items")
         ordering = ["fold", "position"]
         constraints = [
             models.UniqueConstraint(fields=["fold", "position"], name="uniq_fold_position"),
@@ -101,18 +133,22 @@ class Assignment(models.Model):
     is still to do. ``done`` is null until the first recount.
     """
 
-    fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="assignments")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
-    created_at = models.DateTimeField(auto_now_add=True)
-    done = models.PositiveIntegerField(null=True, blank=True, editable=False)
-    skipped = models.PositiveIntegerField(default=0, editable=False)
-    total = models.PositiveIntegerField(default=0, editable=False)
-    cursor = models.PositiveIntegerField(default=0, editable=False)
+    fold = models.ForeignKey(Fold, on_delete=models.CASCADE, related_name="assignments", verbose_name=_("fold"))
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments", verbose_name=_("annotator")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    done = models.PositiveIntegerField(null=True, blank=True, editable=False, verbose_name=_("done"))
+    skipped = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("skipped"))
+    total = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("total"))
+    cursor = models.PositiveIntegerField(default=0, editable=False, verbose_name=_("cursor"))
     # The corpus guidelines as this annotator last read them (null: not known yet); when they differ
     # from the corpus's, the annotator page says once what changed (annotation/guidelines.py).
-    guidelines_seen = models.TextField(null=True, blank=True, editable=False)
+    guidelines_seen = models.TextField(null=True, blank=True, editable=False, verbose_name=_("guidelines seen"))
 
     class Meta:
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
         constraints = [models.UniqueConstraint(fields=["fold", "annotator"], name="uniq_assignment")]
 
     def __str__(self):

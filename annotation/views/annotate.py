@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from annotation import annotating, judgements, reviewing, studies
 from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
@@ -130,7 +131,7 @@ def judge(request, assignment):
     skip = request.POST.get("action") == "skip"
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:
-        return HttpResponseBadRequest("label must be one of correct, partial, incorrect")
+        return HttpResponseBadRequest(_("label must be one of correct, partial, incorrect"))
     try:
         _label, _changed, nxt = annotating.judge(
             assignment,

@@ -5,6 +5,7 @@ from django import forms
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotation import annotating
@@ -37,6 +38,7 @@ def flag_item(request, fold_id):
         return redirect("annotate-item", fold_id=fold.pk, handle=item.handle)
     return HttpResponse(
         format_html(
-            '<p class="flag-saved">Thank you: flag “{}” saved for an admin to look at.</p>', flag.get_reason_display()
+            '<p class="flag-saved">{}</p>',
+            _("Thank you: flag “%(reason)s” saved for an admin to look at.") % {"reason": flag.get_reason_display()},
         )
     )

@@ -8,6 +8,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation import fold_designs, fold_kinds, gold, quality_data
@@ -20,27 +22,47 @@ from core.permissions import admin_required
 
 
 class BuildFoldsForm(forms.Form):
-    k = forms.IntegerField(min_value=1, max_value=1000, initial=10, label="Folds (K)")
-    seed = forms.IntegerField(initial=0)
-    policy = forms.ChoiceField(choices=[(p, p) for p in FOLD_POLICIES], initial="by_question")
-    overlap = forms.FloatField(min_value=0, max_value=1, initial=0.1, help_text="share of questions labeled twice")
-    replace = forms.BooleanField(required=False, help_text="rebuild folds that have no labels yet")
+    k = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=gettext_lazy("Folds (K)"))
+    seed = forms.IntegerField(initial=0, label=gettext_lazy("Seed"))
+    policy = forms.ChoiceField(
+        choices=[(p, p) for p in FOLD_POLICIES], initial="by_question", label=gettext_lazy("Policy")
+    )
+    overlap = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=0.1,
+        label=gettext_lazy("Overlap"),
+        help_text=gettext_lazy("share of questions labeled twice"),
+    )
+    replace = forms.BooleanField(
+        required=False, label=gettext_lazy("Replace"), help_text=gettext_lazy("rebuild folds that have no labels yet")
+    )
     design = forms.ChoiceField(
-        choices=[("uniform", "uniform: every triplet"), ("active", "active: a sample drawn where the judge is unsure")],
+        choices=[
+            ("uniform", gettext_lazy("uniform: every triplet")),
+            ("active", gettext_lazy("active: a sample drawn where the judge is unsure")),
+        ],
         initial="uniform",
-        help_text="SPEC 12: the active design needs a budget and a judge",
+        label=gettext_lazy("Design"),
+        help_text=gettext_lazy("SPEC 12: the active design needs a budget and a judge"),
     )
     budget = forms.CharField(
-        required=False, max_length=20, help_text="active: human-labelled triplets, a count (300) or a share (5%)"
+        required=False,
+        max_length=20,
+        label=gettext_lazy("Budget"),
+        help_text=gettext_lazy("active: human-labelled triplets, a count (300) or a share (5%)"),
     )
     judge = forms.CharField(
-        required=False, max_length=100, help_text="active: the judge whose uncertainty sets the chances"
+        required=False,
+        max_length=100,
+        label=gettext_lazy("Judge"),
+        help_text=gettext_lazy("active: the judge whose uncertainty sets the chances"),
     )
 
     def clean(self):
         data = super().clean()
         if data.get("design") == "active" and not (data.get("budget") and data.get("judge")):
-            raise forms.ValidationError("the active design needs a budget and a judge")
+            raise forms.ValidationError(_("the active design needs a budget and a judge"))
         return data
 
     def build_options(self, corpus):
@@ -53,8 +75,8 @@ class BuildFoldsForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    fold = forms.ModelChoiceField(queryset=Fold.objects.none())
-    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+    fold = forms.ModelChoiceField(queryset=Fold.objects.none(), label=gettext_lazy("Fold"))
+    annotator = forms.ModelChoiceField(queryset=get_user_model().objects.none(), label=gettext_lazy("Annotator"))
 
     def __init__(self, corpus, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -125,31 +147,48 @@ def fold_action(request, corpus_id):
             options = form.build_options(corpus)
             folds = create_folds(corpus, **options)
             plan = options.get("design")
-            drawn = f" from {plan.meta['n_sampled']} drawn triplets ({plan.meta['kind']} design)" if plan else ""
+            said = ngettext("built %(n)d fold", "built %(n)d folds", len(folds)) % {"n": len(folds)}
+            if plan:
+                said += _(" from %(n)s drawn triplets (%(kind)s design)") % {
+                    "n": plan.meta["n_sampled"],
+                    "kind": plan.meta["kind"],
+                }
             reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
-            messages.success(request, f"built {len(folds)} folds{drawn}{reason}")
+            messages.success(request, said + reason)
         elif fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":
             added = gold.interleave_gold(corpus)
             messages.success(
-                request, f"added {added} gold items to the folds" if added else "every fold already has every gold item"
+                request,
+                ngettext("added %(n)d gold item to the folds", "added %(n)d gold items to the folds", added)
+                % {"n": added}
+                if added
+                else _("every fold already has every gold item"),
             )
         elif action == "assign":
             form = AssignForm(corpus, request.POST)
             if not form.is_valid():
                 raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
             assign_fold(form.cleaned_data["fold"], form.cleaned_data["annotator"])
-            messages.success(request, f"assigned {form.cleaned_data['fold']} to {form.cleaned_data['annotator']}")
+            messages.success(
+                request,
+                _("assigned %(fold)s to %(annotator)s")
+                % {"fold": form.cleaned_data["fold"], "annotator": form.cleaned_data["annotator"]},
+            )
         elif action == "assign_all":
             plan = assign_all(corpus, annotators(), per_fold=1, kind=request.POST.get("kind") or Fold.KIND_TRIPLET)
-            messages.success(request, f"assigned {len(plan)} folds round robin")
+            messages.success(
+                request,
+                ngettext("assigned %(n)d fold round robin", "assigned %(n)d folds round robin", len(plan))
+                % {"n": len(plan)},
+            )
         elif action == "unassign":
             chosen = ids.parse_id(request.POST.get("assignment")) or 0
-            deleted, _ = Assignment.objects.filter(fold__corpus=corpus, pk=chosen).delete()
-            messages.success(request, "assignment removed (labels are kept)" if deleted else "nothing to remove")
+            deleted, _per_model = Assignment.objects.filter(fold__corpus=corpus, pk=chosen).delete()
+            messages.success(request, _("assignment removed (labels are kept)") if deleted else _("nothing to remove"))
         else:
-            raise FoldError(f"unknown action {action!r}")
+            raise FoldError(_("unknown action %(action)r") % {"action": action})
     except (FoldError, *fold_kinds.build_errors(), ValueError) as exc:
         messages.error(request, str(exc))
     return redirect(f"{reverse('fold-assignments')}?corpus={corpus.name}")
@@ -161,7 +200,7 @@ def _build_other_kind(request, corpus, kind):
     if not form.is_valid():
         raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
     folds = kind.build(corpus, **form.options())
-    messages.success(request, f"built {len(folds)} {kind.label}")
+    messages.success(request, _("built %(n)d %(kind)s") % {"n": len(folds), "kind": kind.label})
 
 
 @admin_required

@@ -3,6 +3,7 @@
 from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from annotation import annotating, reviewing
@@ -23,7 +24,7 @@ def item_list(request, fold_id):
         row = reviewing.find_number(rows, number) if number is not None else None
         if row is not None:
             return redirect("annotate-item", fold_id=fold.pk, handle=row.handle)
-        error = f"There is no item {jump[:20]} in this fold: see the list below."
+        error = _("There is no item %(jump)s in this fold: see the list below.") % {"jump": jump[:20]}
     show, label = request.GET.get("show", "all"), request.GET.get("label") or None
     try:
         shown = reviewing.filter_rows(rows, show, label)

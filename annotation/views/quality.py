@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotation import quality_data
@@ -37,14 +38,18 @@ def _decide(request, corpus):
     triplet = parse_id(request.POST.get("triplet"))
     try:
         if triplet is None:
-            raise ValueError("no item was given")
+            raise ValueError(_("no item was given"))
         decision = quality_data.adjudicate(corpus, triplet, value=request.POST.get("value"), user=request.user)
     except (ValueError, ObjectDoesNotExist) as exc:
-        messages.error(request, f"Not saved: {exc}")
+        messages.error(request, _("Not saved: %(error)s") % {"error": exc})
         return
     t, title = decision.triplet, LABEL_TITLES[decision.value]
-    said = f'Saved: the answer "{t.answer}" to "{t.question.question}" is {title}'
+    words = {"answer": t.answer, "question": t.question.question, "label": title}
     if request.POST.get("gold"):
         quality_data.mark_gold(t, expected=decision.value, user=request.user)
-        said += f"; it is now a gold item expecting {title}"
-    messages.success(request, said + ".")
+        said = _(
+            'Saved: the answer "%(answer)s" to "%(question)s" is %(label)s; it is now a gold item expecting %(label)s.'
+        )
+    else:
+        said = _('Saved: the answer "%(answer)s" to "%(question)s" is %(label)s.')
+    messages.success(request, said % words)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import crowd, studies
@@ -40,19 +41,23 @@ def _act(request, study):
     action = request.POST.get("action", "")
     if action in ("open", "close"):
         Study.objects.filter(pk=study.pk).update(open=action == "open")
-        return f"the study is {'open' if action == 'open' else 'closed'}"
+        return _("the study is open") if action == "open" else _("the study is closed")
     if action not in ("reset", "returned"):
-        raise ValueError("unknown action")
+        raise ValueError(_("unknown action"))
     participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
     if participant is None:
-        raise ValueError("no such participant in this study")
+        raise ValueError(_("no such participant in this study"))
     if action == "reset":
         studies.reset_browser(participant)
-        return f"{participant.external_id} may go on from one other browser (the next one to open the link)"
+        return _("%(id)s may go on from one other browser (the next one to open the link)") % {
+            "id": participant.external_id
+        }
     if participant.status not in crowd.WORKING:
-        raise ValueError(f"{participant.external_id} holds no slot ({participant.status})")
+        raise ValueError(
+            _("%(id)s holds no slot (%(status)s)") % {"id": participant.external_id, "status": participant.status}
+        )
     studies.mark_returned(participant)
-    return f"{participant.external_id} returned the study: slot freed, labels kept"
+    return _("%(id)s returned the study: slot freed, labels kept") % {"id": participant.external_id}
 
 
 @admin_required
@@ -63,7 +68,7 @@ def study_page(request, slug):
         try:
             messages.success(request, _act(request, study))
         except ValueError as exc:
-            messages.error(request, f"nothing changed: {exc}")
+            messages.error(request, _("nothing changed: %(error)s") % {"error": exc})
         return redirect("study-admin", slug=study.slug)
     studies.release_idle(study)
     rows = studies.participant_rows(study)

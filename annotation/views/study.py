@@ -17,6 +17,7 @@ from django.contrib.auth import login
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -144,7 +145,7 @@ def entry(request, slug):
     if request.method != "POST" and studies.looks_full(study):
         return _state(request, study, "full")
     if request.method != "POST" or request.POST.get("consent") != "yes":
-        error = "Tick the box to consent, or close this page: nothing is stored." if request.method == "POST" else ""
+        error = _("Tick the box to consent, or close this page: nothing is stored.") if request.method == "POST" else ""
         return render(
             request, "annotation/study_consent.html", {"study": study, "error": error}, status=400 if error else 200
         )

@@ -14,6 +14,13 @@
 // are dropped with a message saying which keys were not applied. No key press is ever lost silently.
 (function () {
   "use strict";
+  // Django's JavaScript catalogue (/jsi18n/, loaded by base.html): the page's language. Without it
+  // (the script failed to load), English.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  function say(format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (all, name) { return String(values[name]); });
+  }
   var STORE = "qaeval.pendingSave";
   var pending = null;      // {user, item, url, params, choice, tries}
   var retryTimer = null;
@@ -56,7 +63,7 @@
     if (!form) return;
     var box = statusBox(form);
     box.textContent = message;
-    dropQueue("the save before them did not go through");
+    dropQueue(gettext("the save before them did not go through"));
     box.hidden = false;
     form.querySelectorAll("button[name]").forEach(function (b) {
       var chosen = pending && b.getAttribute("name") in pending.params && pending.params[b.getAttribute("name")] === b.value;
@@ -75,7 +82,7 @@
 
   function choiceWords() {
     var words = pending ? (pending.words || choiceLabel(pending.params)) : "";
-    return words ? "“" + words + "”" : "your judgement";
+    return words ? say(gettext("“%(words)s”"), {words: words}) : gettext("your judgement");
   }
 
   // A line under the item's buttons that is no error (role=status): a confirmation, a queued key.
@@ -98,7 +105,8 @@
   // Keys queued behind a request that failed are not applied, and the page says so.
   function dropQueue(why) {
     if (!queue.length) return;
-    var text = "Key" + (queue.length > 1 ? "s " : " ") + keyNames(queue) + " not applied: " + why + ".";
+    var text = say(ngettext("Key %(keys)s not applied: %(why)s.", "Keys %(keys)s not applied: %(why)s.", queue.length),
+                   {keys: keyNames(queue), why: why});
     queue = [];
     note("key-queue", text);
   }
@@ -120,8 +128,10 @@
   function scheduleRetry(reason) {
     pending.tries += 1;
     var delay = Math.min(15000, 1000 * Math.pow(2, Math.min(pending.tries, 4)));
-    showError("Not saved: " + reason + ". " + choiceWords() + " is kept and will be sent again automatically" +
-              (navigator.onLine ? " in " + Math.round(delay / 1000) + " s." : " when the connection is back."));
+    showError(say(navigator.onLine
+      ? gettext("Not saved: %(reason)s. %(choice)s is kept and will be sent again automatically in %(seconds)s s.")
+      : gettext("Not saved: %(reason)s. %(choice)s is kept and will be sent again automatically when the connection is back."),
+      {reason: reason, choice: choiceWords(), seconds: Math.round(delay / 1000)}));
     if (retryTimer) clearTimeout(retryTimer);
     if (navigator.onLine) retryTimer = setTimeout(retry, delay);
   }
@@ -139,8 +149,8 @@
     var form = judgeForm();
     var back = form ? form.dataset.itemUrl : window.location.pathname;
     var login = form ? form.dataset.loginUrl : "/login/";
-    showError("Not saved: your session has ended. Taking you to the login page; " + choiceWords() +
-              " is kept and sent once you are back.");
+    showError(say(gettext("Not saved: your session has ended. Taking you to the login page; %(choice)s is kept and sent once you are back."),
+                  {choice: choiceWords()}));
     var words = pending ? (pending.words || choiceLabel(pending.params)) : "";
     window.location.assign(login + "?next=" + encodeURIComponent(back) + "&ended=1" +
                            (words ? "&kept=" + encodeURIComponent(words) : ""));
@@ -152,11 +162,12 @@
     fetch(form.dataset.itemUrl, {credentials: "same-origin", headers: {"HX-Request": "true"}})
       .then(function (resp) {
         if (resp.redirected && new URL(resp.url).pathname === form.dataset.loginUrl) return goToLogin();
-        if (!resp.ok) return showError("Not saved: the server refused it (" + resp.status + "). " + choiceWords() + " is kept; reload the page to try again.");
+        if (!resp.ok) return showError(say(gettext("Not saved: the server refused it (%(status)s). %(choice)s is kept; reload the page to try again."),
+                                            {status: resp.status, choice: choiceWords()}));
         return resp.text().then(function (html) {
           var token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html);
           if (!token || pending.tries > 2) {
-            showError("Not saved: the security token was refused. " + choiceWords() + " is kept; reload the page.");
+            showError(say(gettext("Not saved: the security token was refused. %(choice)s is kept; reload the page."), {choice: choiceWords()}));
             return;
           }
           document.querySelectorAll('input[name="csrfmiddlewaretoken"]').forEach(function (i) { i.value = token[1]; });
@@ -167,7 +178,7 @@
           retry();
         });
       })
-      .catch(function () { scheduleRetry("the server cannot be reached"); });
+      .catch(function () { scheduleRetry(gettext("the server cannot be reached")); });
   }
 
   // A label kept for another item (the annotator moved on while it was unsaved): send it in the
@@ -184,8 +195,8 @@
           try { sessionStorage.removeItem(STORE); } catch (e) { /* ignore */ }
         }
         if (resp.ok && !resp.redirected) {
-          note("save-confirm", "Saved: " + (stored.words ? "“" + stored.words + "”" : "your judgement") +
-               " on the item you were on, kept while you logged in again.");
+          note("save-confirm", say(gettext("Saved: %(choice)s on the item you were on, kept while you logged in again."),
+                                   {choice: stored.words ? say(gettext("“%(words)s”"), {words: stored.words}) : gettext("your judgement")}));
         }
       })
       .catch(function () { /* still kept in sessionStorage: sent on a later page */ });
@@ -209,7 +220,7 @@
       pending = stored;
       pending.tries = 0;
       pending.restored = true;
-      showError("Sending " + choiceWords() + ", kept from before you logged in…");
+      showError(say(gettext("Sending %(choice)s, kept from before you logged in…"), {choice: choiceWords()}));
       retry();
     } else if (stored && stored.user === currentUser() && form) {
       sendElsewhere(stored);
@@ -270,9 +281,9 @@
     if (xhr.status < 400) return;
     evt.detail.shouldSwap = false;
     if (xhr.status === 403 || xhr.status === 401) return checkSession();
-    if (xhr.status >= 500) return scheduleRetry("the server answered with an error (" + xhr.status + ")");
+    if (xhr.status >= 500) return scheduleRetry(say(gettext("the server answered with an error (%(status)s)"), {status: xhr.status}));
     var text = (xhr.responseText || "").slice(0, 300);
-    showError("Not saved (" + xhr.status + "): " + text);
+    showError(say(gettext("Not saved (%(status)s): %(text)s"), {status: xhr.status, text: text}));
     clearPending();
   });
 
@@ -282,8 +293,8 @@
       var restored = pending && pending.restored ? pending.words : null;
       clearPending();
       if (restored !== null) {
-        note("save-confirm", "Saved: " + (restored ? "“" + restored + "”" : "your judgement") +
-             ", kept while you logged in again.");
+        note("save-confirm", say(gettext("Saved: %(choice)s, kept while you logged in again."),
+                                 {choice: restored ? say(gettext("“%(words)s”"), {words: restored}) : gettext("your judgement")}));
       }
     }
   });
@@ -300,7 +311,7 @@
     var config = evt.detail.requestConfig;
     if (!busy || (config && config.elt ? config.elt : evt.detail.elt) !== busy) return;
     busy = null;
-    if (!evt.detail.successful) return dropQueue("the request before them did not go through");
+    if (!evt.detail.successful) return dropQueue(gettext("the request before them did not go through"));
     // The next key waits until htmx has settled the new item (before that, its form is not yet
     // htmx's and a click would submit it as a plain form); a request that swaps nothing drains later.
     awaitingSettle = true;
@@ -311,17 +322,18 @@
   });
 
   function drain() {
-    if (pending) return dropQueue("the save before them is not confirmed");
+    if (pending) return dropQueue(gettext("the save before them is not confirmed"));
     if (busy || !queue.length) { if (!queue.length) note("key-queue", ""); return; }
     var key = queue.shift();
-    note("key-queue", queue.length ? "Queued: " + keyNames(queue) + " (applied to the next items in turn)" : "");
+    note("key-queue", queue.length ? say(gettext("Queued: %(keys)s (applied to the next items in turn)"), {keys: keyNames(queue)}) : "");
     press(key);
   }
 
   function press(key) {
     var target = document.querySelector('#work [data-key="' + CSS.escape(key) + '"]');
     if (!target || target.disabled) {
-      note("key-queue", "Key " + key.toUpperCase() + " not applied: nothing answers it on this page." + (queue.length ? " Queued: " + keyNames(queue) : ""));
+      note("key-queue", say(gettext("Key %(key)s not applied: nothing answers it on this page."), {key: key.toUpperCase()}) +
+                         (queue.length ? " " + say(gettext("Queued: %(keys)s"), {keys: keyNames(queue)}) : ""));
       queue = [];
       return;
     }
@@ -330,14 +342,14 @@
 
   document.body.addEventListener("htmx:sendError", function (evt) {
     if (!pending || !isSave(evt)) return;
-    scheduleRetry(navigator.onLine ? "the server cannot be reached" : "you are offline");
+    scheduleRetry(navigator.onLine ? gettext("the server cannot be reached") : gettext("you are offline"));
   });
   document.body.addEventListener("htmx:timeout", function (evt) {
-    if (pending && isSave(evt)) scheduleRetry("the server did not answer in time");
+    if (pending && isSave(evt)) scheduleRetry(gettext("the server did not answer in time"));
   });
   window.addEventListener("online", function () { if (pending) retry(); });
   window.addEventListener("offline", function () {
-    if (pending) showError("Not saved: you are offline. " + choiceWords() + " is kept and will be sent when the connection is back.");
+    if (pending) showError(say(gettext("Not saved: you are offline. %(choice)s is kept and will be sent when the connection is back."), {choice: choiceWords()}));
   });
 
   // Buttons with data-dialog open that <dialog> (the "?" shortcut overlay).
@@ -370,7 +382,8 @@
       // A request of this item is in flight: the key is for the item that comes next.
       evt.preventDefault();
       queue.push(key);
-      note("key-queue", "Queued: " + keyNames(queue) + " (applied to the next item" + (queue.length > 1 ? "s in turn)" : ")"));
+      note("key-queue", say(ngettext("Queued: %(keys)s (applied to the next item)", "Queued: %(keys)s (applied to the next items in turn)", queue.length),
+                           {keys: keyNames(queue)}));
       return;
     }
     if (target.disabled) return;

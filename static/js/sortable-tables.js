@@ -41,7 +41,7 @@
         th.classList.add("sort-header");
         th.setAttribute("tabindex", "0");
         th.setAttribute("role", "button");
-        th.title = (th.title ? th.title + " · " : "") + "click to sort";
+        th.title = (th.title ? th.title + " · " : "") + (window.gettext ? window.gettext("click to sort") : "click to sort");
         th.addEventListener("click", function () { sortBy(table, index, th); });
         th.addEventListener("keydown", function (e) {
           if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(table, index, th); }

@@ -159,6 +159,7 @@ def test_guidelines_edited_mid_fold_are_announced_once_with_what_changed(annotat
         {
             "name": corpus.name,
             "dedup_policy": corpus.dedup_policy,
+            "language": corpus.language,
             "description": "",
             "guidelines": "Judge the answer only.\n\nAn empty answer is correct when the passage has none.",
         },

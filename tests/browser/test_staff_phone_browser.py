@@ -41,6 +41,8 @@ NOT_PAGES = {
     "conclusions-panel": "htmx fragment of conclusions",
     "study-entry": "the participant's pages: tests/browser/test_crowd_browser.py at 1366 and 390 px",
     "study-participants-csv": "a file download",
+    "set-language": "POST only (the header's language switcher)",
+    "javascript-catalog": "a script (Django's JavaScript catalogue)",
 }
 ANNOTATOR_ONLY = ("annotate", "previous", "judge", "item-list", "review", "flag-item", "frame-check")
 

@@ -48,7 +48,7 @@ def test_switcher_without_javascript_logged_out(client):
     # a plain form: one submit button per language, the current one disabled
     assert f'action="{reverse("set-language")}"' in page
     assert 'name="language" value="fr"' in page
-    assert 'value="en" lang="en" class="link" aria-current="true" disabled' in page
+    assert 'name="language" value="en" lang="en" class="link" aria-current="true" disabled' in page
     resp = client.post(reverse("set-language"), {"language": "fr", "next": reverse("login")})
     assert resp.status_code == 302 and resp["Location"] == reverse("login")
     assert resp.cookies[settings.LANGUAGE_COOKIE_NAME].value == "fr"
@@ -151,3 +151,10 @@ def test_javascript_catalogue_follows_the_language(client):
     assert fr["Content-Type"].startswith("text/javascript")
     assert "django.gettext" in fr.content.decode()
     assert fr.content != en.content  # the French one carries the strings of static/js
+
+
+def test_switcher_goes_back_to_the_referring_page(client):
+    resp = client.post(reverse("set-language"), {"language": "fr"}, HTTP_REFERER="http://testserver/login/?next=/x/")
+    assert resp["Location"] == "http://testserver/login/?next=/x/"
+    resp = client.post(reverse("set-language"), {"language": "fr"}, HTTP_REFERER="https://evil.example/")
+    assert resp["Location"] == "/"
