@@ -99,7 +99,7 @@ def build_triplets(predictions: Iterable[tuple], policy: str = DEFAULT_POLICY) -
     for pred_key, question_key, given in predictions:
         answer = given or ""
         key = (question_key, normalize_answer(answer, policy))
-        if not key[1]:
+        if not answer.strip():
             continue
         group = groups.get(key)
         if group is None:

@@ -22,7 +22,8 @@ BLANKS = ["", " ", "\u00a0\t", "\n"]
 def blanked(squad_small, tmp_path):
     """SQuAD small's real predictions with one system abstaining on its first 40 questions (empty or
     whitespace-only answers, as a tool writes an abstention)."""
-    rows = [json.loads(line) for line in open(squad_small / "predictions.jsonl", encoding="utf-8")]
+    text = (squad_small / "predictions.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines()]
     system = rows[0]["system"]
     mine = [r for r in rows if r["system"] == system]
     for i, row in enumerate(mine[:40]):
@@ -115,4 +116,3 @@ def test_report_scores_empty_answers_as_incorrect_offline_and_in_app_alike(blank
     ] + [0.0] * 40
     assert row["hscore"] == pytest.approx(float(np.mean(human)))
     assert any("40 empty answer(s)" in note for note in app["notes"])
-
