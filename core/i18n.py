@@ -115,6 +115,15 @@ class LanguageMiddleware(LocaleMiddleware):
         translation.activate(language)
         request.LANGUAGE_CODE = translation.get_language()
 
+    def __call__(self, request):
+        # The language is the request's only: the thread goes back to the default once the response
+        # is made, so that work done outside a request (a job in a thread, the next test) is not
+        # done in the last reader's language.
+        try:
+            return super().__call__(request)
+        finally:
+            translation.deactivate()
+
 
 @receiver(user_logged_in, dispatch_uid="core.i18n.restore_language")
 def restore_language(sender, request, user, **kwargs):

@@ -9,6 +9,7 @@ import re
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)")
@@ -90,8 +91,8 @@ class Job(models.Model):
         if self.progress_total:
             return f"{self.progress_done} / {self.progress_total}"
         if self.progress_done:
-            return f"{self.progress_done} done"
-        return "not started" if self.status == self.CREATED else "—"
+            return gettext("%(n)s done") % {"n": self.progress_done}
+        return gettext("not started") if self.status == self.CREATED else "—"
 
     @property
     def error_summary(self):
@@ -111,10 +112,15 @@ class Job(models.Model):
     def state_note(self):
         """What the status means right now, in words (shown on the pages and in the API)."""
         if self.stalled:
-            what = "sent again to resume" if self.resumable else "marked failed"
-            return f"its worker stopped answering; it will be {what} automatically within a minute or two"
+            if self.resumable:
+                return gettext(
+                    "its worker stopped answering; it will be sent again to resume automatically within a minute or two"
+                )
+            return gettext(
+                "its worker stopped answering; it will be marked failed automatically within a minute or two"
+            )
         if self.status == self.CREATED:
-            return "waiting for a worker"
+            return gettext("waiting for a worker")
         return ""
 
     @property

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import module_has_submodule
+from django.utils.translation import gettext as _
 
 from core.models import Job, WorkerBeat
 from core.runner import LOST, broker_problem
@@ -107,9 +108,11 @@ def health():
     workers = [{"name": w.name, "queues": w.queues, "seen_at": w.seen_at} for w in recent]
     problem = broker_problem()
     if problem:
-        message = "The task queue (Celery broker) is unreachable: new jobs cannot start."
+        message = _("The task queue (Celery broker) is unreachable: new jobs cannot start.")
     elif not workers:
-        message = f"No worker has been seen in the last {window:.0f} s: jobs will wait until one starts."
+        message = _("No worker has been seen in the last %(seconds)d s: jobs will wait until one starts.") % {
+            "seconds": round(window)
+        }
     else:
         message = ""
     return {

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import LABEL_VALUES
+from annotation.labels import LABEL_TITLES, LABEL_VALUES
 
 
 class Label(models.Model):
@@ -19,7 +19,7 @@ class Label(models.Model):
     )
     value = models.CharField(
         max_length=16,
-        choices=[(v, v) for v in LABEL_VALUES],
+        choices=[(v, LABEL_TITLES[v]) for v in LABEL_VALUES],
         null=True,
         blank=True,
         help_text=_("Null while the item is skipped."),

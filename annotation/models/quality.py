@@ -5,9 +5,9 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import LABEL_VALUES
+from annotation.labels import LABEL_TITLES, LABEL_VALUES
 
-_CHOICES = [(v, v) for v in LABEL_VALUES]
+_CHOICES = [(v, LABEL_TITLES[v]) for v in LABEL_VALUES]
 
 
 class GoldItem(models.Model):

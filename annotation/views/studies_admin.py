@@ -71,7 +71,8 @@ def study_page(request, slug):
             messages.error(request, _("nothing changed: %(error)s") % {"error": exc})
         return redirect("study-admin", slug=study.slug)
     studies.release_idle(study)
-    rows = studies.participant_rows(study)
+    words = dict(Participant.STATUSES)  # the page shows statuses in words; the CSV and the API keep the codes
+    rows = [{**row, "status_words": words.get(row["status"], row["status"])} for row in studies.participant_rows(study)]
     link = request.build_absolute_uri(f"/study/{study.slug}/")
     context = {
         "study": study,
@@ -82,7 +83,7 @@ def study_page(request, slug):
         "folds": studies.fold_ids(study),
         "link": link,
         "completion": crowd.completion_link(study.completion_url, study.completion_code),
-        "counts": {s: sum(r["status"] == s for r in rows) for s, _t in Participant.STATUSES},
+        "counts": {title: sum(r["status"] == s for r in rows) for s, title in Participant.STATUSES},
     }
     return render(request, "annotation/study_admin.html", context)
 

@@ -158,3 +158,10 @@ def test_switcher_goes_back_to_the_referring_page(client):
     assert resp["Location"] == "http://testserver/login/?next=/x/"
     resp = client.post(reverse("set-language"), {"language": "fr"}, HTTP_REFERER="https://evil.example/")
     assert resp["Location"] == "/"
+
+
+def test_the_language_ends_with_the_request(client):
+    from django.utils import translation
+
+    assert lang_of(client.get(reverse("login"), HTTP_ACCEPT_LANGUAGE="fr")) == "fr"
+    assert translation.get_language() == "en"  # a job or the next test runs in the default language

@@ -1,0 +1,265 @@
+"""Every page, as each role, in French: no English message left (issue 25, done when).
+
+The pages come from the URL resolver (as the permission matrix enumerates them, on the same world
+of objects: ``tests/core/test_permissions.py``), plus the crowd participant's pages and our own
+admin pages. Each page is rendered in English (no Accept-Language) and in French; every text block
+of the English page (the text between tags, and the title / aria-label / placeholder attributes)
+that holds language must be absent from the French page, unless it is data (questions, answers,
+names: they stay as written) or words French shares with English (``SAME_IN_FRENCH``).
+"""
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.urls import reverse
+
+from tests.core.test_permissions import QUERY, site_urls, url_kwargs, world  # noqa: F401 - world is a fixture
+
+pytestmark = pytest.mark.django_db
+
+# Words spelled the same in French (cognates, proper nouns, units and formats).
+SAME_IN_FRENCH = {
+    "Annotation",
+    "Administration",
+    "Corpus",
+    "corpus",
+    "Question",
+    "Questions",
+    "question",
+    "questions",
+    "Participant",
+    "Participants",
+    "participants",
+    "Actions",
+    "Budget",
+    "Format",
+    "Total",
+    "Description",
+    "Django",
+    "FrameNet",
+    "Prolific",
+    "SQuAD",
+    "JSON",
+    "JSONL",
+    "CSV",
+    "LaTeX",
+    "API",
+    "UTC",
+    "SPEC",
+    "QA",
+    "Swagger",
+    "Redoc",
+    "ID",
+    "min",
+    "Token",
+    "English",
+    "Français",
+    "triplets",
+    "Triplet",
+    "triplet",
+    "Statut",
+    "Triplets",
+    "Slug",
+    "participant",
+    "Documentation",
+    "Message",
+    "message",
+    "Source",
+    "source",
+    "Position",
+    "Type",
+}
+HOLE = "\ue000"
+NO_TEXT = {"script", "style", "code", "kbd", "pre", "textarea", "option", "select"}
+READ = {"title", "aria-label", "placeholder", "alt"}
+# Pages of the i18n-eval branch (evaluation/, frames/, models_runner/): expected to fail until it lands.
+PENDING = {"reports", "report-detail", "conclusions", "conclusions-panel", "report-progress"}
+# Strings of the i18n-eval branch shown on our pages (the frame-check fold form of frames/ on the
+# Folds page): left out here until that branch marks them.
+PENDING_BLOCKS = {
+    "check only this many questions (empty: all with a frame)",
+    "rebuild frame folds that have no checks yet",
+    "share of sampled questions checked by every fold (1: all)",
+    "Attributes",  # frames/admin.py: the corpus list's "derive attributes…" and "predict frames…" columns
+    "derive attributes…",
+    "predict frames…",
+}
+# Django's own admin templates carry a few untranslated words (the search icon's alt, the boolean icons').
+DJANGO_UNTRANSLATED = {"Search", "True", "False", "Unknown"}
+# Not pages: files, scripts, POST-only endpoints, redirects.
+NOT_PAGES = ("api-", "download-", "admin:")
+
+
+class Blocks(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.blocks, self.inside = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("br", "hr", "img", "input", "meta", "link"):
+            self.inside.append(tag)
+        self.blocks += [v for k, v in attrs if k in READ and v]
+
+    def handle_endtag(self, tag):
+        if tag in self.inside:
+            while self.inside and self.inside.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if not NO_TEXT & set(self.inside) and data.strip():
+            self.blocks.append(" ".join(data.split()))
+
+
+def blocks(html):
+    parser = Blocks()
+    parser.feed(html)
+    return parser.blocks
+
+
+def language(text, data):
+    """The words of ``text`` that are English to translate: data strings and shared words removed (a
+    block that is a piece of a data string, such as a highlighted part of a question, is data)."""
+    if any(text in value for value in data):
+        return []
+    for value in data:
+        if len(value) > 2:  # whole data strings only (a one-letter part of speech is no word)
+            text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", text)
+    return [w for w in re.findall(r"[^\W\d_]{2,}", text) if w not in SAME_IN_FRENCH]
+
+
+def world_data():
+    """Every string the world's rows hold that a page may show as it is (never translated)."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Corpus, Fold, Question, Study, System, Triplet
+    from core.models import Job
+
+    values = set(get_user_model().objects.values_list("username", flat=True))
+    for q in Question.objects.all():
+        values |= {q.question, q.context, q.external_id, *(a for a in q.answers if isinstance(a, str))}
+        values |= {line.strip() for line in q.context.splitlines()}
+    values |= set(Triplet.objects.values_list("answer", flat=True))
+    for corpus in Corpus.objects.all():
+        values |= {corpus.name, corpus.dedup_policy, corpus.language, corpus.description}
+    values |= set(Fold.objects.values_list("name", flat=True))
+    values |= set(System.objects.values_list("name", flat=True))
+    for s in Study.objects.all():
+        values |= {s.title, s.slug, s.consent, s.completion_code}
+    values |= lexicon_data()
+    values |= set(Job.objects.values_list("kind", flat=True))
+    return sorted((v for v in values if v and v.strip()), key=len, reverse=True)
+
+
+def lexicon_data():
+    """The frame lexicon's names and definitions (data of the frames app, in the lexicon's language)."""
+    from django.apps import apps
+
+    values = set()
+    for label in ("frames.FrameDef", "frames.FrameElementDef", "frames.LexicalUnitDef", "frames.FrameAnnotation"):
+        model = apps.get_model(label)
+        fields = [f.name for f in model._meta.concrete_fields if f.get_internal_type() in ("CharField", "TextField")]
+        for row in model.objects.values_list(*fields):
+            values |= {v for v in row if isinstance(v, str)}
+            values |= {f"({v})" for v in row if isinstance(v, str)} | {
+                f"({v.lower()})" for v in row if isinstance(v, str)
+            }
+    return values
+
+
+def untranslated(client, path, data):
+    """English text blocks of ``path`` found as they are in its French page (or why it is no page)."""
+    english = client.get(path)
+    french = client.get(path, HTTP_ACCEPT_LANGUAGE="fr")
+    if english.status_code != 200 or not english["Content-Type"].startswith("text/html"):
+        return None
+    assert french.status_code == 200, (path, french.status_code)
+    assert '<html lang="fr"' in french.content.decode() or 'lang="fr"' in french.content.decode()
+    french_blocks = set(blocks(french.content.decode()))
+    english_blocks = blocks(english.content.decode())
+    return sorted({b for b in english_blocks if b in french_blocks and b not in PENDING_BLOCKS and language(b, data)})
+
+
+ROLES = ["anonymous", "annotator", "researcher", "admin"]
+
+
+def page_names():
+    return [name for name, _ in site_urls() if not name.startswith(NOT_PAGES)]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_page_is_in_french(world, client, role):  # noqa: F811 - world is the imported fixture
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    data = world_data()
+    found, seen = {}, 0
+    for name in page_names():
+        if name in PENDING or name in ("logout", "set-language", "javascript-catalog"):
+            continue
+        path = reverse(name, kwargs=url_kwargs(name, world)) + QUERY.get(name, "")
+        left = untranslated(client, path, data)
+        if left is None:
+            continue
+        seen += 1
+        if left:
+            found[path] = left
+    assert seen >= {"anonymous": 1, "annotator": 5, "researcher": 1, "admin": 5}[role]
+    assert not found, f"English left on the French pages as {role}: {found}"
+
+
+@pytest.mark.parametrize("name", sorted(PENDING))
+@pytest.mark.xfail(reason="pages of the i18n-eval branch, marked there", strict=False)
+@pytest.mark.parametrize("role", ["researcher", "admin"])
+def test_research_pages_are_in_french(world, client, role, name):  # noqa: F811
+    client.force_login(world["users"][role])
+    path = reverse(name, kwargs=url_kwargs(name, world)) + QUERY.get(name, "")
+    assert not untranslated(client, path, world_data())
+
+
+def test_crowd_participant_pages_are_in_french(world, client):  # noqa: F811
+    from annotation.models import Participant
+
+    data = world_data()
+    # a newcomer from the panel: the consent page
+    entry = reverse("study-entry", kwargs={"slug": world["study"]})
+    assert untranslated(client, f"{entry}?PROLIFIC_PID=new-person", data) == []
+    # a participant at work: their fold's pages
+    participant = Participant.objects.get(external_id="matrix-p1")
+    client.force_login(participant.user)
+    fold = participant.fold_id
+    for path in (reverse("annotate", args=[fold]), reverse("item-list", args=[fold])):
+        assert untranslated(client, path, data) == [], path
+
+
+ADMIN_PAGES = [
+    "admin:index",
+    "admin:app_list",
+    *(f"admin:annotation_{m}_changelist" for m in ("corpus", "question", "triplet", "fold", "label", "flag")),
+    *(f"admin:annotation_{m}_changelist" for m in ("golditem", "adjudication", "study", "participant", "system")),
+    "admin:annotation_corpus_add",
+    "admin:annotation_import",
+    "admin:core_job_changelist",
+]
+
+
+@pytest.mark.parametrize("name", ADMIN_PAGES)
+def test_our_admin_pages_are_in_french(world, client, name):  # noqa: F811
+    client.force_login(world["users"]["admin"])
+    path = reverse(name, kwargs={"app_label": "annotation"} if name == "admin:app_list" else {})
+    left = untranslated(client, path, world_data())
+    assert left is not None, f"{path} is no page"
+    assert [b for b in left if b not in other_apps_words() | DJANGO_UNTRANSLATED] == [], path
+
+
+def other_apps_words():
+    """Names of the apps and models of the i18n-eval branch and of third parties (shown by the admin's
+    side bar on every admin page): checked there, not here."""
+    from django.apps import apps
+
+    words = set()
+    for config in apps.get_app_configs():
+        if config.label not in ("core", "annotation"):
+            words.add(str(config.verbose_name))
+            for model in config.get_models():
+                words |= {str(model._meta.verbose_name_plural), str(model._meta.verbose_name_plural).capitalize()}
+    return words
