@@ -20,7 +20,7 @@ from annotation.assignments import assign_all
 from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.interchange import InterchangeError
-from annotation.models import Corpus, Fold
+from annotation.models import Corpus, Fold, Prediction
 from core.models import UserPreference
 from core.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
 from frames.lexicon_store import SHIPPED_FR_NAME, ensure_shipped_lexicon
@@ -102,8 +102,9 @@ class Command(BaseCommand):
         except (DemoRunError, RunError) as exc:
             raise CommandError(str(exc)) from None
         for name, result in results.items():
-            self.stdout.write(f"  {name}: {result['answered_now']} answers in {result['duration_s']} s")
-        self.stdout.write(f"{c.triplets_count()} triplets")
+            empty = Prediction.objects.filter(system__name=name, question__corpus=c, triplet=None).count()
+            self.stdout.write(f"  {name}: {result['answered_now']} answers in {result['duration_s']} s ({empty} empty)")
+        self.stdout.write(f"{c.triplets_count()} triplets (an empty answer is none)")
         lexicon = ensure_shipped_lexicon(SHIPPED_FR_NAME)
         self.stdout.write(f"frame lexicon {lexicon.name} ready (choose it for a frame job on this corpus)")
 
