@@ -89,12 +89,18 @@ def build_triplets(predictions: Iterable[tuple], policy: str = DEFAULT_POLICY) -
 
     Order is stable: triplets come out in first-seen order, and the displayed answer of a triplet is
     the whitespace-normalized form of the first prediction seen (so the reference, loaded first,
-    usually gives the displayed spelling).
+    usually gives the displayed spelling). An answer that is empty once normalized is no triplet
+    (nobody is shown an empty answer): its prediction is in no group.
+
+    >>> [(g.answer, g.prediction_keys) for g in build_triplets([(1, "q", "Paris"), (2, "q", " "), (3, "q", None)])]
+    [('Paris', [1])]
     """
     groups: dict[tuple, TripletGroup] = {}
     for pred_key, question_key, given in predictions:
         answer = given or ""
         key = (question_key, normalize_answer(answer, policy))
+        if not answer.strip():
+            continue
         group = groups.get(key)
         if group is None:
             shown = answer if policy == "exact" else normalize_answer(answer, "whitespace")

@@ -287,12 +287,17 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                 Prediction,
                 PREDICTION_COLUMNS,
                 [
-                    (meta[i][0].pk, qid, answer, mapping[i], json.dumps(meta[i][1]), now)
+                    (meta[i][0].pk, qid, answer, mapping.get(i), json.dumps(meta[i][1]), now)
                     for i, qid, answer in rows[start : start + IMPORT_BATCH]
                 ],
             )
             progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
-        triplets = {"new_triplets": n_new, "linked_predictions": written, "added_to_folds": extend_folds_if_any(corpus)}
+        triplets = {
+            "new_triplets": n_new,
+            "linked_predictions": len(mapping),
+            "empty_answers": len(rows) - len(mapping),  # no triplet: nobody is shown an empty answer
+            "added_to_folds": extend_folds_if_any(corpus),
+        }
     return {"predictions": written, "systems": sorted(systems), **triplets}
 
 

@@ -66,7 +66,9 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
     """Give every prediction of the corpus without a triplet its triplet, creating new ones.
 
     Incremental: existing triplets are reused, so predictions imported or generated later join the
-    triplets (and labels) already there. Returns ``{"new_triplets", "linked_predictions"}``.
+    triplets (and labels) already there. An empty answer joins no triplet (``empty_answers`` counts
+    them; they stay without a triplet and the report scores them by rule). Returns
+    ``{"new_triplets", "linked_predictions", "empty_answers", "added_to_folds"}``.
     """
     lock_corpus(corpus.pk)
     pending = list(
@@ -75,7 +77,7 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
         .values_list("id", "question_id", "answer", "system__kind")
     )
     if not pending:
-        return {"new_triplets": 0, "linked_predictions": 0}
+        return {"new_triplets": 0, "linked_predictions": 0, "empty_answers": 0}
     pending.sort(key=lambda p: p[3] != System.KIND_REFERENCE)
     mapping, n_new = triplets_for(corpus, [(pid, qid, answer) for pid, qid, answer, _ in pending])
     progress(message=f"linking {len(pending)} predictions to triplets")
@@ -84,6 +86,7 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
     return {
         "new_triplets": n_new,
         "linked_predictions": len(updates),
+        "empty_answers": len(pending) - len(updates),
         "added_to_folds": extend_folds_if_any(corpus, source),
     }
 

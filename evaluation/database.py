@@ -50,12 +50,18 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
     questions["answers"] = questions["answers"].map(lambda a: list(a) if isinstance(a, list) else [])
     questions["meta"] = questions["meta"].map(lambda m: m if isinstance(m, dict) else {})
     preds = Prediction.objects.filter(question__corpus=corpus).order_by("system_id", "question__position", "id")
+    # the key is made before pandas sees the ids: an empty answer has no triplet (None), which would
+    # turn the whole id column into floats ("t1.0")
     predictions = pd.DataFrame.from_records(
-        list(preds.values_list("question__external_id", "system__name", "answer", "triplet_id")),
-        columns=["question_id", "system", "answer", "triplet"],
+        [
+            (qid, system, answer, _tkey(tid))
+            for qid, system, answer, tid in preds.values_list(
+                "question__external_id", "system__name", "answer", "triplet_id"
+            )
+        ],
+        columns=["question_id", "system", "answer", "tkey"],
     )
-    predictions["tkey"] = predictions["triplet"].map(_tkey).astype(object)
-    predictions = predictions.drop(columns="triplet")
+    predictions["tkey"] = predictions["tkey"].astype(object)
     labels = Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False).order_by("updated_at", "id")
     if not include_excluded:
         labels = labels.exclude(annotator_id__in=studies.excluded_user_ids(corpus))

@@ -14,9 +14,10 @@ import re
 
 from django.db.models import Count, Q
 
-from annotation import annotating, fold_kinds, judgements
+from annotation import annotating, fold_kinds, fold_sql, judgements
 from annotation.labels import FRAME_CHECK_VALUES
 from annotation.models import Fold, FoldItem
+from core import roles
 from frames.models import FrameCheck, FrameCheckEvent
 from frames.proxy import normalize_text, word_pattern
 
@@ -35,11 +36,19 @@ def get_assigned_fold(user, fold_id):
     return fold
 
 
-def get_fold_item(fold, item_id):
-    item = FoldItem.objects.filter(pk=item_id, fold=fold).select_related(*_RELATED).first()
+def get_fold_item(fold, handle):
+    """The item of ``fold`` an annotator names by its ``handle`` (never its id, as on the triplet pages)."""
+    item = FoldItem.objects.filter(handle=handle, fold=fold).select_related(*_RELATED).first()
     if item is None:
         raise FrameCheckNotFound("no such item in this fold")
     return item
+
+
+def guidelines_news(fold, user):
+    """What changed in the corpus guidelines since ``user`` last read them, once (as on the triplet
+    pages: ``annotation.annotating.guidelines_news``)."""
+    found = fold_sql.assignment(user.pk, fold.pk, kind=Fold.KIND_FRAME, role=roles.ANNOTATOR)
+    return annotating.guidelines_news(found[0]) if found else []
 
 
 def fold_progress(fold, user):

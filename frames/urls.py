@@ -6,7 +6,7 @@ from frames import api, views
 
 urlpatterns = [
     path("frames/check/<id:fold_id>/", views.check, name="frame-check"),
-    path("frames/check/<id:fold_id>/item/<id:item_id>/", views.show_item, name="frame-check-item"),
+    path("frames/check/<id:fold_id>/item/<id:handle>/", views.show_item, name="frame-check-item"),
     path("frames/check/<id:fold_id>/previous/", views.previous, name="frame-check-previous"),
     path("frames/check/<id:fold_id>/rate/", views.rate, name="frame-check-rate"),
     path("api/attributes/", api.AttributeJobs.as_view(), name="api-attributes"),

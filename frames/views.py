@@ -42,6 +42,7 @@ def _item_context(request, fold, item):
     annotation = item.frame_annotation if item else None
     check = checking.current_check(item, request.user) if item else None
     before = item.position if item else None
+    news = checking.guidelines_news(fold, request.user)
     return {
         "fold": fold,
         "item": item,
@@ -59,6 +60,9 @@ def _item_context(request, fold, item):
         "progress": checking.fold_progress(fold, request.user),
         "submission_id": annotating.new_submission_id(),
         "has_previous": checking.previous_item(fold, request.user, before) is not None,
+        "guidelines_news": news,
+        # the corpus guidelines beside the item are refreshed with the news (htmx out-of-band swap)
+        "guidelines_now": fold.corpus.guidelines if news and request.htmx else None,
     }
 
 
@@ -76,9 +80,9 @@ def check(request, fold_id):
 
 @annotator_required
 @require_safe
-def show_item(request, fold_id, item_id):
+def show_item(request, fold_id, handle):
     fold = checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, checking.get_fold_item(fold, item_id))
+    return _render_item(request, fold, checking.get_fold_item(fold, handle))
 
 
 @annotator_required
@@ -93,10 +97,10 @@ def previous(request, fold_id):
 @require_POST
 def rate(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
-    item_id = ids.parse_id(request.POST.get("item"))
-    if item_id is None:
+    handle = ids.parse_id(request.POST.get("item"))
+    if handle is None:
         return HttpResponseBadRequest("missing item")
-    item = checking.get_fold_item(fold, item_id)
+    item = checking.get_fold_item(fold, handle)
     skip = request.POST.get("action") == "skip"
     frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):

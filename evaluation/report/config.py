@@ -148,6 +148,7 @@ class ScoreTable:
     n_unmatched_labels: int = 0
     labels: pd.DataFrame | None = None  # the labels with their triplet key (``tkey``)
     label_matched: np.ndarray | None = None  # per label: its triplet is one of a prediction
+    empty_answers: dict = field(default_factory=dict)  # system -> its empty answers (no triplet; SPEC 1)
 
     def column(self, name):
         """The column index of a system (or ``ROVER_NAME``) in the matrices.

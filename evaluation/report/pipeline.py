@@ -110,6 +110,7 @@ def compute_report(
         "human_aggregate": config.human_aggregate,
         "n_questions": ctx.n_q,
         "n_predictions": len(predictions),
+        "empty_answers": ctx.table.empty_answers,
         "entropy": {
             "source": config.entropy_source,
             "n_frames": len(ctx.entropy),

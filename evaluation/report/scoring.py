@@ -101,6 +101,7 @@ def score_table(
             mats[metric].ravel()[cell[matched]] = per_triplet[triplets.code[matched]]
         label_matched = label_triplet >= 0
         n_unmatched = int((~label_matched).sum())
+        _score_empty_answers(mats, questions, q=q, cell=cell, empty=norm_texts[pred_norm] == "")
 
     partition, source = _rover_column(
         mats,
@@ -110,9 +111,40 @@ def score_table(
         rover_systems=rover_systems,
         config=config,
     )
+    empty = norm_texts[pred_norm] == ""
+    empty_answers = {systems[i]: int(n) for i, n in enumerate(np.bincount(s[empty], minlength=len(systems))) if n}
     return ScoreTable(
-        questions.index, columns, mats, present, partition, source, rover_systems, n_unmatched, keyed, label_matched
+        questions.index,
+        columns,
+        mats,
+        present,
+        partition,
+        source,
+        rover_systems,
+        n_unmatched,
+        keyed,
+        label_matched,
+        empty_answers,
     )
+
+
+def _score_empty_answers(mats, questions, *, q, cell, empty):
+    """The human scores of empty answers, given by rule (no human ever sees an empty answer: it is
+    never a triplet). As EM's "empty vs empty = 1" (SPEC 4): correct (1) when the question has no
+    reference answer, incorrect (0) otherwise; a rule-scored answer counts as labelled.
+
+    >>> questions = pd.DataFrame({"answers": [["Paris"], []]}, index=["q1", "q2"])
+    >>> mats = {"hscore": np.full((2, 1), np.nan), "hcorrect": np.full((2, 1), np.nan)}
+    >>> _score_empty_answers(mats, questions, q=np.array([0, 1]), cell=np.array([0, 1]), empty=np.array([True, True]))
+    >>> mats["hscore"].ravel().tolist()
+    [0.0, 1.0]
+    """
+    if not empty.any():
+        return
+    no_reference = np.array([not any(str(a).strip() for a in answers) for answers in questions["answers"]], bool)
+    value = no_reference[q[empty]].astype(float)
+    for metric in ("hscore", "hcorrect"):
+        mats[metric].ravel()[cell[empty]] = value
 
 
 def _normalized_pairs(raw_pairs, n_norm):

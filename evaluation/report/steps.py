@@ -195,6 +195,13 @@ def prepare(questions, predictions, labels, *, config) -> Context:
             f"{table.n_unmatched_labels} label(s) match no prediction's answer and count for no system "
             "(nor for the agreement)"
         )
+    if table.empty_answers:
+        counts = ", ".join(f"{name} {n}" for name, n in table.empty_answers.items())
+        notes.append(
+            f"{sum(table.empty_answers.values())} empty answer(s) ({counts}) are shown to nobody: they score 0 "
+            "on the automatic metrics against a reference answer and count as incorrect in the human metrics "
+            "(as correct where the question has no reference answer)"
+        )
     entropy = fx.frame_entropy(questions, config.entropy_source, config.lexicon)
     sides, thresholds = fx.factor_sides(questions, config.factors, entropy)
     active = [f for f in config.factors if (~np.isnan(sides[f.name].to_numpy())).any()]

@@ -388,7 +388,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
             "corpus": tiny.pk,
             "assignment": Assignment.objects.get(fold=fold, annotator=users["annotator"]).pk,
             "frame_fold": frame_fold.pk,
-            "frame_item": frame_fold.items.first().pk,
+            "frame_item": frame_fold.items.first().handle,
             "report": report_pk,
             "run": run.json()["id"],
             "study": "matrix",
@@ -400,7 +400,7 @@ def url_kwargs(name, w):
     """The arguments of URL ``name`` in the world ``w`` (a URL with arguments missing here fails)."""
     fold, report = {"fold_id": w["fold"]}, {"pk": w["report"]}
     item = {"fold_id": w["fold"], "handle": w["item"]}
-    frame, frame_item = {"fold_id": w["frame_fold"]}, {"fold_id": w["frame_fold"], "item_id": w["frame_item"]}
+    frame, frame_item = {"fold_id": w["frame_fold"]}, {"fold_id": w["frame_fold"], "handle": w["frame_item"]}
     corpus, my_fold = {"corpus_id": w["corpus"]}, {"pk": w["fold"]}
     return {
         "annotate": fold,

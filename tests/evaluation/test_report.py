@@ -47,7 +47,7 @@ PREDICTIONS = [
     {"question_id": "q1", "system": "s3", "answer": "Carolina"},
     {"question_id": "q2", "system": "s1", "answer": "Warsaw"},
     {"question_id": "q2", "system": "s2", "answer": "Poland"},
-    {"question_id": "q2", "system": "s3", "answer": ""},
+    {"question_id": "q2", "system": "s3", "answer": ""},  # no triplet: scored incorrect by rule
     {"question_id": "q3", "system": "s1", "answer": "z"},
 ]
 LABELS = [
@@ -109,9 +109,11 @@ def test_factor_with_missing_attribute_and_undefined_metric_is_null():
     dist = next(e for e in report.data["factors"] if e["factor"] == "dist" and e["metric"] == "hscore")
     assert (dist["n_hard"], dist["n_easy"]) == (1, 1)  # q3 lacks dist: neither side
     assert dist["size_pct"] == 50.0
+    s2 = next(r for r in dist["rows"] if r["system"] == "s2")
+    assert s2["s_hard"] is None and s2["delta"] is None and s2["p_value"] is None  # q2's "Poland" unlabeled
+    assert s2["significant"] is False
     s3 = next(r for r in dist["rows"] if r["system"] == "s3")
-    assert s3["s_hard"] is None and s3["delta"] is None and s3["p_value"] is None  # q2's "" unlabeled
-    assert s3["significant"] is False
+    assert s3["s_hard"] == 0.0  # q2's "" is no triplet: incorrect by rule, not unlabeled
     s1 = next(r for r in dist["rows"] if r["system"] == "s1")
     assert s1["diff"] == pytest.approx(1.0 - 0.75) and s1["delta"] == 25
     assert {"bias", "coref", "trigger", "lu_in_q"} <= set(report.data["factors_skipped"])
@@ -208,8 +210,9 @@ def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_fli
     assert rows["s1"]["hcorrect_low"] == pytest.approx(100 * 1.5 / 3) and rows["s1"]["hcorrect_high"] == pytest.approx(
         100 * 2.5 / 3
     )
-    # s3: both predictions labeled (Carolina incorrect; "" unlabeled -> coverage 1/2)
-    assert rows["s3"]["hscore_low"] == 0.0 and rows["s3"]["hscore_high"] == 0.5
+    # s3: Carolina labeled incorrect; "" is no triplet, incorrect by rule: full coverage, no bounds gap
+    assert rows["s3"]["coverage"] == 1.0
+    assert rows["s3"]["hscore_low"] == 0.0 and rows["s3"]["hscore_high"] == 0.0
     report = compute_report(q, p, l, config=ReportConfig(n_boot=0))
     flips = {(f["higher"], f["lower"]) for f in report.data["ranking_flips"]}
     # s1 (0.875) above s2 (0.75), but s1's low 0.583 < s2's high 0.875: the ranking could flip

@@ -82,22 +82,24 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
         assert name in html and span in html
     assert "0 / 4" in html and "Guidelines" in html
 
-    r = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1", seconds="2.5")
+    r = post(
+        client, fold, item=first.handle, frame_rating="full", fe_rating="partial", submission_id="s1", seconds="2.5"
+    )
     assert r.status_code == 200 and "1 / 4" in r.content.decode()
-    retry = post(client, fold, item=first.pk, frame_rating="full", fe_rating="partial", submission_id="s1")
+    retry = post(client, fold, item=first.handle, frame_rating="full", fe_rating="partial", submission_id="s1")
     assert retry.status_code == 200  # a retry of the same submission is a no-op
-    changed = post(client, fold, item=first.pk, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
+    changed = post(client, fold, item=first.handle, frame_rating="erroneous", fe_rating="erroneous", submission_id="s1")
     assert changed.status_code == 409 and "already used" in changed.content.decode()  # never dropped silently
     check = FrameCheck.objects.get(frame_annotation=fa, annotator=user)
     assert (check.frame_rating, check.fe_rating, check.seconds_spent) == ("full", "partial", 2.5)
     assert FrameCheckEvent.objects.filter(frame_check=check).count() == 1
 
     second = frame_checking.next_item(fold, user)
-    post(client, fold, item=second.pk, action="skip", submission_id="s2")
+    post(client, fold, item=second.handle, action="skip", submission_id="s2")
     assert frame_checking.fold_progress(fold, user).skipped == 1
-    assert post(client, fold, item=second.pk, frame_rating="full", submission_id="s3").status_code == 400
+    assert post(client, fold, item=second.handle, frame_rating="full", submission_id="s3").status_code == 400
     assert (
-        post(client, fold, item=second.pk, frame_rating="full", fe_rating="correct", submission_id="s4").status_code
+        post(client, fold, item=second.handle, frame_rating="full", fe_rating="correct", submission_id="s4").status_code
         == 400
     )
 
@@ -105,8 +107,8 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
     back = client.get(
         reverse("frame-check-previous", args=[fold.pk]) + f"?before={second.position}", HTTP_HX_REQUEST="true"
     )
-    assert f'value="{first.pk}"' in back.content.decode() and 'name="revisit"' in back.content.decode()
-    post(client, fold, item=first.pk, frame_rating="partial", fe_rating="full", submission_id="s5", revisit="1")
+    assert f'value="{first.handle}"' in back.content.decode() and 'name="revisit"' in back.content.decode()
+    post(client, fold, item=first.handle, frame_rating="partial", fe_rating="full", submission_id="s5", revisit="1")
     check.refresh_from_db()
     assert (check.frame_rating, check.fe_rating) == ("partial", "full")
     assert list(check.events.values_list("frame_rating", flat=True)) == ["full", "partial"]
@@ -119,7 +121,7 @@ def test_permissions(client, fold_for, make_user, framed_corpus):
     client.force_login(other)
     assert client.get(reverse("frame-check", args=[fold.pk])).status_code == 404
     item = fold.items.first()
-    assert post(client, fold, item=item.pk, frame_rating="full", fe_rating="full").status_code == 404
+    assert post(client, fold, item=item.handle, frame_rating="full", fe_rating="full").status_code == 404
     researcher = make_user("res", "researcher")
     client.force_login(researcher)
     assert client.get(reverse("frame-check", args=[fold.pk])).status_code == 403
@@ -176,9 +178,9 @@ def test_api_my_folds_lists_only_folds_its_next_endpoint_serves(client, fold_for
     fold, user = fold_for()
     client.force_login(user)
     first = frame_checking.next_item(fold, user)
-    post(client, fold, item=first.pk, frame_rating="full", fe_rating="full", submission_id="p1")
+    post(client, fold, item=first.handle, frame_rating="full", fe_rating="full", submission_id="p1")
     second = frame_checking.next_item(fold, user)
-    post(client, fold, item=second.pk, action="skip", submission_id="p2")
+    post(client, fold, item=second.handle, action="skip", submission_id="p2")
     # Frame-check folds are labelled on their page (the home page shows their progress); the API's
     # list holds only the folds whose /next/ it answers (issue 27 point 9).
     listed = client.get("/api/my/folds/").json()
@@ -187,3 +189,36 @@ def test_api_my_folds_lists_only_folds_its_next_endpoint_serves(client, fold_for
         assert client.get(f["next"]).status_code == 200
     assert client.get(reverse("api-next-item", args=[fold.pk])).status_code == 404
     assert "1 / 4" in client.get(reverse("home")).content.decode()
+
+
+def test_items_travel_by_handle_and_guidelines_changes_are_announced_once(client, fold_for):
+    """Issue 27: frame-check pages name an item by its handle, never its id (the id is refused:
+    404), and an edit of the corpus guidelines mid-fold is announced once, with what changed, as on
+    the triplet pages."""
+    from annotation.models import FoldItem
+
+    fold, user = fold_for()
+    client.force_login(user)
+    corpus = fold.corpus
+    corpus.guidelines = "Rate the frame.\n\nA frame on a wrong trigger is erroneous."
+    corpus.save()
+    page = client.get(reverse("frame-check", args=[fold.pk])).content.decode()
+    assert "Guidelines changed" not in page and 'id="corpus-guidelines"' in page  # first read
+    first, second, third = FoldItem.objects.filter(fold=fold).order_by("position")[:3]
+    assert f'value="{first.handle}"' in page and f'data-item="{first.handle}"' in page
+    assert f'value="{first.pk}"' not in page and f'data-item="{first.pk}"' not in page
+    shown = client.get(reverse("frame-check-item", args=[fold.pk, second.handle]))
+    assert shown.status_code == 200 and f'value="{second.handle}"' in shown.content.decode()
+    if second.pk != second.handle:
+        assert client.get(reverse("frame-check-item", args=[fold.pk, second.pk])).status_code == 404
+    post(client, fold, item=first.handle, frame_rating="full", fe_rating="full", submission_id="h1")
+    corpus.guidelines = "Rate the frame.\n\nA frame on a wrong trigger is partial."
+    corpus.save()
+    html = post(client, fold, item=second.handle, frame_rating="full", fe_rating="full", submission_id="h2")
+    html = html.content.decode()
+    assert 'id="guidelines-changed"' in html
+    assert "<del>A frame on a wrong trigger is erroneous.</del>" in html
+    assert "<ins>A frame on a wrong trigger is partial.</ins>" in html
+    assert 'hx-swap-oob="true"' in html  # the corpus guidelines beside the item show the new text
+    again = post(client, fold, item=third.handle, frame_rating="full", fe_rating="full", submission_id="h3")
+    assert "Guidelines changed" not in again.content.decode()  # once

@@ -23,7 +23,6 @@ VERDICTS = {
     "Santa Clara, California": "Partially correct: extra words",
     "Poland": "incorrect",
     "Carolina Panthers": "Wrong.",
-    "": "I cannot tell.",
 }
 
 
@@ -93,6 +92,8 @@ def test_a_judge_run_labels_every_triplet_and_stores_every_exchange(tiny_corpus)
         calls.append(body)
         if len(calls) == 1:
             return 429, {"error": {"message": "slow down"}}  # retried
+        if answer_of(body) == "Poland":
+            return "I cannot tell."  # no verdict in the reply: stored, unparsed
         return verdict(body)
 
     with OpenAIStub(responder) as stub:
@@ -107,14 +108,13 @@ def test_a_judge_run_labels_every_triplet_and_stores_every_exchange(tiny_corpus)
         "Warsaw": "correct",
         "Santa Clara": "correct",
         "Santa Clara, California": "partial",
-        "Poland": "incorrect",
         "Carolina Panthers": "incorrect",
-        "": None,
+        "Poland": None,  # "I cannot tell."
     }
     exchanges = LLMExchange.objects.filter(purpose="judge")
     assert exchanges.count() == n_triplets and exchanges.filter(attempts=2).count() == 1
     assert all(jl.exchange_id for jl in JudgeLabel.objects.filter(judge=judge))
-    assert JudgeLabel.objects.get(judge=judge, triplet__answer="").exchange.reply == "I cannot tell."
+    assert JudgeLabel.objects.get(judge=judge, triplet__answer="Poland").exchange.reply == "I cannot tell."
     run.refresh_from_db()
     assert run.triplets_done == n_triplets and run.unparsed == 1 and job.result["unparsed"] == 1
     assert calls[-1]["model"] == "judge-model" and calls[-1]["max_tokens"] == 10

@@ -16,5 +16,5 @@ class Command(BaseCommand):
         result = run_import(self, import_predictions, path, get_corpus(corpus))
         self.stdout.write(
             f"{result['predictions']} predictions of {len(result['systems'])} systems; "
-            f"{result['new_triplets']} new triplets"
+            f"{result['new_triplets']} new triplets; {result['empty_answers']} empty answers (no triplet)"
         )
