@@ -82,6 +82,15 @@ def ensure_shipped_lexicon(name=SHIPPED_NAME):
     return row or import_lexicon(SHIPPED[name], name=name)[0]
 
 
+def default_lexicon(language):
+    """The shipped lexicon for a corpus language: ``framenet-fr-mini`` for French, else ``framenet-mini``.
+
+    >>> default_lexicon("fr-CA"), default_lexicon("en")
+    ('framenet-fr-mini', 'framenet-mini')
+    """
+    return SHIPPED_FR_NAME if (language or "").split("-")[0].strip().lower() == "fr" else SHIPPED_NAME
+
+
 def get_lexicon(name):
     row = FrameLexicon.objects.filter(name=name).first()
     if row is None:

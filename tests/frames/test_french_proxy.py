@@ -127,3 +127,29 @@ def test_french_frame_proxy_on_piaf_against_the_local_llm(piaf_small_dir, monkey
         assert stored.frame_reply.startswith("Frame : ") and stored.frame_elements
     kinship = [q for q in with_trigger if q.frame == "Kinship"]
     assert kinship and all(q.lu_pos == "noun" for q in kinship)
+
+
+def test_the_french_lexicon_is_the_default_for_a_french_corpus(monkeypatch, client, make_user):
+    """predict_frames without --lexicon, and the admin's form, start from the corpus language's lexicon."""
+    from django.urls import reverse
+
+    from frames.lexicon_store import default_lexicon, ensure_shipped_lexicon
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    corpus = Corpus.objects.create(name="fr-mini", language="fr")
+    for i, text in enumerate(["Quelle guerre a lieu en 1808 ?", "Qui est le fils de Carlo ?", "Combien ?"]):
+        Question.objects.create(
+            corpus=corpus, external_id=f"q{i}", position=i, context="c", question=text, answers=["x"]
+        )
+    lexicon = load_lexicon(SHIPPED_LEXICON_FR)
+    with OpenAIStub(french_responder(lexicon)) as stub:
+        call_command("predict_frames", "--corpus", "fr-mini", "--base-url", stub.base_url, "--model", "stub-model")
+    assert len(stub.requests) == 4  # two questions with a French trigger, two prompts each
+    assert {q.frame for q in Question.objects.filter(corpus=corpus)} == {"Hostile_encounter", "Kinship", None}
+    assert FrameAnnotation.objects.filter(lexicon__name="framenet-fr-mini").count() == 3
+    assert default_lexicon("en") == "framenet-mini" and default_lexicon("fr") == "framenet-fr-mini"
+
+    ensure_shipped_lexicon("framenet-mini")
+    client.force_login(make_user("boss", "admin"))
+    page = client.get(reverse("admin:annotation_predict_frames", args=[corpus.pk])).content.decode()
+    assert re.search(r'<option value="framenet-fr-mini" selected>', page)
