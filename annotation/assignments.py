@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.fold_store import FoldError
 from annotation.folds import assign_round_robin, assignment_conflict
@@ -31,8 +32,11 @@ def assign_fold(fold, user):
     clash = assignment_conflict(sets, [f.pk for f in mine], fold.pk)
     if clash:
         raise FoldError(
-            f"{user.username} already has {len(clash)} of this fold's items in another fold; "
-            "an annotator never judges the same item twice"
+            _(
+                "%(user)s already has %(n)s of this fold's items in another fold; "
+                "an annotator never judges the same item twice"
+            )
+            % {"user": user.username, "n": len(clash)}
         )
     return Assignment.objects.get_or_create(fold=fold, annotator=user)[0]
 
@@ -46,7 +50,7 @@ def assign_all(corpus, users, *, per_fold=1, kind=Fold.KIND_TRIPLET):
         return {}
     users = list(users)
     if not users:
-        raise FoldError("no annotators to assign")
+        raise FoldError(_("no annotators to assign"))
     sets = fold_triplet_sets(folds)
     existing = defaultdict(lambda: [0, set()])
     for a in Assignment.objects.filter(fold__in=folds):

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from django.utils.translation import gettext as _
+
 # A participant with one of these statuses holds (or has used up) a slot of their fold.
 HOLDING = ("consented", "active", "completed")
 # Statuses that still hold a slot and may lose it when idle.
@@ -33,7 +35,8 @@ class PanelIdError(ValueError):
 def _checked(name, value):
     if len(value) > ID_MAX or not _ID.fullmatch(value):
         raise PanelIdError(
-            f"{name} must be 1 to {ID_MAX} letters, digits or . _ @ : - (starting with a letter or digit)"
+            _("%(name)s must be 1 to %(max)s letters, digits or . _ @ : - (starting with a letter or digit)")
+            % {"name": name, "max": ID_MAX}
         )
     return value
 
@@ -52,7 +55,7 @@ def panel_ids(query):
     name = "PROLIFIC_PID" if query.get("PROLIFIC_PID") else "participant"
     pid = (query.get(name) or "").strip()
     if not pid:
-        raise PanelIdError("the link has no participant id (PROLIFIC_PID or participant)")
+        raise PanelIdError(_("the link has no participant id (PROLIFIC_PID or participant)"))
     extra = [(query.get(key) or "").strip() for key in ("STUDY_ID", "SESSION_ID")]
     return (
         _checked(name, pid),

@@ -2,9 +2,15 @@
 
 Policies, from weakest to strongest merge:
 - ``exact``: the answer string as given.
-- ``whitespace`` (default): Unicode NFC, strip, collapse runs of whitespace to one space.
+- ``whitespace`` (default): Unicode NFC, strip, collapse runs of whitespace (any Unicode space: the
+  no-break spaces of French typography, U+00A0 and U+202F, included) to one space, and write the
+  typographic apostrophes U+2019 and U+02BC as ``'`` (``l’armée`` and ``l'armée`` are one answer to
+  a reader, as two spellings of one accented letter are under NFC).
 - ``casefold``: ``whitespace`` then Unicode case folding.
-Never stronger by default: two answers a human could judge differently must not merge.
+Never stronger by default: two answers a human could judge differently must not merge. So accents
+are kept (``côte``/``cote``, ``État``/``Etat``), and articles and elisions are never dropped
+(``l'armée``/``armée``, ``Le Rouillon``/``Rouillon``): the metrics' normalization compares those
+(``evaluation.science.metrics``), deduplication does not.
 
 ``normalize_squad`` is not a dedup policy but the official SQuAD answer normalization (much
 stronger); label files use it to match answers (``label_files``), the metrics to score them.
@@ -23,6 +29,9 @@ DEFAULT_POLICY = "whitespace"
 _WS = re.compile(r"\s+")
 ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
 EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
+# Typographic apostrophes (right single quotation mark, modifier letter apostrophe) -> "'". Not
+# U+2018, an opening quotation mark.
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
 
 
 def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
@@ -30,10 +39,15 @@ def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
         raise ValueError(f"unknown dedup policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if policy == "exact":
         return text
-    text = _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    text = displayed(text).translate(APOSTROPHES)
     if policy == "casefold":
         text = text.casefold()
     return text
+
+
+def displayed(text: str) -> str:
+    """An answer as annotators see it: NFC, stripped, whitespace collapsed; its apostrophes as written."""
+    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
 _JOIN = "\x00"  # joins texts for one pass of each string operation (see normalize_answers)
@@ -56,7 +70,7 @@ def normalize_answers(texts: list, policy: str = DEFAULT_POLICY) -> list:
     if joined.count(_JOIN) != len(texts) - 1:
         return [normalize_answer(t, policy) for t in texts]
     joined = _WS.sub(" ", unicodedata.normalize("NFC", joined))
-    joined = joined.replace(" " + _JOIN, _JOIN).replace(_JOIN + " ", _JOIN).strip(" ")
+    joined = joined.replace(" " + _JOIN, _JOIN).replace(_JOIN + " ", _JOIN).strip(" ").translate(APOSTROPHES)
     if policy == "casefold":
         joined = joined.casefold()
     return joined.split(_JOIN)
@@ -103,7 +117,7 @@ def build_triplets(predictions: Iterable[tuple], policy: str = DEFAULT_POLICY) -
             continue
         group = groups.get(key)
         if group is None:
-            shown = answer if policy == "exact" else normalize_answer(answer, "whitespace")
+            shown = answer if policy == "exact" else displayed(answer)
             group = groups[key] = TripletGroup(question_key, shown, key[1])
         group.prediction_keys.append(pred_key)
     return list(groups.values())

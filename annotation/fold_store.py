@@ -8,6 +8,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.bulk import ORM_BATCH, insert_rows
 from annotation.folds import build_folds, interleave
@@ -73,12 +74,15 @@ def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, rep
         .values_list("id", "question_id")
     )
     if not pairs:
-        raise FoldError(f"corpus {corpus.name} has no triplets yet: import predictions first")
+        raise FoldError(_("corpus %(name)s has no triplets yet: import predictions first") % {"name": corpus.name})
     store_design(corpus, design)
     if design is not None:
         pairs = [(tid, qid) for tid, qid in pairs if design.sampled.get(tid)]
         if len(pairs) < k:
-            raise FoldError(f"the design drew {len(pairs)} triplets: too few for {k} folds (raise the budget)")
+            raise FoldError(
+                _("the design drew %(n)s triplets: too few for %(k)s folds (raise the budget)")
+                % {"n": len(pairs), "k": k}
+            )
     plans = build_folds(pairs, k=k, seed=seed, policy=policy, overlap=overlap)
     params = {"k": k, "seed": seed, "policy": policy, "overlap": overlap}
     if design is not None:
@@ -140,7 +144,7 @@ def extend_folds(corpus, source="extend"):
     records ``{"n", "at", "source"}`` in ``params["added"]``. Returns the number of items added."""
     folds = {f.pk: f for f in Fold.objects.filter(corpus=corpus, kind=Fold.KIND_TRIPLET).annotate(n=Count("items"))}
     if not folds:
-        raise FoldError(f"corpus {corpus.name} has no folds yet")
+        raise FoldError(_("corpus %(name)s has no folds yet") % {"name": corpus.name})
     _draw_late(corpus, folds)
     loads = {pk: f.n for pk, f in folds.items()}
     home = dict(
@@ -187,7 +191,7 @@ def _interleave_into(fold, new_items, source, *, now):
     # Two steps keep (fold, position) unique: move the tail out of the way, then into its places.
     FoldItem.objects.filter(fold=fold, position__gt=last_judged).update(position=F("position") + top + len(order))
     moved, created = [], []
-    for offset, ((kind, key), _, is_overlap) in enumerate(order):
+    for offset, ((kind, key), _position, is_overlap) in enumerate(order):
         if kind == "old":
             moved.append(FoldItem(id=key, position=start + offset))
         else:

@@ -18,7 +18,7 @@ from annotation.models import Corpus
 from core.uploads import max_upload_size
 from frames.attribute_jobs import start_attribute_job
 from frames.jobs import start_frame_job
-from frames.lexicon_store import SHIPPED_NAME
+from frames.lexicon_store import SHIPPED_NAME, default_lexicon
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
 from models_runner.models import LLMEndpoint
 
@@ -151,7 +151,8 @@ def _with_frames(base):
             corpus = self.get_object(request, pk)
             if corpus is None:
                 raise Http404(f"no corpus with id {pk}")
-            form = PredictFramesForm(request.POST or None)
+            # the shipped lexicon of the corpus language first (framenet-fr-mini for a French corpus)
+            form = PredictFramesForm(request.POST or None, initial={"lexicon": default_lexicon(corpus.language)})
             if request.method == "POST" and form.is_valid():
                 d = form.cleaned_data
                 job = start_frame_job(

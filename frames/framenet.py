@@ -44,6 +44,8 @@ POS_NAMES = {
 }
 
 SHIPPED_LEXICON = Path(__file__).resolve().parent / "data" / "framenet_mini"
+# French lexical units in the same layout (ASFALDA style), written for the project: data/framenet_fr_mini/README.md
+SHIPPED_LEXICON_FR = Path(__file__).resolve().parent / "data" / "framenet_fr_mini"
 
 
 class LexiconError(ValueError):

@@ -7,10 +7,12 @@ from django.db import transaction
 
 from annotation.bulk import ORM_BATCH as BATCH
 from frames.errors import FrameJobError
-from frames.framenet import SHIPPED_LEXICON, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
+from frames.framenet import SHIPPED_LEXICON, SHIPPED_LEXICON_FR, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
 from frames.models import FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 
 SHIPPED_NAME = "framenet-mini"
+SHIPPED_FR_NAME = "framenet-fr-mini"  # the French demo's lexicon (load_demo --lang fr)
+SHIPPED = {SHIPPED_NAME: SHIPPED_LEXICON, SHIPPED_FR_NAME: SHIPPED_LEXICON_FR}
 
 
 @transaction.atomic
@@ -74,16 +76,26 @@ def import_lexicon(path, name=None):
     return store_lexicon(load_lexicon(path, name=name), name=name)
 
 
-def ensure_shipped_lexicon():
-    row = FrameLexicon.objects.filter(name=SHIPPED_NAME).first()
-    return row or import_lexicon(SHIPPED_LEXICON, name=SHIPPED_NAME)[0]
+def ensure_shipped_lexicon(name=SHIPPED_NAME):
+    """A lexicon shipped with the project (``SHIPPED``), imported on first use."""
+    row = FrameLexicon.objects.filter(name=name).first()
+    return row or import_lexicon(SHIPPED[name], name=name)[0]
+
+
+def default_lexicon(language):
+    """The shipped lexicon for a corpus language: ``framenet-fr-mini`` for French, else ``framenet-mini``.
+
+    >>> default_lexicon("fr-CA"), default_lexicon("en")
+    ('framenet-fr-mini', 'framenet-mini')
+    """
+    return SHIPPED_FR_NAME if (language or "").split("-")[0].strip().lower() == "fr" else SHIPPED_NAME
 
 
 def get_lexicon(name):
     row = FrameLexicon.objects.filter(name=name).first()
     if row is None:
-        if name == SHIPPED_NAME:
-            return ensure_shipped_lexicon()
+        if name in SHIPPED:
+            return ensure_shipped_lexicon(name)
         known = ", ".join(FrameLexicon.objects.values_list("name", flat=True)) or "none"
         raise FrameJobError(f"no frame lexicon named {name!r} (imported: {known}); run manage.py import_framenet first")
     return row

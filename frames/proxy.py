@@ -40,6 +40,48 @@ FE_PROMPT = (
 )
 # Optional line (off by default, not in the paper): the FE names of the chosen frame.
 FE_HINT = "\nFrame Elements of the frame : {elements}"
+# The same three in French, for a French corpus (the paper's French setting, issue 25). Frame and FE
+# names stay FrameNet's (English), as in the French FrameNet; only the instructions are French. Sent
+# to the LLM by the corpus language, not the reader's: never marked for translation.
+FRAME_PROMPT_FR = (
+    "À partir d'une liste de paires (frame, unité lexicale) de FrameNet, prédis la plus probable pour la "
+    "question donnée. Réponds uniquement avec la bonne paire (frame, unité lexicale).\n"
+    "Liste : {list}\n"
+    "Question : {question}"
+)
+FE_PROMPT_FR = (
+    "À partir d'une paire FrameNet (frame, unité lexicale/déclencheur) et d'un contexte, extrais de la "
+    "question donnée les éléments de frame (Frame Elements) correspondants. L'unité lexicale ne peut pas "
+    "être un élément de frame. Réponds en JSON.\n"
+    "Paire : {pair}\n"
+    "Question : {question}"
+)
+FE_HINT_FR = "\nÉléments de la frame : {elements}"
+
+
+@dataclass(frozen=True)
+class Prompts:
+    language: str
+    frame: str
+    fe: str
+    fe_hint: str
+
+
+PROMPTS = {
+    "en": Prompts("en", FRAME_PROMPT, FE_PROMPT, FE_HINT),
+    "fr": Prompts("fr", FRAME_PROMPT_FR, FE_PROMPT_FR, FE_HINT_FR),
+}
+
+
+def prompts_for(language):
+    """The prompts of a corpus language: ``fr`` (``fr-CA`` too) -> French, any other -> the paper's English.
+
+    >>> prompts_for("fr-CA").frame.startswith("À partir"), prompts_for("de").frame.startswith("From")
+    (True, True)
+    """
+    base = (language or "en").split("-")[0].strip().lower()
+    return PROMPTS.get(base, PROMPTS["en"])
+
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 _TOKEN = re.compile(r"\w+")
@@ -135,10 +177,10 @@ def frame_prompt(question, candidates, template=FRAME_PROMPT):
     return template.format(list=format_list(candidates), question=question)
 
 
-def fe_prompt(question, frame, word, *, template=FE_PROMPT, elements=None):
+def fe_prompt(question, frame, word, *, template=FE_PROMPT, elements=None, hint=FE_HINT):
     text = template.format(pair=format_pair(frame, word), question=question)
     if elements:
-        text += FE_HINT.format(elements=", ".join(elements))
+        text += hint.format(elements=", ".join(elements))
     return text
 
 
@@ -153,6 +195,8 @@ _FRAME_NAME = re.compile(r"^[A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*)*$")
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|python)?[ \t]*\n?(.*?)```", re.DOTALL)
 _FRAME_KEYS = {"frame", "framename", "semanticframe"}
 _WORD_KEYS = {"lexicalunit", "lu", "word", "trigger", "lutrigger", "lexicalunittrigger", "target", "luname"}
+# French replies: "unité lexicale", "mot", "déclencheur" (``_key`` keeps a-z only: é is dropped).
+_WORD_KEYS |= {"unitlexicale", "mot", "dclencheur", "unitlexicaledclencheur"}
 
 
 def _key(text):
@@ -238,7 +282,8 @@ def _pair_from_value(value):
 _TUPLE = re.compile(r"[\(\[]([^()\[\]\n]*?,[^()\[\]\n]*?)[\)\]]")
 _LABELED_FRAME = re.compile(r"\bframe(?:\s*name)?\s*[:=]\s*[\"'`\u201c\u2018*]*([A-Za-z][\w\-]*)", re.IGNORECASE)
 _LABELED_WORD = re.compile(
-    r"\b(?:lexical[\s_]*unit|lu|word|trigger|target)(?:\s*/\s*trigger)?\s*[:=]\s*[\"'`\u201c\u2018*]*([^\"`\u201d\u2019,\n;)*]+)",
+    r"\b(?:lexical[\s_]*unit|lu|word|trigger|target|unité[\s_]*lexicale|mot|déclencheur)"
+    r"(?:\s*/\s*(?:trigger|déclencheur))?\s*[:=]\s*[\"'`\u201c\u2018*]*([^\"`\u201d\u2019,\n;)*]+)",
     re.IGNORECASE,
 )
 _SEPARATED = re.compile(
@@ -322,6 +367,34 @@ _NOUN_CUES = {
     "first",
     "last",
     "s",
+    # French determiners ("quelle guerre", "l'attaque": the elided l' is the token "l")
+    "le",
+    "la",
+    "les",
+    "l",
+    "un",
+    "une",
+    "des",
+    "du",
+    "au",
+    "aux",
+    "ce",
+    "cet",
+    "cette",
+    "ces",
+    "son",
+    "sa",
+    "ses",
+    "leur",
+    "leurs",
+    "quel",
+    "quelle",
+    "quels",
+    "quelles",
+    "premier",
+    "première",
+    "dernier",
+    "dernière",
 }
 
 
@@ -496,14 +569,16 @@ FRAME_SELECTION = "frame_selection"  # the purpose of the first request: which f
 FRAME_ELEMENTS = "frame_elements"  # the purpose of the second: its frame elements (``FE_PROMPT``)
 
 
-def annotate_question(question, index, lexicon, *, chat, fe_hint=False):
+def annotate_question(question, index, lexicon, *, chat, fe_hint=False, language="en"):
     """Run the proxy on one question. ``chat(messages, *, purpose) -> str`` is the LLM, told the
-    purpose of each request (``FRAME_SELECTION``, ``FRAME_ELEMENTS``); its errors propagate."""
+    purpose of each request (``FRAME_SELECTION``, ``FRAME_ELEMENTS``); its errors propagate.
+    ``language`` (the corpus's) chooses the prompts (``prompts_for``)."""
+    prompts = prompts_for(language)
     candidates = index.candidates(question)
     result = ProxyResult(outcome=NO_TRIGGER, candidates=[c.pair() for c in candidates])
     if not candidates:
         return result
-    result.frame_prompt = frame_prompt(question, candidates)
+    result.frame_prompt = frame_prompt(question, candidates, template=prompts.frame)
     result.frame_reply = chat(messages(result.frame_prompt), purpose=FRAME_SELECTION)
     choice = resolve_pair(result.frame_reply, candidates, lexicon, question=question)
     result.frame_name, result.trigger, result.flags = choice.frame_name, choice.word, dict(choice.flags)
@@ -514,7 +589,9 @@ def annotate_question(question, index, lexicon, *, chat, fe_hint=False):
     result.frame, result.lu = frame.name, choice.lu
     result.lu_pos = pos_name(lu_pos_code(choice.lu)) if choice.lu else ""
     elements = [fe.name for fe in frame.elements] if fe_hint else None
-    result.fe_prompt = fe_prompt(question, frame.name, choice.word, elements=elements)
+    result.fe_prompt = fe_prompt(
+        question, frame.name, choice.word, template=prompts.fe, elements=elements, hint=prompts.fe_hint
+    )
     result.fe_reply = chat(messages(result.fe_prompt), purpose=FRAME_ELEMENTS)
     fes = parse_fe_reply(result.fe_reply)
     if fes is None:

@@ -151,7 +151,9 @@ def predict_frames(corpus, lexicon_row, chat, *, model=None, progress=_noop, job
     for i, question in enumerate(todo, 1):
         ask = partial(chat, question=question.pk)  # every exchange linked to its question
         try:
-            result = proxy.annotate_question(question.question, index, lexicon, chat=ask, fe_hint=fe_hint)
+            result = proxy.annotate_question(
+                question.question, index, lexicon, chat=ask, fe_hint=fe_hint, language=corpus.language
+            )
             errors_in_row = 0
         except Exception as exc:  # the LLM call failed: record it, continue, give up if it keeps failing
             errors_in_row += 1
@@ -170,6 +172,7 @@ def predict_frames(corpus, lexicon_row, chat, *, model=None, progress=_noop, job
         "corpus": corpus.name,
         "lexicon": lexicon_row.name,
         "model": model,
+        "prompts": proxy.prompts_for(corpus.language).language,
         "processed": len(todo),
         "skipped_done": skipped_done,
         "skipped_manual": skipped_manual,

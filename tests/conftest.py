@@ -11,6 +11,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 SHARED_DATA = pathlib.Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))
 SQUAD = SHARED_DATA / "squad-v1.1-dev"
 SQUAD_SMALL = SQUAD / "small"
+PIAF_SMALL = SHARED_DATA / "piaf-v1.1" / "small"
 SERVICES_REASON = "needs PostgreSQL + Redis + a Celery worker (run by .ci/run, QAEVAL_SERVICES=1)"
 SERVICES_PROBLEM = pytest.StashKey[str]()  # why the services tests cannot run, set at collection
 
@@ -44,6 +45,13 @@ def require(condition, message):
 def squad_small():
     require(SQUAD_SMALL.exists(), f"shared data not found at {SQUAD_SMALL}")
     return SQUAD_SMALL
+
+
+@pytest.fixture
+def piaf_small_dir():
+    """The folder of PIAF small (857 French questions, issue 25)."""
+    require((PIAF_SMALL / "corpus.jsonl").exists(), f"shared data not found at {PIAF_SMALL}")
+    return PIAF_SMALL
 
 
 def write_jsonl(path, rows):

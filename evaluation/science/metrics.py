@@ -2,9 +2,9 @@
 
 - ``squad`` normalization (English, the official SQuAD v1.1 script): lowercase, drop ASCII
   punctuation, drop the articles a/an/the, collapse whitespace.
-- ``french`` normalization: lowercase, split elisions (``l'homme`` -> ``l homme``), drop Unicode
-  punctuation, drop the French articles (le, la, les, l', un, une, des, du, de, d'), collapse
-  whitespace. Accents are kept.
+- ``french`` normalization: lowercase, join a number's digit groups (``100 000``), split elisions
+  (``l'homme`` -> ``l homme``), drop Unicode punctuation, drop the French articles (le, la, les,
+  l', un, une, des, du, de, d'), collapse whitespace. Accents are kept.
 - ``generic`` (any other language): lowercase, drop Unicode punctuation, no article list.
 
 EM and F1 take the maximum over the reference answers; empty vs empty is 1 (SPEC 4, unlike the
@@ -40,6 +40,10 @@ ARTICLES = {
     "fr": ("le", "la", "les", "l", "un", "une", "des", "du", "de", "d"),
 }
 _ELISION = re.compile(r"\b(qu|jusqu|lorsqu|puisqu|[cdjlmnst])['’]", re.IGNORECASE)
+# A French number's digit groups: "100 000" (space, U+00A0 or U+202F before each group of three),
+# joined as "100000", as the English "100,000" is once its comma goes. Only 1-3 digits before the
+# first group: "en 2016 410 personnes" stays two numbers.
+_DIGIT_GROUPS = re.compile(r"(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -50,7 +54,8 @@ def _drop_unicode_punct(text: str) -> str:
 def normalize_french(text: str) -> str:
     """French normalization: elisions split, accents kept, French articles removed.
 
-    Lowercase after NFC, ``l'homme`` -> ``l homme``, Unicode punctuation dropped, then the
+    Lowercase after NFC, the digit groups of a number joined (``100 000`` -> ``100000``, with a
+    space or a no-break space), ``l'homme`` -> ``l homme``, Unicode punctuation dropped, then the
     articles of ``ARTICLES["fr"]`` (the elided ``l`` and ``d`` included) are removed.
 
     Parameters
@@ -70,6 +75,7 @@ def normalize_french(text: str) -> str:
     'homme et femme accord'
     """
     text = unicodedata.normalize("NFC", text).lower()
+    text = _DIGIT_GROUPS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
     text = _ELISION.sub(r"\1 ", text)
     text = _drop_unicode_punct(text)
     articles = set(ARTICLES["fr"])

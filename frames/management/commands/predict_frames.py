@@ -16,7 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True)
-        parser.add_argument("--lexicon", default=lexicon_store.SHIPPED_NAME)
+        parser.add_argument(
+            "--lexicon", help="default by the corpus language: framenet-fr-mini for fr, else framenet-mini"
+        )
         parser.add_argument("--model", default=llm.DEFAULT_MODEL)
         parser.add_argument("--base-url", default=None)
         parser.add_argument("--force", action="store_true", help="annotate again questions already annotated")
@@ -34,7 +36,7 @@ class Command(BaseCommand):
         run_options = {key: options[key] for key in ("force", "limit", "fe_hint")}
         corpus = get_corpus(corpus)
         try:
-            lexicon_row = lexicon_store.get_lexicon(lexicon)
+            lexicon_row = lexicon_store.get_lexicon(lexicon or lexicon_store.default_lexicon(corpus.language))
         except errors.FrameJobError as exc:
             raise CommandError(str(exc)) from None
         if queue:
