@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from annotation.bulk import ORM_BATCH, insert_rows
 from annotation.folds import build_folds, interleave
 from annotation.models import Fold, FoldItem, Label, Triplet
-from annotation.models.triplets import new_handle
+from annotation.models.triplets import new_handles
 
 
 class FoldError(ValueError):
@@ -52,14 +52,11 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
             for p in plans
         ]
     )
+    rows = [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)]
     insert_rows(
         FoldItem,
         ("fold", "position", target, "is_overlap", "handle"),
-        [
-            (fold.pk, i, key, o, new_handle())
-            for fold, plan in zip(folds, plans)
-            for i, (key, _, o) in enumerate(plan.items)
-        ],
+        [(*row, handle) for row, handle in zip(rows, new_handles(len(rows)))],
     )
     return folds
 

@@ -8,6 +8,7 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -35,6 +36,20 @@ def _noop(*args, **kwargs):
     pass
 
 
+#: Files up to this size are parsed once: the validation pass keeps its records for the writing
+#: pass (a few hundred MB of Python objects at most); larger files are read twice, in constant memory.
+READ_ONCE_BYTES = 64 * 1024 * 1024
+
+
+def _kept_records(path):
+    """A list for pass 1 to keep its ``(line, record)`` pairs in, or None when the file is read again
+    (too large, or not a file on disk)."""
+    try:
+        return [] if os.path.getsize(path) <= READ_ONCE_BYTES else None
+    except (TypeError, OSError):
+        return None
+
+
 def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_policy=None, progress=_noop, name=None):
     """Import a corpus file (JSONL or SQuAD JSON) into corpus ``corpus_name`` (created if new).
 
@@ -46,8 +61,9 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     corpus = Corpus.objects.filter(name=corpus_name).first()
     taken = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
     progress(message="validating corpus file")
+    kept = None
     if reader is interchange.read_corpus:
-        seen = {}
+        seen, kept = {}, _kept_records(path)
 
         def check(line, record):
             if record["id"] in taken:
@@ -59,6 +75,8 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
                     f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, field="id"
                 )
             seen[record["id"]] = line
+            if kept is not None:
+                kept.append((line, record))
 
         count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress=progress)
     else:
@@ -83,7 +101,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
             else None
         )
         batch, written, unanswered = [], 0, 0
-        for i, (_, record) in enumerate(reader(path)):
+        for i, (_, record) in enumerate(kept if kept is not None else reader(path)):
             batch.append(_question(corpus, start + i, record))
             unanswered += reference_answer(record["answers"]) is None
             if len(batch) >= IMPORT_BATCH:
@@ -230,7 +248,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
     existing = set(
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
-    systems, seen = set(), {}
+    systems, seen, kept = set(), {}, _kept_records(path)
     progress(message="validating predictions file")
 
     def check(line, record):
@@ -254,6 +272,8 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             )
         seen[key] = line
         systems.add(record["system"])
+        if kept is not None:
+            kept.append((line, record))
 
     count = _validate(
         interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
@@ -267,7 +287,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             )[0]
         rows, meta = [], []
         taken = _taken_meanwhile(corpus, by_name.values())
-        for i, (line, record) in enumerate(interchange.read_predictions(path)):
+        for i, (line, record) in enumerate(kept if kept is not None else interchange.read_predictions(path)):
             rows.append((i, known[record["question_id"]], record["answer"]))
             meta.append((by_name[record["system"]], record["meta"]))
             if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:

@@ -77,6 +77,18 @@ def new_handle():
     return secrets.randbelow(2**62) + 1
 
 
+def new_handles(n):
+    """``n`` handles as ``new_handle`` gives them, from one read of the system's random source (a
+    fold of thousands of items at once: one ``os.urandom`` call instead of one per item).
+
+    >>> handles = new_handles(1000)
+    >>> len(handles), all(1 <= h <= 2**62 for h in handles)
+    (1000, True)
+    """
+    raw = secrets.token_bytes(8 * n)
+    return [(int.from_bytes(raw[i : i + 8], "little") >> 2) + 1 for i in range(0, 8 * n, 8)]
+
+
 class FoldItem(models.Model):
     """One position in a fold: a triplet, or (for frame folds) a frame annotation to check.
 
