@@ -39,11 +39,33 @@ _NUMBER = re.compile(r"(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+(?:[.,'\
 _APOSTROPHES = "'\u2019\u02bc"
 
 
+# A number written with digit groups (French "100 000", also with U+00A0 or U+202F): 1-3 digits first.
+_GROUPED = re.compile(r"(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)")
+_GROUP_SEPARATOR = "[ \u00a0\u202f]"
+
+
+def _digits_pattern(digits):
+    """A run of 4+ digits as written without or with a separator before every group of three:
+    "20000" finds "20 000"; "2016410" does not find "2016 410" (a year then a number)."""
+    head = len(digits) % 3 or 3
+    groups = [digits[:head], *(digits[i : i + 3] for i in range(head, len(digits), 3))]
+    return f"(?:{digits}|{_GROUP_SEPARATOR.join(groups)})"
+
+
+def _part_pattern(part):
+    return "".join(
+        _digits_pattern(piece) if re.fullmatch(r"\d{4,}", piece) else re.escape(piece)
+        for piece in re.split(r"(\d+)", part)
+    )
+
+
 def _answer_pattern(words):
     """The regular expression of an answer: whitespace-flexible, any apostrophe for any apostrophe
-    (l'armée, l’armée), and not inside a word where the answer starts or ends with a letter or digit."""
+    (l'armée, l’armée), a number with or without its digit groups' spaces (20 000, 20000), and not
+    inside a word where the answer starts or ends with a letter or digit. ``words``: the answer split
+    on whitespace once its numbers' digit groups are joined (``answer_segments``)."""
     apostrophe = f"[{_APOSTROPHES}]"
-    body = r"\s+".join(apostrophe.join(re.escape(part) for part in re.split(f"[{_APOSTROPHES}]", w)) for w in words)
+    body = r"\s+".join(apostrophe.join(_part_pattern(part) for part in re.split(f"[{_APOSTROPHES}]", w)) for w in words)
     head = r"(?<!\w)" if words[0][0].isalnum() else ""
     tail = r"(?!\w)" if words[-1][-1].isalnum() else ""
     return re.compile(head + body + tail, re.IGNORECASE)
@@ -60,14 +82,15 @@ def answer_segments(context, answer):
     answer or no occurrence: one piece.
 
     Boundaries are Unicode-aware: "41" is not lit in "141 yards", "14" not in "14,2", "000" not in
-    "100 000", "armée" is lit in "l'armée" but not in "armées".
+    "100 000", "armée" is lit in "l'armée" but not in "armées". A number matches with or without
+    the spaces of its digit groups: "20000" lights "20 000" (or "20\u202f000"), and back.
 
     >>> answer_segments("On 141 yards, 41 ran.", "41")
     [('On 141 yards, ', False), ('41', True), (' ran.', False)]
     >>> [t for t, hit in answer_segments("L’armée et les armées", "l'armée") if hit]
     ['L’armée']
     """
-    words = (answer or "").split()
+    words = _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group(0)), answer or "").split()
     if not words or not context:
         return [(context or "", False)]
     numbers = [m.span() for m in _NUMBER.finditer(context)] if any(c.isdigit() for c in answer) else []

@@ -80,6 +80,10 @@ def test_numbers_with_spaces_and_decimal_commas_in_piaf_passages(piaf_small):
     assert lit(narrow, "20 000") == ["20\u202f000"] and lit(narrow, "000") == []
     nbsp = context.replace("20 000", "20\u00a0000")
     assert lit(nbsp, "20 000") == ["20\u00a0000"]
+    # a number written without its groups' spaces still finds the passage's, and back
+    assert lit(context, "20000") == ["20 000"] and lit(narrow, "20000") == ["20\u202f000"]
+    assert lit(context.replace("20 000", "20000"), "20 000") == ["20000"]
+    assert lit("En 2016 410 personnes.", "2016410") == []  # a year then a number stay two numbers
     context = piaf_small["p140295443291088"]["context"]  # "14,2 milliards d'euros"
     for answer in piaf_small["p140295443291088"]["answers"]:
         assert lit(context, answer) == [answer]
