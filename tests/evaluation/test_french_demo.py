@@ -2,6 +2,7 @@
 demo users' French pages, a rerun that changes nothing, and a report on it."""
 
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -67,6 +68,10 @@ def test_load_demo_fr_on_piaf_small(piaf_small_dir, tmp_path, settings, client):
     triplets = Triplet.objects.count()
     call_command("load_demo", lang="fr", annotators=3)
     assert Triplet.objects.count() == triplets and Prediction.objects.count() == 3 * 857
+
+    # `bin/run-demo --lang fr` (README) hands its options to this command
+    script = (Path(settings.BASE_DIR) / "bin" / "run-demo").read_text()
+    assert 'manage.py load_demo "$@"' in script
 
     # a report on it: automatic metrics under the French normalization (no labels yet)
     job = run_job(start_report(corpus, n_boot=0, figures=False).pk, report_body)
