@@ -16,7 +16,7 @@ from evaluation.jobs import report_body, report_dir, start_report
 from frames.models import FrameDef, FrameLexicon
 from models_runner import lexical
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def test_load_demo_fr_on_piaf_small(piaf_small_dir, tmp_path, settings, client):
