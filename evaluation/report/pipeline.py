@@ -19,7 +19,7 @@ import gc
 import pandas as pd
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras
-from evaluation.report.sections import active_step, frame_proxy_step, ppi_step
+from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -137,6 +137,7 @@ def compute_report(
         facts=extras.facts,
     )
     frame_proxy_step(report, extras.frame_rows)
+    attribute_check_step(report, extras.attribute_check_rows)
     progress(done=total, message="done")
     return report
 
