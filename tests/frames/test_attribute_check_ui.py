@@ -122,7 +122,7 @@ def test_page_marks_trigger_and_answer_and_saves(client, fold_and_user):
     html = page.content.decode()
     first = checks.next_item(fold, user)
     assert f'data-item="{first.handle}"' in html and f"item/{first.pk}/" not in html
-    assert '<span class="w trigger" data-start="' in html and '<span class="w answer"' in html
+    assert '<span class="w k-trigger" data-start="' in html and '<span class="w k-answer"' in html
     assert "scripted" not in html  # no model/system name on the annotator's page
     # "other" without a word is refused with a clear 400; a word outside the passage too
     assert post(client, fold, item=first.handle, trigger_verdict="other", dist_class="1").status_code == 400
