@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
 from core.uploads import max_upload_size, save_upload
-from evaluation.archive import NAME_RE
+from evaluation.archive.format import NAME_RE
 from evaluation.models import StudyArchive
 
 
@@ -55,7 +55,7 @@ class StudyArchiveAdmin(admin.ModelAdmin):
             self.message_user(request, gettext("select exactly one corpus to export"), level=messages.ERROR)
             return None
         # imported here: the report stack loads on first use, not when Django autodiscovers the admin
-        from evaluation.archive_store import archive_response
+        from evaluation.archive.store import archive_response
 
         return archive_response(queryset.get())
 

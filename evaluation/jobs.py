@@ -108,10 +108,10 @@ STUDY_IMPORT_KIND = "import_study"
 
 
 def study_import_body(job, progress):
-    """The job body of a study archive import: ``archive_store.import_study`` on the stored upload,
+    """The job body of a study archive import: ``archive.store.import_study`` on the stored upload,
     which is removed once the job ends, whatever the outcome."""
     from core.uploads import remove_upload
-    from evaluation.archive_store import import_study
+    from evaluation.archive.store import import_study
 
     p = job.params
     try:
