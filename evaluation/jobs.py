@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from annotation.models import Corpus
 from core.errors import UserFacingError
@@ -37,7 +38,7 @@ def report_body(job, progress):
     """The job body of a report (``core.runner.run_job(job_id, report_body)``): files in ``report_dir``."""
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
-    progress(done=0, total=6, message="loading predictions and labels", force=True)
+    progress(done=0, total=6, message=gettext_noop("loading predictions and labels"), force=True)
     questions, predictions, labels = database.report_inputs(
         corpus, adjudicated=bool(p.get("adjudicated", False)), include_excluded=bool(p.get("include_excluded", False))
     )

@@ -10,7 +10,7 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
@@ -19,6 +19,8 @@ AGGREGATE_TEXT = {
     "mean": gettext_lazy("labels of an answer averaged (correct 1, partial 0.5, incorrect 0)"),
     "majority": gettext_lazy("majority label of an answer (ties: mean of the tied labels)"),
 }
+#: The same in one word, for a caption (English in the files: they are written under English).
+AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority")}
 DESIGN_TEXT = {
     "uniform": gettext_lazy("uniform (the labelled answers are a random sample)"),
     "active": gettext_lazy("active (humans label where the judge is unsure; SPEC 12)"),
@@ -147,7 +149,7 @@ def _label_choices(data, config):
     adjudicated, excluded = bool(config["adjudicated"]), bool(config["include_excluded"])
     return [
         _choice("human_aggregate", _("Labels of one answer"), str(AGGREGATE_TEXT.get(aggregate, aggregate)),
-                _("labels %(aggregate)s") % {"aggregate": aggregate}),
+                _("labels %(aggregate)s") % {"aggregate": AGGREGATE_SHORT.get(aggregate, aggregate)}),
         _choice("adjudicated", _("Adjudicated labels"),
                 _("used: an admin's final label replaces every label of an adjudicated answer") if adjudicated
                 else _("not used: every annotator's own label counts"),
@@ -183,7 +185,8 @@ def choices_caption(data) -> str:
     Choices: metric F1; no judge; bold: raw p < 0.05; no bootstrap; ROVER Levenshtein alpha 3;
     ROVER voters: all systems but reference; dedup whitespace.
     """
-    return _("Choices: %(choices)s.") % {"choices": "; ".join(c["short"] for c in report_choices(data))}
+    separator = pgettext("between the choices of a caption", "; ")
+    return _("Choices: %(choices)s.") % {"choices": separator.join(c["short"] for c in report_choices(data))}
 
 
 def derived_text(data):
