@@ -194,7 +194,6 @@ class LLMEndpoint(models.Model):
         verbose_name = _("LLM endpoint")
         verbose_name_plural = _("LLM endpoints")
         ordering = ["name"]
-        verbose_name = "LLM endpoint"
 
     def __str__(self):
         return f"{self.name} ({self.model} at {self.base_url or 'api.openai.com'})"

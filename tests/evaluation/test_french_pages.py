@@ -154,6 +154,12 @@ def test_model_names_in_the_admin_in_french(admin_client, world):  # noqa: F811
     )
     assert_french(
         admin_client,
+        reverse("admin:models_runner_llmendpoint_add"),
+        french=["Ajout de point d’accès LLM"],
+        english=["Add LLM endpoint"],
+    )
+    assert_french(
+        admin_client,
         reverse("admin:models_runner_judge_changelist"),
         french=["Sélectionnez l’objet juge automatique à changer"],
         english=["Select automatic judge to change"],
