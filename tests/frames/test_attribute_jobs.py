@@ -27,13 +27,14 @@ pytestmark = pytest.mark.django_db
 
 
 def fake_llm(body):
-    """The proxy's LLM: the first candidate pair, then 1 to 3 FEs of that frame on words of the question."""
+    """The proxy's LLM: the first candidate pair, then 1 to 3 FEs of that frame on words of the question.
+    PIAF is French: the proxy sends the French prompts (``frames.proxy.prompts_for``), read in both languages."""
     prompt = body["messages"][-1]["content"]
     question = re.search(r"Question : (.*)", prompt).group(1)
-    if prompt.startswith("From a list"):
-        pairs = ast.literal_eval(re.search(r"List : (\[.*\])", prompt).group(1))
+    if prompt.startswith(("From a list", "À partir d'une liste")):
+        pairs = ast.literal_eval(re.search(r"Liste? : (\[.*\])", prompt).group(1))
         return repr(pairs[0])
-    frame, word = ast.literal_eval(re.search(r"Pair : (\(.*\))", prompt).group(1))
+    frame, word = ast.literal_eval(re.search(r"Paire? : (\(.*\))", prompt).group(1))
     words = [w for w in re.findall(r"\w{3,}", question) if w.lower() != word.lower()]
     fes = FRENCH_FRAMES[frame][1][: 1 + len(question) % 3]
     return json.dumps({fe: words[i % len(words)] for i, fe in enumerate(fes)} if words else {})
@@ -80,6 +81,7 @@ def piaf(tmp_path, lexicon, llm):
     corpus, adapt = Corpus.objects.get(name="piaf-small"), Corpus.objects.get(name="piaf-adapt")
     assert predict(corpus, lexicon, llm)["outcomes"]["done"] > 150
     assert predict(adapt, lexicon, llm)["outcomes"]["done"] > 30
+    assert all(r["messages"][-1]["content"].startswith("À partir d") for r in llm.requests)  # French corpus
     return corpus
 
 
