@@ -89,7 +89,7 @@ def main():
     url = args.database_url or f"sqlite:///{tmp}/bench.sqlite3"
     setup(url, tmp)
     from annotation.models import Label, LabelEvent, Triplet
-    from evaluation.archive_store import export_study, import_study
+    from evaluation.archive.store import export_study, import_study
 
     t0 = time.perf_counter()
     corpus = build_study(Path(args.data))

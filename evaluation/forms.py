@@ -1,6 +1,8 @@
 """The researcher's form to start a report: its fields derive from ``evaluation.report.options``."""
 
 from django import forms
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
 from evaluation import judge_inputs
@@ -26,7 +28,7 @@ def _field(option):
 
 
 class ReportForm(forms.Form):
-    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
+    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name", label=_("Corpus"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -34,7 +36,7 @@ class ReportForm(forms.Form):
             if option.form:
                 self.fields[option.name] = _field(option)
         names = judge_inputs.judge_names()  # the most labels first: the default
-        self.fields["judge"].choices = [("", "none"), *((n, n) for n in names)]
+        self.fields["judge"].choices = [("", gettext("none")), *((n, n) for n in names)]
         self.fields["judge"].initial = names[0] if names else ""
 
     def clean(self):
@@ -49,9 +51,14 @@ class ReportForm(forms.Form):
         corpus, name = data.get("corpus"), data.get("judge")
         if corpus is not None and name and judge_inputs.pick_judge(corpus, name) is None:
             others = [j.name for j in judge_inputs.corpus_judges(corpus)]
+            where = {"name": name, "corpus": corpus.name, "others": ", ".join(others)}
             self.add_error(
                 "judge",
-                f"judge {name} has no labels in corpus {corpus.name}; choose "
-                + (f"one of {', '.join(others)} or none" if others else "none"),
+                (
+                    gettext("judge %(name)s has no labels in corpus %(corpus)s; choose one of %(others)s or none")
+                    if others
+                    else gettext("judge %(name)s has no labels in corpus %(corpus)s; choose none")
+                )
+                % where,
             )
         return data

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from annotation.models import Corpus
 from core.errors import UserFacingError
@@ -37,7 +38,7 @@ def report_body(job, progress):
     """The job body of a report (``core.runner.run_job(job_id, report_body)``): files in ``report_dir``."""
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
-    progress(done=0, total=6, message="loading predictions and labels", force=True)
+    progress(done=0, total=6, message=gettext_noop("loading predictions and labels"), force=True)
     questions, predictions, labels = database.report_inputs(
         corpus, adjudicated=bool(p.get("adjudicated", False)), include_excluded=bool(p.get("include_excluded", False))
     )
@@ -107,10 +108,10 @@ STUDY_IMPORT_KIND = "import_study"
 
 
 def study_import_body(job, progress):
-    """The job body of a study archive import: ``archive_store.import_study`` on the stored upload,
+    """The job body of a study archive import: ``archive.store.import_study`` on the stored upload,
     which is removed once the job ends, whatever the outcome."""
     from core.uploads import remove_upload
-    from evaluation.archive_store import import_study
+    from evaluation.archive.store import import_study
 
     p = job.params
     try:

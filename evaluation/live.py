@@ -8,6 +8,7 @@ never the whole report. Researchers and admins only."""
 
 from django import forms
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_safe
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -27,22 +28,24 @@ POLL_SECONDS = 5
 
 
 class ConclusionsForm(forms.Form):
-    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
-    judge = forms.ChoiceField(required=False, help_text="default: the judge with the most labels")
-    metric = forms.ChoiceField(choices=[(m, m) for m in ppi.METRICS], initial="hscore", required=False)
+    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name", label=_("Corpus"))
+    judge = forms.ChoiceField(required=False, label=_("Judge"), help_text=_("default: the judge with the most labels"))
+    metric = forms.ChoiceField(
+        choices=[(m, m) for m in ppi.METRICS], initial="hscore", required=False, label=_("Metric")
+    )
     half_width = forms.FloatField(
         min_value=0.0001,
         max_value=100,
         initial=0.02,
         required=False,
-        label="target half-width",
-        help_text="Hscore in [0, 1], Hcorrect in %",
+        label=_("target half-width"),
+        help_text=_("Hscore in [0, 1], Hcorrect in %"),
     )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         names = Judge.objects.order_by("name").values_list("name", flat=True)
-        self.fields["judge"].choices = [("", "most labels"), *((n, n) for n in names)]
+        self.fields["judge"].choices = [("", _("most labels")), *((n, n) for n in names)]
 
 
 def _context(request):

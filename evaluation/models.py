@@ -1,6 +1,8 @@
 """The evaluation app owns no table; ``StudyArchive`` gives study archives (SPEC 14) their place in
 the Django admin: a proxy of the corpus (no table of its own)."""
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.models import Corpus
 
 
@@ -9,5 +11,5 @@ class StudyArchive(Corpus):
 
     class Meta:
         proxy = True
-        verbose_name = "study archive"
-        verbose_name_plural = "study archives"
+        verbose_name = _("study archive")
+        verbose_name_plural = _("study archives")

@@ -13,6 +13,9 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import format_lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
 from core.uploads import max_upload_size
@@ -25,54 +28,74 @@ from models_runner.models import LLMEndpoint
 
 class PredictFramesForm(forms.Form):
     lexicon = forms.ModelChoiceField(
+        label=_("Lexicon"),
         queryset=FrameLexicon.objects.order_by("name"),
         to_field_name="name",
-        help_text="upload one in Frame lexicons -> Upload a lexicon (or manage.py import_framenet PATH)",
+        help_text=_("upload one in Frame lexicons -> Upload a lexicon (or manage.py import_framenet PATH)"),
     )
     endpoint = forms.ModelChoiceField(
+        label=_("LLM endpoint"),
         queryset=LLMEndpoint.objects.order_by("name"),
         to_field_name="name",
         required=False,
-        help_text="an LLM endpoint of the admin (its server, key variable and model); "
-        "empty: the server and key below, or the environment's",
+        help_text=_(
+            "an LLM endpoint of the admin (its server, key variable and model); "
+            "empty: the server and key below, or the environment's"
+        ),
     )
-    model = forms.CharField(max_length=200, required=False, help_text="empty: the endpoint's model, else gpt-3.5-turbo")
+    model = forms.CharField(
+        label=_("Model"), max_length=200, required=False, help_text=_("empty: the endpoint's model, else gpt-3.5-turbo")
+    )
     base_url = forms.URLField(
+        label=_("Server URL"),
         required=False,
         assume_scheme="https",
-        help_text="without an endpoint: OpenAI-compatible server (default: OPENAI_BASE_URL)",
+        help_text=_("without an endpoint: OpenAI-compatible server (default: OPENAI_BASE_URL)"),
     )
     api_key_env = forms.CharField(
-        initial="OPENAI_API_KEY", help_text="without an endpoint: environment variable of the worker holding the key"
+        label=_("Key variable"),
+        initial="OPENAI_API_KEY",
+        help_text=_("without an endpoint: environment variable of the worker holding the key"),
     )
-    limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many questions")
-    force = forms.BooleanField(required=False, help_text="annotate again questions already done")
+    limit = forms.IntegerField(
+        label=_("Limit"), required=False, min_value=1, help_text=_("at most this many questions")
+    )
+    force = forms.BooleanField(label=_("Again"), required=False, help_text=_("annotate again questions already done"))
 
 
 class DeriveAttributesForm(forms.Form):
     lexicon = forms.ModelChoiceField(
+        label=_("Lexicon"),
         queryset=FrameLexicon.objects.order_by("name"),
         to_field_name="name",
         required=False,
-        help_text=f"the frames' lexical units (default {SHIPPED_NAME})",
+        help_text=format_lazy(_("the frames' lexical units (default {name})"), name=SHIPPED_NAME),
     )
     parser = forms.RegexField(
+        label=_("Parser"),
         regex=r"^[A-Za-z0-9_.-]+$",
         max_length=100,
         required=False,
-        help_text="spaCy pipeline (default by the corpus language: fr -> fr_core_news_sm)",
+        help_text=_("spaCy pipeline (default by the corpus language: fr -> fr_core_news_sm)"),
     )
     adaptation = forms.ModelChoiceField(
+        label=_("Adaptation corpus"),
         queryset=Corpus.objects.order_by("name"),
         to_field_name="name",
         required=False,
-        help_text="corpus whose frames give frame_freq (e.g. the training set); empty: frame_freq not derived",
+        help_text=_("corpus whose frames give frame_freq (e.g. the training set); empty: frame_freq not derived"),
     )
     sample = forms.IntegerField(
-        required=False, min_value=1, max_value=2**31 - 1, help_text="a random sample of the adaptation corpus"
+        label=_("Sample"),
+        required=False,
+        min_value=1,
+        max_value=2**31 - 1,
+        help_text=_("a random sample of the adaptation corpus"),
     )
-    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1)
-    overwrite = forms.BooleanField(required=False, help_text="replace imported values too")
+    seed = forms.IntegerField(label=_("Seed"), initial=0, min_value=0, max_value=2**31 - 1)
+    overwrite = forms.BooleanField(
+        label=_("Replace imported values"), required=False, help_text=_("replace imported values too")
+    )
 
 
 def _with_attributes(base):
@@ -85,10 +108,10 @@ def _with_attributes(base):
             view = self.admin_site.admin_view(self.derive_attributes_view)
             return [path("<id:pk>/derive-attributes/", view, name="annotation_derive_attributes"), *super().get_urls()]
 
-        @admin.display(description="attributes")
+        @admin.display(description=_("attributes"))
         def attributes_link(self, obj):
             url = reverse("admin:annotation_derive_attributes", args=[obj.pk])
-            return format_html('<a href="{}">derive attributes…</a>', url)
+            return format_html('<a href="{}">{}</a>', url, gettext("derive attributes…"))
 
         def derive_attributes_view(self, request, pk):
             corpus = self.get_object(request, pk)
@@ -107,16 +130,18 @@ def _with_attributes(base):
                     overwrite=d["overwrite"],
                     user=request.user,
                 )
-                messages.success(request, f"attribute derivation started as job {job.pk}")
+                messages.success(request, gettext("attribute derivation started as job %(pk)s") % {"pk": job.pk})
                 return redirect(reverse("admin:core_job_change", args=[job.pk]))
             context = {
                 **self.admin_site.each_context(request),
                 "form": form,
                 "opts": self.model._meta,
-                "title": f"Derive attributes for {corpus.name}",
-                "intro": "trigger_in_question, dist and lu_pos are derived from each framed question's context with a "
-                "dependency parser, frame_freq from an adaptation corpus (SPEC 15). Imported values are kept "
-                "unless you ask to replace them; every derived value records its source.",
+                "title": gettext("Derive attributes for %(corpus)s") % {"corpus": corpus.name},
+                "intro": gettext(
+                    "trigger_in_question, dist and lu_pos are derived from each framed question's context with a "
+                    "dependency parser, frame_freq from an adaptation corpus (SPEC 15). Imported values are kept "
+                    "unless you ask to replace them; every derived value records its source."
+                ),
             }
             return TemplateResponse(request, "admin/annotation/form.html", context)
 
@@ -140,10 +165,12 @@ def _with_frames(base):
                 *super().get_urls(),
             ]
 
-        @admin.display(description="frames")
+        @admin.display(description=_("frames"))
         def frames_link(self, obj):
             return format_html(
-                '<a href="{}">predict frames…</a>', reverse("admin:annotation_predict_frames", args=[obj.pk])
+                '<a href="{}">{}</a>',
+                reverse("admin:annotation_predict_frames", args=[obj.pk]),
+                gettext("predict frames…"),
             )
 
         def predict_frames_view(self, request, pk):
@@ -166,16 +193,18 @@ def _with_frames(base):
                     api_key_env=d["api_key_env"],
                     user=request.user,
                 )
-                messages.success(request, f"frame prediction started as job {job.pk}")
+                messages.success(request, gettext("frame prediction started as job %(pk)s") % {"pk": job.pk})
                 return redirect(reverse("admin:core_job_change", args=[job.pk]))
             context = {
                 **self.admin_site.each_context(request),
                 "form": form,
                 "opts": self.model._meta,
-                "title": f"Predict frames for {corpus.name}",
-                "intro": "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
-                "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
-                "recorded as such. Every prompt and reply is stored.",
+                "title": gettext("Predict frames for %(corpus)s") % {"corpus": corpus.name},
+                "intro": gettext(
+                    "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
+                    "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
+                    "recorded as such. Every prompt and reply is stored."
+                ),
             }
             return TemplateResponse(request, "admin/annotation/form.html", context)
 
@@ -191,11 +220,16 @@ if admin.site.is_registered(Corpus):  # annotation comes first in INSTALLED_APPS
 
 class LexiconUploadForm(forms.Form):
     name = forms.CharField(
-        max_length=100, help_text="the lexicon's name in frame prediction (the same name again updates it)"
+        label=_("Name"),
+        max_length=100,
+        help_text=_("the lexicon's name in frame prediction (the same name again updates it)"),
     )
     file = forms.FileField(
-        help_text="a .zip or .tar.gz of a FrameNet directory in the NLTK framenet_v17 layout "
-        "(frameIndex.xml, frame/*.xml, optional luIndex.xml)",
+        label=_("File"),
+        help_text=_(
+            "a .zip or .tar.gz of a FrameNet directory in the NLTK framenet_v17 layout "
+            "(frameIndex.xml, frame/*.xml, optional luIndex.xml)"
+        ),
         validators=[max_upload_size],
     )
 
@@ -206,7 +240,7 @@ class FrameLexiconAdmin(admin.ModelAdmin):
 
     list_display = ["name", "frame_count", "source_path"]
 
-    @admin.display(description="frames")
+    @admin.display(description=_("frames"))
     def frame_count(self, obj):
         return obj.frames.count()
 
@@ -226,16 +260,18 @@ class FrameLexiconAdmin(admin.ModelAdmin):
             job = start_lexicon_import(
                 save_upload(upload), name=form.cleaned_data["name"], user=request.user, original_name=upload.name
             )
-            messages.success(request, f"lexicon import started as job {job.pk}")
+            messages.success(request, gettext("lexicon import started as job %(pk)s") % {"pk": job.pk})
             return redirect(reverse("admin:core_job_change", args=[job.pk]))
         context = {
             **self.admin_site.each_context(request),
             "form": form,
             "opts": self.model._meta,
-            "title": "Upload a FrameNet lexicon",
+            "title": gettext("Upload a FrameNet lexicon"),
             "multipart": True,
-            "intro": "The archive is unpacked and imported by a background job; a file that does not parse is "
-            "named in the job's error and nothing of it is imported. Then: Corpora -> predict frames...",
+            "intro": gettext(
+                "The archive is unpacked and imported by a background job; a file that does not parse is "
+                "named in the job's error and nothing of it is imported. Then: Corpora -> predict frames..."
+            ),
         }
         return TemplateResponse(request, "admin/annotation/form.html", context)
 

@@ -1,11 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class FramesConfig(AppConfig):
     """The frame proxy (SPEC 8): FrameNet lexicons, frame predictions, frame-check folds and checks."""
 
     name = "frames"
-    verbose_name = "Frames"
+    verbose_name = _("Frames")
 
     def ready(self):
         from frames import checking

@@ -1,28 +1,29 @@
 """The admin's form for building frame-check folds, shown on annotation's fold page."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 
 class BuildFrameFoldsForm(forms.Form):
     """Frame-check folds (paper Table 4): a sample of questions with a predicted frame, checked by K people."""
 
-    frame_k = forms.IntegerField(min_value=1, max_value=1000, initial=2, label="Frame-check folds (K)")
-    frame_seed = forms.IntegerField(initial=0, label="Seed")
+    frame_k = forms.IntegerField(min_value=1, max_value=1000, initial=2, label=_("Frame-check folds (K)"))
+    frame_seed = forms.IntegerField(initial=0, label=_("Seed"))
     frame_overlap = forms.FloatField(
         min_value=0,
         max_value=1,
         initial=1.0,
-        label="Overlap",
-        help_text="share of sampled questions checked by every fold (1: all)",
+        label=_("Overlap"),
+        help_text=_("share of sampled questions checked by every fold (1: all)"),
     )
     frame_sample = forms.IntegerField(
         min_value=1,
         required=False,
-        label="Sample",
-        help_text="check only this many questions (empty: all with a frame)",
+        label=_("Sample"),
+        help_text=_("check only this many questions (empty: all with a frame)"),
     )
     frame_replace = forms.BooleanField(
-        required=False, label="Replace", help_text="rebuild frame folds that have no checks yet"
+        required=False, label=_("Replace"), help_text=_("rebuild frame folds that have no checks yet")
     )
 
     def options(self):

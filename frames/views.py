@@ -8,6 +8,7 @@ the choice shown, S skips, B goes back. A fold or item out of reach is a 404.
 
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation import annotating, judgements
@@ -99,12 +100,12 @@ def rate(request, fold_id):
     fold = checking.get_assigned_fold(request.user, fold_id)
     handle = ids.parse_id(request.POST.get("item"))
     if handle is None:
-        return HttpResponseBadRequest("missing item")
+        return HttpResponseBadRequest(gettext("missing item"))
     item = checking.get_fold_item(fold, handle)
     skip = request.POST.get("action") == "skip"
     frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
     if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
-        return HttpResponseBadRequest("rate both the frame and the frame elements: full, partial or erroneous")
+        return HttpResponseBadRequest(gettext("rate both the frame and the frame elements: full, partial or erroneous"))
     try:
         checking.save_frame_check(
             request.user,

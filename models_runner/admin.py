@@ -6,6 +6,8 @@ from django.db import models
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core import roles
 from core.runner import request_cancel
@@ -64,19 +66,19 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
     change_list_template = "models_runner/admin/inferencerun_change_list.html"
     actions = ["cancel"]
 
-    @admin.display(description="status", ordering="job__status")
+    @admin.display(description=_("status"), ordering="job__status")
     def status(self, obj):
         return obj.job.status
 
-    @admin.display(description="progress")
+    @admin.display(description=_("progress"))
     def progress(self, obj):
         return progress_bar(obj.job)
 
-    @admin.display(description="error")
+    @admin.display(description=_("error"))
     def error(self, obj):
         return obj.job.error
 
-    @admin.display(description="q/s", ordering="throughput_qps")
+    @admin.display(description=_("q/s"), ordering="throughput_qps")
     def throughput(self, obj):
         return f"{obj.throughput_qps:.2f}" if obj.throughput_qps else "-"
 
@@ -108,21 +110,25 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
             except inference.RunError as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(request, f"run {run.pk} queued on {run.queue} as job {run.job_id}")
+                messages.success(
+                    request,
+                    gettext("run %(run)s queued on %(queue)s as job %(job)s")
+                    % {"run": run.pk, "queue": run.queue, "job": run.job_id},
+                )
                 return redirect(reverse("admin:models_runner_inferencerun_change", args=[run.pk]))
         context = {
             **self.admin_site.each_context(request),
             "form": form,
-            "title": "Start an inference run",
+            "title": gettext("Start an inference run"),
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "models_runner/admin/start_run.html", context)
 
-    @admin.action(description="Cancel the selected runs")
+    @admin.action(description=_("Cancel the selected runs"))
     def cancel(self, request, queryset):
         for run in queryset.select_related("job"):
             request_cancel(run.job)
-        messages.info(request, f"cancel requested for {queryset.count()} runs")
+        messages.info(request, gettext("cancel requested for %(n)s runs") % {"n": queryset.count()})
 
 
 @admin.register(LLMExchange)
@@ -156,11 +162,11 @@ class JudgeAdmin(admin.ModelAdmin):
     def get_changeform_initial_data(self, request):
         return {"prompt": judging.DEFAULT_PROMPT, "parameters": {"model": "", "base_url": ""}}
 
-    @admin.display(description="model")
+    @admin.display(description=_("model"))
     def model(self, obj):
         return obj.parameters.get("model", "") if obj.kind == Judge.LLM else "-"
 
-    @admin.display(description="labels")
+    @admin.display(description=_("labels"))
     def n_labels(self, obj):
         return obj.labels.count()
 
@@ -170,7 +176,7 @@ class JudgeAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    @admin.action(description="Judge a corpus with the selected judge")
+    @admin.action(description=_("Judge a corpus with the selected judge"))
     def judge_corpus(self, request, queryset):
         return redirect(reverse("admin:models_runner_judge_start", args=[queryset.first().pk]))
 
@@ -187,12 +193,14 @@ class JudgeAdmin(admin.ModelAdmin):
             except judging.JudgeError as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(request, f"judge run {run.pk} queued as job {run.job_id}")
+                messages.success(
+                    request, gettext("judge run %(run)s queued as job %(job)s") % {"run": run.pk, "job": run.job_id}
+                )
                 return redirect(reverse("admin:models_runner_judgerun_change", args=[run.pk]))
         context = {
             **self.admin_site.each_context(request),
             "form": form,
-            "title": f"Judge a corpus with {judge}",
+            "title": gettext("Judge a corpus with %(judge)s") % {"judge": judge},
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "models_runner/admin/start_run.html", context)
@@ -223,11 +231,11 @@ class JudgeRunAdmin(AdminRoleOnly, admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("job", "judge", "corpus")
 
-    @admin.action(description="Cancel the selected runs")
+    @admin.action(description=_("Cancel the selected runs"))
     def cancel(self, request, queryset):
         for run in queryset.select_related("job"):
             request_cancel(run.job)
-        messages.info(request, f"cancel requested for {queryset.count()} runs")
+        messages.info(request, gettext("cancel requested for %(n)s runs") % {"n": queryset.count()})
 
 
 @admin.register(JudgeLabel)
@@ -246,6 +254,6 @@ class LLMEndpointAdmin(admin.ModelAdmin):
     search_fields = ["name", "model", "base_url"]
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
-    @admin.display(description="key variable set (web process)")
+    @admin.display(description=_("key variable set (web process)"))
     def key_present(self, obj):
         return "yes" if os.environ.get(obj.api_key_env) else "no: set it for the web and worker processes"

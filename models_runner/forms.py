@@ -3,6 +3,8 @@
 import json
 
 from django import forms
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
 from models_runner.backends import REGISTRY
@@ -10,20 +12,24 @@ from models_runner.models import Judge
 
 
 class StartRunForm(forms.Form):
-    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
-    system = forms.CharField(max_length=200, help_text="name of the system whose predictions the run writes")
-    backend = forms.ChoiceField(choices=[(name, name) for name in REGISTRY])
+    corpus = forms.ModelChoiceField(label=_("Corpus"), queryset=Corpus.objects.order_by("name"), to_field_name="name")
+    system = forms.CharField(
+        label=_("System"), max_length=200, help_text=_("name of the system whose predictions the run writes")
+    )
+    backend = forms.ChoiceField(label=_("Backend"), choices=[(name, name) for name in REGISTRY])
     model = forms.CharField(
+        label=_("Model"),
         required=False,
         max_length=1000,
-        help_text="local model directory (extractive, seq2seq, causal) or API model name (openai)",
+        help_text=_("local model directory (extractive, seq2seq, causal) or API model name (openai)"),
     )
-    batch_size = forms.IntegerField(min_value=1, max_value=4096, initial=8)
-    device = forms.CharField(initial="auto", max_length=20, help_text="auto, cpu, cuda, cuda:N")
+    batch_size = forms.IntegerField(label=_("Batch size"), min_value=1, max_value=4096, initial=8)
+    device = forms.CharField(label=_("Device"), initial="auto", max_length=20, help_text=_("auto, cpu, cuda, cuda:N"))
     options = forms.CharField(
+        label=_("Options"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-        help_text='other backend options as a JSON object, e.g. {"adapter": "/models/lora", "shots": 2}',
+        help_text=_('other backend options as a JSON object, e.g. {"adapter": "/models/lora", "shots": 2}'),
     )
 
     def clean_options(self):
@@ -33,9 +39,9 @@ class StartRunForm(forms.Form):
         try:
             value = json.loads(raw)
         except ValueError as exc:
-            raise forms.ValidationError(f"not valid JSON: {exc}") from None
+            raise forms.ValidationError(gettext("not valid JSON: %(error)s") % {"error": exc}) from None
         if not isinstance(value, dict):
-            raise forms.ValidationError("give a JSON object")
+            raise forms.ValidationError(gettext("give a JSON object"))
         return value
 
     def backend_options(self):
@@ -78,5 +84,5 @@ class JudgeForm(forms.ModelForm):
 
 
 class StartJudgeRunForm(forms.Form):
-    corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name")
-    batch_size = forms.IntegerField(min_value=1, max_value=4096, initial=8)
+    corpus = forms.ModelChoiceField(label=_("Corpus"), queryset=Corpus.objects.order_by("name"), to_field_name="name")
+    batch_size = forms.IntegerField(label=_("Batch size"), min_value=1, max_value=4096, initial=8)

@@ -9,16 +9,21 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
+
 from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
 
 AGGREGATE_TEXT = {
-    "mean": "labels of an answer averaged (correct 1, partial 0.5, incorrect 0)",
-    "majority": "majority label of an answer (ties: mean of the tied labels)",
+    "mean": gettext_lazy("labels of an answer averaged (correct 1, partial 0.5, incorrect 0)"),
+    "majority": gettext_lazy("majority label of an answer (ties: mean of the tied labels)"),
 }
+#: The same in one word, for a caption (English in the files: they are written under English).
+AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority")}
 DESIGN_TEXT = {
-    "uniform": "uniform (the labelled answers are a random sample)",
-    "active": "active (humans label where the judge is unsure; SPEC 12)",
+    "uniform": gettext_lazy("uniform (the labelled answers are a random sample)"),
+    "active": gettext_lazy("active (humans label where the judge is unsure; SPEC 12)"),
 }
 #: The defaults of choices a report written before they were recorded did not hold.
 DEFAULTS = {
@@ -72,47 +77,69 @@ def report_choices(data) -> list[dict]:
     metric = data.get("metric") or config.get("metric", "hscore")
     requested = data.get("metric_requested") or metric
     title = metric_registry.title(metric)
-    fallback = f" ({metric_registry.title(requested)} needs labels)" if requested != metric else ""
-    out = [_choice("metric", "Report metric", title + fallback, f"metric {title}")]
+    fallback = (
+        " " + _("(%(metric)s needs labels)") % {"metric": metric_registry.title(requested)}
+        if requested != metric
+        else ""
+    )
+    out = [_choice("metric", _("Report metric"), title + fallback, _("metric %(title)s") % {"title": title})]
     if data.get("has_labels"):
         out += _label_choices(data, config)
     judge = config["judge"]
-    out.append(_choice("judge", "Automatic judge", judge or "none", f"judge {judge}" if judge else "no judge"))
+    out.append(
+        _choice(
+            "judge",
+            _("Automatic judge"),
+            judge or _("none"),
+            _("judge %(name)s") % {"name": judge} if judge else _("no judge"),
+        )
+    )
     if judge:
         design = config["design"] or "uniform"
-        out.append(_choice("design", "Design of the human sample", DESIGN_TEXT.get(design, design), f"{design} design"))
+        out.append(
+            _choice(
+                "design",
+                _("Design of the human sample"),
+                str(DESIGN_TEXT.get(design, design)),
+                _("%(design)s design") % {"design": design},
+            )
+        )
     significance = config["table_significance"]
     out.append(
         _choice(
             "table_significance",
-            "Significance marks",
-            f"bold in the paper tables: {SIGNIFICANCE_WORDS.get(significance, significance)}",
-            "bold: " + ("raw p < 0.05" if significance == "raw" else "Holm-corrected p < 0.05"),
+            _("Significance marks"),
+            _("bold in the paper tables: %(rule)s") % {"rule": SIGNIFICANCE_WORDS.get(significance, significance)},
+            _("bold: raw p < 0.05") if significance == "raw" else _("bold: Holm-corrected p < 0.05"),
         )
     )
     n_boot, seed = config["n_boot"], config["seed"]
     out.append(
         _choice(
             "n_boot",
-            "Bootstrap",
-            f"{n_boot} replicates over the questions, seed {seed}: 95% percentile intervals"
+            _("Bootstrap"),
+            _("%(n)s replicates over the questions, seed %(seed)s: 95%% percentile intervals")
+            % {"n": n_boot, "seed": seed}
             if n_boot
-            else "none (no intervals)",
-            f"95% CI: {n_boot} bootstrap replicates, seed {seed}" if n_boot else "no bootstrap",
+            else _("none (no intervals)"),
+            _("95%% CI: %(n)s bootstrap replicates, seed %(seed)s") % {"n": n_boot, "seed": seed}
+            if n_boot
+            else _("no bootstrap"),
         )
     )
     alpha = _number(config["alpha"])
     out.append(
         _choice(
             "alpha",
-            "ROVER Levenshtein alpha",
-            f"{alpha}: two answers agree when their edit distance is below it",
-            f"ROVER Levenshtein alpha {alpha}",
+            _("ROVER Levenshtein alpha"),
+            _("%(alpha)s: two answers agree when their edit distance is below it") % {"alpha": alpha},
+            _("ROVER Levenshtein alpha %(alpha)s") % {"alpha": alpha},
         )
     )
-    voters = ", ".join(config["systems"]) if config["systems"] else "all systems but reference"
-    out.append(_choice("systems", "ROVER voters", voters, f"ROVER voters: {voters}"))
-    out.append(_choice("dedup_policy", "Answer dedup", config["dedup_policy"], f"dedup {config['dedup_policy']}"))
+    voters = ", ".join(config["systems"]) if config["systems"] else _("all systems but reference")
+    out.append(_choice("systems", _("ROVER voters"), voters, _("ROVER voters: %(voters)s") % {"voters": voters}))
+    policy = config["dedup_policy"]
+    out.append(_choice("dedup_policy", _("Answer dedup"), policy, _("dedup %(policy)s") % {"policy": policy}))
     return out
 
 
@@ -121,15 +148,15 @@ def _label_choices(data, config):
     aggregate = data.get("human_aggregate") or config["human_aggregate"]
     adjudicated, excluded = bool(config["adjudicated"]), bool(config["include_excluded"])
     return [
-        _choice("human_aggregate", "Labels of one answer", AGGREGATE_TEXT.get(aggregate, aggregate),
-                f"labels {aggregate}"),
-        _choice("adjudicated", "Adjudicated labels",
-                "used: an admin's final label replaces every label of an adjudicated answer" if adjudicated
-                else "not used: every annotator's own label counts",
-                "adjudicated labels" if adjudicated else "annotators' own labels"),
-        _choice("include_excluded", "Excluded participants",
-                "their labels included" if excluded else "their labels left out",
-                "excluded participants included" if excluded else "excluded participants left out"),
+        _choice("human_aggregate", _("Labels of one answer"), str(AGGREGATE_TEXT.get(aggregate, aggregate)),
+                _("labels %(aggregate)s") % {"aggregate": AGGREGATE_SHORT.get(aggregate, aggregate)}),
+        _choice("adjudicated", _("Adjudicated labels"),
+                _("used: an admin's final label replaces every label of an adjudicated answer") if adjudicated
+                else _("not used: every annotator's own label counts"),
+                _("adjudicated labels") if adjudicated else _("annotators' own labels")),
+        _choice("include_excluded", _("Excluded participants"),
+                _("their labels included") if excluded else _("their labels left out"),
+                _("excluded participants included") if excluded else _("excluded participants left out")),
     ]  # fmt: skip
 
 
@@ -158,7 +185,8 @@ def choices_caption(data) -> str:
     Choices: metric F1; no judge; bold: raw p < 0.05; no bootstrap; ROVER Levenshtein alpha 3;
     ROVER voters: all systems but reference; dedup whitespace.
     """
-    return "Choices: " + "; ".join(c["short"] for c in report_choices(data)) + "."
+    separator = pgettext("between the choices of a caption", "; ")
+    return _("Choices: %(choices)s.") % {"choices": separator.join(c["short"] for c in report_choices(data))}
 
 
 def derived_text(data):
@@ -187,9 +215,11 @@ def derived_text(data):
         return None
     groups = {}  # attributes with the same sources, named once
     for name, d in derived.items():
-        groups.setdefault(tuple(d["sources"]), []).append(f"{name} on {d['n_derived']} questions")
+        groups.setdefault(tuple(d["sources"]), []).append(
+            _("%(name)s on %(n)s questions") % {"name": name, "n": d["n_derived"]}
+        )
     parts = [f"{', '.join(names)} ({'; '.join(sources)})" for sources, names in groups.items()]
-    return "Derived from raw text (SPEC 15), not imported: " + "; ".join(parts) + "."
+    return _("Derived from raw text (SPEC 15), not imported: %(parts)s.") % {"parts": "; ".join(parts)}
 
 
 def derived_sources(data):

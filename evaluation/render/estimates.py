@@ -3,6 +3,8 @@ SPEC 12) as the report page shows them (pure: report.json data in, formatted cel
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from evaluation.render.page import gain, interval_text, metric_value, score, sort_key
 from evaluation.science import metric_registry
 
@@ -104,7 +106,8 @@ def active_tables(data):
                     "rows": [
                         {
                             "system": r["system"],
-                            "n": f"{r['n_labeled']} of {r['n_sampled']} / {r['n_total']}",
+                            "n": _("%(labeled)s of %(sampled)s / %(total)s")
+                            % {"labeled": r["n_labeled"], "sampled": r["n_sampled"], "total": r["n_total"]},
                             "n_sort": r["n_labeled"],
                             "estimate": metric_value(metric, r.get("estimate")),
                             "estimate_sort": sort_key(r.get("estimate")),

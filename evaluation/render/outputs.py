@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from django.utils import translation
 
 from core.export_safety import safe_frame
 from evaluation.render import figures as figs
@@ -100,8 +101,10 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
     return paper.standalone(styler.to_latex(convert_css=True, hrules=True, caption=caption, environment="table"))
 
 
+@translation.override("en")
 def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
-    """Write every file of ``report`` under ``out_dir``.
+    """Write every file of ``report`` under ``out_dir``, in the paper's language and number format
+    whatever language the caller reads (the page translates; the files never do).
 
     report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.render.paper``), each
     figure as PNG, PDF and SVG, and the hard subset as corpus JSONL.

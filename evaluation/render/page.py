@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import math
 
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
 from evaluation.render.choices import (
     AGGREGATE_TEXT,
     choices_caption,
@@ -28,6 +32,13 @@ DASH = "—"
 
 def _ok(v):
     return v is not None and not (isinstance(v, float) and not math.isfinite(v))
+
+
+def _local(text: str) -> str:
+    """A number written with a point, in the reader's language (``0,5`` in French): numbers on pages
+    follow the language, never those of the downloads (this module is for pages only)."""
+    sep = formats.get_format("DECIMAL_SEPARATOR")
+    return text.replace(".", sep) if sep != "." else text
 
 
 def _example_data() -> dict:
@@ -82,7 +93,7 @@ def score(v, decimals=3):
     >>> score(0.12345), score(0.5, 2), score(None)
     ('0.123', '0.50', '—')
     """
-    return f"{v:.{decimals}f}" if _ok(v) else DASH
+    return _local(f"{v:.{decimals}f}") if _ok(v) else DASH
 
 
 def percent(v, decimals=1):
@@ -105,7 +116,7 @@ def percent(v, decimals=1):
     >>> percent(45.678), percent(38.6, 0)
     ('45.7 %', '39 %')
     """
-    return f"{v:.{decimals}f} %" if _ok(v) else DASH
+    return _local(f"{v:.{decimals}f} %") if _ok(v) else DASH
 
 
 def integer(v):
@@ -149,7 +160,7 @@ def p_value(p):
     """
     if not _ok(p):
         return DASH
-    return "< 0.001" if p < 0.001 else f"{p:.2g}"
+    return _local("< 0.001" if p < 0.001 else f"{p:.2g}")
 
 
 def metric_value(metric, v):
@@ -240,12 +251,16 @@ def systems_rows(data):
             ci = r.get(f"{m}_ci") or (None, None)
             bounds = None
             if partial and _ok(r.get(f"{m}_low")):
-                bounds = f"coverage bounds {interval_text(m, r[f'{m}_low'], r[f'{m}_high'])}"
+                bounds = _("coverage bounds %(interval)s") % {
+                    "interval": interval_text(m, r[f"{m}_low"], r[f"{m}_high"])
+                }
             row["cells"].append(
                 {
                     "text": text,
                     "sort": sort_key(r.get(m)),
-                    "ci": f"95% CI {interval_text(m, *ci)}" if _ok(ci[0]) and _ok(ci[1]) else None,
+                    "ci": _("95%% CI %(interval)s") % {"interval": interval_text(m, *ci)}
+                    if _ok(ci[0]) and _ok(ci[1])
+                    else None,
                     "bounds": bounds,
                 }
             )
@@ -376,8 +391,8 @@ def agreement(data):
 
     def alpha(v, n_items):
         if _ok(v):
-            return f"{v:.3f}"
-        return f"undefined (n = {n_items} item{'s' if n_items != 1 else ''})"
+            return _local(f"{v:.3f}")
+        return ngettext("undefined (n = %(n)s item)", "undefined (n = %(n)s items)", n_items) % {"n": n_items}
 
     pairs = [
         {
@@ -453,7 +468,7 @@ def gain(v):
     >>> gain(2.5), gain(None)
     ('2.50×', '—')
     """
-    return f"{v:.2f}×" if _ok(v) else DASH
+    return _local(f"{v:.2f}×") if _ok(v) else DASH
 
 
 def interval_text(metric, low, high):
@@ -487,17 +502,25 @@ def _quoted(text: str) -> str:
 
 CLOSEST_FLIPS = 3  # pairs the coverage warning names; the others are folded
 FIGURE_TITLES = {
-    "figure3_partitions": "Figure 3: {metric} of each system per ROVER agreement partition",
-    "figure4_per_frame": "Figure 4: ROVER's {metric} per frame",
-    "figure5_combinations": "Figure 5: {metric} by combination of two factors",
+    "figure3_partitions": gettext_lazy("Figure 3: {metric} of each system per ROVER agreement partition"),
+    "figure4_per_frame": gettext_lazy("Figure 4: ROVER's {metric} per frame"),
+    "figure5_combinations": gettext_lazy("Figure 5: {metric} by combination of two factors"),
 }
 
 
 def _flip_text(f):
-    return (
-        f"{f['higher']} ({score(f['higher_hscore'])}, bounds {score(f['higher_low'])} – {score(f['higher_high'])}) "
-        f"over {f['lower']} ({score(f['lower_hscore'])}, bounds {score(f['lower_low'])} – {score(f['lower_high'])})"
-    )
+    return _(
+        "%(a)s (%(a_score)s, bounds %(a_low)s – %(a_high)s) over %(b)s (%(b_score)s, bounds %(b_low)s – %(b_high)s)"
+    ) % {
+        "a": f["higher"],
+        "a_score": score(f["higher_hscore"]),
+        "a_low": score(f["higher_low"]),
+        "a_high": score(f["higher_high"]),
+        "b": f["lower"],
+        "b_score": score(f["lower_hscore"]),
+        "b_low": score(f["lower_low"]),
+        "b_high": score(f["lower_high"]),
+    }
 
 
 def coverage_warning(data):
@@ -534,10 +557,21 @@ def coverage_warning(data):
     low, high = min(r["coverage"] for r in partial), max(r["coverage"] for r in partial)
     span = percent(100 * low) if low == high else f"{percent(100 * low)} – {percent(100 * high)}"
     n = len(flips)
-    pairs = f"{n} pair{'s' if n != 1 else ''} of systems could swap places" if n else "No pair of systems could swap"
-    systems = f"{len(partial)} system{'s' if len(partial) != 1 else ''}"
+    if n:
+        summary = ngettext(
+            "%(n)s pair of systems could swap places by Hscore inside the coverage bounds",
+            "%(n)s pairs of systems could swap places by Hscore inside the coverage bounds",
+            n,
+        ) % {"n": n}
+    else:
+        summary = _("No pair of systems could swap by Hscore inside the coverage bounds")
+    below = ngettext(
+        "(%(n)s system below 100%%: coverage %(span)s).",
+        "(%(n)s systems below 100%%: coverage %(span)s).",
+        len(partial),
+    ) % {"n": len(partial), "span": span}
     return {
-        "summary": f"{pairs} by Hscore inside the coverage bounds ({systems} below 100%: coverage {span}).",
+        "summary": f"{summary} {below}",
         "systems": [f"{r['system']} ({percent(100 * r['coverage'])})" for r in partial],
         "closest": [_flip_text(f) for f in flips[:CLOSEST_FLIPS]],
         "rest": [_flip_text(f) for f in flips[CLOSEST_FLIPS:]],
@@ -579,7 +613,7 @@ def frames_section(data):
     counts = section.get("outcomes") or {}
     total = counts.get("total", 0)
     outcomes = [
-        {"key": k, "text": text, "n": counts.get(k, 0), "share": percent(100 * counts[k] / total) if total else DASH}
+        {"key": k, "text": _(text), "n": counts.get(k, 0), "share": percent(100 * counts[k] / total) if total else DASH}
         for k, text in OUTCOME_TEXT.items()
         if k in counts
     ]
@@ -589,7 +623,7 @@ def frames_section(data):
         if t.get("n")
     ]
     agreement_rows = [
-        {"label": {"frame": "frame", "fes": "frame elements"}.get(k, k), **agreement({"agreement": a})}
+        {"label": {"frame": _("frame"), "fes": _("frame elements")}.get(k, k), **agreement({"agreement": a})}
         for k, a in (section.get("agreement") or {}).items()
         if a
     ]
@@ -621,7 +655,7 @@ def figure_titles(names, data):
     out = []
     for name in names:
         stem = name.rsplit(".", 1)[0]
-        title = FIGURE_TITLES.get(stem, stem.replace("_", " ")).format(metric=metric)
+        title = str(FIGURE_TITLES.get(stem, stem.replace("_", " "))).format(metric=metric)
         out.append({"name": name, "title": title})
     return out
 
@@ -659,8 +693,8 @@ def report_page(data) -> dict:
     return {
         "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,
-        "aggregate_text": AGGREGATE_TEXT.get(aggregate, aggregate),
-        "significance": SIGNIFICANCE_WORDS.get(significance, significance),
+        "aggregate_text": str(AGGREGATE_TEXT.get(aggregate, aggregate)),
+        "significance": str(SIGNIFICANCE_WORDS.get(significance, significance)),
         "choices": report_choices(data),
         "caption": choices_caption(data),
         "has_labels": data.get("has_labels"),
@@ -674,7 +708,7 @@ def report_page(data) -> dict:
             {
                 "factor": name,
                 "reason": _quoted(
-                    (data.get("factors_skipped_reasons") or {}).get(name, "no question has the attribute")
+                    (data.get("factors_skipped_reasons") or {}).get(name) or _("no question has the attribute")
                 ),
             }
             for name in data.get("factors_skipped", [])

@@ -11,14 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_lazy as _
+
 from evaluation.science import metric_registry
 from evaluation.science.human import AGGREGATES
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
 SIGNIFICANCE_MARKS = ("raw", "holm")
-SIGNIFICANCE_WORDS = {"raw": "raw p < 0.05 (as the paper)", "holm": "Holm-corrected p < 0.05"}
-AGGREGATE_WORDS = {"mean": "mean of the labels' values", "majority": "majority label (ties: mean of the tied labels)"}
+SIGNIFICANCE_WORDS = {"raw": _("raw p < 0.05 (as the paper)"), "holm": _("Holm-corrected p < 0.05")}
+AGGREGATE_WORDS = {
+    "mean": _("mean of the labels' values"),
+    "majority": _("majority label (ties: mean of the tied labels)"),
+}
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,8 @@ OPTIONS = (
         "systems",
         "list",
         None,
-        "Systems",
-        "ROVER systems, comma-separated, in tie-break order (empty: all but reference)",
+        _("Systems"),
+        _("ROVER systems, comma-separated, in tie-break order (empty: all but reference)"),
         config="systems",
         cli="--systems",
     ),
@@ -62,8 +67,8 @@ OPTIONS = (
         "alpha",
         "float",
         DEFAULT_ALPHA,
-        "Alpha",
-        "agree when Levenshtein distance < alpha",
+        _("Alpha"),
+        _("agree when Levenshtein distance < alpha"),
         min_value=0.5,
         config="alpha",
         cli="--alpha",
@@ -73,7 +78,7 @@ OPTIONS = (
         "metric",
         "choice",
         "hscore",
-        "Metric",
+        _("Metric"),
         choices=lambda: [(m, m) for m in metric_registry.all_keys()],
         config="metric",
         cli="--metric",
@@ -83,37 +88,37 @@ OPTIONS = (
         "n_boot",
         "int",
         DEFAULT_BOOT,
-        "Bootstrap replicates",
+        _("Bootstrap replicates"),
         min_value=0,
         max_value=20000,
         config="n_boot",
         cli="--bootstrap",
         required=True,
     ),
-    ReportOption("seed", "int", 0, "Seed", config="seed", cli="--seed", form=False),
-    ReportOption("figures", "bool", True, "Figures", form=False, api=False),
+    ReportOption("seed", "int", 0, _("Seed"), config="seed", cli="--seed", form=False),
+    ReportOption("figures", "bool", True, _("Figures"), form=False, api=False),
     ReportOption(
         "adjudicated",
         "bool",
         False,
-        "Use adjudicated labels",
-        "items an admin adjudicated count with the final label",
+        _("Use adjudicated labels"),
+        _("items an admin adjudicated count with the final label"),
         config="adjudicated",
     ),
     ReportOption(
         "include_excluded",
         "bool",
         False,
-        "Keep excluded participants",
-        "crowd-study participants stopped on gold items count too (left out by default)",
+        _("Keep excluded participants"),
+        _("crowd-study participants stopped on gold items count too (left out by default)"),
         config="include_excluded",
     ),
     ReportOption(
         "human_aggregate",
         "choice",
         "mean",
-        "Labels of one answer",
-        "printed with every table",
+        _("Labels of one answer"),
+        _("printed with every table"),
         choices=lambda: [(a, AGGREGATE_WORDS[a]) for a in AGGREGATES],
         config="human_aggregate",
         cli="--human-aggregate",
@@ -122,14 +127,14 @@ OPTIONS = (
         "judge",
         "name",
         None,
-        "Automatic judge",
-        "prediction-powered estimates with this judge's labels (SPEC 10); none: human only",
+        _("Automatic judge"),
+        _("prediction-powered estimates with this judge's labels (SPEC 10); none: human only"),
     ),
     ReportOption(
         "significance",
         "choice",
         "raw",
-        "Bold cells in the paper tables",
+        _("Bold cells in the paper tables"),
         choices=lambda: [(s, SIGNIFICANCE_WORDS[s]) for s in SIGNIFICANCE_MARKS],
         config="table_significance",
         cli="--significance",

@@ -17,6 +17,7 @@ import contextlib
 import gc
 
 import pandas as pd
+from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras
 from evaluation.report.sections import active_step, frame_proxy_step, ppi_step
@@ -41,14 +42,14 @@ def _noop(**kwargs):
 
 # (progress message, step); ``compute_report`` runs them in this order.
 STEPS = (
-    ("bootstrap", bootstrap_step),
-    ("systems table", systems_step),
-    ("ROVER partitions", partitions_step),
-    ("complexity factors", factors_step),
-    ("frames and combinations", frames_step),
-    ("frames and combinations", combinations_step),
-    ("agreement", agreement_step),
-    ("hard subset", hard_subset_step),
+    (gettext_noop("bootstrap"), bootstrap_step),
+    (gettext_noop("systems table"), systems_step),
+    (gettext_noop("ROVER partitions"), partitions_step),
+    (gettext_noop("complexity factors"), factors_step),
+    (gettext_noop("frames and combinations"), frames_step),
+    (gettext_noop("frames and combinations"), combinations_step),
+    (gettext_noop("agreement"), agreement_step),
+    (gettext_noop("hard subset"), hard_subset_step),
 )
 
 
@@ -93,7 +94,7 @@ def compute_report(
     """
     config = config or ReportConfig()
     total = len(STEPS) + 1
-    progress(done=0, total=total, message="scoring predictions")
+    progress(done=0, total=total, message=gettext_noop("scoring predictions"))
     with _gc_paused():
         ctx = prepare(questions, predictions, labels, config=config)
         for done, (message, step) in enumerate(STEPS, start=1):
@@ -137,7 +138,7 @@ def compute_report(
         facts=extras.facts,
     )
     frame_proxy_step(report, extras.frame_rows)
-    progress(done=total, message="done")
+    progress(done=total, message="done")  # in words on the page: report_words.progress_message
     return report
 
 

@@ -95,13 +95,15 @@ def score_table(
         label_triplet, keyed = triplets.of_labels(labels, config.dedup_policy)
         human.check_labels(keyed["label"])
         counts = human.label_counts(label_triplet, keyed["annotator"], keyed["label"], n_triplets=triplets.n)
-        score, correct, _ = human.scores_from_counts(counts, config.human_aggregate)
         matched = np.flatnonzero(triplets.code >= 0)
-        for metric, per_triplet in (("hscore", score), ("hcorrect", correct)):
-            mats[metric].ravel()[cell[matched]] = per_triplet[triplets.code[matched]]
+        for metric in metric_registry.human_keys():  # each human metric's value of each triplet
+            per_triplet = metric_registry.get(metric).per_triplet(counts, config.human_aggregate)
+            mats[metric].ravel()[cell[matched]] = np.asarray(per_triplet, dtype=float)[triplets.code[matched]]
         label_matched = label_triplet >= 0
         n_unmatched = int((~label_matched).sum())
-        _score_empty_answers(mats, questions, q=q, cell=cell, empty=norm_texts[pred_norm] == "")
+        _score_empty_answers(
+            mats, questions, q=q, cell=cell, empty=norm_texts[pred_norm] == "", aggregate=config.human_aggregate
+        )
 
     partition, source = _rover_column(
         mats,
@@ -128,10 +130,12 @@ def score_table(
     )
 
 
-def _score_empty_answers(mats, questions, *, q, cell, empty):
+def _score_empty_answers(mats, questions, *, q, cell, empty, aggregate="mean"):
     """The human scores of empty answers, given by rule (no human ever sees an empty answer: it is
-    never a triplet). As EM's "empty vs empty = 1" (SPEC 4): correct (1) when the question has no
-    reference answer, incorrect (0) otherwise; a rule-scored answer counts as labelled.
+    never a triplet). As EM's "empty vs empty = 1" (SPEC 4): correct when the question has no
+    reference answer, incorrect otherwise, that is, each human metric's value of a triplet labelled
+    all correct, or all incorrect (Hscore and Hcorrect: 1 and 0); a rule-scored answer counts as
+    labelled.
 
     >>> questions = pd.DataFrame({"answers": [["Paris"], []]}, index=["q1", "q2"])
     >>> mats = {"hscore": np.full((2, 1), np.nan), "hcorrect": np.full((2, 1), np.nan)}
@@ -142,9 +146,11 @@ def _score_empty_answers(mats, questions, *, q, cell, empty):
     if not empty.any():
         return
     no_reference = np.array([not any(str(a).strip() for a in answers) for answers in questions["answers"]], bool)
-    value = no_reference[q[empty]].astype(float)
-    for metric in ("hscore", "hcorrect"):
-        mats[metric].ravel()[cell[empty]] = value
+    rule = no_reference[q[empty]]
+    all_correct_or_incorrect = np.array([[1, 0, 0], [0, 0, 1]])
+    for metric in metric_registry.human_keys():
+        correct, incorrect = metric_registry.get(metric).per_triplet(all_correct_or_incorrect, aggregate)
+        mats[metric].ravel()[cell[empty]] = np.where(rule, float(correct), float(incorrect))
 
 
 def _normalized_pairs(raw_pairs, n_norm):

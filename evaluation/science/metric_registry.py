@@ -5,7 +5,9 @@ matrices, which scale, which metric needs labels: ``evaluation.report``), the da
 (titles, LaTeX titles, decimals), the figures (axis titles), the report page, the report form and
 API (the metric choices) and the prediction-powered estimates (``evaluation.science.ppi``: the
 human metrics and their scale). An automatic metric brings its bulk scorer; metrics sharing one
-scorer (EM, F1 and ROUGE-L share one tokenization) are computed in one call. Adding a metric is
+scorer (EM, F1 and ROUGE-L share one tokenization) are computed in one call; a human metric brings
+its per-triplet scorer, which turns each triplet's label counts into the triplet's value (the report
+gives every prediction its triplet's value). Adding a metric, human or automatic, is
 ``register(Metric(...))`` (docs/architecture.md, "Where new things go").
 
 Pure, no database.
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evaluation.science import metrics
+from evaluation.science import human, metrics
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,13 @@ class Metric:
     in %, SPEC 3's Hcorrect); ``decimals`` on the page, ``paper_decimals`` in the paper tables;
     ``human`` whether it comes from labels (SPEC 3) or is automatic (SPEC 4). ``bulk`` (automatic
     metrics): ``bulk(answers, references, languages) -> {key: array}``, one score per aligned
-    (answer, reference list, language); a missing prediction scores 0. ``aliases``: other spellings
-    a user may type (lowercase, ``-`` as ``_``).
+    (answer, reference list, language); a missing prediction scores 0. ``per_triplet`` (human
+    metrics): ``per_triplet(counts, aggregate) -> array``, the value of each triplet from its
+    (triplets, 3) counts of correct, partial and incorrect labels (``human.label_counts``) under the
+    report's human aggregate (``"mean"`` or ``"majority"``), NaN for a triplet without labels; an
+    empty answer, never labelled, gets by rule the value of an all-correct triplet when its question
+    has no reference answer and of an all-incorrect one otherwise. ``aliases``: other spellings a
+    user may type (lowercase, ``-`` as ``_``).
     """
 
     key: str
@@ -41,6 +48,7 @@ class Metric:
     paper_decimals: int = 2
     human: bool = False
     bulk: Callable | None = None
+    per_triplet: Callable | None = None
     aliases: tuple = ()
 
 
@@ -71,6 +79,60 @@ def squad_scores(answers, references, languages) -> dict:
     return {"em": em, "f1": f1, "rouge_l": rouge_l}
 
 
+def hscore(counts, aggregate: str = "mean"):
+    """Hscore of each triplet (SPEC 3): its labels' mean value (correct 1, partial 1/2, incorrect 0),
+    or under ``majority`` the value of the most frequent label (the tied labels' mean on a tie).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        (triplets, 3) counts of correct, partial and incorrect labels.
+    aggregate : str
+        ``"mean"`` or ``"majority"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per triplet, NaN where it has no label (``human.scores_from_counts``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hscore(np.array([[1, 1, 0], [2, 0, 1], [0, 0, 0]])).tolist()
+    [0.75, 0.6666666666666666, nan]
+    >>> hscore(np.array([[1, 1, 0], [2, 0, 1]]), "majority").tolist()
+    [0.75, 1.0]
+    """
+    return human.scores_from_counts(counts, aggregate)[0]
+
+
+def hcorrect(counts, aggregate: str = "mean"):
+    """Hcorrect of each triplet (SPEC 3): the share of its labels that say correct, or under
+    ``majority`` whether correct is the most frequent label (its share among the tied ones on a tie).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        (triplets, 3) counts of correct, partial and incorrect labels.
+    aggregate : str
+        ``"mean"`` or ``"majority"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per triplet (a share, before the metric's scale), NaN where it has no label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hcorrect(np.array([[1, 1, 0], [2, 0, 1], [0, 0, 0]])).tolist()
+    [0.5, 0.6666666666666666, nan]
+    >>> hcorrect(np.array([[1, 1, 0], [2, 0, 1]]), "majority").tolist()
+    [0.5, 1.0]
+    """
+    return human.scores_from_counts(counts, aggregate)[1]
+
+
 _REGISTRY: dict[str, Metric] = {}
 
 
@@ -80,7 +142,7 @@ def register(metric: Metric) -> Metric:
     Parameters
     ----------
     metric : Metric
-        The new metric; an automatic one needs ``bulk``.
+        The new metric; an automatic one needs ``bulk``, a human one ``per_triplet``.
 
     Returns
     -------
@@ -99,6 +161,8 @@ def register(metric: Metric) -> Metric:
         raise ValueError(f"metric {metric.key!r} is already registered")
     if not metric.human and metric.bulk is None:
         raise ValueError(f"automatic metric {metric.key!r} needs a bulk scorer")
+    if metric.human and metric.per_triplet is None:
+        raise ValueError(f"human metric {metric.key!r} needs a per-triplet scorer (per_triplet)")
     _REGISTRY[metric.key] = metric
     return metric
 
@@ -117,7 +181,7 @@ def unregister(key: str) -> None:
 
     Examples
     --------
-    >>> _ = register(Metric(key="toy", title="Toy", latex="Toy", axis="Toy", human=True))
+    >>> _ = register(Metric(key="toy", title="Toy", latex="Toy", axis="Toy", human=True, per_triplet=hscore))
     >>> unregister("toy"); "toy" in all_keys()
     False
     """
@@ -236,7 +300,7 @@ def lookup(name: str) -> str | None:
 
 
 for _metric in (
-    Metric(key="hscore", title="Hscore", latex="Hscore", axis="Hscore", human=True),
+    Metric(key="hscore", title="Hscore", latex="Hscore", axis="Hscore", human=True, per_triplet=hscore),
     Metric(
         key="hcorrect",
         title="% Hcorrect",
@@ -246,6 +310,7 @@ for _metric in (
         decimals=1,
         paper_decimals=1,
         human=True,
+        per_triplet=hcorrect,
     ),
     Metric(
         key="rouge_l", title="ROUGE-L", latex="ROUGE-L", axis="ROUGE-L", bulk=squad_scores, aliases=("rougel", "rouge")

@@ -14,8 +14,8 @@ from annotation.annotating import next_item
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
 from annotation.models import Assignment, Corpus, Label
-from evaluation import archive_store
-from evaluation.archive import ArchiveError
+from evaluation.archive import store as archive_store
+from evaluation.archive.format import ArchiveError
 from evaluation.files import load_json as report_data
 from tests import study_fill
 from tests.conftest import REPO
@@ -217,7 +217,7 @@ def test_bad_archives_are_refused_with_the_problem_named_and_nothing_written(stu
 
 def _with_member(data, name, blob):
     """The archive ``data`` with one more member, listed in its manifest with the right SHA-256."""
-    from evaluation import archive
+    from evaluation.archive import format as archive
 
     def change(member, content):
         if member != "manifest.json":

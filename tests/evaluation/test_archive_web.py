@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Corpus, Label, LabelEvent
 from core.models import Job
-from evaluation import archive_store
+from evaluation.archive import store as archive_store
 from tests import study_fill
 
 pytestmark = pytest.mark.django_db

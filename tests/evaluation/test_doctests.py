@@ -35,9 +35,9 @@ PURE = (
     "science.human",
     "science.metric_registry",
     "render.choices",
-    "archive",
+    "archive.format",
 )
-DATABASE = ("judge_inputs", "database", "live", "archive_store")
+DATABASE = ("judge_inputs", "database", "live", "archive.store")
 # functions that read the database: a docstring without an example
 NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json"}}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

@@ -81,3 +81,83 @@ def test_the_form_and_the_api_offer_a_toy_metric(toy_metric):
     request = ReportRequest(data={"corpus": "c1", "metric": "short"})
     assert request.is_valid(), request.errors
     assert request.validated_data["metric"] == "short"
+
+
+def _share_incorrect(counts, aggregate):
+    """A toy human metric: the share of a triplet's labels that say incorrect (the aggregate aside)."""
+    n = counts.sum(axis=1)
+    return np.where(n > 0, counts[:, 2] / np.maximum(n, 1), np.nan)
+
+
+WRONG = Metric(
+    key="hwrong",
+    title="% Hwrong",
+    latex=r"\% Hwrong",
+    axis="Hwrong (%)",
+    scale=100.0,
+    decimals=1,
+    paper_decimals=1,
+    human=True,
+    per_triplet=_share_incorrect,
+)
+
+
+@pytest.fixture
+def toy_human_metric():
+    metric_registry.register(WRONG)
+    yield WRONG
+    metric_registry.unregister(WRONG.key)
+
+
+def test_a_human_metric_needs_its_per_triplet_scorer():
+    with pytest.raises(ValueError, match="needs a per-triplet scorer"):
+        metric_registry.register(Metric(key="x", title="X", latex="X", axis="X", human=True))
+    assert "x" not in metric_registry.all_keys()
+    assert metric_registry.human_keys() == ("hscore", "hcorrect")
+
+
+def test_a_toy_human_metric_reaches_the_report_and_the_tables(toy_human_metric, tmp_path):
+    from evaluation.render import page, paper
+    from evaluation.render.outputs import write_report
+    from evaluation.report.config import ReportConfig
+    from evaluation.report.inputs import _example_inputs
+    from evaluation.report.pipeline import compute_report
+
+    assert metric_registry.human_keys() == ("hscore", "hcorrect", "hwrong")
+    # labels: q1 "Denver Broncos" (s1) correct, q1 "Carolina" (s2) incorrect, q2 "Warsaw" (s1)
+    # partial; q2 "Poland" (s2) has none
+    report = compute_report(*_example_inputs(), config=ReportConfig(n_boot=0, metric="hwrong"))
+    data = report.data
+    assert data["metric"] == "hwrong" and "hwrong" in data["available_metrics"]
+    by_system = {r["system"]: r["hwrong"] for r in data["systems"]}
+    assert by_system["s1"] == 0.0 and by_system["s2"] == 100.0  # in % (scale 100), labelled ones only
+    assert list(report.tables["systems"]["hwrong"])[:2] == [0.0, 100.0]
+    assert "factors_hwrong" in report.tables
+    shown = page.report_page(data)
+    assert shown["metric"] == "% Hwrong"
+    assert "100.0 %" in str({r["system"]: r for r in page.systems_rows(data)}["s2"])
+    assert r"\% Hwrong" in paper.table2_factors(data, "hwrong").latex
+    files = write_report(report, tmp_path, render_figures=False)
+    assert "factors_hwrong.csv" in files and "table2_factors_hwrong.csv" in files
+
+
+def test_an_empty_answer_takes_a_human_metrics_all_correct_or_all_incorrect_value(toy_human_metric):
+    import pandas as pd
+
+    from evaluation.report.config import ReportConfig
+    from evaluation.report.inputs import _example_inputs, questions_frame
+    from evaluation.report.scoring import score_table
+
+    questions, predictions, labels = _example_inputs()
+    no_reference = questions_frame([{"id": "q3", "context": "Nothing.", "question": "What?", "answers": []}])
+    questions = pd.concat([questions, no_reference])
+    empty = pd.DataFrame({"question_id": ["q1", "q3"], "system": "s3", "answer": ["", " "]})
+    for aggregate in ("mean", "majority"):
+        table = score_table(
+            questions, pd.concat([predictions, empty]), labels, config=ReportConfig(human_aggregate=aggregate)
+        )
+        s3 = table.columns.index("s3")
+        # q1 has a reference: the empty answer is incorrect; q3 has none: it is correct
+        assert table.matrices["hwrong"][[0, 2], s3].tolist() == [1.0, 0.0]  # share incorrect: inverted
+        assert table.matrices["hscore"][[0, 2], s3].tolist() == [0.0, 1.0]
+        assert table.matrices["hcorrect"][[0, 2], s3].tolist() == [0.0, 1.0]

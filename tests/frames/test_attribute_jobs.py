@@ -28,13 +28,13 @@ pytestmark = pytest.mark.django_db
 
 def fake_llm(body):
     """The proxy's LLM: the first candidate pair, then 1 to 3 FEs of that frame on words of the question.
-    PIAF is French: the proxy sends the French prompts (``frames.proxy.prompts_for``), read in both languages."""
+    PIAF is French, so the proxy asks in French (``frames.proxy.prompts_for``); English is read too."""
     prompt = body["messages"][-1]["content"]
     question = re.search(r"Question : (.*)", prompt).group(1)
     if prompt.startswith(("From a list", "À partir d'une liste")):
-        pairs = ast.literal_eval(re.search(r"Liste? : (\[.*\])", prompt).group(1))
+        pairs = ast.literal_eval(re.search(r"(?:List|Liste) : (\[.*\])", prompt).group(1))
         return repr(pairs[0])
-    frame, word = ast.literal_eval(re.search(r"Paire? : (\(.*\))", prompt).group(1))
+    frame, word = ast.literal_eval(re.search(r"(?:Pair|Paire) : (\(.*\))", prompt).group(1))
     words = [w for w in re.findall(r"\w{3,}", question) if w.lower() != word.lower()]
     fes = FRENCH_FRAMES[frame][1][: 1 + len(question) % 3]
     return json.dumps({fe: words[i % len(words)] for i, fe in enumerate(fes)} if words else {})

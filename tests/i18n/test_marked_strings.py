@@ -24,16 +24,6 @@ NOT_LANGUAGE = {"UTC", "CSV", "JSONL", "JSON", "LaTeX", "API", "SPEC", "Prolific
 READ_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt", "aria-description"}
 NO_TEXT_ELEMENTS = {"script", "style", "code", "kbd", "pre"}
 HOLE = "\ue000"  # stands for a template variable or tag in the text handed to the HTML parser
-# The other helper's templates (branch i18n-eval) still being marked: expected to fail until they land.
-PENDING = (
-    "templates/evaluation/",
-    "templates/models_runner/",
-    "templates/admin/frames/",
-    "templates/admin/evaluation/",
-    "evaluation/templates/",
-    "frames/templates/",
-    "models_runner/templates/",
-)
 
 
 def template_files():
@@ -119,10 +109,7 @@ def test_the_check_sees_unmarked_text_and_attributes():
 
 
 def _param(path):
-    rel = str(path.relative_to(ROOT))
-    pending = pytest.mark.xfail(reason="marked by the i18n-eval branch", strict=False)
-    marks = [pending] if rel.startswith(PENDING) else []
-    return pytest.param(path, id=rel, marks=marks)
+    return pytest.param(path, id=str(path.relative_to(ROOT)))
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in template_files()])
@@ -172,16 +159,7 @@ def test_the_check_sees_unmarked_messages():
 
 @pytest.mark.parametrize(
     "path",
-    [
-        pytest.param(
-            p,
-            id=str(p.relative_to(ROOT)),
-            marks=[pytest.mark.xfail(reason="marked by the i18n-eval branch", strict=False)]
-            if p.relative_to(ROOT).parts[0] in ("evaluation", "frames", "models_runner")
-            else [],
-        )
-        for p in view_modules()
-    ],
+    [pytest.param(p, id=str(p.relative_to(ROOT))) for p in view_modules()],
 )
 def test_view_messages_are_marked(path):
     lines = list(unmarked_messages(ast.parse(path.read_text(encoding="utf-8"))))

@@ -117,7 +117,7 @@ from django.core.management import call_command
 from django.db import connection
 call_command("migrate", verbosity=0)
 from annotation.models import Corpus, Question
-from evaluation import archive_store
+from evaluation.archive import store as archive_store
 corpus = Corpus.objects.create(name="snap")
 Question.objects.create(corpus=corpus, external_id="early", context="c", question="q?")
 real, waited = archive_store._select, []

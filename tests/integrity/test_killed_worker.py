@@ -153,6 +153,8 @@ def test_worker_killed_during_inference_resumes_without_duplicates(tmp_path, wor
         answered = list(Prediction.objects.filter(system=run.system).values_list("question_id", flat=True))
         assert len(answered) == n and len(set(answered)) == n
         assert done.result["skipped_existing"] >= saved  # the second attempt did not answer them again
+        # what the killed attempt saved counts too: questions_done is every question, once (issue 27)
+        assert InferenceRun.objects.get(pk=run.pk).questions_done == n
 
 
 def test_worker_killed_during_a_report_leaves_no_report_and_the_job_failed(

@@ -280,7 +280,7 @@ def test_judge_labels_feed_the_report_but_not_human_agreement(tiny_corpus, make_
     assert any("imported" in r["reason"] for r in data["judge"]["validity"])
     client.force_login(make_user("res", "researcher"))
     page = client.get(f"/research/reports/{done.pk}/").content.decode()
-    assert "Automatic judge: gpt-judge" in page and "table_ppi" in page and "human \\ judge" in page
+    assert "Automatic judge: gpt-judge" in page and "table_ppi" in page and "human ↓ · judge →" in page
     api = client.get(f"/research/api/reports/{done.pk}/report.json").json()
     assert api["ppi"] == data["ppi"]
     unknown = run_job(start_report(tiny_corpus, n_boot=0, figures=False, judge="nobody").pk, report_body)

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.archive import ArchiveError
-from evaluation.archive_store import import_study
+from evaluation.archive.format import ArchiveError
+from evaluation.archive.store import import_study
 
 
 class Command(BaseCommand):

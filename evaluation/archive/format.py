@@ -6,7 +6,7 @@ accounts by name and role only; ``files/...`` holds files of finished jobs (repo
 ``manifest.json`` lists every member with its row count, byte size and SHA-256, and the schema
 version: the applied migration heads of each app of the project.
 
-Nothing here touches a database: the database shell is ``evaluation/archive_store.py``.
+Nothing here touches a database: the database shell is ``evaluation/archive/store.py``.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def decode_rows(data: bytes, member: str) -> list[dict]:
     >>> decode_rows(b'{"id": 1}\\n{"id"', "rows/x.jsonl")
     Traceback (most recent call last):
     ...
-    evaluation.archive.ArchiveError: archive member rows/x.jsonl, line 2: not a JSON object
+    evaluation.archive.format.ArchiveError: archive member rows/x.jsonl, line 2: not a JSON object
     """
     rows = []
     for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
@@ -233,7 +233,7 @@ def parse_manifest(data: bytes) -> dict:
     >>> parse_manifest(b'{"format": "other"}')
     Traceback (most recent call last):
     ...
-    evaluation.archive.ArchiveError: manifest.json: not a study archive (format 'other', expected 'qaeval-study')
+    evaluation.archive.format.ArchiveError: manifest.json: not a study archive (format 'other', expected 'qaeval-study')
     """
     try:
         manifest = json.loads(data.decode("utf-8"))
@@ -275,7 +275,8 @@ def check_member(name: str, data: bytes, entry: dict) -> None:
     >>> check_member("users.jsonl", b"abd", describe(b"abc", 1))
     Traceback (most recent call last):
     ...
-    evaluation.archive.ArchiveError: archive member users.jsonl was altered: its SHA-256 differs from the manifest's
+    evaluation.archive.format.ArchiveError: archive member users.jsonl was altered: its SHA-256 differs
+    from the manifest's
     """
     if not isinstance(entry, dict):
         raise ArchiveError(f"manifest.json: the entry of {name} is not an object")
@@ -303,7 +304,7 @@ def check_members(listed, present) -> None:
     >>> check_members(["manifest.json", "users.jsonl", "rows/a.B.jsonl"], ["manifest.json", "users.jsonl"])
     Traceback (most recent call last):
     ...
-    evaluation.archive.ArchiveError: archive member rows/a.B.jsonl is missing (listed in manifest.json)
+    evaluation.archive.format.ArchiveError: archive member rows/a.B.jsonl is missing (listed in manifest.json)
     """
     listed, present = set(listed) - {MANIFEST}, set(present) - {MANIFEST}
     if missing := sorted(listed - present):
@@ -376,7 +377,7 @@ def check_name(name: str) -> str:
     >>> check_name("no spaces")
     Traceback (most recent call last):
     ...
-    evaluation.archive.ArchiveError: corpus name 'no spaces': use 1-100 letters, digits, '-' or '_'
+    evaluation.archive.format.ArchiveError: corpus name 'no spaces': use 1-100 letters, digits, '-' or '_'
     """
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise ArchiveError(f"corpus name {name!r}: use 1-100 letters, digits, '-' or '_'")
@@ -435,7 +436,8 @@ def remap(rows: list, foreign: dict, maps: dict, *, member: str) -> None:
     >>> remap([{"question_id": 4}], {"question_id": ("q", False)}, {"q": {3: 30}}, member="rows/t.jsonl")
     Traceback (most recent call last):
     ...
-    evaluation.archive.ArchiveError: archive member rows/t.jsonl: question_id 4 names a row the archive does not hold
+    evaluation.archive.format.ArchiveError: archive member rows/t.jsonl: question_id 4 names a row the archive
+    does not hold
     """
     for column, (model, nullable) in foreign.items():
         mapping = maps[model]

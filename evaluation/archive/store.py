@@ -37,8 +37,8 @@ from django.utils import timezone
 from annotation.models import Corpus
 from core.models import Job
 from core.roles import ADMIN, ROLES, ensure_groups, is_admin
-from evaluation import archive
-from evaluation.archive import ArchiveError
+from evaluation.archive import format as archive
+from evaluation.archive.format import ArchiveError
 from evaluation.jobs import report_dir
 
 USER = "users"  # the pseudo-model of users.jsonl in foreign-key maps
