@@ -187,6 +187,18 @@ class Report:
 
 
 @dataclass
+class StepOutput:
+    """What one step of the report returns (``evaluation.report.pipeline.STEPS``): its keys of report.json
+    (``data``, plain JSON values), the DataFrames of its CSV / LaTeX tables, their bold cells and its
+    figures' data. ``compute_report`` collects them into the ``Report``; nothing rebuilds a table later."""
+
+    data: dict = field(default_factory=dict)
+    tables: dict = field(default_factory=dict)  # name -> DataFrame
+    bold: dict = field(default_factory=dict)  # table name -> DataFrame of bools
+    figures: dict = field(default_factory=dict)  # name -> plotting data
+
+
+@dataclass
 class ReportExtras:
     """What a report adds beyond its three tables, each optional: one automatic judge's labels (SPEC 10) and the
     active design its human labels were drawn by (SPEC 12), with the platform facts of its validity guard
@@ -198,4 +210,6 @@ class ReportExtras:
     design: pd.DataFrame | None = None  # SPEC 12: pi and sampled per triplet (``sections.active_step``)
     facts: dict | None = None
     frame_rows: tuple | None = None
+    # issue 26 point 4: humans' checks of the derived attributes (``sections.attribute_check_step``)
+    attribute_check_rows: list | None = None
     corpus: str | None = None

@@ -19,8 +19,8 @@ import gc
 import pandas as pd
 from django.utils.translation import gettext_noop
 
-from evaluation.report.config import Report, ReportConfig, ReportExtras
-from evaluation.report.sections import active_step, frame_proxy_step, ppi_step
+from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
+from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -33,14 +33,14 @@ from evaluation.report.steps import (
     prepare,
     systems_step,
 )
-from evaluation.report.tables import build_tables
 
 
 def _noop(**kwargs):
     pass
 
 
-# (progress message, step); ``compute_report`` runs them in this order.
+# (progress message, step); ``compute_report`` runs them in this order, each returning a ``StepOutput``
+# (its report.json keys with their tables and figures' data), and collects what they return.
 STEPS = (
     (gettext_noop("bootstrap"), bootstrap_step),
     (gettext_noop("systems table"), systems_step),
@@ -95,13 +95,18 @@ def compute_report(
     config = config or ReportConfig()
     total = len(STEPS) + 1
     progress(done=0, total=total, message=gettext_noop("scoring predictions"))
+    collected = StepOutput()
     with _gc_paused():
         ctx = prepare(questions, predictions, labels, config=config)
         for done, (message, step) in enumerate(STEPS, start=1):
             progress(done=done, message=message)
-            step(ctx)
-    d = ctx.data
-    data = {
+            out = step(ctx)
+            ctx.data.update(out.data)  # what the later steps may read
+            collected.tables.update(out.tables)
+            collected.bold.update(out.bold)
+            collected.figures.update(out.figures)
+    # The steps' data is plain already (each cleans its own): only the header is cleaned here.
+    header = {
         "metric": ctx.metric,
         "metric_requested": config.metric,
         "available_metrics": list(ctx.available),
@@ -117,11 +122,16 @@ def compute_report(
             "n_frames": len(ctx.entropy),
             "median": float(ctx.entropy.median()) if len(ctx.entropy) else None,
         },
-        **d,
     }
-    data = clean(data)
-    report = Report(data=data, scores=ctx.table, sides=ctx.sides, hard_subset=ctx.hard)
-    build_tables(report)
+    report = Report(
+        data={**clean(header), **ctx.data},
+        tables=collected.tables,
+        bold=collected.bold,
+        figures=collected.figures,
+        scores=ctx.table,
+        sides=ctx.sides,
+        hard_subset=ctx.hard,
+    )
     extras = extras or ReportExtras()
     if extras.corpus is not None:
         report.data["corpus"] = extras.corpus
@@ -138,6 +148,7 @@ def compute_report(
         facts=extras.facts,
     )
     frame_proxy_step(report, extras.frame_rows)
+    attribute_check_step(report, extras.attribute_check_rows)
     progress(done=total, message="done")  # in words on the page: report_words.progress_message
     return report
 

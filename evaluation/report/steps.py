@@ -11,12 +11,14 @@ import numpy as np
 import pandas as pd
 
 from annotation.labels import LABEL_RANKS
+from evaluation.report import tables
 from evaluation.report.config import (
     FALLBACK_METRIC,
     MAX_FLIP_NOTES,
     ROVER_NAME,
     ReportConfig,
     ScoreTable,
+    StepOutput,
 )
 from evaluation.report.scoring import score_table, with_triplet_keys
 from evaluation.science import agreement, metric_registry, stats
@@ -96,8 +98,9 @@ def _combination_code(sides, pair, active_names):
 
 #
 # ``compute_report`` runs named steps over one ``Context``; each step reads what the earlier ones
-# left there and adds its keys to ``ctx.data`` (the report.json content). A new section of the
-# report is one more step (a function of the context) added to ``STEPS``.
+# left there and returns a ``StepOutput``: its keys of report.json and the tables and figures' data
+# built from them (``evaluation.report.tables``), which ``compute_report`` collects (and adds to
+# ``ctx.data`` for the later steps). A new section of the report is one more step added to ``STEPS``.
 
 
 @dataclass
@@ -225,24 +228,30 @@ def prepare(questions, predictions, labels, *, config) -> Context:
     return ctx
 
 
-def bootstrap_step(ctx: Context) -> None:
+def bootstrap_step(ctx: Context) -> StepOutput:
     """One bootstrap (the same resamples of the questions) for every interval of the report.
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+        From ``prepare`` and the earlier steps.
+
+    Returns
+    -------
+    StepOutput
+        The step's report.json keys, tables and figures' data.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
-    >>> bootstrap_step(ctx)
+    >>> bootstrap_step(ctx).data
+    {}
     >>> sorted(ctx.boot)
     ['factor:dist', 'frames', 'partitions', 'systems']
     """
     if not ctx.config.n_boot:
-        return
+        return StepOutput()
     X, part = ctx.X, ctx.table.partition
     stacked = np.hstack([X[m] for m in ctx.available])
     tasks = {
@@ -256,23 +265,31 @@ def bootstrap_step(ctx: Context) -> None:
     if ctx.combo[0] is not None:
         tasks["combination"] = (X[ctx.metric], ctx.combo[2])
     ctx.boot = stats.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, seed=ctx.config.seed)
+    return StepOutput()
 
 
-def systems_step(ctx: Context) -> None:
+def systems_step(ctx: Context) -> StepOutput:
     """Table 1: every metric per system and ROVER, coverage and its bounds (SPEC 3).
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+        From ``prepare`` and the earlier steps.
+
+    Returns
+    -------
+    StepOutput
+        The step's report.json keys, tables and figures' data.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
-    >>> systems_step(ctx)
-    >>> [(row["system"], row["hscore"], row["coverage"]) for row in ctx.data["systems"]]
+    >>> out = systems_step(ctx)
+    >>> [(row["system"], row["hscore"], row["coverage"]) for row in out.data["systems"]]
     [('s1', 0.75, 1.0), ('s2', 0.0, 0.5), ('ROVER', 0.75, 1.0)]
+    >>> float(out.tables["systems"].loc["s2", "coverage"])
+    0.5
     """
     X, cols, n_q, available = ctx.X, ctx.cols, ctx.n_q, ctx.available
     sys_ci = {}
@@ -305,9 +322,7 @@ def systems_step(ctx: Context) -> None:
             if m in sys_ci:
                 row[f"{m}_ci"] = list(_scaled(m, sys_ci[m][:, c]))
         rows.append(row)
-    ctx.data["systems"] = rows
-    ctx.data["ranking_flips"] = ranking_flips(rows) if ctx.has_labels else []
-    flips = ctx.data["ranking_flips"]
+    flips = ranking_flips(rows) if ctx.has_labels else []
     for flip in flips[:MAX_FLIP_NOTES]:
         ctx.notes.append(
             f"partial coverage: {flip['higher']} ranks above {flip['lower']} by Hscore "
@@ -319,6 +334,7 @@ def systems_step(ctx: Context) -> None:
         ctx.notes.append(
             f"partial coverage: {len(flips) - MAX_FLIP_NOTES} more pairs of systems could flip (all in ranking_flips)"
         )
+    return tables.systems_tables(StepOutput(data=clean({"systems": rows, "ranking_flips": flips})))
 
 
 def ranking_flips(rows) -> list:
@@ -371,28 +387,33 @@ def ranking_flips(rows) -> list:
     return flips
 
 
-def partitions_step(ctx: Context) -> None:
+def partitions_step(ctx: Context) -> StepOutput:
     """ROVER agreement partitions (Figure 3).
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+        From ``prepare`` and the earlier steps.
+
+    Returns
+    -------
+    StepOutput
+        The step's report.json keys, tables and figures' data.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
-    >>> partitions_step(ctx)
-    >>> ctx.data["partitions"]["counts"]
-    {1: 2, 2: 0}
+    >>> out = partitions_step(ctx)
+    >>> out.data["partitions"]["counts"], out.tables["partition_counts"]["n"].tolist()
+    ({'1': 2, '2': 0}, [0, 2])
     """
     X, part, cols, metric = ctx.X, ctx.table.partition, ctx.cols, ctx.metric
     n_sys = len(ctx.table.rover_systems)
     keys = list(range(1, n_sys + 1))
     pmeans = _group_means(X[metric], part, keys)
     pci = ctx.boot_ci("partitions")
-    ctx.data["partitions"] = {
+    partitions = {
         "n_systems": n_sys,
         "alpha": ctx.config.alpha,
         "systems": ctx.table.rover_systems,
@@ -406,26 +427,32 @@ def partitions_step(ctx: Context) -> None:
         },
     }
     # P(f | P_k) (Table 3)
-    ctx.data["factor_by_partition"] = {
-        f.name: fx.share_by_group(ctx.sides[f.name].to_numpy(), part, keys) for f in ctx.active
-    }
+    by_partition = {f.name: fx.share_by_group(ctx.sides[f.name].to_numpy(), part, keys) for f in ctx.active}
+    return tables.partitions_tables(
+        StepOutput(data=clean({"partitions": partitions, "factor_by_partition": by_partition}))
+    )
 
 
-def factors_step(ctx: Context) -> None:
+def factors_step(ctx: Context) -> StepOutput:
     """Table 2 for every available metric: delta, Mann-Whitney U and p, Holm over each metric.
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+        From ``prepare`` and the earlier steps.
+
+    Returns
+    -------
+    StepOutput
+        The step's report.json keys, tables and figures' data.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
-    >>> factors_step(ctx)
-    >>> [(e["factor"], e["metric"]) for e in ctx.data["factors"]][:2]
-    [('dist', 'hscore'), ('dist', 'hcorrect')]
+    >>> out = factors_step(ctx)
+    >>> [(e["factor"], e["metric"]) for e in out.data["factors"]][:2], "factors_hscore" in out.tables
+    ([('dist', 'hscore'), ('dist', 'hcorrect')], True)
     """
     X, cols, config = ctx.X, ctx.cols, ctx.config
     entries, holm_family = [], {}
@@ -482,30 +509,41 @@ def factors_step(ctx: Context) -> None:
         for r, p in zip(rows, adjusted):
             r["p_holm"] = p
             r["significant_holm"] = fx.is_significant(float(p), config.significance)
-    ctx.data["factors"] = entries
-    ctx.data["derived_attributes"] = derived = fx.derived_attributes(ctx.questions)  # SPEC 15
+    derived = fx.derived_attributes(ctx.questions)  # SPEC 15
     for e in entries:
         e["derived"] = derived.get(e["attribute"])
     skipped = [f for f in config.factors if f not in ctx.active]
-    ctx.data["factors_skipped"] = [f.name for f in skipped]
-    ctx.data["factors_skipped_reasons"] = {f.name: fx.skip_reason(ctx.questions, f, ctx.entropy) for f in skipped}
+    data = {
+        "factors": entries,
+        "derived_attributes": derived,
+        "factors_skipped": [f.name for f in skipped],
+        "factors_skipped_reasons": {f.name: fx.skip_reason(ctx.questions, f, ctx.entropy) for f in skipped},
+    }
+    return tables.factors_tables(StepOutput(data=clean(data)))
 
 
-def frames_step(ctx: Context) -> None:
+def frames_step(ctx: Context) -> StepOutput:
     """The metric per frame, ROVER first (Figure 4), sorted by ROVER's value.
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+        From ``prepare`` and the earlier steps.
+
+    Returns
+    -------
+    StepOutput
+        The step's report.json keys, tables and figures' data.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
-    >>> frames_step(ctx)
-    >>> [(r["frame"], float(r["by_system"]["ROVER"])) for r in ctx.data["per_frame"]]
+    >>> out = frames_step(ctx)
+    >>> [(r["frame"], float(r["by_system"]["ROVER"])) for r in out.data["per_frame"]]
     [('Win', 1.0), ('Capital', 0.5)]
+    >>> out.tables["per_frame"].index.tolist()
+    ['Win', 'Capital']
     """
     per_frame = []
     if ctx.frame_codes is not None:
@@ -528,24 +566,29 @@ def frames_step(ctx: Context) -> None:
             return v if v is not None and math.isfinite(v) else -math.inf
 
         per_frame.sort(key=lambda r: (-rover_value(r), r["frame"]))
-    ctx.data["per_frame"] = per_frame
+    return tables.frames_tables(StepOutput(data=clean({"per_frame": per_frame})), ctx.metric)
 
 
-def combinations_step(ctx: Context) -> None:
+def combinations_step(ctx: Context) -> StepOutput:
     """The metric on the four subsets of two factors (Figure 5).
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare`` and the earlier steps; this step adds its keys to ``ctx.data``.
+        From ``prepare`` and the earlier steps.
+
+    Returns
+    -------
+    StepOutput
+        The step's report.json keys, tables and figures' data.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=20))
-    >>> combinations_step(ctx)
-    >>> ctx.data["combinations"] is None  # the default pair (nb_fes, entropy) needs frame elements
-    True
+    >>> out = combinations_step(ctx)
+    >>> out.data["combinations"] is None, out.tables  # the default pair (nb_fes, entropy) needs frame elements
+    (True, {})
     """
     combinations = None
     if ctx.combo[0] is not None:
@@ -563,10 +606,10 @@ def combinations_step(ctx: Context) -> None:
                 else None,
             }
         combinations = {"pair": [fa, fb], "metric": metric, "subsets": subsets}
-    ctx.data["combinations"] = combinations
+    return tables.combinations_tables(StepOutput(data=clean({"combinations": combinations})))
 
 
-def agreement_step(ctx: Context) -> None:
+def agreement_step(ctx: Context) -> StepOutput:
     """Krippendorff's alpha (SPEC 7) on the labels that match a triplet.
 
     The same label set in the offline and the in-app report (the app's labels are on triplets by
@@ -575,14 +618,18 @@ def agreement_step(ctx: Context) -> None:
     Parameters
     ----------
     ctx : Context
-        From ``prepare``; this step adds ``agreement`` to ``ctx.data``.
+        From ``prepare``.
+
+    Returns
+    -------
+    StepOutput
+        ``agreement`` and the ``agreement_pairs`` table.
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=0))
-    >>> agreement_step(ctx)
-    >>> ctx.data["agreement"]["n_items"]  # one annotator: no item with two labels
+    >>> agreement_step(ctx).data["agreement"]["n_items"]  # one annotator: no item with two labels
     0
     """
     if ctx.has_labels:
@@ -603,23 +650,27 @@ def agreement_step(ctx: Context) -> None:
             "n_annotators": 0,
             "pairs": [],
         }
-    ctx.data["agreement"] = agree
+    return tables.agreement_tables(StepOutput(data=clean({"agreement": agree})))
 
 
-def hard_subset_step(ctx: Context) -> None:
+def hard_subset_step(ctx: Context) -> StepOutput:
     """The hard subset export (``hard_subset``) when the configuration asks for one.
 
     Parameters
     ----------
     ctx : Context
-        From ``prepare``; this step adds ``hard_subset`` to ``ctx.data``.
+        From ``prepare``; sets ``ctx.hard`` (the questions exported).
+
+    Returns
+    -------
+    StepOutput
+        ``hard_subset`` (its size and choices).
 
     Examples
     --------
     >>> from evaluation.report.inputs import _example_inputs
     >>> ctx = prepare(*_example_inputs(), config=ReportConfig(n_boot=0, hard_factors=("dist",)))
-    >>> hard_subset_step(ctx)
-    >>> ctx.data["hard_subset"]["n"], ctx.hard.index.tolist()
+    >>> hard_subset_step(ctx).data["hard_subset"]["n"], ctx.hard.index.tolist()
     (1, ['q2'])
     """
     c = ctx.config
@@ -632,7 +683,7 @@ def hard_subset_step(ctx: Context) -> None:
             factor_names=c.hard_factors,
             require=c.hard_require,
         )
-    ctx.data["hard_subset"] = (
+    summary = (
         {
             "n": len(ctx.hard),
             "partitions": list(c.hard_partitions),
@@ -642,6 +693,7 @@ def hard_subset_step(ctx: Context) -> None:
         if ctx.hard is not None
         else None
     )
+    return StepOutput(data=clean({"hard_subset": summary}))
 
 
 def hard_subset(questions, partition, sides, *, partitions=(), factor_names=(), require="any") -> pd.DataFrame:
