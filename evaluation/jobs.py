@@ -52,6 +52,7 @@ def report_body(job, progress):
             design=judge_inputs.design_frame(corpus),
             facts=facts,
             frame_rows=frame_rows(corpus),
+            attribute_check_rows=attribute_check_rows(corpus),
             corpus=corpus.name,
         )
         report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
@@ -74,6 +75,13 @@ def frame_rows(corpus):
     from frames.proxy_store import outcome_rows
 
     return outcome_rows(corpus), frame_check_rows(corpus)
+
+
+def attribute_check_rows(corpus):
+    """Humans' checks of the corpus's derived attributes (issue 26 point 4), read by ``frames``."""
+    from frames.attribute_checks import attribute_check_rows as rows
+
+    return rows(corpus)
 
 
 # The options of a report job and their defaults (``evaluation.report.options``), in order.

@@ -9,6 +9,7 @@ class FramesConfig(AppConfig):
     verbose_name = _("Frames")
 
     def ready(self):
-        from frames import checking
+        from frames import attribute_checks, checking
 
         checking.register_fold_kind()
+        attribute_checks.register_fold_kind()

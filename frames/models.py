@@ -152,3 +152,67 @@ class FrameCheckEvent(models.Model):
     def __str__(self):
         ratings = "skipped" if self.skipped else f"frame {self.frame_rating}, FEs {self.fe_rating}"
         return f"frame check {self.frame_check_id}: {ratings}"
+
+
+# Attribute checks (SPEC 15, issue 26 point 4): a human confirms or corrects the derived context trigger
+# and the distance class of a question (meta.derivation).
+TRIGGER_CORRECT, TRIGGER_OTHER, TRIGGER_ABSENT = "correct", "other", "absent"
+TRIGGER_VERDICTS = (TRIGGER_CORRECT, TRIGGER_OTHER, TRIGGER_ABSENT)
+DIST_ONE, DIST_MORE = "1", "2+"
+DIST_CLASSES = (DIST_ONE, DIST_MORE)
+
+
+def dist_class(dist):
+    """``"1"`` for one arc, ``"2+"`` for two or more, None when unknown (or 0: trigger in the answer).
+
+    >>> dist_class(1), dist_class(4), dist_class(None)
+    ('1', '2+', None)
+    """
+    if dist is None or dist < 1:
+        return None
+    return "1" if dist == 1 else "2+"
+
+
+class AttributeCheck(models.Model):
+    """An annotator's verdict on one question's derived attributes: the context trigger (correct, another
+    word at ``trigger_start``..``trigger_end`` of the context, or absent from the passage) and the
+    distance class between trigger and answer (1 arc, or 2 or more)."""
+
+    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="attribute_checks")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attribute_checks")
+    fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
+    trigger_verdict = models.CharField(max_length=8, choices=[(v, v) for v in TRIGGER_VERDICTS], null=True, blank=True)
+    trigger_start = models.PositiveIntegerField(null=True, blank=True)
+    trigger_end = models.PositiveIntegerField(null=True, blank=True)
+    dist_class = models.CharField(max_length=2, choices=[(v, v) for v in DIST_CLASSES], null=True, blank=True)
+    skipped = models.BooleanField(default=False)
+    seconds_spent = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "annotator"], name="uniq_attribute_check_per_annotator")
+        ]
+
+    def __str__(self):
+        verdict = "skipped" if self.skipped else f"trigger {self.trigger_verdict}, dist {self.dist_class}"
+        return f"{self.annotator_id} {self.question_id} {verdict}"
+
+
+class AttributeCheckEvent(models.Model):
+    attribute_check = models.ForeignKey(AttributeCheck, on_delete=models.CASCADE, related_name="events")
+    trigger_verdict = models.CharField(max_length=8, null=True, blank=True)
+    trigger_start = models.PositiveIntegerField(null=True, blank=True)
+    trigger_end = models.PositiveIntegerField(null=True, blank=True)
+    dist_class = models.CharField(max_length=2, null=True, blank=True)
+    skipped = models.BooleanField(default=False)
+    seconds = models.FloatField(default=0.0)
+    submission_id = models.CharField(max_length=64, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["attribute_check", "created_at", "id"]
+
+    def __str__(self):
+        return f"{self.attribute_check_id} {'skipped' if self.skipped else self.trigger_verdict} {self.created_at}"

@@ -40,7 +40,12 @@ class Triplet(models.Model):
 class Fold(models.Model):
     KIND_TRIPLET = "triplet"
     KIND_FRAME = "frame"
-    KINDS = [(KIND_TRIPLET, _("answer triplets")), (KIND_FRAME, _("frame checks"))]
+    KIND_ATTRIBUTE = "attribute"
+    KINDS = [
+        (KIND_TRIPLET, _("answer triplets")),
+        (KIND_FRAME, _("frame checks")),
+        (KIND_ATTRIBUTE, _("attribute checks")),
+    ]
 
     corpus = models.ForeignKey(
         "annotation.Corpus", on_delete=models.CASCADE, related_name="folds", verbose_name=_("corpus")
@@ -110,6 +115,15 @@ class FoldItem(models.Model):
         related_name="fold_items",
         verbose_name=_("frame annotation"),
     )
+    # attribute-check folds: the question whose derived attributes (SPEC 15, meta.derivation) are checked
+    question = models.ForeignKey(
+        "annotation.Question",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="fold_items",
+        verbose_name=_("question"),
+    )
     is_overlap = models.BooleanField(
         default=False, help_text=_("Copy made for inter-annotator agreement."), verbose_name=_("is overlap")
     )
@@ -124,9 +138,11 @@ class FoldItem(models.Model):
             models.UniqueConstraint(fields=["fold", "handle"], name="uniq_fold_handle"),
             models.UniqueConstraint(fields=["fold", "triplet"], name="uniq_fold_triplet"),
             models.UniqueConstraint(fields=["fold", "frame_annotation"], name="uniq_fold_frame_annotation"),
+            models.UniqueConstraint(fields=["fold", "question"], name="uniq_fold_question"),
             models.CheckConstraint(
-                condition=(models.Q(triplet__isnull=False, frame_annotation__isnull=True))
-                | (models.Q(triplet__isnull=True, frame_annotation__isnull=False)),
+                condition=(models.Q(triplet__isnull=False, frame_annotation__isnull=True, question__isnull=True))
+                | (models.Q(triplet__isnull=True, frame_annotation__isnull=False, question__isnull=True))
+                | (models.Q(triplet__isnull=True, frame_annotation__isnull=True, question__isnull=False)),
                 name="fold_item_one_target",
             ),
         ]

@@ -116,6 +116,7 @@ def fold_assignments(request):
     if corpus:
         table, per_annotator = fold_table(corpus)
         frame_kind = fold_kinds.get(Fold.KIND_FRAME)
+        attribute_kind = fold_kinds.get(Fold.KIND_ATTRIBUTE)
         context.update(
             table=table,
             per_annotator=per_annotator,
@@ -126,6 +127,11 @@ def fold_assignments(request):
             quality=quality_data.corpus_quality(corpus),
             disagreements=len(quality_data.open_disagreements(corpus)),
             has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
+            attribute_form=attribute_kind.build_form() if attribute_kind else None,
+            attribute_readiness=attribute_kind.readiness(corpus)
+            if attribute_kind and attribute_kind.readiness
+            else None,
+            has_attribute_folds=any(r["fold"].kind == Fold.KIND_ATTRIBUTE for r in table),
             unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True)
             .exclude(design_sampled=False)
             .count(),

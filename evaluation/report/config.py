@@ -210,4 +210,6 @@ class ReportExtras:
     design: pd.DataFrame | None = None  # SPEC 12: pi and sampled per triplet (``sections.active_step``)
     facts: dict | None = None
     frame_rows: tuple | None = None
+    # issue 26 point 4: humans' checks of the derived attributes (``sections.attribute_check_step``)
+    attribute_check_rows: list | None = None
     corpus: str | None = None

@@ -20,7 +20,7 @@ import pandas as pd
 from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
-from evaluation.report.sections import active_step, frame_proxy_step, ppi_step
+from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -148,6 +148,7 @@ def compute_report(
         facts=extras.facts,
     )
     frame_proxy_step(report, extras.frame_rows)
+    attribute_check_step(report, extras.attribute_check_rows)
     progress(done=total, message="done")  # in words on the page: report_words.progress_message
     return report
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evaluation.report.steps import clean
-from evaluation.science import active, frame_check_stats, human
+from evaluation.science import active, attribute_check_stats, frame_check_stats, human
 from evaluation.science.ppi import (
     ROW_KEYS,
     judge_agreement,
@@ -319,3 +319,22 @@ def frame_proxy_step(report, frame_rows: tuple | None) -> None:
     rows = frame_check_stats.table4_rows(section["table4"])
     if rows:
         report.tables["frame_checks"] = pd.DataFrame(rows).set_index("evaluation")
+
+
+def attribute_check_step(report, rows: list | None) -> None:
+    """Accuracy of the derived context trigger and distance class as humans judged them (issue 26 point 4):
+    ``report.data["attribute_checks"]`` (``attribute_check_stats.table``, None without checks) and the
+    ``attribute_checks`` table (CSV and LaTeX).
+
+    >>> from evaluation.report.config import Report
+    >>> report = Report(data={})
+    >>> attribute_check_step(report, [{"question_id": "q1", "annotator": "a", "derived_dist": 2,
+    ...     "trigger_verdict": "correct", "dist_class": "2+"}])
+    >>> report.data["attribute_checks"]["trigger"]["accuracy"], list(report.tables["attribute_checks"].index)
+    (1.0, ['context trigger', 'distance class (1 arc / 2 or more)'])
+    """
+    section = attribute_check_stats.table(rows or [])
+    report.data["attribute_checks"] = section
+    if section:
+        rows_out = attribute_check_stats.table_rows(section)
+        report.tables["attribute_checks"] = pd.DataFrame(rows_out).set_index("attribute")

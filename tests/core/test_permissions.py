@@ -149,6 +149,22 @@ flag-item              anonymous   L    L    L    L    L    L
 flag-item              annotator   405  405  400  405  405  405
 flag-item              researcher  403  403  403  403  403  403
 flag-item              admin       403  403  403  403  403  403
+attribute-check        anonymous   L    L    L    L    L    L
+attribute-check        annotator   200  200  405  405  405  405
+attribute-check        researcher  403  403  403  403  403  403
+attribute-check        admin       403  403  403  403  403  403
+attribute-check-item   anonymous   L    L    L    L    L    L
+attribute-check-item   annotator   200  200  405  405  405  405
+attribute-check-item   researcher  403  403  403  403  403  403
+attribute-check-item   admin       403  403  403  403  403  403
+attribute-check-previous anonymous L    L    L    L    L    L
+attribute-check-previous annotator 200  200  405  405  405  405
+attribute-check-previous researcher 403 403  403  403  403  403
+attribute-check-previous admin     403  403  403  403  403  403
+attribute-check-rate   anonymous   L    L    L    L    L    L
+attribute-check-rate   annotator   405  405  400  405  405  405
+attribute-check-rate   researcher  403  403  403  403  403  403
+attribute-check-rate   admin       403  403  403  403  403  403
 frame-check            anonymous   L    L    L    L    L    L
 frame-check            annotator   200  200  405  405  405  405
 frame-check            researcher  403  403  403  403  403  403
@@ -328,7 +344,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
     from config.celery import app
     from models_runner.models import Judge
     from tests.conftest import build_tiny_corpus
-    from tests.frames.fixtures import build_framed_corpus
+    from tests.frames.fixtures import add_derivations, build_framed_corpus
 
     folder = tmp_path_factory.mktemp("permissions")
     with django_db_blocker.unblock(), transaction.atomic(), override_settings(MEDIA_ROOT=folder / "media"):
@@ -339,7 +355,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
                 username, is_staff=role == "admin", is_superuser=role == "admin"
             )
             users[role].groups.add(Group.objects.get_or_create(name=role)[0])
-        tiny, framed = build_tiny_corpus(folder), build_framed_corpus()
+        tiny, framed = build_tiny_corpus(folder), add_derivations(build_framed_corpus())
         Judge.objects.create(name="matrix-judge", prompt="Is {answer} right for {question}? {context}")
         fold = create_folds(tiny, k=2, seed=0, overlap=0)[0]
         assign_fold(fold, users["annotator"])
@@ -348,6 +364,8 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         for data in (
             {"action": "build_frames", "frame_k": 2, "frame_seed": 0, "frame_overlap": 0},
             {"action": "assign_all", "kind": "frame"},
+            {"action": "build_attributes", "attribute_k": 1, "attribute_seed": 0, "attribute_overlap": 0},
+            {"action": "assign_all", "kind": "attribute"},
         ):
             resp = client.post(reverse("fold-action", args=[framed.pk]), data, follow=True)
             assert not [str(m) for m in resp.context["messages"] if m.level_tag == "error"]
@@ -376,7 +394,12 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         assert report.status_code == 302, report.content
         report_pk = resolve(report["Location"]).kwargs["pk"]
         assert client.get(reverse("api-report", args=[report_pk])).json()["status"] == "succeeded"
-        frame_fold = Assignment.objects.filter(fold__corpus=framed, annotator=users["annotator"]).first().fold
+        frame_fold = (
+            Assignment.objects.filter(fold__corpus=framed, fold__kind="frame", annotator=users["annotator"])
+            .first()
+            .fold
+        )
+        attribute_fold = Assignment.objects.get(fold__kind="attribute", annotator=users["annotator"]).fold
         study = Study.objects.create(
             slug="matrix", title="Matrix", consent="Agree?", corpus=tiny, completion_code="M", open=True
         )
@@ -389,6 +412,8 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
             "assignment": Assignment.objects.get(fold=fold, annotator=users["annotator"]).pk,
             "frame_fold": frame_fold.pk,
             "frame_item": frame_fold.items.first().handle,
+            "attribute_fold": attribute_fold.pk,
+            "attribute_item": attribute_fold.items.first().handle,
             "report": report_pk,
             "run": run.json()["id"],
             "study": "matrix",
@@ -414,6 +439,10 @@ def url_kwargs(name, w):
         "frame-check-item": frame_item,
         "frame-check-previous": frame,
         "frame-check-rate": frame,
+        "attribute-check": {"fold_id": w["attribute_fold"]},
+        "attribute-check-item": {"fold_id": w["attribute_fold"], "handle": w["attribute_item"]},
+        "attribute-check-previous": {"fold_id": w["attribute_fold"]},
+        "attribute-check-rate": {"fold_id": w["attribute_fold"]},
         "fold-action": corpus,
         "adjudicate": corpus,
         "fold-unassign": {**corpus, "assignment_id": w["assignment"]},

@@ -16,6 +16,7 @@ import subprocess
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from tests.conftest import require, write_jsonl
 from tests.evaluation.test_ppi import _offline_files
@@ -86,9 +87,9 @@ def in_app_job(tmp_path, **options):
     from annotation.models import Adjudication, Label, Triplet
     from evaluation.jobs import REPORT_OPTIONS, start_report
     from evaluation.tasks import build_report
-    from frames.models import FrameAnnotation, FrameCheck
+    from frames.models import AttributeCheck, FrameAnnotation, FrameCheck
     from models_runner.models import Judge, JudgeLabel
-    from tests.frames.fixtures import build_framed_corpus
+    from tests.frames.fixtures import add_derivations, build_framed_corpus
 
     assert set(IN_APP_OPTIONS) == set(REPORT_OPTIONS), "a new report option: set it on the in-app path"
     corpus = build_framed_corpus()
@@ -120,6 +121,15 @@ def in_app_job(tmp_path, **options):
                 annotator=user,
                 frame_rating=("full", "partial")[n % 2],
                 fe_rating=("full", "erroneous", "partial")[(n + user.pk) % 3],
+            )
+    add_derivations(corpus)  # issue 26 point 4: humans' checks of the derived attributes
+    for n, q in enumerate(corpus.questions.order_by("position")):
+        for user in users:
+            AttributeCheck.objects.create(
+                question=q,
+                annotator=user,
+                trigger_verdict=("correct", "other")[(n + user.pk) % 2],
+                dist_class=("1", "2+")[n % 2],
             )
     job = start_report(corpus, None, **{**IN_APP_OPTIONS, **options})
     build_report(job.pk)
@@ -234,3 +244,24 @@ def test_every_tex_of_every_report_path_compiles_and_reads_like_a_paper_table(pd
 def tex_header(tex):
     text = tex.read_text()
     return text[text.index(r"\toprule") : text.index(r"\midrule")]
+
+
+def test_attribute_checks_table_in_json_csv_latex_and_page(pdflatex, tmp_path, settings, client, make_user):
+    """Issue 26 point 4: the accuracy of the derived attributes as humans judged them."""
+    from evaluation.jobs import report_dir
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    job = in_app_job(tmp_path)
+    out = report_dir(job.pk)
+    section = json.loads((out / "report.json").read_text())["attribute_checks"]
+    # 4 questions x 2 annotators; the verdict alternates with question and annotator: half correct
+    assert section["trigger"]["n"] == 8 and section["trigger"]["correct"] == 4
+    assert section["dist_class"]["n"] == 8 and section["dist_class"]["accuracy"] == 1.0  # dist 1 / 3 as derived
+    assert section["trigger"]["ci_low"] < 0.5 < section["trigger"]["ci_high"]
+    csv = (out / "attribute_checks.csv").read_text()
+    assert csv.splitlines()[0] == "attribute,checks,correct,accuracy,ci95_low,ci95_high"
+    compile_tex(out / "attribute_checks.tex", tmp_path)
+    client.force_login(make_user("res", "researcher"))
+    page = client.get(reverse("report-detail", args=[job.pk])).content.decode()
+    assert 'id="table-attribute-checks"' in page and "95% Wilson score interval" in page
+    assert ">50.0<" in page and ">100.0<" in page

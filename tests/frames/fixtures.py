@@ -44,3 +44,18 @@ def build_framed_corpus():
     result = proxy_store.predict_frames(corpus, lexicon_store.ensure_shipped_lexicon(), scripted_chat, model="scripted")
     assert result["outcomes"]["done"] == 4
     return corpus
+
+
+def add_derivations(corpus, *, skip_positions=()):
+    """Give the corpus's questions a derivation as ``derive_attributes`` writes it (SPEC 15,
+    ``meta.derivation``): the context trigger on the word ``about``, the answer on ``Paragraph``; dist 1
+    for even positions, 3 for odd ones. Questions at ``skip_positions`` get a derivation without a trigger."""
+    for q in corpus.questions.order_by("position"):
+        t, a = q.context.index("about"), q.context.index("Paragraph")
+        trace = {"answer": {"start": a, "end": a + len("Paragraph"), "found_by": "offset"}}
+        if q.position not in skip_positions:
+            trace["trigger"] = {"start": t, "end": t + len("about"), "lemma": "about", "via": "own_lu"}
+            q.dist = 1 if q.position % 2 == 0 else 3
+        q.meta = {**q.meta, "derivation": trace}
+        q.save(update_fields=["meta", "dist"])
+    return corpus

@@ -139,6 +139,13 @@ def valid(name, world):
         "judge": {"item": world["item"], "value": "correct"},
         "flag-item": {"item": world["item"], "reason": "other", "comment": "x"},
         "frame-check-rate": {"item": world["frame_item"], "frame_rating": "full", "fe_rating": "full"},
+        "attribute-check-rate": {
+            "item": world["attribute_item"],
+            "trigger_verdict": "other",
+            "trigger_start": 0,
+            "trigger_end": 4,
+            "dist_class": "1",
+        },
         "api-judge": {"item": world["item"], "label": "correct"},
         "fold-action": {"action": "build", "k": 2, "seed": 0, "overlap": 0, "policy": "by_question"},
         "reports": {"corpus": "tiny", "alpha": 5, "metric": "hscore", "n_boot": 0},
