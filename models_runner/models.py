@@ -3,6 +3,7 @@ with their runs and labels."""
 
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import LABEL_VALUES
 
@@ -46,6 +47,8 @@ class InferenceRun(models.Model):
     )
 
     class Meta:
+        verbose_name = _("inference run")
+        verbose_name_plural = _("inference runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -75,6 +78,8 @@ class LLMExchange(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("LLM exchange")
+        verbose_name_plural = _("LLM exchanges")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["purpose", "created_at"])]
 
@@ -106,6 +111,8 @@ class Judge(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("automatic judge")
+        verbose_name_plural = _("automatic judges")
         ordering = ["name"]
 
     def __str__(self):
@@ -128,6 +135,8 @@ class JudgeRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("judge run")
+        verbose_name_plural = _("judge runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -152,6 +161,8 @@ class JudgeLabel(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("judge label")
+        verbose_name_plural = _("judge labels")
         constraints = [models.UniqueConstraint(fields=["judge", "triplet"], name="uniq_judge_label")]
 
     def __str__(self):
@@ -180,8 +191,9 @@ class LLMEndpoint(models.Model):
     note = models.CharField(max_length=300, blank=True)
 
     class Meta:
+        verbose_name = _("LLM endpoint")
+        verbose_name_plural = _("LLM endpoints")
         ordering = ["name"]
-        verbose_name = "LLM endpoint"
 
     def __str__(self):
         return f"{self.name} ({self.model} at {self.base_url or 'api.openai.com'})"

@@ -142,3 +142,25 @@ def test_model_run_admin_pages_in_french(admin_client, world):  # noqa: F811
         french=["Importer une archive d’étude"],
         english=["Import a study archive"],
     )
+
+
+def test_model_names_in_the_admin_in_french(admin_client, world):  # noqa: F811
+    """The admin index and a change list name our models_runner models in French (Meta verbose names)."""
+    assert_french(
+        admin_client,
+        reverse("admin:index"),
+        french=["Juges automatiques", "Jugements", "Étiquettes de juge", "Points d’accès LLM", "Échanges avec un LLM"],
+        english=["Automatic judges", "Judge runs", "Judge labels", "LLM endpoints", "LLM exchanges"],
+    )
+    assert_french(
+        admin_client,
+        reverse("admin:models_runner_llmendpoint_add"),
+        french=["Ajout de point d’accès LLM"],
+        english=["Add LLM endpoint"],
+    )
+    assert_french(
+        admin_client,
+        reverse("admin:models_runner_judge_changelist"),
+        french=["Sélectionnez l’objet juge automatique à changer"],
+        english=["Select automatic judge to change"],
+    )

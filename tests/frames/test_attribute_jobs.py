@@ -81,6 +81,7 @@ def piaf(tmp_path, lexicon, llm):
     corpus, adapt = Corpus.objects.get(name="piaf-small"), Corpus.objects.get(name="piaf-adapt")
     assert predict(corpus, lexicon, llm)["outcomes"]["done"] > 150
     assert predict(adapt, lexicon, llm)["outcomes"]["done"] > 30
+    assert all(r["messages"][-1]["content"].startswith("À partir d") for r in llm.requests)  # French corpus
     return corpus
 
 
