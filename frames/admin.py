@@ -1,9 +1,13 @@
-"""Frame models in the admin, and the corpus page's "predict frames…" link and form (SPEC 8).
+"""Frame models in the admin, and the corpus page's job pages: "predict frames…" (SPEC 8) and
+"derive attributes…" (SPEC 15), one view for both (``CORPUS_JOBS``).
 
-The link and form extend the corpus admin that annotation registers (looked up on the admin site, not
+The links and forms extend the corpus admin that annotation registers (looked up on the admin site, not
 imported); the URL keeps its path ``admin/annotation/corpus/<pk>/predict-frames/`` and its name
 ``admin:annotation_predict_frames``.
 """
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django import forms
 from django.contrib import admin, messages
@@ -98,116 +102,124 @@ class DeriveAttributesForm(forms.Form):
     )
 
 
-def _with_attributes(base):
-    """``base`` (the corpus admin class) with a "derive attributes…" column and page (SPEC 15)."""
+def _start_attributes(corpus, d, user):
+    return start_attribute_job(
+        corpus.name,
+        lexicon=d["lexicon"].name if d["lexicon"] else SHIPPED_NAME,
+        parser=d["parser"] or None,
+        adaptation=d["adaptation"].name if d["adaptation"] else None,
+        sample=d["sample"],
+        seed=d["seed"] or 0,
+        overwrite=d["overwrite"],
+        user=user,
+    )
+
+
+def _start_frames(corpus, d, user):
+    return start_frame_job(
+        corpus.name,
+        lexicon=d["lexicon"].name,
+        endpoint=d["endpoint"].name if d["endpoint"] else None,
+        model=d["model"],
+        base_url=d["base_url"] or None,
+        force=d["force"],
+        limit=d["limit"],
+        api_key_env=d["api_key_env"],
+        user=user,
+    )
+
+
+@dataclass(frozen=True)
+class CorpusJob:
+    """A corpus page that starts a background job from a form: its URL, column, form and texts."""
+
+    slug: str  # the URL's last part; with underscores after ``annotation_``, its URL name
+    column: str
+    link: str
+    form: type
+    start: Callable  # (corpus, cleaned data, user) -> Job
+    title: str  # with %(corpus)s
+    intro: str
+    started: str  # with %(pk)s
+    initial: Callable = lambda corpus: {}  # the form's initial values for this corpus
+
+    @property
+    def url_name(self):
+        return "annotation_" + self.slug.replace("-", "_")
+
+
+CORPUS_JOBS = (
+    CorpusJob(
+        "predict-frames",
+        _("frames"),
+        _("predict frames…"),
+        PredictFramesForm,
+        _start_frames,
+        _("Predict frames for %(corpus)s"),
+        _(
+            "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
+            "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
+            "recorded as such. Every prompt and reply is stored."
+        ),
+        _("frame prediction started as job %(pk)s"),
+        # the shipped lexicon of the corpus language first (framenet-fr-mini for a French corpus)
+        lambda corpus: {"lexicon": default_lexicon(corpus.language)},
+    ),
+    CorpusJob(
+        "derive-attributes",
+        _("attributes"),
+        _("derive attributes…"),
+        DeriveAttributesForm,
+        _start_attributes,
+        _("Derive attributes for %(corpus)s"),
+        _(
+            "trigger_in_question, dist and lu_pos are derived from each framed question's context with a "
+            "dependency parser, frame_freq from an adaptation corpus (SPEC 15). Imported values are kept "
+            "unless you ask to replace them; every derived value records its source."
+        ),
+        _("attribute derivation started as job %(pk)s"),
+    ),
+)
+
+
+def _with_corpus_jobs(base):
+    """``base`` (the registered corpus admin class) with a column and a page per ``CORPUS_JOBS``
+    entry (SPEC 8 frames, SPEC 15 attributes): one view for all, the job started in the background
+    and its page next."""
 
     class CorpusAdmin(base):
-        list_display = [*base.list_display, "attributes_link"]
+        list_display = [*base.list_display, *(f"{job.url_name}_link" for job in CORPUS_JOBS)]
 
         def get_urls(self):
-            view = self.admin_site.admin_view(self.derive_attributes_view)
-            return [path("<id:pk>/derive-attributes/", view, name="annotation_derive_attributes"), *super().get_urls()]
+            view = self.admin_site.admin_view(self.corpus_job_view)
+            jobs = [path(f"<id:pk>/{job.slug}/", view, {"job": job}, name=job.url_name) for job in CORPUS_JOBS]
+            return [*jobs, *super().get_urls()]
 
-        @admin.display(description=_("attributes"))
-        def attributes_link(self, obj):
-            url = reverse("admin:annotation_derive_attributes", args=[obj.pk])
-            return format_html('<a href="{}">{}</a>', url, gettext("derive attributes…"))
-
-        def derive_attributes_view(self, request, pk):
+        def corpus_job_view(self, request, pk, job):
             corpus = self.get_object(request, pk)
             if corpus is None:
                 raise Http404(f"no corpus with id {pk}")
-            form = DeriveAttributesForm(request.POST or None)
+            form = job.form(request.POST or None, initial=job.initial(corpus))
             if request.method == "POST" and form.is_valid():
-                d = form.cleaned_data
-                job = start_attribute_job(
-                    corpus.name,
-                    lexicon=d["lexicon"].name if d["lexicon"] else SHIPPED_NAME,
-                    parser=d["parser"] or None,
-                    adaptation=d["adaptation"].name if d["adaptation"] else None,
-                    sample=d["sample"],
-                    seed=d["seed"] or 0,
-                    overwrite=d["overwrite"],
-                    user=request.user,
-                )
-                messages.success(request, gettext("attribute derivation started as job %(pk)s") % {"pk": job.pk})
-                return redirect(reverse("admin:core_job_change", args=[job.pk]))
+                started = job.start(corpus, form.cleaned_data, request.user)
+                messages.success(request, str(job.started) % {"pk": started.pk})
+                return redirect(reverse("admin:core_job_change", args=[started.pk]))
             context = {
                 **self.admin_site.each_context(request),
                 "form": form,
                 "opts": self.model._meta,
-                "title": gettext("Derive attributes for %(corpus)s") % {"corpus": corpus.name},
-                "intro": gettext(
-                    "trigger_in_question, dist and lu_pos are derived from each framed question's context with a "
-                    "dependency parser, frame_freq from an adaptation corpus (SPEC 15). Imported values are kept "
-                    "unless you ask to replace them; every derived value records its source."
-                ),
+                "title": str(job.title) % {"corpus": corpus.name},
+                "intro": str(job.intro),
             }
             return TemplateResponse(request, "admin/annotation/form.html", context)
 
-    CorpusAdmin.__name__ = CorpusAdmin.__qualname__ = base.__name__
-    return CorpusAdmin
+    for job in CORPUS_JOBS:
 
+        @admin.display(description=job.column)
+        def link(self, obj, job=job):
+            return format_html('<a href="{}">{}</a>', reverse(f"admin:{job.url_name}", args=[obj.pk]), str(job.link))
 
-def _with_frames(base):
-    """``base`` (the registered corpus admin class) with a "predict frames…" column and page."""
-
-    class CorpusAdmin(base):
-        list_display = [*base.list_display, "frames_link"]
-
-        def get_urls(self):
-            return [
-                path(
-                    "<id:pk>/predict-frames/",
-                    self.admin_site.admin_view(self.predict_frames_view),
-                    name="annotation_predict_frames",
-                ),
-                *super().get_urls(),
-            ]
-
-        @admin.display(description=_("frames"))
-        def frames_link(self, obj):
-            return format_html(
-                '<a href="{}">{}</a>',
-                reverse("admin:annotation_predict_frames", args=[obj.pk]),
-                gettext("predict frames…"),
-            )
-
-        def predict_frames_view(self, request, pk):
-            """Start the frame proxy (SPEC 8) over this corpus as a background job."""
-            corpus = self.get_object(request, pk)
-            if corpus is None:
-                raise Http404(f"no corpus with id {pk}")
-            # the shipped lexicon of the corpus language first (framenet-fr-mini for a French corpus)
-            form = PredictFramesForm(request.POST or None, initial={"lexicon": default_lexicon(corpus.language)})
-            if request.method == "POST" and form.is_valid():
-                d = form.cleaned_data
-                job = start_frame_job(
-                    corpus.name,
-                    lexicon=d["lexicon"].name,
-                    endpoint=d["endpoint"].name if d["endpoint"] else None,
-                    model=d["model"],
-                    base_url=d["base_url"] or None,
-                    force=d["force"],
-                    limit=d["limit"],
-                    api_key_env=d["api_key_env"],
-                    user=request.user,
-                )
-                messages.success(request, gettext("frame prediction started as job %(pk)s") % {"pk": job.pk})
-                return redirect(reverse("admin:core_job_change", args=[job.pk]))
-            context = {
-                **self.admin_site.each_context(request),
-                "form": form,
-                "opts": self.model._meta,
-                "title": gettext("Predict frames for %(corpus)s") % {"corpus": corpus.name},
-                "intro": gettext(
-                    "Each question's FrameNet frame, trigger and frame elements are chosen by the LLM with the "
-                    "paper's two prompts; questions with no trigger, an unknown frame or unusable output are "
-                    "recorded as such. Every prompt and reply is stored."
-                ),
-            }
-            return TemplateResponse(request, "admin/annotation/form.html", context)
-
+        setattr(CorpusAdmin, f"{job.url_name}_link", link)
     CorpusAdmin.__name__ = CorpusAdmin.__qualname__ = base.__name__
     return CorpusAdmin
 
@@ -215,7 +227,7 @@ def _with_frames(base):
 if admin.site.is_registered(Corpus):  # annotation comes first in INSTALLED_APPS, so its admin is loaded
     _corpus_admin = type(admin.site.get_model_admin(Corpus))
     admin.site.unregister(Corpus)
-    admin.site.register(Corpus, _with_attributes(_with_frames(_corpus_admin)))
+    admin.site.register(Corpus, _with_corpus_jobs(_corpus_admin))
 
 
 class LexiconUploadForm(forms.Form):
