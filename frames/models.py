@@ -6,6 +6,7 @@ The tables keep the names they had when these models lived in ``annotation`` (``
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import FRAME_CHECK_VALUES
 from frames import outcomes
@@ -18,6 +19,8 @@ class FrameLexicon(models.Model):
     imported_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("FrameNet lexicon")
+        verbose_name_plural = _("FrameNet lexicons")
         db_table = "annotation_framelexicon"
 
     def __str__(self):
@@ -31,6 +34,8 @@ class FrameDef(models.Model):
     definition = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("frame")
+        verbose_name_plural = _("frames")
         db_table = "annotation_framedef"
         constraints = [models.UniqueConstraint(fields=["lexicon", "name"], name="uniq_frame_per_lexicon")]
         ordering = ["lexicon", "name"]
@@ -46,6 +51,8 @@ class FrameElementDef(models.Model):
     definition = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("frame element")
+        verbose_name_plural = _("frame elements")
         db_table = "annotation_frameelementdef"
         constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_fe_per_frame")]
 
@@ -60,6 +67,8 @@ class LexicalUnitDef(models.Model):
     fn_id = models.IntegerField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("lexical unit")
+        verbose_name_plural = _("lexical units")
         db_table = "annotation_lexicalunitdef"
         constraints = [models.UniqueConstraint(fields=["frame", "name"], name="uniq_lu_per_frame")]
 
@@ -95,6 +104,8 @@ class FrameAnnotation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("frame prediction")
+        verbose_name_plural = _("frame predictions")
         db_table = "annotation_frameannotation"
         constraints = [
             models.UniqueConstraint(fields=["question", "lexicon"], name="uniq_frame_annotation_per_question")
@@ -118,6 +129,8 @@ class FrameCheck(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("frame check")
+        verbose_name_plural = _("frame checks")
         db_table = "annotation_framecheck"
         constraints = [
             models.UniqueConstraint(fields=["frame_annotation", "annotator"], name="uniq_frame_check_per_annotator")
@@ -143,6 +156,8 @@ class FrameCheckEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("frame check event")
+        verbose_name_plural = _("frame check events")
         db_table = "annotation_framecheckevent"
         ordering = ["frame_check", "created_at", "id"]
         constraints = [
@@ -191,6 +206,8 @@ class AttributeCheck(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("attribute check")
+        verbose_name_plural = _("attribute checks")
         constraints = [
             models.UniqueConstraint(fields=["question", "annotator"], name="uniq_attribute_check_per_annotator")
         ]
@@ -212,6 +229,8 @@ class AttributeCheckEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("attribute check event")
+        verbose_name_plural = _("attribute check events")
         ordering = ["attribute_check", "created_at", "id"]
 
     def __str__(self):

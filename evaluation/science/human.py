@@ -224,6 +224,34 @@ def scores_from_counts(counts: np.ndarray, aggregate: str = "mean"):
     return score, correct, n
 
 
+def triplet_label_counts(labels: pd.DataFrame) -> tuple[pd.Index, np.ndarray]:
+    """Per triplet key, the counts of its correct / partial / incorrect labels (each annotator's last).
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        Columns ``tkey``, ``annotator``, ``label``, in submission order; not empty.
+
+    Returns
+    -------
+    tuple
+        The triplet keys (first-seen order) and an integer array (triplets x 3): what a human
+        metric's ``per_triplet`` scorer reads (``metric_registry``).
+
+    Examples
+    --------
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2"], "annotator": ["a", "b", "a"],
+    ...                        "label": ["correct", "partial", "incorrect"]})
+    >>> tkeys, counts = triplet_label_counts(labels)
+    >>> list(tkeys), counts.tolist()
+    (['t1', 't2'], [[1, 1, 0], [0, 0, 1]])
+    """
+    labels = latest_labels(labels)
+    tcode, tkeys = pd.factorize(labels["tkey"])
+    lcode = labels["label"].map(LABEL_CODES).to_numpy(dtype=np.int64)
+    return tkeys, np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
+
+
 def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFrame:
     """Per triplet key: ``score``, ``correct`` (correct-share) and ``n_labels`` (SPEC 3).
 
@@ -258,9 +286,6 @@ def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFram
         return pd.DataFrame(
             {"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float), "n_labels": pd.Series(dtype=int)}
         )
-    labels = latest_labels(labels)
-    tcode, tkeys = pd.factorize(labels["tkey"])
-    lcode = labels["label"].map(LABEL_CODES).to_numpy(dtype=np.int64)
-    counts = np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
+    tkeys, counts = triplet_label_counts(labels)
     score, correct, n = scores_from_counts(counts, aggregate)
     return pd.DataFrame({"score": score, "correct": correct, "n_labels": n}, index=pd.Index(tkeys, name="tkey"))

@@ -162,12 +162,20 @@ def prediction_scores(
     tkeys = predictions["tkey"]
     if gold is not None and labels is not None and len(labels):
         labels = labels[~labels["tkey"].isin(set(gold))]
-    h = human.triplet_scores(labels if labels is not None and len(labels) else None, aggregate)
-    f = judge_triplet_scores(judge_labels)
+    if aggregate not in human.AGGREGATES:
+        raise ValueError(f"human_aggregate must be one of {', '.join(human.AGGREGATES)}, got {aggregate!r}")
+    judged = judge_triplet_scores(judge_labels)  # validates the judge's labels, one per triplet
+    if judge_labels is not None and not judge_labels.empty:
+        judge_labels = judge_labels.dropna(subset=["label"]).drop_duplicates("tkey", keep="last")
+    # Each human metric of the registry from the label counts of a triplet: the humans' under the
+    # report's aggregate, the judge's one label as it is (one label: every aggregate agrees).
+    sides = (("h", labels, aggregate), ("f", judge_labels if len(judged) else None, "mean"))
     out = pd.DataFrame({"system": predictions["system"].to_numpy(), "tkey": tkeys.to_numpy()})
-    for prefix, scores in (("h", h), ("f", f)):
-        out[f"{prefix}_hscore"] = tkeys.map(scores["score"]).to_numpy(dtype=float)
-        out[f"{prefix}_hcorrect"] = tkeys.map(scores["correct"]).to_numpy(dtype=float)
+    for prefix, rows, how in sides:
+        keys, counts = human.triplet_label_counts(rows) if rows is not None and len(rows) else (pd.Index([]), None)
+        for metric in metric_registry.human_keys():
+            values = metric_registry.get(metric).per_triplet(counts, how) if counts is not None else []
+            out[f"{prefix}_{metric}"] = tkeys.map(pd.Series(values, index=keys, dtype=float)).to_numpy(dtype=float)
     return out
 
 
@@ -289,7 +297,7 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     rows = []
     for system in systems:
         part = scores[scores["system"] == system]
-        for metric in METRICS:
+        for metric in metric_registry.human_keys():
             h, f = part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy()
             judged = ~np.isnan(f)
             labeled = judged & ~np.isnan(h)
@@ -610,8 +618,8 @@ def conclusions(
     >>> [(r["system"], r["estimate"], r["needed"]) for r in result["rows"]]
     [('b', 0.75, 47), ('a', 0.5, 191)]
     """
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {', '.join(METRICS)}")
+    if metric not in metric_registry.human_keys():
+        raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")
     has_judge = judge_labels is not None and not judge_labels.empty
     # gold triplets' labels stay out of the prediction-powered estimate only (with a judge)
     scores = prediction_scores(

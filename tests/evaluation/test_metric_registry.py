@@ -117,7 +117,7 @@ def test_a_human_metric_needs_its_per_triplet_scorer():
 
 
 def test_a_toy_human_metric_reaches_the_report_and_the_tables(toy_human_metric, tmp_path):
-    from evaluation.render import page, paper
+    from evaluation.render import figures, page, paper
     from evaluation.render.outputs import write_report
     from evaluation.report.config import ReportConfig
     from evaluation.report.inputs import _example_inputs
@@ -139,6 +139,26 @@ def test_a_toy_human_metric_reaches_the_report_and_the_tables(toy_human_metric, 
     assert r"\% Hwrong" in paper.table2_factors(data, "hwrong").latex
     files = write_report(report, tmp_path, render_figures=False)
     assert "factors_hwrong.csv" in files and "table2_factors_hwrong.csv" in files
+    figure = figures.partitions_figure(report.figures["partitions"])
+    assert figure.axes[0].get_ylabel() == "Hwrong (%)"
+
+
+def test_a_toy_human_metric_gets_its_prediction_powered_estimates(toy_human_metric):
+    from evaluation.report.config import ReportConfig, ReportExtras
+    from evaluation.report.inputs import _example_inputs
+    from evaluation.report.pipeline import compute_report
+
+    questions, predictions, labels = _example_inputs()
+    # the judge calls every answer incorrect: its Hwrong is 1 on every triplet
+    judge = predictions[["question_id", "answer"]].assign(annotator="judge-1", label="incorrect")
+    report = compute_report(
+        questions, predictions, labels, config=ReportConfig(n_boot=0), extras=ReportExtras(judge_labels=judge)
+    )
+    rows = {(r["system"], r["metric"]): r for r in report.data["ppi"]}
+    assert {m for _, m in rows} == {"hscore", "hcorrect", "hwrong"}
+    # s2: one labelled triplet (incorrect: Hwrong 100 %), the judge agrees on it
+    assert rows[("s2", "hwrong")]["n_human"] == 1 and rows[("s2", "hwrong")]["classical"] == 100.0
+    assert "hwrong" in set(report.tables["ppi"]["metric"])
 
 
 def test_an_empty_answer_takes_a_human_metrics_all_correct_or_all_incorrect_value(toy_human_metric):

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.django_db
 # Words spelled the same in French (cognates, proper nouns, units and formats).
 SAME_IN_FRENCH = {
     "Annotation",
+    "Passage",  # attribute-check page
+    "arc",
     "Administration",
     "Corpus",
     "corpus",
