@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.db import connection, transaction
+from django.utils import timezone
 
-from annotation.bulk import ORM_BATCH
+from annotation.bulk import ORM_BATCH, insert_rows
 from annotation.dedup import build_triplets
 from annotation.fold_store import extend_folds_if_any
 from annotation.models import Prediction, System, Triplet
@@ -39,26 +40,34 @@ def triplets_for(corpus, rows):
     """
     lock_corpus(corpus.pk)
     question_ids = sorted({r[1] for r in rows})
-    existing = {}
-    for chunk in _chunks(question_ids, ORM_BATCH):
-        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list(
-            "id", "question_id", "normalized_answer"
-        ):
-            existing[(qid, norm)] = tid
+    existing = _triplet_ids(question_ids)
     groups = build_triplets(rows, corpus.dedup_policy)
     new = [g for g in groups if (g.question_key, g.normalized) not in existing]
-    created = Triplet.objects.bulk_create(
-        [Triplet(question_id=g.question_key, answer=g.answer, normalized_answer=g.normalized) for g in new],
-        batch_size=ORM_BATCH,
-    )
-    for group, triplet in zip(new, created):
-        existing[(group.question_key, group.normalized)] = triplet.pk
+    if new:  # plain rows (executemany, COPY on PostgreSQL), then their ids read back by their unique key
+        now = timezone.now()
+        insert_rows(
+            Triplet,
+            ("question", "answer", "normalized_answer", "created_at"),
+            [(g.question_key, g.answer, g.normalized, now) for g in new],
+        )
+        existing = _triplet_ids(sorted({g.question_key for g in new}), existing)
     mapping = {}
     for group in groups:
         tid = existing[(group.question_key, group.normalized)]
         for key in group.prediction_keys:
             mapping[key] = tid
-    return mapping, len(created)
+    return mapping, len(new)
+
+
+def _triplet_ids(question_ids, into=None):
+    """``{(question id, normalized answer): triplet id}`` of the triplets of these questions."""
+    ids = {} if into is None else into
+    for chunk in _chunks(question_ids, ORM_BATCH):
+        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list(
+            "id", "question_id", "normalized_answer"
+        ):
+            ids[(qid, norm)] = tid
+    return ids
 
 
 @transaction.atomic
