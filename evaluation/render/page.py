@@ -579,22 +579,35 @@ def coverage_warning(data):
 
 
 def attribute_checks_section(data):
-    """Humans' accuracy on the derived attributes (issue 26 point 4) for the page: a row per attribute
-    with its checks, correct ones, accuracy in % and the 95 % Wilson interval in %; None without checks.
+    """Humans' accuracy on the derived attributes (issue 26 point 4) for the page.
 
+    Parameters
+    ----------
+    data : dict
+        report.json data (``attribute_checks``: ``attribute_check_stats.table``).
+
+    Returns
+    -------
+    dict or None
+        None without checks; else ``rows`` (a row per attribute: its checks, correct ones, accuracy
+        in % and the 95 % Wilson interval in %, in the reader's number format), ``questions`` and
+        ``annotators``.
+
+    Examples
+    --------
     >>> section = {"trigger": {"n": 10, "correct": 8, "accuracy": 0.8, "ci_low": 0.49, "ci_high": 0.943},
     ...            "dist_class": {"n": 0, "correct": 0, "accuracy": None, "ci_low": None, "ci_high": None},
     ...            "checks": 10, "questions": 5, "annotators": 2, "verdicts": {}}
     >>> rows = attribute_checks_section({"attribute_checks": section})["rows"]
-    >>> rows[0]["accuracy"], rows[0]["interval"], rows[1]["accuracy"]
-    ('80.0', '[49.0, 94.3]', '--')
+    >>> rows[0]["accuracy"], rows[0]["interval"], rows[1]["accuracy"], rows[1]["interval"]
+    ('80.0', '49.0 – 94.3', '—', '—')
     """
     section = data.get("attribute_checks")
     if not section:
         return None
 
     def pct(x):
-        return "--" if x is None else f"{100 * x:.1f}"
+        return DASH if x is None else _local(f"{100 * x:.1f}")
 
     labels = {"trigger": _("context trigger"), "dist_class": _("distance class (1 arc / 2 or more)")}
     rows = [
@@ -604,9 +617,9 @@ def attribute_checks_section(data):
             "n": section[key]["n"],
             "correct": section[key]["correct"],
             "accuracy": pct(section[key]["accuracy"]),
-            "interval": "--"
+            "interval": DASH
             if section[key]["ci_low"] is None
-            else f"[{pct(section[key]['ci_low'])}, {pct(section[key]['ci_high'])}]",
+            else f"{pct(section[key]['ci_low'])} – {pct(section[key]['ci_high'])}",
         }
         for key in ("trigger", "dist_class")
     ]

@@ -326,6 +326,20 @@ def attribute_check_step(report, rows: list | None) -> None:
     ``report.data["attribute_checks"]`` (``attribute_check_stats.table``, None without checks) and the
     ``attribute_checks`` table (CSV and LaTeX).
 
+    Parameters
+    ----------
+    report : evaluation.report.config.Report
+        A computed report (changed in place).
+    rows : list of dict or None
+        The attribute checks (``frames.attribute_checks`` report rows): question, annotator, the
+        derived distance, the verdict on the trigger and the distance class given.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
     >>> from evaluation.report.config import Report
     >>> report = Report(data={})
     >>> attribute_check_step(report, [{"question_id": "q1", "annotator": "a", "derived_dist": 2,
