@@ -44,7 +44,7 @@ NOT_PAGES = {
     "set-language": "POST only (the header's language switcher)",
     "javascript-catalog": "a script (Django's JavaScript catalogue)",
 }
-ANNOTATOR_ONLY = ("annotate", "previous", "judge", "item-list", "review", "flag-item", "frame-check")
+ANNOTATOR_ONLY = ("annotate", "previous", "judge", "item-list", "review", "flag-item", "frame-check", "attribute-check")
 
 
 def page_names(resolver=None, namespace=""):
