@@ -275,6 +275,9 @@ JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10
 JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
 JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
 JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
+# A job still ``created`` this long after its task was sent is sent again (the broker lost the
+# message before any worker took it), once per such period: core.reaper.resend_lost_jobs.
+JOB_RESEND_SECONDS = float(os.environ.get("QAEVAL_JOB_RESEND_SECONDS", "600"))
 
 LOGGING = {
     "version": 1,
