@@ -284,7 +284,7 @@ def save_judgement(user, fold, item, *, value=None, source="ui", on_saved=None, 
                 done=F("done") + d_done, skipped=F("skipped") + d_skipped
             )
 
-    return judgements.save(
+    label, changed = judgements.save(
         Label,
         LabelEvent,
         "label",
@@ -294,6 +294,21 @@ def save_judgement(user, fold, item, *, value=None, source="ui", on_saved=None, 
         defaults={"source": source},
         on_saved=on_saved or move_counters,
     )
+    if changed and not sent.skip:
+        _maybe_open_main(fold, item.triplet_id)
+    return label, changed
+
+
+def _maybe_open_main(fold, triplet_id):
+    """A pilot triplet's label may complete the pilot of an active design: open its main sample (SPEC 12)."""
+    plan = (fold.params or {}).get("design") if isinstance(fold.params, dict) else None
+    if not plan or "p1" not in plan or plan.get("main_open"):
+        return
+    from annotation.fold_store import open_main_if_ready
+    from annotation.models import Triplet
+
+    if Triplet.objects.filter(pk=triplet_id, design_phase="pilot").exists():
+        open_main_if_ready(fold.corpus)
 
 
 def assigned_folds(user, kind=None):
