@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
+from evaluation.report.config import recorded, recorded_aggregate
 from evaluation.science import metric_registry
 
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
@@ -224,7 +225,7 @@ def standalone(table: str) -> str:
 
 
 def _choices_text(data, metric) -> str:
-    aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(data)
     return (
         f"Human metrics: {AGGREGATE_TEXT[aggregate]}."
         if metric is None or metric in metric_registry.human_keys()
@@ -295,7 +296,7 @@ def table1_systems(data) -> PaperTable:
             )
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
-        frame["aggregation"] = data.get("human_aggregate", "mean")
+        frame["aggregation"] = recorded_aggregate(data)
     caption += " " + _choices(data)
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:systems", rule_before_last=True))
 
@@ -334,7 +335,7 @@ def table2_factors(data, metric) -> PaperTable | None:
     entries = [e for e in data["factors"] if e["metric"] == metric]
     if not entries:
         return None
-    marks = data.get("config", {}).get("table_significance", "raw")
+    marks = recorded(data, "table_significance")
     key = "significant_holm" if marks == "holm" else "significant"
     factors = [e["factor"] for e in entries]
     systems = [r["system"] for r in entries[0]["rows"]]
@@ -361,7 +362,7 @@ def table2_factors(data, metric) -> PaperTable | None:
         frame[f"significant: {f}"] = [None] + sig[f]
     frame["significance"] = marks
     if metric in metric_registry.human_keys():
-        frame["aggregation"] = data.get("human_aggregate", "mean")
+        frame["aggregation"] = recorded_aggregate(data)
     title = metric_registry.get(metric).title
     caption = (
         (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evaluation.report.config import recorded_aggregate
 from evaluation.report.steps import clean
 from evaluation.science import active, attribute_check_stats, frame_check_stats, human
 from evaluation.science.ppi import (
@@ -57,7 +58,7 @@ def ppi_section(
     *,
     systems=None,
     facts: dict | None = None,
-    aggregate: str = "mean",
+    aggregate: str = human.DEFAULT_AGGREGATE,
 ):
     """The prediction-powered part of one report.
 
@@ -198,7 +199,7 @@ def ppi_step(
         return
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(report.data)
     rows, judge, table = ppi_section(
         predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
     )
@@ -257,7 +258,7 @@ def active_step(report, predictions, labels, *, judge_labels, design_frame, poli
         with_tkeys(f, policy) for f in (predictions, labels, judge_labels, design_frame)
     )
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(report.data)
     rows, design, table = active.active_section(
         predictions,
         labels,

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.design import MAIN, PILOT, expected_score, judge_distribution, live_design
-from evaluation.science import metric_registry
+from evaluation.science import human, metric_registry
 
 Z95 = 1.96
 SINGULAR_TOL = 1e-10  # S (or var(a)) counts as singular below this share of the product of its variances
@@ -161,7 +161,7 @@ def interval(e: dict) -> tuple:
 # --- the report section ----------------------------------------------------------------------
 
 
-def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None, aggregate="mean"):
+def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None, aggregate=human.DEFAULT_AGGREGATE):
     """One row per prediction in the design: human scores, the judge's f, pi and the live xi.
 
     Parameters
@@ -383,7 +383,9 @@ def _example_frames():
     return predictions, labels, judge, plan
 
 
-def active_section(predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate="mean"):
+def active_section(
+    predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate=human.DEFAULT_AGGREGATE
+):
     """The active part of one report: rows, what the design was, and the ``active`` data table.
 
     Parameters

@@ -120,7 +120,7 @@ def prediction_scores(
     judge_labels: pd.DataFrame | None,
     *,
     gold=None,
-    aggregate: str = "mean",
+    aggregate: str = human.DEFAULT_AGGREGATE,
 ) -> pd.DataFrame:
     """One row per prediction: its human and judge scores.
 
