@@ -29,6 +29,7 @@ from annotation import crowd
 from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
+from core.errors import UserFacingError
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
 
@@ -39,6 +40,21 @@ class StudyClosed(LookupError):
 
 class StudyFull(LookupError):
     """Every fold this participant may take has its slots filled, or the study has its participants."""
+
+
+class StrayFolds(UserFacingError, ValueError):
+    """A study was given folds that are not answer folds of its corpus."""
+
+
+def check_folds(corpus, folds):
+    """Refuse (``StrayFolds``, naming them) the ``folds`` of a study of ``corpus`` that are not answer
+    folds of that corpus; the study form and the API both ask it before saving."""
+    stray = [f for f in folds if f.corpus_id != corpus.pk or f.kind != Fold.KIND_TRIPLET]
+    if stray:
+        raise StrayFolds(
+            _("A study only takes answer folds of its own corpus (%(corpus)s); not these: %(folds)s.")
+            % {"corpus": corpus.name, "folds": ", ".join(str(f) for f in stray)}
+        )
 
 
 def cookie_name(study):
