@@ -19,6 +19,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from core.languages import interface_languages
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("QAEVAL_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -159,7 +161,7 @@ AXES_ENABLED = env_bool("AXES_ENABLED", True)
 # The interface speaks English and French (docs/i18n.md): the language follows the user's choice,
 # else the browser, else the corpus of an annotator's folds, else English (core.i18n).
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("fr", "Français")]
+LANGUAGES = interface_languages()  # the records of core.languages that say interface=True
 # Catalogues: one per app (<app>/locale), and this one for the site-wide templates/ and static/js.
 LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["config.formats"]  # English short dates stay ISO-like (config/formats/en)

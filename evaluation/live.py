@@ -145,7 +145,7 @@ def _active(corpus, snapshot, *, metric):
         judge_labels,
         design_frame=plan,
         metric=metric,
-        facts={"gold_keys": judge_inputs.gold_keys(corpus)},
+        facts={"gold_keys": judge_inputs.gold_keys(corpus), "design_meta": meta},
     )
     result["judge"] = judge.name
     return result
