@@ -276,6 +276,9 @@ if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport pass
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
 JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
+# Environment variables that may hold an LLM server's key (besides names starting with LLM_KEY_);
+# never the platform's own secrets (models_runner.endpoints.key_env_problem).
+LLM_KEY_ENVS = [n.strip() for n in os.environ.get("QAEVAL_LLM_KEY_ENVS", "OPENAI_API_KEY").split(",") if n.strip()]
 JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
 # A job still ``created`` this long after its task was sent is sent again (the broker lost the
 # message before any worker took it), once per such period: core.reaper.resend_lost_jobs.
