@@ -37,19 +37,25 @@ class StudySerializer(serializers.ModelSerializer):
             "completion_code",
             "completion_url",
             "open",
+            "close_when",
+            "close_width",
+            "closed_at",
+            "closed_reason",
             "link",
             "created_at",
         ]
-        read_only_fields = ["id", "link", "created_at"]
+        read_only_fields = ["id", "link", "created_at", "closed_at", "closed_reason"]
 
     def get_link(self, study) -> str:
         return f"/study/{study.slug}/"
 
     def validate(self, attrs):
         corpus = attrs.get("corpus")
-        stray = [f.pk for f in attrs.get("folds", []) if corpus is not None and f.corpus_id != corpus.pk]
-        if stray:
-            raise serializers.ValidationError({"folds": f"folds {stray} are not folds of the corpus {corpus.name}"})
+        try:
+            if corpus is not None:
+                studies.check_folds(corpus, attrs.get("folds", []))
+        except studies.StrayFolds as exc:
+            raise serializers.ValidationError({"folds": str(exc)}) from None
         if (
             corpus is not None
             and not attrs.get("folds")

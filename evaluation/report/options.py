@@ -131,6 +131,19 @@ OPTIONS = (
         _("prediction-powered estimates with this judge's labels (SPEC 10); none: human only"),
     ),
     ReportOption(
+        "n_plan",
+        "int",
+        None,
+        _("Planned human labels per system"),
+        _(
+            "where the confidence sequences that hold under watching are tightest (SPEC 16); "
+            "empty: the system's predictions in the answer folds (offline: its labelled ones), at least 100"
+        ),
+        min_value=1,
+        config="n_plan",
+        cli="--n-plan",
+    ),
+    ReportOption(
         "significance",
         "choice",
         "raw",
