@@ -192,6 +192,9 @@ UPLOAD_DIR = MEDIA_ROOT / "uploads"
 # removed once their import job ends. The management commands read local files of any size.
 MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024)))
 # A study archive's members, unpacked, at most (they are read into memory and checked before any write).
+# A FrameNet lexicon upload, unpacked (frames.lexicon_jobs.unpack): bytes and members.
+MAX_LEXICON_BYTES = int(os.environ.get("QAEVAL_MAX_LEXICON_BYTES", str(2 * 1024**3)))
+MAX_LEXICON_MEMBERS = int(os.environ.get("QAEVAL_MAX_LEXICON_MEMBERS", "100000"))
 MAX_ARCHIVE_BYTES = int(os.environ.get("QAEVAL_MAX_ARCHIVE_BYTES", str(4 * 1024**3)))
 
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
