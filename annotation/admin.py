@@ -8,7 +8,7 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation import formats, models
+from annotation import formats, models, studies
 from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
 from core.uploads import max_upload_size
 
@@ -278,6 +278,20 @@ class ParticipantInline(admin.TabularInline):
         return False
 
 
+class StudyForm(forms.ModelForm):
+    """The study form: only answer folds of the study's corpus (``studies.check_folds``)."""
+
+    def clean(self):
+        data = super().clean()
+        corpus, folds = data.get("corpus"), data.get("folds")
+        if corpus is not None and folds:
+            try:
+                studies.check_folds(corpus, folds)
+            except studies.StrayFolds as exc:
+                self.add_error("folds", str(exc))
+        return data
+
+
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
     list_display = ["slug", "title", "corpus", "open", "slots_per_fold", "max_participants", "created_at"]
@@ -287,10 +301,18 @@ class StudyAdmin(admin.ModelAdmin):
     inlines = [ParticipantInline]
     formfield_overrides = {URLField: {"assume_scheme": "https"}}
 
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if db_field.name == "folds":
-            kwargs["queryset"] = models.Fold.objects.filter(kind=models.Fold.KIND_TRIPLET).select_related("corpus")
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
+    form = StudyForm
+
+    def get_exclude(self, request, obj=None):
+        # a new study takes every answer fold of its corpus; its own folds are chosen once the corpus is saved
+        return ["folds"] if obj is None else super().get_exclude(request, obj)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is not None and "folds" in form.base_fields:
+            folds = models.Fold.objects.filter(corpus_id=obj.corpus_id, kind=models.Fold.KIND_TRIPLET)
+            form.base_fields["folds"].queryset = folds.order_by("index", "pk")
+        return form
 
 
 @admin.register(models.Participant)

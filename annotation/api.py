@@ -6,12 +6,12 @@ import re
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import annotating, fold_kinds, formats, judgements
+from annotation import annotating, fold_kinds, formats, judgements, studies
 from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
@@ -248,6 +248,10 @@ class Judge(APIView):
         data = form.validated_data
         item = annotating.item_by_handle(fold, data["item"])
         try:
+            participant = studies.judging_participant(request.user, request.session.get(studies.SESSION_KEY))
+        except studies.WorkEnded as ended:
+            raise PermissionDenied(str(ended)) from None
+        try:
             label, changed = annotating.save_judgement(
                 request.user,
                 fold,
@@ -260,11 +264,16 @@ class Judge(APIView):
             )
         except judgements.SubmissionConflict as conflict:
             raise SubmissionConflict(str(conflict)) from None
-        nxt = annotating.next_item(fold, request.user)
+        progress = _progress(fold, request.user)
+        status = participant and studies.after_judgement(
+            participant, item, done=progress["done"], total=progress["total"]
+        )
+        nxt = annotating.next_item(fold, request.user) if not status else None
         return Response(
             {
                 "saved": {"item": item.handle, "label": label.value, "skipped": label.skipped, "changed": changed},
                 "next": ItemSerializer(nxt).data if nxt else None,
-                "progress": _progress(fold, request.user),
+                "progress": progress,
+                **({"study_status": status} if status else {}),
             }
         )

@@ -47,9 +47,11 @@ class StudySerializer(serializers.ModelSerializer):
 
     def validate(self, attrs):
         corpus = attrs.get("corpus")
-        stray = [f.pk for f in attrs.get("folds", []) if corpus is not None and f.corpus_id != corpus.pk]
-        if stray:
-            raise serializers.ValidationError({"folds": f"folds {stray} are not folds of the corpus {corpus.name}"})
+        try:
+            if corpus is not None:
+                studies.check_folds(corpus, attrs.get("folds", []))
+        except studies.StrayFolds as exc:
+            raise serializers.ValidationError({"folds": str(exc)}) from None
         if (
             corpus is not None
             and not attrs.get("folds")

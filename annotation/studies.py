@@ -1,5 +1,12 @@
 """Crowd studies on the database (SPEC 13), thin: rows in, ``annotation.crowd``'s rules, rows out.
 
+This is the one study service: every path that changes a participant or a study (the pages, the htmx
+fragments, the REST API, the admin) calls it, never ``crowd`` or the rows directly. Around each
+judgement, whatever sent it: ``judging_participant`` (before saving: is it a participant's, may they
+still label) and ``after_judgement`` (screening on gold, completion, consented -> active); when a
+participant opens their fold, ``on_open``. A new study rule goes into these, so every path gets it
+(``tests/annotation/test_study_service.py`` sends the same answers through each path).
+
 Every slot is granted inside one transaction that first locks the study's row
 (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the settings open every transaction with
 ``BEGIN IMMEDIATE``, one writer at a time): arrivals to one study are served one after the other,
@@ -16,11 +23,13 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation import crowd
 from annotation.assignments import fold_triplet_sets
-from annotation.models import Assignment, Fold, Label, Participant, Study
+from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
+from core.errors import UserFacingError
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
 
@@ -31,6 +40,21 @@ class StudyClosed(LookupError):
 
 class StudyFull(LookupError):
     """Every fold this participant may take has its slots filled, or the study has its participants."""
+
+
+class StrayFolds(UserFacingError, ValueError):
+    """A study was given folds that are not answer folds of its corpus."""
+
+
+def check_folds(corpus, folds):
+    """Refuse (``StrayFolds``, naming them) the ``folds`` of a study of ``corpus`` that are not answer
+    folds of that corpus; the study form and the API both ask it before saving."""
+    stray = [f for f in folds if f.corpus_id != corpus.pk or f.kind != Fold.KIND_TRIPLET]
+    if stray:
+        raise StrayFolds(
+            _("A study only takes answer folds of its own corpus (%(corpus)s); not these: %(folds)s.")
+            % {"corpus": corpus.name, "folds": ", ".join(str(f) for f in stray)}
+        )
 
 
 def cookie_name(study):
@@ -220,31 +244,69 @@ def gold_results(user_id):
     return [value == expected for value, expected in rows.values_list("value", "triplet__gold__expected")]
 
 
-def settle(participant_id, assignment, item=None):
-    """After a participant's judgement of ``item`` (or on opening their fold, without one): their new
-    status when it ends their work (``excluded``: below the study's gold accuracy after a gold item,
-    slot reopened; ``completed``: the fold is done), else None."""
-    participant = Participant.objects.select_related("study").filter(pk=participant_id).first()
+class WorkEnded(PermissionError):
+    """The participant's work in the study has ended (completed, excluded, idle, returned): no more labels."""
+
+    def __init__(self, participant):
+        super().__init__(
+            _("Your work in this study has ended (%(status)s): open your study link.") % {"status": participant.status}
+        )
+        self.participant = participant
+
+
+def judging_participant(user, session_pk=None):
+    """The Participant a judgement of ``user`` belongs to, or None for an ordinary annotator.
+
+    Every path that labels (the page, htmx, the REST API) asks this before saving and hands the
+    answer to ``after_judgement``; ``WorkEnded`` when the participant may no longer label.
+    ``session_pk``: the participant id the browser's session holds (``SESSION_KEY``); without it the
+    account's marker group decides (``roles.is_participant``: free once the API checked the roles),
+    so a participant using a token or the API is found all the same."""
+    if session_pk is None and not roles.is_participant(user):
+        return None
+    rows = Participant.objects.select_related("study").filter(user_id=user.pk)
+    participant = (rows.filter(pk=session_pk) if isinstance(session_pk, int) else rows).first()
+    if participant is not None and participant.status not in crowd.WORKING:
+        raise WorkEnded(participant)
+    return participant
+
+
+def after_judgement(participant, item, *, done, total):
+    """The study's rules after ``participant`` judged ``item`` (through any path), the fold's progress
+    being ``done`` of ``total``: their new status when it ends their work, else None.
+
+    ``excluded``: below the study's gold accuracy once they have ``crowd.MIN_GOLD_ITEMS`` gold items
+    (checked only when ``item`` is gold), the slot reopened; ``completed``: the fold is done;
+    a ``consented`` participant becomes ``active``."""
+    gold = item is not None and GoldItem.objects.filter(triplet_id=item.triplet_id).exists()
+    return _settle(participant, done=done, total=total, gold_judged=gold, judged=True)
+
+
+def on_open(participant, *, done, total):
+    """The study's rules when ``participant`` opens their fold (labels may have come from anywhere):
+    the screening on every gold label they have and completion; their new status, or None."""
+    return _settle(participant, done=done, total=total, gold_judged=True, judged=False)
+
+
+def _settle(participant, *, done, total, gold_judged, judged):
     if participant is None or participant.status not in crowd.WORKING:
         return None
     now = timezone.now()
     study = participant.study
-    if (
-        study.min_gold_accuracy is not None
-        and Label.objects.filter(
-            annotator_id=participant.user_id, triplet_id=item.triplet_id, triplet__gold__isnull=False
-        ).exists()
-    ):
+    if study.min_gold_accuracy is not None and gold_judged:
         _accuracy, stop = crowd.screening(gold_results(participant.user_id), study.min_gold_accuracy)
         if stop:
             with transaction.atomic():
                 _release([participant], Participant.EXCLUDED, now)
+            participant.status = Participant.EXCLUDED
             return Participant.EXCLUDED
-    if assignment.total and (assignment.done or 0) >= assignment.total:
+    if total and (done or 0) >= total:
         Participant.objects.filter(pk=participant.pk).update(status=Participant.COMPLETED, ended_at=now)
+        participant.status = Participant.COMPLETED
         return Participant.COMPLETED
-    if participant.status == Participant.CONSENTED:
+    if judged and participant.status == Participant.CONSENTED:
         Participant.objects.filter(pk=participant.pk).update(status=Participant.ACTIVE)
+        participant.status = Participant.ACTIVE
     return None
 
 

@@ -160,7 +160,7 @@ AXES_ENABLED = env_bool("AXES_ENABLED", True)
 # else the browser, else the corpus of an annotator's folds, else English (core.i18n).
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("fr", "Français")]
-# Catalogues: one per app (<app>/locale), and this one for the top-level templates/ and static/js.
+# Catalogues: one per app (<app>/locale), and this one for the site-wide templates/ and static/js.
 LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["config.formats"]  # English short dates stay ISO-like (config/formats/en)
 LANGUAGE_COOKIE_NAME = "qaeval_language"

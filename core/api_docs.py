@@ -11,7 +11,7 @@ from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitV
 class _LoginFirst:
     def get(self, request, *args, **kwargs):
         if not request.user.is_authenticated and "script" not in request.GET:
-            return render(request, "api_docs_login.html", {"next": request.get_full_path()})
+            return render(request, "core/api_docs_login.html", {"next": request.get_full_path()})
         return super().get(request, *args, **kwargs)
 
 

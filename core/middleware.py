@@ -75,7 +75,7 @@ class DomainErrorMiddleware:
         if status == 404:
             raise Http404(str(exception)) from exception
         if isinstance(exception, BrokerUnavailable):
-            return render(request, "broker_down.html", {"message": str(exception.detail)}, status=503)
+            return render(request, "core/broker_down.html", {"message": str(exception.detail)}, status=503)
         return HttpResponse(str(exception), status=status, content_type="text/plain; charset=utf-8")
 
 

@@ -50,6 +50,11 @@ def is_annotator(user):
     return ANNOTATOR in _groups(user)
 
 
+def is_participant(user):
+    """True for an account a crowd study made (the ``PARTICIPANT`` marker group)."""
+    return PARTICIPANT in _groups(user)
+
+
 def roles_context(request):
     """The user's roles for templates, evaluated only by a template that reads them (the annotator's
     htmx fragment does not, and saves the groups query)."""

@@ -31,7 +31,11 @@ def _api_field(option):
         return serializers.FloatField(default=option.default, min_value=option.min_value, **common)
     if option.kind == "int":
         return serializers.IntegerField(
-            default=option.default, min_value=option.min_value, max_value=option.max_value, **common
+            default=option.default,
+            min_value=option.min_value,
+            max_value=option.max_value,
+            allow_null=option.default is None,
+            **common,
         )
     if option.kind == "bool":
         return serializers.BooleanField(default=option.default, **common)

@@ -17,7 +17,6 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -25,7 +24,7 @@ from annotation.models import Corpus
 from core.uploads import max_upload_size
 from frames.attribute_jobs import start_attribute_job
 from frames.jobs import start_frame_job
-from frames.lexicon_store import SHIPPED_NAME, default_lexicon
+from frames.lexicon_store import corpus_lexicon, default_lexicon
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
 from models_runner.models import LLMEndpoint
 
@@ -73,7 +72,10 @@ class DeriveAttributesForm(forms.Form):
         queryset=FrameLexicon.objects.order_by("name"),
         to_field_name="name",
         required=False,
-        help_text=format_lazy(_("the frames' lexical units (default {name})"), name=SHIPPED_NAME),
+        help_text=_(
+            "the frames' lexical units (default: the lexicon the corpus's frames were predicted with, "
+            "else the shipped one of its language)"
+        ),
     )
     parser = forms.RegexField(
         label=_("Parser"),
@@ -105,7 +107,7 @@ class DeriveAttributesForm(forms.Form):
 def _start_attributes(corpus, d, user):
     return start_attribute_job(
         corpus.name,
-        lexicon=d["lexicon"].name if d["lexicon"] else SHIPPED_NAME,
+        lexicon=d["lexicon"].name if d["lexicon"] else None,
         parser=d["parser"] or None,
         adaptation=d["adaptation"].name if d["adaptation"] else None,
         sample=d["sample"],
@@ -178,6 +180,7 @@ CORPUS_JOBS = (
             "unless you ask to replace them; every derived value records its source."
         ),
         _("attribute derivation started as job %(pk)s"),
+        lambda corpus: {"lexicon": corpus_lexicon(corpus)},
     ),
 )
 

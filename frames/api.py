@@ -12,7 +12,7 @@ from core.models import Job
 from core.permissions import IsAdminRole
 from core.serializers import JobSerializer
 from frames.attribute_jobs import JOB_KIND, start_attribute_job
-from frames.lexicon_store import SHIPPED_NAME
+from frames.lexicon_store import SHIPPED
 from frames.models import FrameLexicon
 
 # a sample of the adaptation corpus: at least one question, at most what a positive integer column holds
@@ -35,7 +35,13 @@ class DeriveRequest(serializers.Serializer):
         default=None,
         help_text="spaCy pipeline name; default by the corpus language (fr: fr_core_news_sm)",
     )
-    lexicon = serializers.SlugField(max_length=100, required=False, default=SHIPPED_NAME)
+    lexicon = serializers.SlugField(
+        max_length=100,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="default: the lexicon the corpus's frames were predicted with, else the shipped one of its language",
+    )
     adaptation = serializers.SlugField(
         max_length=100, required=False, allow_null=True, default=None, validators=[_corpus]
     )
@@ -44,7 +50,7 @@ class DeriveRequest(serializers.Serializer):
     overwrite = serializers.BooleanField(required=False, default=False)
 
     def validate_lexicon(self, value):
-        if value != SHIPPED_NAME and not FrameLexicon.objects.filter(name=value).exists():
+        if value is not None and value not in SHIPPED and not FrameLexicon.objects.filter(name=value).exists():
             raise serializers.ValidationError(f"no frame lexicon named {value!r}")
         return value
 

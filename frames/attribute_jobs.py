@@ -22,7 +22,7 @@ from core.errors import UserFacingError
 from core.runner import create_job, enqueue
 from frames import attributes, derivation, parsing
 from frames.errors import FrameJobError
-from frames.lexicon_store import SHIPPED_NAME, get_lexicon, lexicon_from_db
+from frames.lexicon_store import corpus_lexicon, get_lexicon, lexicon_from_db
 
 JOB_KIND = "attributes"
 RECORD_FIELDS = ("context", "answers", "frame", "lu", "language", *attributes.DERIVED_ATTRIBUTES, "meta")
@@ -35,11 +35,12 @@ class AttributeJobError(UserFacingError, ValueError):
 @dataclass(frozen=True)
 class DeriveOptions:
     """The options of a derivation, as a job's params hold them: the spaCy pipeline (default by the
-    corpus language), the lexicon's name, the adaptation corpus's name, a sample size of it and its
-    seed, and whether imported values are replaced."""
+    corpus language), the lexicon's name (default: the one the corpus's frames were predicted with,
+    else the shipped one of its language, ``lexicon_store.corpus_lexicon``), the adaptation corpus's
+    name, a sample size of it and its seed, and whether imported values are replaced."""
 
     parser: str | None = None
-    lexicon: str = SHIPPED_NAME
+    lexicon: str | None = None
     adaptation: str | None = None
     sample: int | None = None
     seed: int = 0
@@ -71,15 +72,16 @@ def _record(q):
 def derive_corpus(corpus, options: DeriveOptions, *, progress=None):
     """Derive the SPEC 15 attributes of every question of ``corpus``; returns the summary."""
     progress = progress or derivation._noop
+    lexicon_name = options.lexicon or corpus_lexicon(corpus)
     try:
-        lexicon = derivation.lexicon_words(lexicon_from_db(get_lexicon(options.lexicon)))
+        lexicon = derivation.lexicon_words(lexicon_from_db(get_lexicon(lexicon_name)))
     except FrameJobError as exc:
         raise AttributeJobError(str(exc)) from None
     frequencies, adaptation = None, None
     if options.adaptation:
         frequencies, adaptation = adaptation_frequencies(options.adaptation, sample=options.sample, seed=options.seed)
     questions = list(Question.objects.filter(corpus=corpus).order_by("position", "id"))
-    language = Counter(q.language for q in questions).most_common(1)[0][0] if questions else ""
+    language = Counter(q.language for q in questions).most_common(1)[0][0] if questions else corpus.language
     name = parsing.pipeline_name(language, options.parser)
     parse, described = derivation.spacy_parser(name)
     records, summary = derivation.derive_records(
@@ -102,7 +104,7 @@ def derive_corpus(corpus, options: DeriveOptions, *, progress=None):
             changed.append(q)
     with transaction.atomic():
         Question.objects.bulk_update(changed, [*attributes.DERIVED_ATTRIBUTES, "meta"], batch_size=ORM_BATCH)
-    return {"corpus": corpus.name, "lexicon": options.lexicon, "questions_changed": len(changed), **summary}
+    return {"corpus": corpus.name, "lexicon": lexicon_name, "questions_changed": len(changed), **summary}
 
 
 def attribute_job_body(job, progress):
@@ -116,9 +118,13 @@ def attribute_job_body(job, progress):
 
 def start_attribute_job(corpus, *, user=None, **options):
     """Create the Job row and queue ``frames.tasks.derive_attributes`` once the current transaction
-    commits. ``options``: :class:`DeriveOptions`. Resumable (the reaper sends it again after a crash)."""
+    commits. ``options``: :class:`DeriveOptions`; without a lexicon, the corpus's own
+    (``lexicon_store.corpus_lexicon``), named in the params. Resumable (the reaper sends it again after a crash)."""
     from frames.tasks import derive_attributes as task
 
     params = {"corpus": corpus, **asdict(DeriveOptions(**options))}
+    row = Corpus.objects.filter(name=corpus).first()
+    if params["lexicon"] is None and row is not None:
+        params["lexicon"] = corpus_lexicon(row)
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, task)

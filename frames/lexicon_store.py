@@ -4,11 +4,12 @@ find one by name (the shipped mini lexicon stored on first use), read it back as
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Count, Max
 
 from annotation.bulk import ORM_BATCH as BATCH
 from frames.errors import FrameJobError
 from frames.framenet import SHIPPED_LEXICON, SHIPPED_LEXICON_FR, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
-from frames.models import FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
+from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 
 SHIPPED_NAME = "framenet-mini"
 SHIPPED_FR_NAME = "framenet-fr-mini"  # the French demo's lexicon (load_demo --lang fr)
@@ -89,6 +90,19 @@ def default_lexicon(language):
     ('framenet-fr-mini', 'framenet-mini')
     """
     return SHIPPED_FR_NAME if (language or "").split("-")[0].strip().lower() == "fr" else SHIPPED_NAME
+
+
+def corpus_lexicon(corpus):
+    """The lexicon to read ``corpus``'s frames with: the one most of its frame predictions were made
+    with (ties: the latest used), else the shipped lexicon of its language (:func:`default_lexicon`)."""
+    used = (
+        FrameAnnotation.objects.filter(question__corpus=corpus)
+        .values_list("lexicon__name")
+        .annotate(n=Count("id"), last=Max("id"))
+        .order_by("-n", "-last")
+        .first()
+    )
+    return used[0] if used else default_lexicon(corpus.language)
 
 
 def get_lexicon(name):

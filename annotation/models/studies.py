@@ -74,6 +74,33 @@ class Study(models.Model):
     open = models.BooleanField(
         default=False, help_text=_("Participants may enter only while the study is open."), verbose_name=_("open")
     )
+    # SPEC 16: close by itself once the live conclusions are settled (off by default)
+    CLOSE_NEVER, CLOSE_RANKING, CLOSE_DONE = "", "ranking", "done"
+    CLOSE_RULES = [
+        (CLOSE_NEVER, _("never (an admin closes it)")),
+        (CLOSE_RANKING, _("when the ranking of the systems is settled")),
+        (CLOSE_DONE, _("when every system's estimate is as precise as the target")),
+    ]
+    close_when = models.CharField(
+        max_length=16,
+        choices=CLOSE_RULES,
+        default=CLOSE_NEVER,
+        blank=True,
+        help_text=_(
+            "Close the study by itself once the live conclusions (confidence sequences that hold however "
+            "often they are watched) say so; participants in progress finish their current item."
+        ),
+        verbose_name=_("close by itself"),
+    )
+    close_width = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0001), MaxValueValidator(1.0)],
+        help_text=_("The target half-width of Hscore for 'as precise as the target'. Empty: 0.02."),
+        verbose_name=_("target half-width"),
+    )
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed by itself at"))
+    closed_reason = models.CharField(max_length=300, blank=True, verbose_name=_("why it closed"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:

@@ -91,15 +91,27 @@ def fold_view(*methods):
     return decorator
 
 
+def _study_stop(request, rule):
+    """The participant's study page when ``rule(participant)`` (a rule of ``annotation.studies``) ends
+    their work or it had ended already; None to go on."""
+    try:
+        participant = studies.judging_participant(request.user, request.session[studies.SESSION_KEY])
+    except studies.WorkEnded as ended:
+        return study.page_for(request, ended.participant)
+    if participant is not None and rule(participant):
+        return study.page_for(request, participant)
+    return None
+
+
 @fold_view("GET")
 def annotate(request, assignment):
     # Opening the page recounts progress and cursor from the labels (imports, admin edits, items added).
     annotating.refresh_progress(assignment)
     fold = assignment.fold
-    key = studies.SESSION_KEY
-    if key in request.session and assignment.total and assignment.done >= assignment.total:
-        studies.settle(request.session[key], assignment)
-        return study.page_for(request, study.current_participant(request))  # finished: the completion code
+    if studies.SESSION_KEY in request.session:  # a crowd participant (only their study link logs them in)
+        ended = _study_stop(request, lambda p: studies.on_open(p, done=assignment.done, total=assignment.total))
+        if ended is not None:
+            return ended  # finished, or stopped on gold: their study page (the completion code)
     seen = f"guidelines-seen-{fold.corpus_id}"
     if request.GET.get("start") == "1":
         request.session[seen] = True
@@ -132,6 +144,12 @@ def judge(request, assignment):
     value = request.POST.get("value")
     if not skip and value not in LABEL_VALUES:
         return HttpResponseBadRequest(_("label must be one of correct, partial, incorrect"))
+    participant = None
+    if studies.SESSION_KEY in request.session:  # ordinary annotators skip the study's rules (no query)
+        try:
+            participant = studies.judging_participant(request.user, request.session[studies.SESSION_KEY])
+        except studies.WorkEnded as ended:
+            return study.page_for(request, ended.participant)
     try:
         _label, _changed, nxt = annotating.judge(
             assignment,
@@ -144,10 +162,10 @@ def judge(request, assignment):
         )
     except judgements.SubmissionConflict as conflict:
         return conflict_response(conflict)
-    if studies.SESSION_KEY in request.session and studies.settle(
-        request.session[studies.SESSION_KEY], assignment, item
+    if participant is not None and studies.after_judgement(
+        participant, item, done=assignment.done, total=assignment.total
     ):
-        return study.page_for(request, study.current_participant(request))  # completed, or stopped on gold
+        return study.page_for(request, participant)  # completed, or stopped on gold
     fold = assignment.fold
     if request.POST.get("review") == "1":  # review mode walks one's labelled items (annotation/reviewing.py)
         after = reviewing.labelled_after(fold, request.user, item.position)

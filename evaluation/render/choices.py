@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 
+from evaluation.report.config import DEFAULT_DESIGN, config_field_defaults, recorded_aggregate
 from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
 
@@ -24,20 +25,6 @@ AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("major
 DESIGN_TEXT = {
     "uniform": gettext_lazy("uniform (the labelled answers are a random sample)"),
     "active": gettext_lazy("active (humans label where the judge is unsure; SPEC 12)"),
-}
-#: The defaults of choices a report written before they were recorded did not hold.
-DEFAULTS = {
-    "adjudicated": False,
-    "include_excluded": False,
-    "judge": None,
-    "design": "uniform",
-    "table_significance": "raw",
-    "human_aggregate": "mean",
-    "n_boot": 0,
-    "seed": 0,
-    "alpha": 5.0,
-    "systems": None,
-    "dedup_policy": "whitespace",
 }
 
 
@@ -73,8 +60,8 @@ def report_choices(data) -> list[dict]:
      ('ROVER Levenshtein alpha', 'ROVER Levenshtein alpha 5'),
      ('ROVER voters', 'ROVER voters: all systems but reference'), ('Answer dedup', 'dedup whitespace')]
     """
-    config = {**DEFAULTS, **(data.get("config") or {})}
-    metric = data.get("metric") or config.get("metric", "hscore")
+    config = {**config_field_defaults(), **(data.get("config") or {})}
+    metric = data.get("metric") or config["metric"]
     requested = data.get("metric_requested") or metric
     title = metric_registry.title(metric)
     fallback = (
@@ -95,7 +82,7 @@ def report_choices(data) -> list[dict]:
         )
     )
     if judge:
-        design = config["design"] or "uniform"
+        design = config["design"] or DEFAULT_DESIGN
         out.append(
             _choice(
                 "design",
@@ -145,7 +132,7 @@ def report_choices(data) -> list[dict]:
 
 def _label_choices(data, config):
     """The choices about human labels: aggregation, adjudicated labels, excluded participants."""
-    aggregate = data.get("human_aggregate") or config["human_aggregate"]
+    aggregate = recorded_aggregate(data)
     adjudicated, excluded = bool(config["adjudicated"]), bool(config["include_excluded"])
     return [
         _choice("human_aggregate", _("Labels of one answer"), str(AGGREGATE_TEXT.get(aggregate, aggregate)),

@@ -22,6 +22,7 @@ from evaluation.render.choices import (
     derived_text,
     report_choices,
 )
+from evaluation.report.config import recorded, recorded_aggregate
 from evaluation.report.options import SIGNIFICANCE_WORDS
 from evaluation.science import metric_registry
 from frames.outcomes import OUTCOME_TEXT
@@ -735,9 +736,8 @@ def report_page(data) -> dict:
     """
     from evaluation.render.estimates import active_tables, ppi_tables  # they format with this module
 
-    config = data.get("config", {})
-    aggregate = data.get("human_aggregate") or config.get("human_aggregate", "mean")
-    significance = config.get("table_significance", "raw")
+    aggregate = recorded_aggregate(data)
+    significance = recorded(data, "table_significance")
     return {
         "metric": metric_registry.get(data["metric"]).title,
         "aggregate": aggregate,

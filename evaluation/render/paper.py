@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
+from evaluation.report.config import recorded, recorded_aggregate
 from evaluation.science import metric_registry
 
 SIGNIFICANCE_TEXT = {"raw": "Mann-Whitney U $p < 0.05$", "holm": "Mann-Whitney U $p < 0.05$ after Holm's correction"}
@@ -224,7 +225,7 @@ def standalone(table: str) -> str:
 
 
 def _choices_text(data, metric) -> str:
-    aggregate = data.get("human_aggregate") or data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(data)
     return (
         f"Human metrics: {AGGREGATE_TEXT[aggregate]}."
         if metric is None or metric in metric_registry.human_keys()
@@ -295,7 +296,7 @@ def table1_systems(data) -> PaperTable:
             )
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
-        frame["aggregation"] = data.get("human_aggregate", "mean")
+        frame["aggregation"] = recorded_aggregate(data)
     caption += " " + _choices(data)
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:systems", rule_before_last=True))
 
@@ -334,7 +335,7 @@ def table2_factors(data, metric) -> PaperTable | None:
     entries = [e for e in data["factors"] if e["metric"] == metric]
     if not entries:
         return None
-    marks = data.get("config", {}).get("table_significance", "raw")
+    marks = recorded(data, "table_significance")
     key = "significant_holm" if marks == "holm" else "significant"
     factors = [e["factor"] for e in entries]
     systems = [r["system"] for r in entries[0]["rows"]]
@@ -361,7 +362,7 @@ def table2_factors(data, metric) -> PaperTable | None:
         frame[f"significant: {f}"] = [None] + sig[f]
     frame["significance"] = marks
     if metric in metric_registry.human_keys():
-        frame["aggregation"] = data.get("human_aggregate", "mean")
+        frame["aggregation"] = recorded_aggregate(data)
     title = metric_registry.get(metric).title
     caption = (
         (
@@ -474,7 +475,8 @@ def _interval(low, high, decimals):
 def table_ppi(data) -> PaperTable | None:
     r"""The prediction-powered estimates (SPEC 10): a row per system and human metric.
 
-    Human-labelled / judged predictions, the estimate with its 95% interval, the classical
+    Human-labelled / judged predictions, the estimate with its 95% interval and its confidence
+    sequence (SPEC 16: what to quote when the labels were watched while labelling), the classical
     estimate from the human labels alone with its interval, lambda and the gain; Hscore with 2
     decimals, % Hcorrect with 1 (as Table 1), lambda and gain with 2; a rule between the metrics.
 
@@ -501,7 +503,7 @@ def table_ppi(data) -> PaperTable | None:
     a      Hscore              20     100      0.61     0.5     0.72
     >>> print(table.latex[table.latex.index(r"\midrule"):table.latex.index(r"\bottomrule")].strip())
     \midrule
-    a & Hscore & 20 / 100 & 0.61 & [0.50, 0.72] & 0.60 & [0.45, 0.75] & 0.80 & 1.50 \\
+    a & Hscore & 20 / 100 & 0.61 & [0.50, 0.72] & -- & 0.60 & [0.45, 0.75] & 0.80 & 1.50 \\
     """
     rows = [r for m in metric_registry.human_keys() for r in data.get("ppi") or [] if r["metric"] == m]
     if not rows:
@@ -515,7 +517,7 @@ def table_ppi(data) -> PaperTable | None:
             "metric": metric_registry.get(r["metric"]).title,
             "human-labelled": r["n_human"],
             "judged": r["n_total"],
-            **{k: fixed(r.get(k), d) for k in ("estimate", "ci_low", "ci_high")},
+            **{k: fixed(r.get(k), d) for k in ("estimate", "ci_low", "ci_high", "cs_low", "cs_high")},
             **{k: fixed(r.get(k), d) for k in ("classical", "classical_ci_low", "classical_ci_high")},
             "lambda": fixed(r.get("lambda"), 2),
             "gain": fixed(r.get("gain"), 2),
@@ -526,17 +528,44 @@ def table_ppi(data) -> PaperTable | None:
         latex_rows.append(
             [escape(r["system"]), escape(record["metric"]), f"{r['n_human']} / {r['n_total']}",
              _cell(record["estimate"], d), _interval(record["ci_low"], record["ci_high"], d),
+             _interval(record["cs_low"], record["cs_high"], d),
              _cell(record["classical"], d), _interval(record["classical_ci_low"], record["classical_ci_high"], d),
              _cell(record["lambda"], 2), _cell(record["gain"], 2)]
         )  # fmt: skip
-    header = ["Model", "Metric", "Human / judged", "PPI", "95\\% CI", "Classical", "95\\% CI", "$\\lambda$", "Gain"]
+    header = ["Model", "Metric", "Human / judged", "PPI", "95\\% CI", "Sequence", "Classical", "95\\% CI",
+              "$\\lambda$", "Gain"]  # fmt: skip
     judge = escape((data.get("config") or {}).get("judge") or "the judge")
     caption = (
         f"Prediction-powered estimates with {judge}'s labels (PPI++) beside the classical estimates from the "
-        "human labels alone, with 95\\% intervals; gain: classical variance over PPI variance. " + _choices(data)
+        "human labels alone, with 95\\% intervals; gain: classical variance over PPI variance. "
+        + _sequence_words(data)
+        + _choices(data)
     )
     frame = pd.DataFrame(records).set_index("system")
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:ppi", rules_before=rules))
+
+
+def _sequence_words(data) -> str:
+    r"""The caption's sentence on which interval to quote (SPEC 16).
+
+    Examples
+    --------
+    >>> words = _sequence_words({"ppi": [{"n_plan": 200, "alpha_split": 0.025}]})
+    >>> "split over 2 systems, planned for 200 labels" in words, "quote it when the labels were watched" in words
+    (True, True)
+    """
+    rows = data.get("ppi") or []
+    if not rows or rows[0].get("alpha_split") is None:
+        return ""
+    k = round(0.05 / rows[0]["alpha_split"])
+    plans = sorted({r["n_plan"] for r in rows if r.get("n_plan")})
+    plan = str(plans[0]) if len(plans) == 1 else f"{plans[0]}--{plans[-1]}"
+    return (
+        f"Sequence: the 95\\% confidence sequence (alpha 0.05 split over {k} systems, planned for {plan} labels "
+        "per system), which holds however often it is watched: quote it when the labels were watched while "
+        "labelling (e.g.\\ stopped once the ranking looked settled); the 95\\% intervals hold only for a "
+        "number of labels fixed in advance. "
+    )
 
 
 def table_active(data) -> PaperTable | None:

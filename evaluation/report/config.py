@@ -3,19 +3,21 @@ number) and the ``Report`` record that ``compute_report`` returns (``evaluation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 
 import numpy as np
 import pandas as pd
 
 from annotation.dedup import DEFAULT_POLICY
-from evaluation.report.options import SIGNIFICANCE_MARKS
+from evaluation.report.options import SIGNIFICANCE_MARKS, config_defaults
 from evaluation.science import factors as fx
-from evaluation.science import human, metric_registry, rover, stats
+from evaluation.science import human, metric_registry
 
 FALLBACK_METRIC = "f1"  # the metric of a report asked for a human metric without labels
 ROVER_NAME = "ROVER"
 DEFAULT_COMBINATION = ("nb_fes", "entropy")
+DEFAULT_DESIGN = "uniform"  # the human sample of a report without a judge (SPEC 12)
+_OPTION = config_defaults()  # the defaults of the fields a report option sets: its ``ReportOption``
 MAX_FLIP_NOTES = 10  # one note per possible ranking flip up to this many, then one summary line
 
 
@@ -55,27 +57,28 @@ class ReportConfig:
     ('f1', 0)
     """
 
-    systems: list | None = None  # ROVER voters, in tie-break order; default: all but `reference`
-    alpha: float = rover.DEFAULT_ALPHA
-    metric: str = "hscore"
+    systems: list | None = _OPTION["systems"]  # ROVER voters, in tie-break order; default: all but `reference`
+    alpha: float = _OPTION["alpha"]
+    metric: str = _OPTION["metric"]
     factors: tuple = fx.DEFAULT_FACTORS
     entropy_source: str = "corpus"
     lexicon: dict | None = None  # frame -> list of LU names, for entropy_source="lexicon"
     dedup_policy: str = DEFAULT_POLICY
     combination: tuple = DEFAULT_COMBINATION
-    n_boot: int = stats.DEFAULT_BOOT
-    seed: int = 0
+    n_boot: int = _OPTION["n_boot"]
+    seed: int = _OPTION["seed"]
     significance: float = fx.SIGNIFICANCE
     hard_partitions: tuple = ()  # hard subset export: questions in these partitions ...
     hard_factors: tuple = ()  # ... or in E_f of these factors
     hard_require: str = "any"  # "any" criterion, or "all" of them
-    human_aggregate: str = "mean"  # SPEC 3: "mean" of the labels' values, or "majority"
-    table_significance: str = "raw"  # bold cells of the paper tables: raw p, or "holm"-corrected p
+    human_aggregate: str = _OPTION["human_aggregate"]  # SPEC 3: "mean" of the labels' values, or "majority"
+    table_significance: str = _OPTION["table_significance"]  # bold cells of the paper tables: raw p, or "holm"
     # Choices made before the computation (which labels, which judge), recorded in ``config``:
-    adjudicated: bool = False  # an admin's final label replaces the labels of an adjudicated answer
-    include_excluded: bool = False  # labels of participants excluded from a study counted
+    adjudicated: bool = _OPTION["adjudicated"]  # an admin's final label replaces the labels of an adjudicated answer
+    include_excluded: bool = _OPTION["include_excluded"]  # labels of participants excluded from a study counted
     judge: str | None = None  # the automatic judge of the prediction-powered estimates (SPEC 10)
-    design: str = "uniform"  # how the human-labelled answers were chosen (SPEC 12)
+    design: str = DEFAULT_DESIGN  # how the human-labelled answers were chosen (SPEC 12)
+    n_plan: int | None = _OPTION["n_plan"]  # SPEC 16: planned human labels per system (None: from the folds)
 
     def __post_init__(self):
         self.metric = canonical_metric(self.metric)
@@ -87,6 +90,8 @@ class ReportConfig:
             raise ValueError("hard_require must be 'any' or 'all'")
         if not self.alpha > 0:
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        if self.n_plan is not None and not (isinstance(self.n_plan, int) and self.n_plan >= 1):
+            raise ValueError(f"n_plan must be a positive whole number of labels, got {self.n_plan!r}")
         if self.n_boot < 0:
             raise ValueError("n_boot must be >= 0")
         if self.human_aggregate not in human.AGGREGATES:
@@ -131,7 +136,73 @@ class ReportConfig:
             "include_excluded": self.include_excluded,
             "judge": self.judge,
             "design": self.design,
+            "n_plan": self.n_plan,
         }
+
+
+def config_field_defaults() -> dict:
+    """The default of every ``ReportConfig`` field, by name: what a report written before a choice was
+    recorded in its ``config`` had (the readers of report.json ask here, never type a default again).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> d = config_field_defaults()
+    >>> d["human_aggregate"], d["dedup_policy"], d["design"], d["judge"]
+    ('mean', 'whitespace', 'uniform', None)
+    """
+    out = {}
+    for f in fields(ReportConfig):
+        out[f.name] = f.default if f.default is not MISSING else f.default_factory()
+    return out
+
+
+def recorded(data: dict, key: str):
+    """A choice of a report: its value in report.json's ``config``, or the field's default when the
+    report was written before the choice was recorded.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+    key : str
+        A ``ReportConfig`` field.
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> recorded({"config": {"table_significance": "holm"}}, "table_significance"), recorded({}, "design")
+    ('holm', 'uniform')
+    """
+    config = data.get("config") or {}
+    return config[key] if key in config else config_field_defaults()[key]
+
+
+def recorded_aggregate(data: dict) -> str:
+    """How the labels of one answer make its human scores in a report: as the report computed them
+    (``human_aggregate`` of report.json), else its ``config``'s, else the default.
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> recorded_aggregate({"human_aggregate": "majority"}), recorded_aggregate({"config": {}})
+    ('majority', 'mean')
+    """
+    return data.get("human_aggregate") or recorded(data, "human_aggregate")
 
 
 @dataclass
@@ -213,3 +284,4 @@ class ReportExtras:
     # issue 26 point 4: humans' checks of the derived attributes (``sections.attribute_check_step``)
     attribute_check_rows: list | None = None
     corpus: str | None = None
+    n_plan: dict | int | None = None  # SPEC 16: planned human labels (by system), the admin's or from the folds

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext_lazy as _
 
 from evaluation.science import metric_registry
-from evaluation.science.human import AGGREGATES
+from evaluation.science.human import AGGREGATES, DEFAULT_AGGREGATE
 from evaluation.science.rover import DEFAULT_ALPHA
 from evaluation.science.stats import DEFAULT_BOOT
 
@@ -116,7 +116,7 @@ OPTIONS = (
     ReportOption(
         "human_aggregate",
         "choice",
-        "mean",
+        DEFAULT_AGGREGATE,
         _("Labels of one answer"),
         _("printed with every table"),
         choices=lambda: [(a, AGGREGATE_WORDS[a]) for a in AGGREGATES],
@@ -129,6 +129,19 @@ OPTIONS = (
         None,
         _("Automatic judge"),
         _("prediction-powered estimates with this judge's labels (SPEC 10); none: human only"),
+    ),
+    ReportOption(
+        "n_plan",
+        "int",
+        None,
+        _("Planned human labels per system"),
+        _(
+            "where the confidence sequences that hold under watching are tightest (SPEC 16); "
+            "empty: the system's predictions in the answer folds (offline: its labelled ones), at least 100"
+        ),
+        min_value=1,
+        config="n_plan",
+        cli="--n-plan",
     ),
     ReportOption(
         "significance",
@@ -157,6 +170,23 @@ def defaults() -> dict:
     ('hscore', True, ['systems', 'alpha', 'metric'])
     """
     return {o.name: o.default for o in OPTIONS}
+
+
+def config_defaults() -> dict:
+    """The default of every ``ReportConfig`` field that an option sets, by field name (the fields'
+    defaults are read from here, never typed again).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> d = config_defaults()
+    >>> d["human_aggregate"], d["table_significance"], "judge" in d
+    ('mean', 'raw', False)
+    """
+    return {o.config: o.default for o in OPTIONS if o.config is not None}
 
 
 def config_kwargs(params: dict) -> dict:

@@ -20,7 +20,7 @@ import pandas as pd
 from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
-from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, ppi_step
+from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, live_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -135,9 +135,17 @@ def compute_report(
     extras = extras or ReportExtras()
     if extras.corpus is not None:
         report.data["corpus"] = extras.corpus
-    ppi_step(
-        report, predictions, labels, judge_labels=extras.judge_labels, policy=config.dedup_policy, facts=extras.facts
-    )
+    n_plan = config.n_plan or extras.n_plan  # the researcher's number, else the study's folds (else per system)
+    for step in (ppi_step, live_step):
+        step(
+            report,
+            predictions,
+            labels,
+            judge_labels=extras.judge_labels,
+            policy=config.dedup_policy,
+            facts=extras.facts,
+            n_plan=n_plan,
+        )
     active_step(
         report,
         predictions,

@@ -130,7 +130,7 @@ def score_table(
     )
 
 
-def _score_empty_answers(mats, questions, *, q, cell, empty, aggregate="mean"):
+def _score_empty_answers(mats, questions, *, q, cell, empty, aggregate=human.DEFAULT_AGGREGATE):
     """The human scores of empty answers, given by rule (no human ever sees an empty answer: it is
     never a triplet). As EM's "empty vs empty = 1" (SPEC 4): correct when the question has no
     reference answer, incorrect otherwise, that is, each human metric's value of a triplet labelled

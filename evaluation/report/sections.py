@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evaluation.report.config import recorded_aggregate
 from evaluation.report.steps import clean
-from evaluation.science import active, attribute_check_stats, frame_check_stats, human
+from evaluation.science import active, anytime, attribute_check_stats, frame_check_stats, human
 from evaluation.science.ppi import (
     ROW_KEYS,
     judge_agreement,
@@ -50,6 +51,9 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
     return str(names[0]) if names else "judge"
 
 
+SEQUENCE_KEYS = ("cs_estimate", "cs_low", "cs_high", "classical_cs_low", "classical_cs_high", "n_plan", "alpha_split")
+
+
 def ppi_section(
     predictions: pd.DataFrame,
     labels: pd.DataFrame | None,
@@ -57,9 +61,10 @@ def ppi_section(
     *,
     systems=None,
     facts: dict | None = None,
-    aggregate: str = "mean",
+    aggregate: str = human.DEFAULT_AGGREGATE,
+    n_plan=None,
 ):
-    """The prediction-powered part of one report.
+    """The prediction-powered part of one report, with the confidence sequences of SPEC 16 in each row.
 
     Parameters
     ----------
@@ -75,11 +80,13 @@ def ppi_section(
         Platform facts for ``validity_reasons``; ``gold_keys`` are left out of the human sample.
     aggregate : {"mean", "majority"}, default "mean"
         How a triplet's human labels make its score (SPEC 3).
+    n_plan : int, dict or None, optional
+        The planned labels per system (``anytime.sequence_rows``).
 
     Returns
     -------
     rows : list of dict
-        The ``ppi`` rows.
+        The ``ppi`` rows (``ppi.ROW_KEYS``).
     judge : dict
         ``name``, ``n_labels``, ``agreement``, ``validity``.
     table : DataFrame
@@ -92,13 +99,16 @@ def ppi_section(
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows, judge_section, table = sections.ppi_section(predictions, labels, judge)
     >>> judge_section["name"], judge_section["n_labels"], table.shape
-    ('judge-1', 6, (4, 10))
+    ('judge-1', 6, (4, 17))
     """
     name = judge_name(judge_labels)
     scores = prediction_scores(
         predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"), aggregate=aggregate
     )
     rows = ppi_rows(scores, systems)
+    sequences = anytime.sequence_rows(scores, systems, n_plan=n_plan)
+    for row, seq in zip(rows, sequences, strict=True):
+        row.update({k: seq[k] for k in SEQUENCE_KEYS})
     judge = {
         "name": name,
         "n_labels": int(judge_labels["label"].notna().sum()),
@@ -144,6 +154,7 @@ def ppi_step(
     judge_labels: pd.DataFrame | None,
     policy: str,
     facts: dict | None = None,
+    n_plan=None,
 ) -> None:
     """Put ``ppi`` and ``judge`` into ``report.data``, the judge's name into its ``config`` and
     the ``ppi`` data table into its tables (the paper table ``table_ppi`` is ``paper.table_ppi``).
@@ -165,6 +176,8 @@ def ppi_step(
         The dedup policy giving triplet keys to frames without ``tkey``.
     facts : dict, optional
         Platform facts (``judge_inputs.sample_facts``).
+    n_plan : int, dict or None, optional
+        The planned labels per system of the confidence sequences (SPEC 16).
 
     Returns
     -------
@@ -198,9 +211,9 @@ def ppi_step(
         return
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(report.data)
     rows, judge, table = ppi_section(
-        predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
+        predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate, n_plan=n_plan
     )
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
     report.data.setdefault("config", {})["judge"] = judge["name"]  # a choice that changes numbers
@@ -209,6 +222,55 @@ def ppi_step(
         report.data.setdefault("notes", []).append(
             f"prediction-powered estimates: {reason['reason']} ({reason['count']}); {reason['handling']}"
         )
+
+
+def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, n_plan=None) -> None:
+    """Put ``live`` into ``report.data``: per system and human metric the confidence sequence a reader
+    quotes when the labels were watched while labelling (SPEC 16), prediction-powered with a judge.
+
+    Null without human labels. Gold items' labels are left out with a judge (as in ``ppi``).
+
+    Parameters
+    ----------
+    report : evaluation.report.config.Report
+        A computed report (changed in place).
+    predictions, labels : DataFrame
+        Its predictions and human labels (SPEC 9 columns, or with ``tkey``).
+    judge_labels : DataFrame or None
+        One judge's labels.
+    policy : str
+        The dedup policy giving triplet keys to frames without ``tkey``.
+    facts : dict, optional
+        Platform facts (``gold_keys``).
+    n_plan : int, dict or None, optional
+        The planned labels per system (``anytime.sequence_rows``).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation.report import sections
+    >>> from evaluation.report.config import Report
+    >>> from evaluation.science import ppi
+    >>> labels, judge, predictions = ppi._example_frames()  # 4 labels: too few for a sequence
+    >>> report = Report(data={"systems": [{"system": "a"}, {"system": "b"}, {"system": "ROVER"}]})
+    >>> sections.live_step(report, predictions, labels, judge_labels=judge, policy="whitespace")
+    >>> [(r["system"], r["metric"], r["n"], r["cs_low"]) for r in report.data["live"]["rows"]][:2]
+    [('a', 'hscore', 2, None), ('a', 'hcorrect', 2, None)]
+    """
+    if labels is None or labels.empty:
+        report.data["live"] = None
+        return
+    has_judge = judge_labels is not None and not judge_labels.empty
+    predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
+    order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
+    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    gold = (facts or {}).get("gold_keys") if has_judge else None
+    scores = prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
+    rows = anytime.sequence_rows(scores, order or None, n_plan=n_plan)
+    report.data["live"] = clean(anytime.live_section(rows))
 
 
 def active_step(report, predictions, labels, *, judge_labels, design_frame, policy, facts=None) -> None:
@@ -257,7 +319,7 @@ def active_step(report, predictions, labels, *, judge_labels, design_frame, poli
         with_tkeys(f, policy) for f in (predictions, labels, judge_labels, design_frame)
     )
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(report.data)
     rows, design, table = active.active_section(
         predictions,
         labels,

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.design import METRICS, UNIFORM_REASON, expected_score, judge_distribution, live_design
+from evaluation.science import human
 
 Z95 = 1.96
 SCALE = {"hscore": 1.0, "hcorrect": 100.0}  # report scale (SPEC 3: Hcorrect in %)
@@ -127,7 +128,7 @@ def interval(e: dict) -> tuple:
 # --- the report section ----------------------------------------------------------------------
 
 
-def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None, aggregate="mean"):
+def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None, aggregate=human.DEFAULT_AGGREGATE):
     """One row per prediction in the design: human scores, the judge's f, pi and the live xi.
 
     Parameters
@@ -261,7 +262,9 @@ def _example_frames():
     return predictions, labels, judge, plan
 
 
-def active_section(predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate="mean"):
+def active_section(
+    predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate=human.DEFAULT_AGGREGATE
+):
     """The active part of one report: rows, what the design was, and the ``active`` data table.
 
     Parameters

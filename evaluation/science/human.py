@@ -14,7 +14,8 @@ from annotation.dedup import DEFAULT_POLICY, normalize_answers
 from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 
 KEY_SEP = "\x1f"
-AGGREGATES = ("mean", "majority")  # how the labels of a triplet make its scores
+DEFAULT_AGGREGATE = "mean"  # the one home of the default (the report option reads it)
+AGGREGATES = (DEFAULT_AGGREGATE, "majority")  # how the labels of a triplet make its scores
 LABEL_CODES = {CORRECT: 0, PARTIAL: 1, INCORRECT: 2}  # the columns of ``label_counts``
 
 
@@ -184,7 +185,7 @@ def label_counts(triplet: np.ndarray, annotators, labels, *, n_triplets: int) ->
     return np.bincount(codes, minlength=3 * n_triplets).reshape(-1, 3)
 
 
-def scores_from_counts(counts: np.ndarray, aggregate: str = "mean"):
+def scores_from_counts(counts: np.ndarray, aggregate: str = DEFAULT_AGGREGATE):
     """Score, correct-share and number of labels per row of ``label_counts``.
 
     Parameters
@@ -252,7 +253,7 @@ def triplet_label_counts(labels: pd.DataFrame) -> tuple[pd.Index, np.ndarray]:
     return tkeys, np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
 
 
-def triplet_scores(labels: pd.DataFrame, aggregate: str = "mean") -> pd.DataFrame:
+def triplet_scores(labels: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFrame:
     """Per triplet key: ``score``, ``correct`` (correct-share) and ``n_labels`` (SPEC 3).
 
     ``mean``: score = mean label value, correct = share of `correct` labels. ``majority``: the most

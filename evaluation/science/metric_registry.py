@@ -79,7 +79,7 @@ def squad_scores(answers, references, languages) -> dict:
     return {"em": em, "f1": f1, "rouge_l": rouge_l}
 
 
-def hscore(counts, aggregate: str = "mean"):
+def hscore(counts, aggregate: str = human.DEFAULT_AGGREGATE):
     """Hscore of each triplet (SPEC 3): its labels' mean value (correct 1, partial 1/2, incorrect 0),
     or under ``majority`` the value of the most frequent label (the tied labels' mean on a tie).
 
@@ -106,7 +106,7 @@ def hscore(counts, aggregate: str = "mean"):
     return human.scores_from_counts(counts, aggregate)[0]
 
 
-def hcorrect(counts, aggregate: str = "mean"):
+def hcorrect(counts, aggregate: str = human.DEFAULT_AGGREGATE):
     """Hcorrect of each triplet (SPEC 3): the share of its labels that say correct, or under
     ``majority`` whether correct is the most frequent label (its share among the tied ones on a tie).
 

@@ -45,6 +45,14 @@ ROW_KEYS = (
     "classical_ci_low",
     "classical_ci_high",
     "gain",
+    # SPEC 16: the confidence sequences (``evaluation.science.anytime``), merged in by the report
+    "cs_estimate",
+    "cs_low",
+    "cs_high",
+    "classical_cs_low",
+    "classical_cs_high",
+    "n_plan",
+    "alpha_split",
 )
 GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
 
@@ -120,7 +128,7 @@ def prediction_scores(
     judge_labels: pd.DataFrame | None,
     *,
     gold=None,
-    aggregate: str = "mean",
+    aggregate: str = human.DEFAULT_AGGREGATE,
 ) -> pd.DataFrame:
     """One row per prediction: its human and judge scores.
 
@@ -282,7 +290,9 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     Returns
     -------
     list of dict
-        Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %.
+        Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %. The confidence sequences' keys of SPEC 16
+        (``cs_*``, ``n_plan``, ``alpha_split``) are None here: the report fills them
+        (``evaluation.science.anytime.sequence_rows``).
 
     Examples
     --------
@@ -330,6 +340,7 @@ def _row(system, metric, e) -> dict:
         "classical_ci_low": scaled(c_low),
         "classical_ci_high": scaled(c_high),
         "gain": e["gain"],
+        **dict.fromkeys(ROW_KEYS[ROW_KEYS.index("gain") + 1 :]),
     }
 
 

@@ -12,7 +12,7 @@ from tests.conftest import write_jsonl
 pytestmark = pytest.mark.django_db
 
 
-def test_load_demo_writes_the_users_file_and_bin_run_demo_prints_it_last(tmp_path, settings):
+def test_load_demo_writes_the_users_file_and_bin_run_demo_prints_it_after_starting_the_server(tmp_path, settings):
     settings.VAR_DIR = tmp_path / "var"
     write_jsonl(
         tmp_path / "corpus.jsonl",
@@ -38,4 +38,5 @@ def test_load_demo_writes_the_users_file_and_bin_run_demo_prints_it_last(tmp_pat
     assert users.read_text() == text  # ...and keeps the file
     script = (Path(settings.BASE_DIR) / "bin" / "run-demo").read_text()
     printed, server = script.index("cat var/demo-users.txt"), script.index("gunicorn -c config/gunicorn.conf.py")
-    assert printed < server and "--access-logfile var/access.log" in script and "PORT" in script
+    # printed once the server is started (tests/core/test_run_demo_output.py runs the script: last, once)
+    assert server < printed and "--access-logfile var/access.log" in script and "PORT" in script

@@ -23,6 +23,7 @@ PURE = (
     "report.inputs",
     "science.ppi",
     "science.active",
+    "science.anytime",
     "render.estimates",
     "render.page",
     "files",

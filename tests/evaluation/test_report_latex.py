@@ -37,6 +37,7 @@ IN_APP_OPTIONS = {
     "include_excluded": False,  # no crowd study here: the choice is still recorded (test_crowd_report sets it)
     "human_aggregate": "majority",
     "significance": "holm",
+    "n_plan": 150,
 }
 
 
@@ -238,7 +239,10 @@ def test_every_tex_of_every_report_path_compiles_and_reads_like_a_paper_table(pd
     ppi_caption = caption(written["offline_judge"]["table_ppi"])
     assert "gpt-judge" in ppi_caption and "uniform design" in ppi_caption and "labels majority" in ppi_caption
     header = tex_header(written["offline_judge"]["table_ppi"])
-    assert "Model & Metric & Human / judged & PPI & 95\\% CI & Classical & 95\\% CI & $\\lambda$ & Gain" in header
+    assert (
+        "Model & Metric & Human / judged & PPI & 95\\% CI & Sequence & Classical & 95\\% CI & $\\lambda$ & Gain"
+        in header
+    )
 
 
 def tex_header(tex):

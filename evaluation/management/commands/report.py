@@ -11,12 +11,15 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.dedup import POLICIES
 from annotation.interchange import InterchangeError
 from evaluation.render.outputs import write_report
-from evaluation.report.config import ReportConfig, ReportExtras
+from evaluation.report.config import ReportConfig, ReportExtras, config_field_defaults
 from evaluation.report.inputs import read_design, read_inputs, read_judge_labels
 from evaluation.report.options import OPTIONS, config_kwargs, split_names
 from evaluation.report.pipeline import compute_report
+
+DEFAULTS = config_field_defaults()  # the choices that are not report options: ReportConfig's defaults
 
 
 def _cli_kwargs(option):
@@ -57,12 +60,12 @@ class Command(BaseCommand):
             help="extra factor name:attribute:op:threshold[:frames] (repeatable)",
         )
         parser.add_argument("--only-factors", help="comma-separated subset of the predefined factors")
-        parser.add_argument("--entropy-source", default="corpus", choices=["corpus", "lexicon"])
+        parser.add_argument("--entropy-source", default=DEFAULTS["entropy_source"], choices=["corpus", "lexicon"])
         parser.add_argument("--lexicon", help="JSON file {frame: [LU names]} for --entropy-source lexicon")
-        parser.add_argument("--dedup-policy", default="whitespace", choices=["whitespace", "casefold", "exact"])
+        parser.add_argument("--dedup-policy", default=DEFAULTS["dedup_policy"], choices=POLICIES)
         parser.add_argument("--hard-partitions", help="export questions of these partitions, e.g. 1,2")
         parser.add_argument("--hard-factors", help="export questions in E_f of these factors, e.g. nb_fes,entropy")
-        parser.add_argument("--hard-require", default="any", choices=["any", "all"])
+        parser.add_argument("--hard-require", default=DEFAULTS["hard_require"], choices=["any", "all"])
         parser.add_argument("--no-figures", action="store_true")
         parser.add_argument(
             "--no-reference-system",

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import formats
 from annotation.interchange import InterchangeError, write_jsonl
 from frames import attributes, derivation, parsing
-from frames.framenet import SHIPPED_LEXICON, LexiconError
+from frames.framenet import SHIPPED_LEXICON, SHIPPED_LEXICON_FR, LexiconError
 
 
 def read_records(path):
@@ -40,7 +40,10 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--lexicon",
-            help="FrameNet directory (framenet_v17 layout) or JSON {frame: [LU names]} (default: the shipped mini one)",
+            help=(
+                "FrameNet directory (framenet_v17 layout) or JSON {frame: [LU names]} "
+                "(default: the shipped mini one of the corpus language, framenet_fr_mini for fr)"
+            ),
         )
         parser.add_argument(
             "--adaptation", help="corpus JSONL whose `frame`s give frame_freq (without it, frame_freq is not derived)"
@@ -50,7 +53,6 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         try:
             records = read_records(o["source"])
-            lexicon = derivation.read_lexicon(o["lexicon"] or SHIPPED_LEXICON)
             frequencies = None
             if o["adaptation"]:
                 frequencies = attributes.frame_frequencies(r.get("frame") for r in read_records(o["adaptation"]))
@@ -60,6 +62,8 @@ class Command(BaseCommand):
                     f"the corpus has several languages ({', '.join(languages)}): name the pipeline with --parser"
                 )
             name = parsing.pipeline_name(languages[0], o["parser"])
+            french = languages[0].split("-")[0].lower() == "fr"
+            lexicon = derivation.read_lexicon(o["lexicon"] or (SHIPPED_LEXICON_FR if french else SHIPPED_LEXICON))
             parse, described = derivation.spacy_parser(name)
         except (InterchangeError, LexiconError, parsing.ParserError, OSError) as exc:
             raise CommandError(str(exc)) from None

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0015_attribute_checks'),
+        ('annotation', '0016_anytime_stop'),
     ]
 
     operations = [
