@@ -11,34 +11,49 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from core import job_kinds
 from core.models import Job
 from core.reaper import health
 from core.runner import request_cancel
 from core.widgets import progress_bar
 
 
+class KindFilter(admin.SimpleListFilter):
+    """The jobs by kind, each kind in words (``core.job_kinds``)."""
+
+    title = _("kind")
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        kinds = set(Job.objects.values_list("kind", flat=True).distinct())
+        return sorted(((k, job_kinds.kind_title(k)) for k in kinds), key=lambda pair: str(pair[1]))
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "kind",
+        "kind_title",
         "status",
         "state",
         "progress",
-        "message",
+        "message_text",
         "error_in_list",
         "created_by",
         "created_at",
         "finished_at",
     ]
-    list_filter = ["kind", "status"]
+    list_filter = [KindFilter, "status"]
     readonly_fields = [
-        "kind",
+        "kind_title",
         "status",
         "progress",
         "params",
         "result",
-        "message",
+        "message_text",
         "error",
         "celery_task_id",
         "worker",
@@ -49,8 +64,16 @@ class JobAdmin(admin.ModelAdmin):
         "heartbeat_at",
         "finished_at",
     ]
-    exclude = ["progress_done", "progress_total", "cancel_requested", "resumable"]
+    exclude = ["kind", "message", "progress_done", "progress_total", "cancel_requested", "resumable"]  # in words above
     actions = ["cancel"]
+
+    @admin.display(description=_("kind"), ordering="kind")
+    def kind_title(self, obj):
+        return obj.kind_title
+
+    @admin.display(description=_("message"))
+    def message_text(self, obj):
+        return obj.message_text
 
     @admin.display(description=_("progress"))
     def progress(self, obj):
@@ -145,6 +168,8 @@ def status_context(job):
     return {
         "job": job,
         "polling": job.status not in Job.FINISHED,
-        "result_items": sorted((k, v) for k, v in result.items() if not isinstance(v, (dict, list))),
+        "result_items": sorted(
+            (job_kinds.result_title(k), v) for k, v in result.items() if not isinstance(v, (dict, list))
+        ),
         "next_step": next_step(job),
     }

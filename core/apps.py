@@ -17,6 +17,10 @@ class CoreConfig(AppConfig):
         register_converter(IdConverter, "id")  # every integer of a URL pattern (core/ids.py)
         _name_axes()
 
+        from core import job_kinds, reaper
+
+        job_kinds.register_messages(reaper.QUEUED_AGAIN)
+
 
 def _name_axes():
     """django-axes (the login lockouts) has no name of its own: the admin titled its section « AXES »."""

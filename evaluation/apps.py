@@ -5,3 +5,8 @@ from django.utils.translation import gettext_lazy as _
 class EvaluationConfig(AppConfig):
     name = "evaluation"
     verbose_name = _("Evaluation")
+
+    def ready(self):
+        from evaluation import jobs
+
+        jobs.register_job_kinds()

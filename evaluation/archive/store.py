@@ -33,6 +33,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.models import Q
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.models import Corpus
 from core.models import Job
@@ -40,6 +41,13 @@ from core.roles import ADMIN, ROLES, ensure_groups, is_admin
 from evaluation.archive import format as archive
 from evaluation.archive.format import ArchiveError
 from evaluation.jobs import report_dir
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+READING = gettext_noop("reading %(member)s")
+WRITING = gettext_noop("writing the archive")
+RESTORING = gettext_noop("restoring %(member)s")
+MESSAGES = (READING, WRITING, RESTORING)
+
 
 USER = "users"  # the pseudo-model of users.jsonl in foreign-key maps
 CORPUS = "annotation.Corpus"
@@ -325,7 +333,7 @@ def collect(corpus, progress=_noop):
     referenced = {}
     rows_by = {}
     for done, member in enumerate(reversed(members)):
-        progress(done=done, total=len(members) + 2, message=f"reading {member.label}")
+        progress(done=done, total=len(members) + 2, message=READING % {"member": member.label})
         rows = _select(member, corpus, referenced.get(member.label, ()))
         rows_by[member.label] = rows
         for column, (target, _) in member.foreign.items():
@@ -383,7 +391,7 @@ def export_study(corpus, out, progress=_noop):
         blobs[archive.rows_member(label)] = (archive.encode_rows(rows), len(rows))
     for name, path in _job_files(rows_by.get(JOB, ())).items():
         blobs[name] = (path.read_bytes(), None)
-    progress(message="writing the archive", force=True)
+    progress(message=WRITING, force=True)
     members = {name: archive.describe(data, rows) for name, (data, rows) in blobs.items()}
     manifest = archive.build_manifest(
         members, corpus=corpus.name, schema=schema, exported_at=timezone.now().isoformat()
@@ -670,7 +678,7 @@ def import_study(source, name=None, *, progress=_noop, label="archive"):
             _check_target(manifest, name)  # again, under the transaction
             maps = {USER: _restore_users(users)}
             for done, member in enumerate(members):
-                progress(done=done, total=len(members) + 1, message=f"restoring {member.label}")
+                progress(done=done, total=len(members) + 1, message=RESTORING % {"member": member.label})
                 maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context=context)
             _restore_files(data, maps.get(JOB, {}), written)
     except IntegrityError as exc:
