@@ -24,6 +24,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from core import languages
+
 POLICIES = ("whitespace", "casefold", "exact")
 
 
@@ -41,7 +43,7 @@ POLICY_TITLES = {
 DEFAULT_POLICY = "whitespace"
 _WS = re.compile(r"\s+")
 ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
-EN_ARTICLES = re.compile(r"\b(a|an|the)\b")
+EN_ARTICLES = re.compile(r"\b(" + "|".join(languages.get("en").articles) + r")\b")  # SQuAD's: a|an|the
 # Typographic apostrophes (right single quotation mark, modifier letter apostrophe) -> "'". Not
 # U+2018, an opening quotation mark.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})

@@ -19,6 +19,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from core.languages import interface_languages
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("QAEVAL_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -159,7 +161,7 @@ AXES_ENABLED = env_bool("AXES_ENABLED", True)
 # The interface speaks English and French (docs/i18n.md): the language follows the user's choice,
 # else the browser, else the corpus of an annotator's folds, else English (core.i18n).
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("fr", "Français")]
+LANGUAGES = interface_languages()  # the records of core.languages that say interface=True
 # Catalogues: one per app (<app>/locale), and this one for the site-wide templates/ and static/js.
 LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["config.formats"]  # English short dates stay ISO-like (config/formats/en)
@@ -274,7 +276,13 @@ if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport pass
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
 JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
+# Environment variables that may hold an LLM server's key (besides names starting with LLM_KEY_);
+# never the platform's own secrets (models_runner.endpoints.key_env_problem).
+LLM_KEY_ENVS = [n.strip() for n in os.environ.get("QAEVAL_LLM_KEY_ENVS", "OPENAI_API_KEY").split(",") if n.strip()]
 JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
+# A job still ``created`` this long after its task was sent is sent again (the broker lost the
+# message before any worker took it), once per such period: core.reaper.resend_lost_jobs.
+JOB_RESEND_SECONDS = float(os.environ.get("QAEVAL_JOB_RESEND_SECONDS", "600"))
 
 LOGGING = {
     "version": 1,

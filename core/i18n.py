@@ -28,6 +28,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 from django.views.decorators.http import require_POST
 
+from core.languages import primary
+
 SESSION_KEY = "qaeval_language"
 _fallbacks: list[Callable] = []
 
@@ -52,7 +54,7 @@ def supported(code, languages=None) -> str | None:
     code = code.strip().lower()
     if code in codes:
         return code
-    base = code.split("-")[0]
+    base = primary(code)  # the one subtag rule (core.languages)
     return base if base in codes else None
 
 

@@ -26,14 +26,20 @@ def without_paths(text):
     return _PATH.sub(r"\1", text)
 
 
-def _map_strings(value, f):
+def _map_strings(value, f, drop=frozenset()):
+    """``value`` with ``f`` applied to every string and the keys in ``drop`` left out, at any depth."""
     if isinstance(value, str):
         return f(value)
     if isinstance(value, dict):
-        return {k: _map_strings(v, f) for k, v in value.items()}
+        return {k: _map_strings(v, f, drop) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
-        return [_map_strings(v, f) for v in value]
+        return [_map_strings(v, f, drop) for v in value]
     return value
+
+
+# Parameters only admins read, at any depth: where an LLM job (frames, judge, model run) sends its
+# questions and which key variable it uses.
+ADMIN_ONLY_PARAMS = frozenset({"endpoint", "base_url", "api_key_env"})
 
 
 class Job(models.Model):
@@ -71,6 +77,14 @@ class Job(models.Model):
         verbose_name=_("resumable"),
     )
     attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    # What ``core.runner.enqueue`` sent, so that ``core.reaper.resend_lost_jobs`` can send it again
+    # when the broker lost the message before any worker took it.
+    task_name = models.CharField(max_length=200, blank=True, verbose_name=_("task name"))
+    task_options = models.JSONField(default=dict, blank=True, verbose_name=_("task options"))
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
+    resends = models.PositiveIntegerField(
+        default=0, help_text=_("Times the task was sent again, never taken by a worker."), verbose_name=_("resends")
+    )
 
     class Meta:
         verbose_name = _("job")
@@ -149,8 +163,9 @@ class Job(models.Model):
     @property
     def public_params(self):
         """The parameters as researchers see them: server paths (an upload's stored file) reduced to
-        file names, at any depth (admins see ``params`` in full)."""
-        return _map_strings(self.params, without_paths)
+        file names and the LLM server's address and key variable (``ADMIN_ONLY_PARAMS``) left out, at
+        any depth (admins see ``params`` in full)."""
+        return _map_strings(self.params, without_paths, ADMIN_ONLY_PARAMS)
 
 
 class WorkerBeat(models.Model):

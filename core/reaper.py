@@ -6,6 +6,12 @@ has a resume function goes back to ``created`` and its task is sent again (it co
 saved work stops); any other job is marked ``failed`` -- its body ran inside a transaction, so
 nothing was applied.
 
+``resend_lost_jobs`` (same rounds) takes the jobs still ``created`` ``JOB_RESEND_SECONDS`` after
+their task was sent: the broker lost the message before any worker took it (a Redis restarted
+without persistence), so it is sent again -- once per round of that length, whichever reaper gets
+there first (a conditional update), and the job's message says so. A copy that arrives while the job
+already runs is a no-op (a job starts only from ``created``).
+
 Resume functions are found, not imported by hand: an installed app's ``tasks`` module declares
 ``RESUMERS = {kind: resume}`` next to its Celery shells, and ``resumers()`` reads them all (the way
 Celery's autodiscovery finds the tasks).
@@ -65,6 +71,48 @@ def reap_stale_jobs(seconds=None):
     return out
 
 
+def lost_jobs(seconds=None):
+    """Jobs still waiting for a worker ``seconds`` (``JOB_RESEND_SECONDS``) after their task was sent."""
+    seconds = settings.JOB_RESEND_SECONDS if seconds is None else seconds
+    before = timezone.now() - timedelta(seconds=seconds)
+    waiting = Job.objects.filter(status=Job.CREATED, cancel_requested=False).exclude(task_name="")
+    return waiting.filter(Q(sent_at__lt=before) | Q(sent_at__isnull=True, created_at__lt=before))
+
+
+def resend_lost_jobs(seconds=None):
+    """Send again the task of every job a worker never took (``lost_jobs``); returns their ids."""
+    return [job.pk for job in lost_jobs(seconds).order_by("pk") if resend(job)]
+
+
+def resend(job):
+    """Send ``job``'s task again, if it is still as the caller read it; True when sent.
+
+    Safe with several reapers at once: the re-send is conditional on the ``sent_at`` and ``resends``
+    read, so one reaper sends, the others skip it until ``JOB_RESEND_SECONDS`` have passed again."""
+    from celery import current_app
+
+    now = timezone.now()
+    message = _("its task never reached a worker: sent again (%(n)d) at %(time)s") % {
+        "n": job.resends + 1,
+        "time": now.strftime("%Y-%m-%d %H:%M:%S UTC"),
+    }
+    seen = Job.objects.filter(pk=job.pk, status=Job.CREATED, sent_at=job.sent_at, resends=job.resends)
+    if not seen.update(sent_at=now, resends=job.resends + 1, message=message[:500]):
+        return False  # another reaper sent it, or a worker took it meanwhile
+    task = current_app.tasks.get(job.task_name)
+    try:
+        if task is not None:
+            task.apply_async(args=[job.pk], **job.task_options)
+        else:
+            current_app.send_task(job.task_name, args=[job.pk], **job.task_options)
+    except Exception:  # broker unreachable: the next round tries again
+        log.exception("could not re-send job %s", job.pk)
+        Job.objects.filter(pk=job.pk, sent_at=now).update(sent_at=job.sent_at, resends=job.resends)
+        return False
+    log.warning("job %s (%s): never taken by a worker, its task sent again", job.pk, job.kind)
+    return True
+
+
 def _reap(job, resume):
     """Cancel, resume or fail one stale job, if its heartbeat is still the one seen: the outcome, or None."""
     same = Job.objects.filter(pk=job.pk, status=Job.RUNNING, heartbeat_at=job.heartbeat_at)
@@ -74,7 +122,7 @@ def _reap(job, resume):
         return "cancelled" if cancelled else None
     if resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
         message = QUEUED_AGAIN % {"attempt": job.attempts + 1}
-        if not same.update(status=Job.CREATED, worker="", message=message):
+        if not same.update(status=Job.CREATED, worker="", message=message, sent_at=now):
             return None
         try:
             resume(job)

@@ -40,6 +40,8 @@ from core.models import Job
 log = logging.getLogger(__name__)
 STALE_SECONDS = settings.JOB_STALE_SECONDS
 LOST = "worker lost while running"
+# The ``apply_async`` options a job's task is sent again with (plain JSON: the queue, its routing).
+RESEND_OPTIONS = ("queue", "routing_key", "priority")
 
 
 class JobCancelled(Exception):
@@ -96,6 +98,9 @@ def enqueue(job, task, **options):
     if problem:
         Job.objects.filter(pk=job.pk).delete()
         raise _unavailable(problem)
+    # What was sent, so that the reaper can send it again if the broker loses it (core.reaper).
+    sent = {"task_name": task.name, "task_options": {k: v for k, v in options.items() if k in RESEND_OPTIONS}}
+    Job.objects.filter(pk=job.pk).update(**sent)
 
     def send():
         try:
@@ -105,7 +110,7 @@ def enqueue(job, task, **options):
                 status=Job.FAILED, finished_at=timezone.now(), error="not started: the task queue was unreachable"
             )
             raise _unavailable(f"{type(exc).__name__}: {exc}"[:300]) from exc
-        Job.objects.filter(pk=job.pk, celery_task_id="").update(celery_task_id=result.id or "")
+        Job.objects.filter(pk=job.pk, celery_task_id="").update(celery_task_id=result.id or "", sent_at=timezone.now())
 
     transaction.on_commit(send)
     return job

@@ -4,7 +4,8 @@ Started when the worker is ready, stopped when it shuts down; nothing to add to 
 line (``bin/run-demo`` and production start workers as before): the Celery app (``config.celery``)
 connects ``start_reaper`` and ``stop_reaper`` to its workers' ``worker_ready`` and ``worker_shutdown``.
 Every ``JOB_REAP_SECONDS`` it calls ``core.reaper.reap_stale_jobs``: resumable jobs are sent again,
-the others marked failed. Several workers reaping at once is safe (each change is conditional on the
+the others marked failed; then ``resend_lost_jobs``: jobs whose task no worker took within
+``JOB_RESEND_SECONDS`` are sent again. Several workers reaping at once is safe (each change is conditional on the
 heartbeat the reaper saw).
 """
 
@@ -24,7 +25,7 @@ _stop = threading.Event()
 
 def reap_forever(interval, name="", queues="", *, stop=_stop):
     """The reaper thread: every ``interval`` seconds, say this worker is alive and reap, until ``stop``."""
-    from core.reaper import reap_stale_jobs, worker_seen
+    from core.reaper import reap_stale_jobs, resend_lost_jobs, worker_seen
 
     try:
         while True:
@@ -32,6 +33,7 @@ def reap_forever(interval, name="", queues="", *, stop=_stop):
                 close_old_connections()
                 worker_seen(name, queues)
                 reap_stale_jobs()
+                resend_lost_jobs()
             except Exception:  # database not migrated yet, or briefly unreachable: try again next round
                 log.warning("job reaper round failed", exc_info=True)
             if stop.wait(interval):

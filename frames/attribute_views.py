@@ -38,7 +38,7 @@ def _item_context(request, fold, item):
 
 
 def _render_item(request, fold, item, *, status=200):
-    template = "annotation/attribute_check_item.html" if request.htmx else "annotation/attribute_check.html"
+    template = "frames/attribute_check_item.html" if request.htmx else "frames/attribute_check.html"
     return render(request, template, _item_context(request, fold, item), status=status)
 
 

@@ -7,12 +7,13 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from annotation.bulk import ORM_BATCH as BATCH
+from core import languages
 from frames.errors import FrameJobError
 from frames.framenet import SHIPPED_LEXICON, SHIPPED_LEXICON_FR, Frame, FrameElement, LexicalUnit, Lexicon, load_lexicon
 from frames.models import FrameAnnotation, FrameDef, FrameElementDef, FrameLexicon, LexicalUnitDef
 
-SHIPPED_NAME = "framenet-mini"
-SHIPPED_FR_NAME = "framenet-fr-mini"  # the French demo's lexicon (load_demo --lang fr)
+SHIPPED_NAME = languages.default().lexicon  # the names are the languages' (``core.languages``)
+SHIPPED_FR_NAME = languages.get("fr").lexicon  # the French demo's lexicon (load_demo --lang fr)
 SHIPPED = {SHIPPED_NAME: SHIPPED_LEXICON, SHIPPED_FR_NAME: SHIPPED_LEXICON_FR}
 
 
@@ -84,12 +85,14 @@ def ensure_shipped_lexicon(name=SHIPPED_NAME):
 
 
 def default_lexicon(language):
-    """The shipped lexicon for a corpus language: ``framenet-fr-mini`` for French, else ``framenet-mini``.
+    """The shipped lexicon of a corpus language (its record in ``core.languages``; any other language:
+    the English one): ``framenet-fr-mini`` for French, else ``framenet-mini``.
 
     >>> default_lexicon("fr-CA"), default_lexicon("en")
     ('framenet-fr-mini', 'framenet-mini')
     """
-    return SHIPPED_FR_NAME if (language or "").split("-")[0].strip().lower() == "fr" else SHIPPED_NAME
+    record = languages.get(language) or languages.default()
+    return record.lexicon
 
 
 def corpus_lexicon(corpus):

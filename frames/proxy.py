@@ -22,41 +22,22 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from core import languages
 from frames.framenet import lu_pos_code, lu_word, pos_name
 from frames.outcomes import BAD_OUTPUT, DONE, NO_TRIGGER, UNKNOWN_FRAME
 
-# Paper, appendix A.5 (line breaks of the two-column layout joined).
-FRAME_PROMPT = (
-    "From a list of (frame, lexical unit) from FrameNet, predict which is the most likely for the given "
-    "question. Only answer with the correct (frame, lexical unit) pair.\n"
-    "List : {list}\n"
-    "Question : {question}"
+# The prompts are a language's words (``core.languages``: the paper's English, appendix A.5, and the
+# French of issue 25); these names are the two the tests and the docs quote.
+FRAME_PROMPT, FE_PROMPT, FE_HINT = (
+    languages.ENGLISH_PROMPTS.frame,
+    languages.ENGLISH_PROMPTS.fe,
+    languages.ENGLISH_PROMPTS.fe_hint,
 )
-FE_PROMPT = (
-    "From a FrameNet (frame , lu/trigger) pair and a context extract the corresponding Frame Elements "
-    "from the given question. The LU can't be a FE.  Output a json.\n"
-    "Pair : {pair}\n"
-    "Question : {question}"
+FRAME_PROMPT_FR, FE_PROMPT_FR, FE_HINT_FR = (
+    languages.FRENCH_PROMPTS.frame,
+    languages.FRENCH_PROMPTS.fe,
+    languages.FRENCH_PROMPTS.fe_hint,
 )
-# Optional line (off by default, not in the paper): the FE names of the chosen frame.
-FE_HINT = "\nFrame Elements of the frame : {elements}"
-# The same three in French, for a French corpus (the paper's French setting, issue 25). Frame and FE
-# names stay FrameNet's (English), as in the French FrameNet; only the instructions are French. Sent
-# to the LLM by the corpus language, not the reader's: never marked for translation.
-FRAME_PROMPT_FR = (
-    "À partir d'une liste de paires (frame, unité lexicale) de FrameNet, prédis la plus probable pour la "
-    "question donnée. Réponds uniquement avec la bonne paire (frame, unité lexicale).\n"
-    "Liste : {list}\n"
-    "Question : {question}"
-)
-FE_PROMPT_FR = (
-    "À partir d'une paire FrameNet (frame, unité lexicale/déclencheur) et d'un contexte, extrais de la "
-    "question donnée les éléments de frame (Frame Elements) correspondants. L'unité lexicale ne peut pas "
-    "être un élément de frame. Réponds en JSON.\n"
-    "Paire : {pair}\n"
-    "Question : {question}"
-)
-FE_HINT_FR = "\nÉléments de la frame : {elements}"
 
 
 @dataclass(frozen=True)
@@ -67,20 +48,18 @@ class Prompts:
     fe_hint: str
 
 
-PROMPTS = {
-    "en": Prompts("en", FRAME_PROMPT, FE_PROMPT, FE_HINT),
-    "fr": Prompts("fr", FRAME_PROMPT_FR, FE_PROMPT_FR, FE_HINT_FR),
-}
-
-
 def prompts_for(language):
-    """The prompts of a corpus language: ``fr`` (``fr-CA`` too) -> French, any other -> the paper's English.
+    """The prompts of a corpus language (its record in ``core.languages``, by primary subtag: ``fr-CA``
+    is French); a language without prompts gets the paper's English.
 
     >>> prompts_for("fr-CA").frame.startswith("À partir"), prompts_for("de").frame.startswith("From")
     (True, True)
     """
-    base = (language or "en").split("-")[0].strip().lower()
-    return PROMPTS.get(base, PROMPTS["en"])
+    record = languages.get(language)
+    if record is None or record.prompts is None:
+        record = languages.default()
+    words = record.prompts
+    return Prompts(record.code, words.frame, words.fe, words.fe_hint)
 
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})

@@ -68,7 +68,7 @@ def _item_context(request, fold, item):
 
 
 def _render_item(request, fold, item, *, status=200):
-    template = "annotation/frame_check_item.html" if request.htmx else "annotation/frame_check.html"
+    template = "frames/frame_check_item.html" if request.htmx else "frames/frame_check.html"
     return render(request, template, _item_context(request, fold, item), status=status)
 
 

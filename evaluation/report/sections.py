@@ -266,7 +266,7 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
     has_judge = judge_labels is not None and not judge_labels.empty
     predictions, labels, judge_labels = (with_tkeys(f, policy) for f in (predictions, labels, judge_labels))
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
-    aggregate = report.data.get("human_aggregate") or report.data.get("config", {}).get("human_aggregate", "mean")
+    aggregate = recorded_aggregate(report.data)
     gold = (facts or {}).get("gold_keys") if has_judge else None
     scores = prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
     rows = anytime.sequence_rows(scores, order or None, n_plan=n_plan)

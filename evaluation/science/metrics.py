@@ -5,7 +5,8 @@
 - ``french`` normalization: lowercase, join a number's digit groups (``100 000``), split elisions
   (``l'homme`` -> ``l homme``), drop Unicode punctuation, drop the French articles (le, la, les,
   l', un, une, des, du, de, d'), collapse whitespace. Accents are kept.
-- ``generic`` (any other language): lowercase, drop Unicode punctuation, no article list.
+- ``generic`` (any other language): lowercase, drop Unicode punctuation, drop the articles its record in
+  ``core.languages`` lists (none for a language without a record).
 
 EM and F1 take the maximum over the reference answers; empty vs empty is 1 (SPEC 4, unlike the
 v1.1 script, whose F1 gives 0 there). ROUGE-L is the LCS F-measure of ``rouge-score`` with a
@@ -33,12 +34,10 @@ from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
 from annotation.dedup import ASCII_PUNCT_TABLE, EN_ARTICLES, normalize_squad
+from core import languages as language_registry
 
-ARTICLES = {
-    "en": ("a", "an", "the"),
-    # l' and d' become the tokens "l" and "d" once elisions are split.
-    "fr": ("le", "la", "les", "l", "un", "une", "des", "du", "de", "d"),
-}
+# The articles a language's normalization drops are its record's (``core.languages``).
+_FRENCH_ARTICLES = frozenset(language_registry.get("fr").articles)
 _ELISION = re.compile(r"\b(qu|jusqu|lorsqu|puisqu|[cdjlmnst])['’]", re.IGNORECASE)
 # A French number's digit groups: "100 000" (space, U+00A0 or U+202F before each group of three),
 # joined as "100000", as the English "100,000" is once its comma goes. Only 1-3 digits before the
@@ -56,7 +55,7 @@ def normalize_french(text: str) -> str:
 
     Lowercase after NFC, the digit groups of a number joined (``100 000`` -> ``100000``, with a
     space or a no-break space), ``l'homme`` -> ``l homme``, Unicode punctuation dropped, then the
-    articles of ``ARTICLES["fr"]`` (the elided ``l`` and ``d`` included) are removed.
+    articles of French's record in ``core.languages`` (the elided ``l`` and ``d`` included) are removed.
 
     Parameters
     ----------
@@ -78,8 +77,7 @@ def normalize_french(text: str) -> str:
     text = _DIGIT_GROUPS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
     text = _ELISION.sub(r"\1 ", text)
     text = _drop_unicode_punct(text)
-    articles = set(ARTICLES["fr"])
-    return " ".join(tok for tok in text.split() if tok not in articles)
+    return " ".join(tok for tok in text.split() if tok not in _FRENCH_ARTICLES)
 
 
 def normalize_generic(text: str, articles=()) -> str:
@@ -109,11 +107,12 @@ def normalize_generic(text: str, articles=()) -> str:
 
 
 NORMALIZERS = {"squad": normalize_squad, "french": normalize_french, "generic": normalize_generic}
-LANGUAGE_NORMALIZER = {"en": "squad", "fr": "french"}
 
 
 def normalizer_for(language: str):
-    """The normalization of a language: ``en`` -> squad, ``fr`` -> french, any other -> generic.
+    """The normalization of a language: its record's normalizer (``core.languages``): ``en`` -> squad,
+    ``fr`` -> french; a language without a record, or whose record says ``generic``, -> generic
+    (dropping the record's articles).
 
     Parameters
     ----------
@@ -123,7 +122,7 @@ def normalizer_for(language: str):
     Returns
     -------
     callable
-        One of ``NORMALIZERS``: text -> normalized text.
+        One of ``NORMALIZERS`` (or generic with a record's articles): text -> normalized text.
 
     Examples
     --------
@@ -131,8 +130,20 @@ def normalizer_for(language: str):
     >>> normalizer_for("fr-CA").__name__, normalizer_for("de").__name__
     ('normalize_french', 'normalize_generic')
     """
-    base = (language or "en").split("-")[0].lower()
-    return NORMALIZERS[LANGUAGE_NORMALIZER.get(base, "generic")]
+    record = language_registry.get(language)
+    if record is None:
+        return normalize_generic
+    if record.normalizer == "generic" and record.articles:
+        return _generic_dropping(record.articles)
+    return NORMALIZERS[record.normalizer]
+
+
+@lru_cache(maxsize=32)
+def _generic_dropping(articles):
+    def normalize_generic_articles(text: str) -> str:
+        return normalize_generic(text, articles)
+
+    return normalize_generic_articles
 
 
 def normalize(text: str, language: str = "en") -> str:
@@ -375,7 +386,7 @@ _PUNCTUATION_BYTES = string.punctuation.encode()
 _NOT_WORD_BYTES = bytes.maketrans(
     bytes(c for c in range(1, 128) if not chr(c).isalnum()), b" " * sum(not chr(c).isalnum() for c in range(1, 128))
 )
-_ARTICLE_TOKENS = frozenset(ARTICLES["en"])
+_ARTICLE_TOKENS = frozenset(language_registry.get("en").articles)
 
 
 def _ascii_tokens_in_bulk(joined: str):

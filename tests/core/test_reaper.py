@@ -109,3 +109,89 @@ def test_the_platform_registers_its_resumable_kinds_with_their_real_tasks(monkey
     assert ("models_runner.tasks.run_inference_gpu", gpu.pk, "gpu") in sent
     assert ("models_runner.tasks.run_judge", judge.pk, "default") in sent
     assert any(name.endswith("predict_frames") and pk == frames.pk for name, pk, _ in sent)
+
+
+# --- a job whose task message the broker lost before any worker took it (issue 33, point 2) -----------
+
+
+def waiting(kind="report", sent_ago=700, **fields):
+    """A job ``created`` and never taken, its task sent ``sent_ago`` seconds ago (the message was lost)."""
+    job = create_job(kind)
+    fields = {"task_name": "tests.never_run", "sent_at": timezone.now() - timedelta(seconds=sent_ago), **fields}
+    Job.objects.filter(pk=job.pk).update(**fields)
+    return Job.objects.get(pk=job.pk)
+
+
+@pytest.fixture
+def broker(monkeypatch):
+    """The broker as the reaper sees it: every task sent is recorded, none runs."""
+    from celery import current_app
+
+    calls = []
+    monkeypatch.setattr(current_app, "send_task", lambda name, args, **options: calls.append((name, args, options)))
+    return calls
+
+
+def test_a_job_never_taken_is_sent_again_after_the_stated_time_once_at_a_time(broker, settings):
+    settings.JOB_RESEND_SECONDS = 600
+    lost = waiting(task_options={"queue": "gpu"})
+    recent = waiting(sent_ago=30)  # its message may still be on its way: left alone
+    running_job = waiting(status=Job.RUNNING, attempts=1, heartbeat_at=timezone.now())
+    cancelled = waiting(cancel_requested=True)
+    assert reaper.resend_lost_jobs() == [lost.pk]
+    assert broker == [("tests.never_run", [lost.pk], {"queue": "gpu"})]  # to the queue it was sent to
+    again = Job.objects.get(pk=lost.pk)
+    assert again.status == Job.CREATED and again.resends == 1
+    assert "never reached a worker: sent again (1)" in again.message
+    # the next rounds (this reaper or another worker's) do not send it again before the stated time
+    assert reaper.resend_lost_jobs() == [] and len(broker) == 1
+    # ... and after it, once more, and the job counts it
+    Job.objects.filter(pk=lost.pk).update(sent_at=timezone.now() - timedelta(seconds=601))
+    assert reaper.resend_lost_jobs() == [lost.pk] and len(broker) == 2
+    assert "sent again (2)" in Job.objects.get(pk=lost.pk).message
+    for other in (recent, running_job, cancelled):
+        assert Job.objects.get(pk=other.pk).resends == 0
+
+
+def test_two_reapers_that_saw_the_same_lost_job_send_it_once(broker):
+    lost = waiting()
+    seen = list(reaper.lost_jobs())  # both reapers read the job ...
+    assert [j.pk for j in seen] == [lost.pk]
+    assert reaper.resend_lost_jobs() == [lost.pk]  # ... the first sends it ...
+    assert reaper.resend(seen[0]) is False  # ... the second, with its stale view, does not
+    assert len(broker) == 1
+
+
+def test_a_broker_still_down_leaves_the_job_to_the_next_round(monkeypatch):
+    from celery import current_app
+
+    def down(*args, **kwargs):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(current_app, "send_task", down)
+    lost = waiting()
+    assert reaper.resend_lost_jobs() == []
+    assert Job.objects.get(pk=lost.pk).resends == 0 and reaper.resend_lost_jobs() == []
+
+
+def test_the_resent_import_runs_to_the_end(tiny_corpus, tmp_path, settings):
+    """A real task (an import) whose message was lost: re-sent, it runs (eagerly here; on a real worker
+    and Redis in tests/integrity/test_lost_message.py)."""
+    from celery import current_app
+
+    from annotation.models import Prediction
+
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"question_id": "q1", "system": "late", "answer": "Paris"}\n')
+    job = create_job("import_predictions", {"kind": "predictions", "corpus": tiny_corpus.name, "path": str(preds)})
+    Job.objects.filter(pk=job.pk).update(
+        task_name="annotation.tasks.import_file", sent_at=timezone.now() - timedelta(hours=1)
+    )
+    current_app.conf.task_always_eager = True
+    try:
+        assert reaper.resend_lost_jobs() == [job.pk]
+    finally:
+        current_app.conf.task_always_eager = False
+    done = Job.objects.get(pk=job.pk)
+    assert (done.status, done.resends, done.attempts) == (Job.SUCCEEDED, 1, 1), done.error
+    assert Prediction.objects.filter(system__name="late").count() == 1

@@ -1,13 +1,14 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from core.reaper import reap_stale_jobs
+from core.reaper import reap_stale_jobs, resend_lost_jobs
 
 
 class Command(BaseCommand):
     help = (
         "Recover running jobs whose worker died (heartbeat silent): resumable ones are sent again, "
-        "the others marked failed. Every worker already does this on its own every JOB_REAP_SECONDS."
+        "the others marked failed; jobs no worker took within JOB_RESEND_SECONDS are sent again. Every "
+        "worker already does this on its own every JOB_REAP_SECONDS."
     )
 
     def add_arguments(self, parser):
@@ -15,6 +16,8 @@ class Command(BaseCommand):
 
     def handle(self, seconds, **options):
         out = reap_stale_jobs(seconds)
+        resent = resend_lost_jobs()
         self.stdout.write(
-            f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, {len(out['cancelled'])} cancelled"
+            f"{len(out['resumed'])} resumed, {len(out['failed'])} marked failed, {len(out['cancelled'])} cancelled, "
+            f"{len(resent)} sent again"
         )

@@ -22,18 +22,19 @@ from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Fold, Prediction
+from core import languages
 from core.models import UserPreference
 from core.roles import ADMIN, ANNOTATOR, RESEARCHER, ensure_groups
-from frames.lexicon_store import SHIPPED_FR_NAME, ensure_shipped_lexicon
+from frames.lexicon_store import ensure_shipped_lexicon
 from models_runner.demo import FRENCH_SYSTEMS, DemoRunError, run_systems
 from models_runner.inference import RunError
 
 SHARED = Path(settings.BASE_DIR).parent / "shared" / "data"
-# language -> (data folder, its environment override, corpus name)
-DEMOS = {
-    "en": (SHARED / "squad-v1.1-dev" / "small", "QAEVAL_DEMO_DATA", "squad-small"),
-    "fr": (SHARED / "piaf-v1.1" / "small", "QAEVAL_DEMO_DATA_FR", "piaf-small"),
-}
+
+
+def demos():
+    """language -> its demo (``core.languages``: data folder, environment override, corpus name)."""
+    return {lang.code: lang.demo for lang in languages.all_languages() if lang.demo is not None}
 
 
 class Command(BaseCommand):
@@ -42,8 +43,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument(
             "--lang",
-            choices=sorted(DEMOS),
-            default="en",
+            choices=sorted(demos()),
+            default=languages.DEFAULT,
             help="en: SQuAD small and 10 real systems; fr: PIAF small and the platform's own systems",
         )
         parser.add_argument("--data", help="folder with corpus.jsonl (and predictions.jsonl for en)")
@@ -64,19 +65,19 @@ class Command(BaseCommand):
 
     def handle(self, *, lang, data, corpus, annotators, k, password, **options):
         started = time.perf_counter()
-        default_data, env, default_name = DEMOS[lang]
-        data = Path(data or os.environ.get(env) or default_data)
-        corpus = corpus or default_name
+        demo = demos()[lang]
+        data = Path(data or os.environ.get(demo.env) or SHARED / demo.folder)
+        corpus = corpus or demo.corpus
         if not (data / "corpus.jsonl").exists():
             raise CommandError(f"demo data not found: {data / 'corpus.jsonl'} (use --data)")
         groups = ensure_groups()
         c = self.load_corpus(data, corpus, lang)
-        if lang == "fr":
-            self.french(c)
+        if demo.own_systems:
+            self.own_systems(c, lang)
         if not Fold.objects.filter(corpus=c, kind=Fold.KIND_TRIPLET).exists():
             folds = create_folds(c, k=k or annotators, seed=0)
             self.stdout.write(f"built {len(folds)} folds")
-        language = lang if lang != "en" else None
+        language = lang if lang != languages.DEFAULT else None
         users = self.users(groups, annotators, password, language=language, show=options["print_users"])
         plan = assign_all(c, users)
         if plan:
@@ -89,7 +90,7 @@ class Command(BaseCommand):
                 result = import_corpus(data / "corpus.jsonl", corpus)
                 self.stdout.write(f"imported {result['questions']} questions into {corpus}")
                 c = Corpus.objects.get(name=corpus)
-                if lang == "en" or (data / "predictions.jsonl").exists():
+                if not demos()[lang].own_systems or (data / "predictions.jsonl").exists():
                     result = import_predictions(data / "predictions.jsonl", c)
                     self.stdout.write(
                         f"imported {result['predictions']} predictions of {len(result['systems'])} systems "
@@ -98,13 +99,14 @@ class Command(BaseCommand):
         except InterchangeError as exc:
             raise CommandError(f"nothing imported: {exc}") from None
         c = Corpus.objects.get(name=corpus)
-        if lang != "en" and c.language != lang:
+        if lang != languages.DEFAULT and c.language != lang:
             c.language = lang  # the annotators' pages fall back to it (annotation.i18n)
             c.save(update_fields=["language"])
         return c
 
-    def french(self, c):
-        """The systems the platform runs itself on the French corpus, and the French frame lexicon."""
+    def own_systems(self, c, lang):
+        """The systems the platform runs itself on the corpus (the French ones: ``models_runner.demo``), and
+        the language's frame lexicon."""
         try:
             results = run_systems(c, settings.VAR_DIR, FRENCH_SYSTEMS, say=self.stdout.write)
         except (DemoRunError, RunError) as exc:
@@ -113,7 +115,7 @@ class Command(BaseCommand):
             empty = Prediction.objects.filter(system__name=name, question__corpus=c, triplet=None).count()
             self.stdout.write(f"  {name}: {result['answered_now']} answers in {result['duration_s']} s ({empty} empty)")
         self.stdout.write(f"{c.triplets_count()} triplets (an empty answer is none)")
-        lexicon = ensure_shipped_lexicon(SHIPPED_FR_NAME)
+        lexicon = ensure_shipped_lexicon(languages.get(lang).lexicon)
         self.stdout.write(f"frame lexicon {lexicon.name} ready (choose it for a frame job on this corpus)")
 
     def users(self, groups, annotators, password, *, language=None, show=True):
