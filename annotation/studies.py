@@ -29,11 +29,11 @@ import math
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation import crowd
+from annotation import crowd, study_sql
 from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
@@ -124,25 +124,12 @@ def cookie_name(study):
 
 def fold_ids(study):
     """The study's folds in order, in one query: its chosen folds, or every answer fold of its corpus."""
-    chosen = Study.folds.through.objects.filter(study_id=study.pk, fold_id=OuterRef("pk"))
-    rows = (
-        Fold.objects.filter(Q(corpus_id=study.corpus_id) | Q(studies=study), kind=Fold.KIND_TRIPLET)
-        .annotate(chosen=Exists(chosen))
-        .order_by("index", "pk")
-        .values_list("pk", "corpus_id", "chosen")
-        .distinct()
-    )
-    rows = list(rows)
-    return [pk for pk, _c, picked in rows if picked] or [pk for pk, corpus, _p in rows if corpus == study.corpus_id]
+    return study_sql.folds_and_counts(study)[0]
 
 
 def find(study, external_id):
-    return Participant.objects.filter(study=study, external_id=external_id).select_related("user", "study").first()
-
-
-def _counts(study):
-    holding = Participant.objects.filter(study=study, status__in=crowd.HOLDING, fold__isnull=False)
-    return dict(holding.values_list("fold").annotate(n=Count("id")).values_list("fold", "n"))
+    pk = study_sql.participant_id(study, external_id)
+    return pk and Participant.objects.filter(pk=pk).select_related("user", "study").first()
 
 
 def _release(participants, status, now):
@@ -168,14 +155,21 @@ def looks_full(study, folds=None):
     under it: a slot freed meanwhile is given, never one too many)."""
     if study.max_participants is not None and study.participants.count() >= study.max_participants:
         return True
-    folds = fold_ids(study) if folds is None else folds
-    room = crowd.choose_fold(folds, _counts(study), slots_per_fold=study.slots_per_fold)
-    return room is None and not _idle(study, timezone.now())[1]
+    ids, counts = study_sql.folds_and_counts(study)
+    room = crowd.choose_fold(ids if folds is None else folds, counts, slots_per_fold=study.slots_per_fold)
+    return room is None and not _any_idle(study, timezone.now())
+
+
+def _any_idle(study, now):
+    """Whether ``release_idle`` would release anyone (one cheap query; ``_idle`` reads them all)."""
+    return study_sql.any_idle(study, crowd.idle_limit(now, study.idle_minutes))
 
 
 def release_idle(study, now=None):
     """Release the slots of the study's participants idle for ``idle_minutes``; returns how many."""
     now = now or timezone.now()
+    if not _any_idle(study, now):
+        return 0
     working, idle = _idle(study, now)
     if not idle:
         return 0
@@ -191,13 +185,13 @@ def _held(participant):
 
 
 def _free_fold(study, participant=None):
-    folds = fold_ids(study)
+    folds, counts = study_sql.folds_and_counts(study)
     held = _held(participant) if participant is not None else set()
     items = None
     if held:
         items = fold_triplet_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
     return crowd.choose_fold(
-        folds, _counts(study), slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
+        folds, counts, slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
     )
 
 
@@ -218,13 +212,12 @@ def admit(study, ids, *, token):
     study is full), so the lock is held only to count slots and write the participant and its
     Assignment. The same id arriving twice at once: the second account waits on the first's unique
     username and fails when it commits; the caller then gets the first participant."""
-    folds = fold_ids(study)
     groups = roles.ensure_groups_named(roles.ANNOTATOR, roles.PARTICIPANT)
     try:
         with transaction.atomic():
             user = get_user_model().objects.create_user(f"s{study.pk}.{ids[0]}", password=None)
             user.groups.add(*groups)
-            participant = _admit_locked(study, ids, user=user, token=token, folds=folds)
+            participant = _admit_locked(study, ids, user=user, token=token)
     except IntegrityError:
         existing = find(study, ids[0])
         if existing is None:
@@ -235,7 +228,7 @@ def admit(study, ids, *, token):
     return participant, True
 
 
-def _admit_locked(study, ids, *, user, token, folds):
+def _admit_locked(study, ids, *, user, token):
     locked = _locked(study)
     existing = find(locked, ids[0])
     if existing is not None:  # the same id arrived meanwhile (a second tab): the caller checks the browser
@@ -243,7 +236,7 @@ def _admit_locked(study, ids, *, user, token, folds):
         return existing
     if locked.max_participants is not None and locked.participants.count() >= locked.max_participants:
         raise StudyFull(f"the study {study.slug} has its {locked.max_participants} participants")
-    fold = crowd.choose_fold(folds, _counts(locked), slots_per_fold=locked.slots_per_fold)
+    fold = crowd.choose_fold(*study_sql.folds_and_counts(locked), slots_per_fold=locked.slots_per_fold)
     if fold is None:
         raise StudyFull(f"every fold of the study {study.slug} has its participants")
     participant = Participant.objects.create(

@@ -197,6 +197,8 @@ MAX_ARCHIVE_BYTES = int(os.environ.get("QAEVAL_MAX_ARCHIVE_BYTES", str(4 * 1024*
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")
 SESSION_COOKIE_HTTPONLY = True
+# Database sessions (logout deletes the row), read with one fixed SQL statement (core/sessions.py).
+SESSION_ENGINE = "core.sessions"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -222,9 +222,9 @@ def systems_rows(data):
     -------
     list of dict
         ``system``, ``n``, ``coverage`` (and its sort key), ``partial`` (coverage below 100%),
-        ``is_rover`` and ``cells``: ``text``, ``sort``, ``ci`` (the 95% bootstrap interval,
-        labelled; None without bootstrap) and ``bounds`` (only below 100% coverage: the means
-        with every unlabeled answer counted 0 / 1, labelled as bounds).
+        ``is_rover`` and ``cells``: ``label`` (the metric's title), ``text``, ``sort``, ``ci`` (the 95%
+        bootstrap interval: its ``label`` and ``range``; None without bootstrap) and ``bounds`` (only
+        below 100% coverage: the means with every unlabeled answer counted 0 / 1, labelled as bounds).
 
     Examples
     --------
@@ -232,7 +232,8 @@ def systems_rows(data):
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.systems_rows(data)[0]
     {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
-     'cells': [{'text': '0.612', 'sort': '0.612', 'ci': '95% CI 0.550 – 0.670', 'bounds': None}]}
+     'cells': [{'label': 'F1', 'text': '0.612', 'sort': '0.612',
+                'ci': {'label': '95% CI', 'range': '0.550 – 0.670'}, 'bounds': None}]}
     """
     rows = []
     for r in data["systems"]:
@@ -248,20 +249,16 @@ def systems_rows(data):
             "cells": [],
         }
         for m in data.get("available_metrics", []):
-            text = metric_value(m, r.get(m))
             ci = r.get(f"{m}_ci") or (None, None)
             bounds = None
             if partial and _ok(r.get(f"{m}_low")):
-                bounds = _("coverage bounds %(interval)s") % {
-                    "interval": interval_text(m, r[f"{m}_low"], r[f"{m}_high"])
-                }
+                bounds = {"label": _("coverage bounds"), "range": interval_text(m, r[f"{m}_low"], r[f"{m}_high"])}
             row["cells"].append(
                 {
-                    "text": text,
+                    "label": metric_registry.get(m).title,
+                    "text": metric_value(m, r.get(m)),
                     "sort": sort_key(r.get(m)),
-                    "ci": _("95%% CI %(interval)s") % {"interval": interval_text(m, *ci)}
-                    if _ok(ci[0]) and _ok(ci[1])
-                    else None,
+                    "ci": {"label": _("95% CI"), "range": interval_text(m, *ci)} if _ok(ci[0]) and _ok(ci[1]) else None,
                     "bounds": bounds,
                 }
             )

@@ -28,10 +28,11 @@ def test_page_content_from_report_data():
     assert s1["coverage"] == "66.7 %" and s1["partial"]
     # no bootstrap: no interval; below 100% coverage the bounds, labelled as bounds
     assert s1["cells"][0] == {
+        "label": "Hscore",
         "text": "0.875",
         "sort": repr(0.875),
         "ci": None,
-        "bounds": "coverage bounds 0.583 – 0.917",
+        "bounds": {"label": "coverage bounds", "range": "0.583 – 0.917"},
     }
     assert view["coverage_warning"]["closest"] and "s1" in view["coverage_warning"]["systems"][0]
     table = view["factor_tables"][0]
@@ -128,12 +129,12 @@ def test_every_score_has_its_labelled_bootstrap_interval_and_bounds_only_below_f
             raw = next(r for r in d["systems"] if r["system"] == row["system"])
             if raw.get(metric) is None:
                 continue
-            assert cell["ci"].startswith("95% CI "), (row["system"], metric)  # human and automatic scores alike
+            assert cell["ci"]["label"] == "95% CI", (row["system"], metric)  # human and automatic scores alike
             low, high = raw[f"{metric}_ci"]
-            assert cell["ci"] == f"95% CI {page.interval_text(metric, low, high)}"
+            assert cell["ci"]["range"] == page.interval_text(metric, low, high)
             # coverage bounds only for a partially labelled system's human metrics, and named as bounds
             if row["partial"] and metric in ("hscore", "hcorrect"):
-                assert cell["bounds"].startswith("coverage bounds ")
+                assert cell["bounds"]["label"] == "coverage bounds"
             else:
                 assert cell["bounds"] is None
     # each factor delta's interval is in its cell's tooltip
