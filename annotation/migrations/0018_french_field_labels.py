@@ -15,4 +15,9 @@ class Migration(migrations.Migration):
             name='dedup_policy',
             field=models.CharField(choices=[('whitespace', 'spaces normalized'), ('casefold', 'spaces and case normalized'), ('exact', 'exact string')], default='whitespace', max_length=20, verbose_name='dedup policy'),
         ),
+        migrations.AlterField(
+            model_name='study',
+            name='slug',
+            field=models.SlugField(help_text="In the participants' link: /study/the-slug/.", unique=True, verbose_name='slug'),
+        ),
     ]
