@@ -6,6 +6,7 @@ The tables keep the names they had when these models lived in ``annotation`` (``
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
@@ -170,8 +171,20 @@ class FrameCheck(models.Model):
         ]
 
     def __str__(self):
-        ratings = "skipped" if self.skipped else f"frame {self.frame_rating}, FEs {self.fe_rating}"
-        return f"{self.annotator_id} {self.frame_annotation_id} {ratings}"
+        ratings = (
+            gettext("skipped")
+            if self.skipped
+            else gettext("frame %(frame)s, FEs %(fes)s")
+            % {
+                "frame": FRAME_CHECK_TITLES.get(self.frame_rating, "—"),
+                "fes": FRAME_CHECK_TITLES.get(self.fe_rating, "—"),
+            }
+        )
+        return gettext("prediction %(prediction)s by annotator %(annotator)s: %(ratings)s") % {
+            "prediction": self.frame_annotation_id,
+            "annotator": self.annotator_id,
+            "ratings": ratings,
+        }
 
 
 class FrameCheckEvent(models.Model):

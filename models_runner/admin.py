@@ -68,7 +68,7 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
 
     @admin.display(description=_("status"), ordering="job__status")
     def status(self, obj):
-        return obj.job.status
+        return obj.job.get_status_display()
 
     @admin.display(description=_("progress"))
     def progress(self, obj):
@@ -256,4 +256,8 @@ class LLMEndpointAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("key variable set (web process)"))
     def key_present(self, obj):
-        return "yes" if os.environ.get(obj.api_key_env) else "no: set it for the web and worker processes"
+        return (
+            gettext("yes")
+            if os.environ.get(obj.api_key_env)
+            else gettext("no: set it for the web and worker processes")
+        )

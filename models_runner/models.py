@@ -4,6 +4,7 @@ with their runs and labels."""
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import LABEL_TITLES, LABEL_VALUES
@@ -82,7 +83,12 @@ class InferenceRun(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
-        return f"run {self.pk}: {self.backend} -> {self.system} on {self.corpus}"
+        return gettext("run %(pk)s: %(backend)s -> %(system)s on %(corpus)s") % {
+            "pk": self.pk,
+            "backend": self.backend,
+            "system": self.system,
+            "corpus": self.corpus,
+        }
 
 
 class LLMExchange(models.Model):
@@ -131,7 +137,7 @@ class LLMExchange(models.Model):
         indexes = [models.Index(fields=["purpose", "created_at"])]
 
     def __str__(self):
-        return f"{self.purpose or 'chat'} {self.model} ({self.status})"
+        return f"{self.purpose or 'chat'} {self.model} ({self.get_status_display()})"
 
 
 class Judge(models.Model):
@@ -200,7 +206,11 @@ class JudgeRun(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
-        return f"judge run {self.pk}: {self.judge} on {self.corpus}"
+        return gettext("judge run %(pk)s: %(judge)s on %(corpus)s") % {
+            "pk": self.pk,
+            "judge": self.judge,
+            "corpus": self.corpus,
+        }
 
 
 class JudgeLabel(models.Model):
@@ -241,7 +251,12 @@ class JudgeLabel(models.Model):
         constraints = [models.UniqueConstraint(fields=["judge", "triplet"], name="uniq_judge_label")]
 
     def __str__(self):
-        return f"{self.judge_id} {self.triplet_id} {self.value or '?'}"
+        value = LABEL_TITLES.get(self.value, self.value) if self.value else "?"
+        return gettext("judge %(judge)s, triplet %(triplet)s: %(value)s") % {
+            "judge": self.judge_id,
+            "triplet": self.triplet_id,
+            "value": value,
+        }
 
 
 class LLMEndpoint(models.Model):
@@ -279,7 +294,11 @@ class LLMEndpoint(models.Model):
         ordering = ["name"]
 
     def __str__(self):
-        return f"{self.name} ({self.model} at {self.base_url or 'api.openai.com'})"
+        return gettext("%(name)s (%(model)s at %(url)s)") % {
+            "name": self.name,
+            "model": self.model,
+            "url": self.base_url or "api.openai.com",
+        }
 
     def clean(self):
         """Only a variable made for an LLM key (``models_runner.endpoints.key_env_problem``)."""
