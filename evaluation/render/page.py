@@ -664,7 +664,7 @@ def frames_section(data):
         if k in counts
     ]
     table4 = [
-        {"label": t["label"], **{k: percent(t.get(k), 0) for k in ("full", "partial", "erroneous")}, "n": t["n"]}
+        {"label": _(t["label"]), **{k: percent(t.get(k), 0) for k in ("full", "partial", "erroneous")}, "n": t["n"]}
         for t in (section.get("table4") or {}).values()
         if t.get("n")
     ]
