@@ -145,7 +145,7 @@ class JudgeAdmin(admin.ModelAdmin):
     *Judge a corpus* starts a run."""
 
     form = JudgeForm
-    list_display = ["name", "kind", "model", "n_labels", "created_at"]
+    list_display = ["name", "kind", "llm_model", "n_labels", "created_at"]
     list_filter = ["kind"]
     actions = ["judge_corpus"]
 
@@ -163,7 +163,7 @@ class JudgeAdmin(admin.ModelAdmin):
         return {"prompt": judging.DEFAULT_PROMPT, "parameters": {"model": "", "base_url": ""}}
 
     @admin.display(description=_("model"))
-    def model(self, obj):
+    def llm_model(self, obj):  # not "model": a ModelAdmin's model attribute is its model class
         return obj.parameters.get("model", "") if obj.kind == Judge.LLM else "-"
 
     @admin.display(description=_("labels"))
