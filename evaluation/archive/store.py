@@ -459,10 +459,11 @@ def _parse(manifest, data, members):
         if unknown:
             raise ArchiveError(f"archive member {name}: column(s) {', '.join(sorted(unknown))} unknown here")
         specs, convert = _specs(by_label[label].model)
-        values.check_rows(rows, specs, name, convert=convert)
+        pk = by_label[label].model._meta.pk.attname
+        values.check_rows(rows, specs, name, convert=convert, required=(pk,))
         rows_by[label] = rows
     users = data[archive.USERS]
-    values.check_rows(users, USER_SPECS, archive.USERS)
+    values.check_rows(users, USER_SPECS, archive.USERS, required=("id", "username"))
     for name, entry in manifest["members"].items():
         count = len(users) if name == archive.USERS else len(rows_by.get(name[5:-6], ()))
         counted = name.startswith(archive.ROWS_PREFIX) or name == archive.USERS
@@ -471,7 +472,11 @@ def _parse(manifest, data, members):
     return rows_by, users
 
 
-USER_SPECS = {"id": {"kind": "int", "null": False}, "username": {"kind": "str", "null": False, "max_length": 150}}
+USER_SPECS = {
+    "id": {"kind": "int", "null": False},
+    "username": {"kind": "str", "null": False, "max_length": 150},
+    "roles": {"kind": "list", "null": True},
+}
 
 
 def _specs(model):

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0018_french_field_labels'),
+        ('annotation', '0019_french_field_labels'),
         ('core', '0003_verbose_names'),
         ('frames', '0003_verbose_names'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),

@@ -130,8 +130,12 @@ def test_from_an_empty_corpus_to_table_4(page, live_server, make_user, tmp_path,
         page.click("text=Compute report")
         table = page.locator("#table4-frame-checks")
         expect(table).to_be_visible(timeout=60000)
-        rows = [r.split("\t") for r in table.locator("tbody tr").all_inner_texts()]
+        rows = [
+            [r.locator("th").inner_text(), *r.locator("td .value").all_inner_texts(), r.locator("td").last.inner_text()]
+            for r in table.locator("tbody tr").all()
+        ]
         assert rows == [[label, "100 %", "0 %", "0 %", "3"] for label in ("Frame Prediction", "Frame Elements")]
+        assert table.locator("td[data-share] small.ci").count() == 6  # each share with its interval (issue 32)
         page.screenshot(path=f"{SHOTS}/report-1366.png", full_page=True)
         page.set_viewport_size({"width": 390, "height": 844})
         page.screenshot(path=f"{SHOTS}/report-390.png", full_page=True)

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0017_active_active_design_phase'),
+        ('annotation', '0018_frictions_study_language'),
     ]
 
     operations = [
