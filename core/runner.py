@@ -87,13 +87,31 @@ def _unavailable(problem):
     )
 
 
+def task_named(name):
+    """The Celery task registered under ``name`` (``"evaluation.tasks.build_report"``).
+
+    A job's ``start_*`` function sends its Celery shell by name, so the shells import the job bodies
+    and never the other way round; the apps' ``tasks`` modules are found (Celery's autodiscovery)
+    the first time a name is not yet registered in this process.
+    """
+    from celery import current_app
+    from django.apps import apps
+
+    if name not in current_app.tasks:
+        current_app.autodiscover_tasks([config.name for config in apps.get_app_configs()], force=True)
+    return current_app.tasks[name]
+
+
 def enqueue(job, task, **options):
-    """Send ``task(job.id)`` once the surrounding transaction commits.
+    """Send ``task(job.id)`` once the surrounding transaction commits; ``task`` is a Celery task or
+    the name it is registered under (:func:`task_named`).
 
     The broker is checked first: when it is down the job row is removed and ``BrokerUnavailable``
     raised, so no job waits "created" for a task that was never sent. If the broker fails between
     the check and the send, the row is marked failed with the reason.
     """
+    if isinstance(task, str):
+        task = task_named(task)
     problem = broker_problem()
     if problem:
         Job.objects.filter(pk=job.pk).delete()
