@@ -8,5 +8,7 @@ class AnnotationConfig(AppConfig):
 
     def ready(self):
         from annotation import i18n
+        from core import next_steps
 
         i18n.register()
+        next_steps.register("import_", next_steps.corpus_page("fold-assignments", _("Build folds for this corpus")))

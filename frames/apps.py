@@ -9,7 +9,12 @@ class FramesConfig(AppConfig):
     verbose_name = _("Frames")
 
     def ready(self):
+        from core import next_steps
         from frames import attribute_checks, checking
 
         checking.register_fold_kind()
         attribute_checks.register_fold_kind()
+        corpora = next_steps.page("admin:annotation_corpus_changelist", _("Predict frames for a corpus (Corpora)"))
+        next_steps.register("frames_lexicon", corpora)
+        folds = next_steps.corpus_page("fold-assignments", _("Build frame-check folds for this corpus"))
+        next_steps.register("frames", folds)

@@ -207,6 +207,7 @@ def register_fold_kind():
             build=create_attribute_folds,
             errors=(AttributeFoldError,),
             label="attribute-check folds",
+            page="attribute-check",
             readiness=readiness,
         ),
     )

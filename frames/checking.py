@@ -87,6 +87,7 @@ def register_fold_kind():
             build=create_frame_folds,
             errors=(FrameFoldError,),
             label="frame-check folds",
+            page="frame-check",
             readiness=frame_readiness,
         ),
     )
