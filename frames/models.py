@@ -177,17 +177,6 @@ DIST_ONE, DIST_MORE = "1", "2+"
 DIST_CLASSES = (DIST_ONE, DIST_MORE)
 
 
-def dist_class(dist):
-    """``"1"`` for one arc, ``"2+"`` for two or more, None when unknown (or 0: trigger in the answer).
-
-    >>> dist_class(1), dist_class(4), dist_class(None)
-    ('1', '2+', None)
-    """
-    if dist is None or dist < 1:
-        return None
-    return "1" if dist == 1 else "2+"
-
-
 class AttributeCheck(models.Model):
     """An annotator's verdict on one question's derived attributes: the context trigger (correct, another
     word at ``trigger_start``..``trigger_end`` of the context, or absent from the passage) and the

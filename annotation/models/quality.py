@@ -5,7 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import LABEL_TITLES, LABEL_VALUES
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import LABEL_VALUES
 
 _CHOICES = [(v, LABEL_TITLES[v]) for v in LABEL_VALUES]
 

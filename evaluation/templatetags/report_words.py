@@ -4,7 +4,7 @@ report.json and the downloads)."""
 from django import template
 from django.utils.translation import gettext, pgettext
 
-from annotation.labels import FRAME_CHECK_TITLES, LABEL_TITLES
+from annotation.label_titles import FRAME_CHECK_TITLES, LABEL_TITLES
 
 register = template.Library()
 
