@@ -197,6 +197,8 @@ MAX_ARCHIVE_BYTES = int(os.environ.get("QAEVAL_MAX_ARCHIVE_BYTES", str(4 * 1024*
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")
 SESSION_COOKIE_HTTPONLY = True
+# Database sessions (logout deletes the row), read with one fixed SQL statement (core/sessions.py).
+SESSION_ENGINE = "core.sessions"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -276,6 +278,9 @@ if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport pass
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
 JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
+# Environment variables that may hold an LLM server's key (besides names starting with LLM_KEY_);
+# never the platform's own secrets (models_runner.endpoints.key_env_problem).
+LLM_KEY_ENVS = [n.strip() for n in os.environ.get("QAEVAL_LLM_KEY_ENVS", "OPENAI_API_KEY").split(",") if n.strip()]
 JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
 # A job still ``created`` this long after its task was sent is sent again (the broker lost the
 # message before any worker took it), once per such period: core.reaper.resend_lost_jobs.

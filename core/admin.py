@@ -2,19 +2,26 @@
 jobs cannot run and reloads itself while one is queued or running, and a job page whose status panel
 polls (htmx) until the job ends: progress, then the result with its next step, or the failure."""
 
+import json
+
 from django.contrib import admin, messages
+from django.contrib.admin.utils import display_for_field
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, render
+from django.template.defaultfilters import linebreaksbr
 from django.urls import path
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from core import next_steps
 from core.models import Job
 from core.reaper import health
 from core.runner import request_cancel
 from core.widgets import progress_bar
+
+# The job page's fields that change while a job runs: the status panel's poll updates them with the heading.
+LIVE_FIELDS = ("status", "progress", "message", "worker", "attempts", "started_at", "heartbeat_at", "finished_at")
 
 
 @admin.register(Job)
@@ -36,7 +43,7 @@ class JobAdmin(admin.ModelAdmin):
         "kind",
         "status",
         "progress",
-        "params",
+        "parameters",
         "result",
         "message",
         "error",
@@ -49,12 +56,29 @@ class JobAdmin(admin.ModelAdmin):
         "heartbeat_at",
         "finished_at",
     ]
-    exclude = ["progress_done", "progress_total", "cancel_requested", "resumable"]
+    exclude = ["params", "progress_done", "progress_total", "cancel_requested", "resumable"]
     actions = ["cancel"]
 
     @admin.display(description=_("progress"))
     def progress(self, obj):
         return progress_bar(obj)
+
+    @admin.display(description=_("params"))
+    def parameters(self, obj):
+        """The job's parameters with every server path reduced to its file name (the upload's name)."""
+        return json.dumps(obj.public_params, ensure_ascii=False, sort_keys=True)
+
+    def live_fields(self, job):
+        """(field name, HTML) of the fields below the status panel that change while the job runs,
+        as the page shows them: the panel's polling response swaps them in (htmx out-of-band)."""
+        rows = []
+        for name in LIVE_FIELDS:
+            if name == "progress":
+                rows.append((name, self.progress(job)))
+                continue
+            value = display_for_field(getattr(job, name), Job._meta.get_field(name), self.get_empty_value_display())
+            rows.append((name, linebreaksbr(value)))
+        return rows
 
     @admin.display(description=_("now"))
     def state(self, obj):
@@ -93,7 +117,10 @@ class JobAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         job = get_object_or_404(Job, pk=object_id)
-        response = render(request, "admin/core/job/_status.html", status_context(job))
+        # the page's title after the job, as the admin writes it ("<job> | View job | <site>")
+        page_title = f"{gettext('View %s') % Job._meta.verbose_name} | {self.admin_site.site_title}"
+        context = {**status_context(job), "live_fields": self.live_fields(job), "page_title": page_title}
+        response = render(request, "admin/core/job/_status.html", context)
         if job.status in Job.FINISHED and request.headers.get("HX-Request"):
             response["HX-Refresh"] = "true"  # reload the page once: every field shows the end state
         return response

@@ -83,5 +83,6 @@ def start_frame_job(corpus, *, user=None, **options):
     continues the work.
     """
     params = job_params(corpus, **options)
+    client_settings({k: params.get(k) for k in ("endpoint", "model", "base_url", "api_key_env")})  # refused early
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, "annotation.frame_tasks.predict_frames")  # its name of old (queued messages)

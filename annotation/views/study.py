@@ -14,6 +14,7 @@ import secrets
 from urllib.parse import urlencode
 
 from django.contrib.auth import login
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -85,7 +86,8 @@ def _bound(request, response, participant):
 
 def _start(request, participant):
     """Log the participant in for this browser and send them to their fold."""
-    login(request, participant.user, backend=_BACKEND)
+    with transaction.atomic():  # the login's writes (session, access log, last login): one commit, not four
+        login(request, participant.user, backend=_BACKEND)
     request.session[studies.SESSION_KEY] = participant.pk
     return _bound(request, redirect("annotate", fold_id=participant.fold_id), participant)
 
