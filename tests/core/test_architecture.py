@@ -180,7 +180,11 @@ PLANTED = [
     ("core/urls.py", "urlpatterns += [path('', include('evaluation.urls'))]\n", "core names evaluation.urls"),
     # import_module: an f-string, a relative name with package=, a module constant; __import__(name=...)
     ("frames/x.py", "import importlib\nm = importlib.import_module(f'evaluation.{x}')\n", "frames imports evaluation"),
-    ("annotation/x.py", "from importlib import import_module\nimport_module('.views', package='frames')\n", "frames.views"),
+    (
+        "annotation/x.py",
+        "from importlib import import_module\nimport_module('.views', package='frames')\n",
+        "frames.views",
+    ),
     ("core/x.py", "from importlib import import_module\nimport_module(JOBS)\nJOBS = 'frames.jobs'\n", "frames.jobs"),
     ("annotation/x.py", "__import__(name='models_runner.jobs')\n", "annotation imports models_runner.jobs"),
     # a name that is not written: refused unless listed with a reason
@@ -189,22 +193,40 @@ PLANTED = [
     # relation strings, import_string, apps.get_model
     (
         "annotation/models/extra.py",
-        "from django.db import models\nclass X(models.Model):\n    a = models.ForeignKey('evaluation.StudyArchive', on_delete=models.CASCADE)\n",
+        "from django.db import models\nclass X(models.Model):\n"
+        "    a = models.ForeignKey('evaluation.StudyArchive', on_delete=models.CASCADE)\n",
         "annotation names the app label 'evaluation'",
     ),
     (
         "models_runner/x.py",
-        "from django.db import models\nb = models.OneToOneField(to='frames.FrameAnnotation', on_delete=models.CASCADE)\n",
+        "from django.db import models\n"
+        "b = models.OneToOneField(to='frames.FrameAnnotation', on_delete=models.CASCADE)\n",
         "models_runner names the app label 'frames'",
     ),
-    ("core/x.py", "from django.utils.module_loading import import_string\nimport_string('annotation.api.X')\n", "annotation"),
-    ("annotation/x.py", "from django.apps import apps\napps.get_model('frames', 'FrameAnnotation')\n", "label 'frames'"),
+    (
+        "core/x.py",
+        "from django.utils.module_loading import import_string\nimport_string('annotation.api.X')\n",
+        "annotation",
+    ),
+    (
+        "annotation/x.py",
+        "from django.apps import apps\napps.get_model('frames', 'FrameAnnotation')\n",
+        "label 'frames'",
+    ),
     ("frames/x.py", "from django.apps import apps\napps.get_model('evaluation.StudyArchive')\n", "label 'evaluation'"),
     # settings: MIDDLEWARE += / .append of an app above core
-    ("config/settings.py", "MIDDLEWARE += ['annotation.middleware.Guard']\n", "MIDDLEWARE names annotation.middleware.Guard"),
+    (
+        "config/settings.py",
+        "MIDDLEWARE += ['annotation.middleware.Guard']\n",
+        "MIDDLEWARE names annotation.middleware.Guard",
+    ),
     ("config/settings.py", "MIDDLEWARE.append('frames.middleware.G')\n", "MIDDLEWARE names frames.middleware.G"),
     # Celery beat and routes written in a lower app
-    ("core/worker.py", "BEAT = {'nightly': {'task': 'evaluation.tasks.build_report'}}\n", "core names evaluation.tasks"),
+    (
+        "core/worker.py",
+        "BEAT = {'nightly': {'task': 'evaluation.tasks.build_report'}}\n",
+        "core names evaluation.tasks",
+    ),
     ("annotation/x.py", "ROUTES = {'frames.tasks.*': {'queue': 'gpu'}}\n", "annotation names frames.tasks"),
     # core's admin knowing the URL names of the apps above it (NEXT_STEPS)
     ("core/admin.py", "NEXT = (('report', 'report-detail', 'pk'),)\n", "core names the URL name 'report-detail'"),
@@ -268,6 +290,8 @@ def test_known_links_and_dynamic_imports_each_say_why():
 
 
 def test_a_known_link_covers_its_own_file_only(plant, scratch):
-    plant("annotation/models/other.py", "from django.db import models\nx = models.ForeignKey('frames.FrameAnnotation')\n")
+    plant(
+        "annotation/models/other.py", "from django.db import models\nx = models.ForeignKey('frames.FrameAnnotation')\n"
+    )
     (found,) = {line.split(":")[0] for line in check.breaches(scratch)}
     assert found == "annotation/models/other.py"
