@@ -27,6 +27,7 @@ import threading
 import time
 import traceback
 from datetime import timedelta
+from importlib import import_module
 
 from django.conf import settings
 from django.db import connection, connections, transaction
@@ -91,12 +92,17 @@ def task_named(name):
     """The Celery task registered under ``name`` (``"evaluation.tasks.build_report"``).
 
     A job's ``start_*`` function sends its Celery shell by name, so the shells import the job bodies
-    and never the other way round; the apps' ``tasks`` modules are found (Celery's autodiscovery)
-    the first time a name is not yet registered in this process.
+    and never the other way round. A name not yet registered in this process is looked for in the
+    module it names (``evaluation.tasks``), then in every installed app's ``tasks`` module (Celery's
+    autodiscovery: a task registered under an older name), so a web process loads only the shells it sends.
     """
     from celery import current_app
     from django.apps import apps
 
+    if name not in current_app.tasks:
+        module = name.rpartition(".")[0]
+        if any(module == f"{config.name}.tasks" for config in apps.get_app_configs()):
+            import_module(module)
     if name not in current_app.tasks:
         current_app.autodiscover_tasks([config.name for config in apps.get_app_configs()], force=True)
     return current_app.tasks[name]
