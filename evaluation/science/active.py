@@ -536,7 +536,8 @@ def active_conclusions(predictions, labels, judge_labels, *, design_frame, metri
     Returns
     -------
     dict
-        ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first) and
+        ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first, each with
+        ``vs_uniform_ppi``, the measured gain against uniform PPI++) and
         ``pairs`` (``systems``, ``settled``, ``ahead``, ``more_labels``, ``beyond_sample``: more than
         the sample's unlabelled triplets).
 
@@ -549,7 +550,8 @@ def active_conclusions(predictions, labels, judge_labels, *, design_frame, metri
     ('1 of 2 sampled triplets labelled (completion-rate rule)', ['a'], [])
     """
     rows, design, _ = active_section(predictions, labels, judge_labels, design_frame=design_frame, facts=facts)
-    rows = [r for r in rows if r["metric"] == metric]
+    measured = {g["system"]: g["vs_uniform_ppi"] for g in design["gains"] if g["metric"] == metric}
+    rows = [{**r, "vs_uniform_ppi": measured.get(r["system"])} for r in rows if r["metric"] == metric]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     left = design["n_sampled"] - design["n_labeled"]
     pairs = []
