@@ -138,7 +138,16 @@ def refresh_progress(assignment):
         progress.total,
         cursor,
     )
+    assignment.recounted = True
     return progress
+
+
+def recounted(assignment):
+    """``refresh_progress`` unless this request recounted the Assignment already (``open_fold`` does for
+    a fold opened for the first time): the first page of a new annotator or participant counts once."""
+    if not getattr(assignment, "recounted", False):
+        refresh_progress(assignment)
+    return assignment
 
 
 def _last_position(fold_id):
@@ -250,7 +259,8 @@ def guidelines_news(assignment):
         return []
     corpus_id = assignment.fold.corpus_id
     current = Corpus.objects.filter(pk=corpus_id).values_list("guidelines", flat=True).first() or ""
-    seen = Assignment.objects.filter(pk=assignment.pk).values_list("guidelines_seen", flat=True).first()
+    # Not known yet (None) needs no read: nothing is announced then.
+    seen = changed and Assignment.objects.filter(pk=assignment.pk).values_list("guidelines_seen", flat=True).first()
     Assignment.objects.filter(annotator_id=assignment.annotator_id, fold__corpus_id=corpus_id).update(
         guidelines_seen=current
     )

@@ -7,7 +7,6 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from dataclasses import dataclass, fields
@@ -16,11 +15,10 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import models, transaction
-from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotation import formats, interchange
-from annotation.bulk import IMPORT_BATCH, insert_rows
+from annotation.bulk import IMPORT_BATCH, insert_rows, json_value, now_value
 from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
@@ -100,14 +98,10 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
             if reference_system
             else None
         )
-        batch, written, unanswered = [], 0, 0
-        for i, (_, record) in enumerate(kept if kept is not None else reader(path)):
-            batch.append(_question(corpus, start + i, record))
-            unanswered += reference_answer(record["answers"]) is None
-            if len(batch) >= IMPORT_BATCH:
-                written += _flush_questions(batch, reference, corpus)
-                progress(done=written, total=count, message=f"wrote {written} of {count} questions")
-        written += _flush_questions(batch, reference, corpus)
+        records = (record for _, record in (kept if kept is not None else reader(path)))
+        written, unanswered = _write_questions(
+            corpus, records, start=start, reference=reference, count=count, progress=progress
+        )
         if new_corpus:
             _set_language(corpus)
     return {
@@ -166,39 +160,52 @@ def _validate(entries, check, name, *, progress, every=5000):
     return count
 
 
-def _question(corpus, position, record):
-    semantic = {k: record[k] for k in interchange.SEMANTIC_FIELDS if k in record}
-    return Question(
-        corpus=corpus,
-        external_id=record["id"],
-        position=position,
-        context=record["context"],
-        question=record["question"],
-        answers=record["answers"],
-        language=record["language"],
-        meta=record["meta"],
-        **semantic,
+QUESTION_COLUMNS = (
+    "corpus",
+    "external_id",
+    "position",
+    "context",
+    "question",
+    "answers",
+    "language",
+    *interchange.SEMANTIC_FIELDS,
+    "meta",
+)
+_JSON_COLUMNS = {f.name for f in Question._meta.concrete_fields if isinstance(f, models.JSONField)}
+
+
+def _question_row(corpus_id, position, record):
+    """A checked corpus record as the values of ``QUESTION_COLUMNS`` (JSON as text, absent attributes NULL)."""
+    values = {**record, "corpus": corpus_id, "external_id": record["id"], "position": position}
+    return tuple(
+        json_value(value) if name in _JSON_COLUMNS and value is not None else value
+        for name in QUESTION_COLUMNS
+        for value in (values.get(name),)
     )
 
 
-def _flush_questions(batch, reference, corpus):
-    """Insert questions; with a reference system, also its predictions, already linked to triplets."""
-    if not batch:
-        return 0
-    created = Question.objects.bulk_create(batch)
-    if reference is not None:
-        firsts = ((q.pk, reference_answer(q.answers)) for q in created)
-        rows = [(qid, qid, answer) for qid, answer in firsts if answer is not None]
+def _write_questions(corpus, records, *, start, reference, count, progress):
+    """Insert the questions of ``records`` from position ``start`` on, as plain rows in batches; with a
+    ``reference`` system, then its predictions (first reference answers), linked to their triplets in
+    one pass. Returns ``(questions written, questions without a reference answer)``."""
+    written, answers, batch = 0, [], []
+    for i, record in enumerate(records):
+        batch.append(_question_row(corpus.pk, start + i, record))
+        answers.append(reference_answer(record["answers"]))
+        if len(batch) >= IMPORT_BATCH:
+            written += insert_rows(Question, QUESTION_COLUMNS, batch)
+            batch.clear()
+            progress(done=written, total=count, message=f"wrote {written} of {count} questions")
+    written += insert_rows(Question, QUESTION_COLUMNS, batch)
+    if reference is not None and written:
+        ids = dict(Question.objects.filter(corpus=corpus, position__gte=start).values_list("position", "id"))
+        rows = [(ids[start + i], ids[start + i], a) for i, a in enumerate(answers) if a is not None]
         mapping, _ = triplets_for(corpus, rows)
-        now = timezone.now()
+        now = now_value()
         insert_rows(
-            Prediction,
-            PREDICTION_COLUMNS,
-            [(reference.pk, qid, answer, mapping[qid], "{}", now) for _, qid, answer in rows],
+            Prediction, PREDICTION_COLUMNS, [(reference.pk, qid, a, mapping[qid], "{}", now) for _, qid, a in rows]
         )
-    n = len(batch)
-    batch.clear()
-    return n
+    return written, answers.count(None)
 
 
 def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
@@ -289,7 +296,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         taken = _taken_meanwhile(corpus, by_name.values())
         for i, (line, record) in enumerate(kept if kept is not None else interchange.read_predictions(path)):
             rows.append((i, known[record["question_id"]], record["answer"]))
-            meta.append((by_name[record["system"]], record["meta"]))
+            meta.append((by_name[record["system"]].pk, json_value(record["meta"])))
             if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:
                 raise InterchangeError(
                     f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
@@ -300,14 +307,14 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                 )
         progress(message="deduplicating into triplets")
         mapping, n_new = triplets_for(corpus, rows)
-        now = timezone.now()
+        now = now_value()
         written = 0
         for start in range(0, len(rows), IMPORT_BATCH):
             written += insert_rows(
                 Prediction,
                 PREDICTION_COLUMNS,
                 [
-                    (meta[i][0].pk, qid, answer, mapping.get(i), json.dumps(meta[i][1]), now)
+                    (meta[i][0], qid, answer, mapping.get(i), meta[i][1], now)
                     for i, qid, answer in rows[start : start + IMPORT_BATCH]
                 ],
             )

@@ -12,6 +12,10 @@ class EvaluationConfig(AppConfig):
     verbose_name = _("Evaluation")
 
     def ready(self):
-        from annotation import human_metrics
+        from annotation import human_metrics, studies
+        from evaluation.live import study_close_reason
 
         human_metrics.set_loader(_load_metric_registry)
+        # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
+        # asks this check without importing evaluation (layering).
+        studies.register_close_check(study_close_reason)
