@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import models, transaction
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_noop
 
 from annotation import formats, interchange
 from annotation.bulk import IMPORT_BATCH, insert_rows, json_value, now_value
@@ -26,6 +27,27 @@ from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.triplet_store import lock_corpus, triplets_for
 from core.roles import ANNOTATOR, IMPORTED
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+VALIDATING_CORPUS = gettext_noop("validating corpus file")
+WROTE_QUESTIONS = gettext_noop("wrote %(done)s of %(total)s questions")
+VALIDATED_LINES = gettext_noop("validated %(count)s lines")
+READING_HELM = gettext_noop("reading HELM runs")
+VALIDATING_PREDICTIONS = gettext_noop("validating predictions file")
+DEDUPLICATING = gettext_noop("deduplicating into triplets")
+WROTE_PREDICTIONS = gettext_noop("wrote %(done)s of %(total)s predictions")
+VALIDATING_LABELS = gettext_noop("validating labels file")
+MESSAGES = (
+    VALIDATING_CORPUS,
+    WROTE_QUESTIONS,
+    VALIDATED_LINES,
+    READING_HELM,
+    VALIDATING_PREDICTIONS,
+    DEDUPLICATING,
+    WROTE_PREDICTIONS,
+    VALIDATING_LABELS,
+)
+
 
 PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "created_at")
 
@@ -58,7 +80,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     name = name or interchange._name_of(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     taken = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
-    progress(message="validating corpus file")
+    progress(message=VALIDATING_CORPUS)
     kept = None
     if reader is interchange.read_corpus:
         seen, kept = {}, _kept_records(path)
@@ -154,7 +176,7 @@ def _validate(entries, check, name, *, progress, every=5000):
             continue
         count += 1
         if count % every == 0:
-            progress(done=count, message=f"validated {count} lines")
+            progress(done=count, message=VALIDATED_LINES % {"count": count})
     if rejects:
         raise interchange.BadLines(name, rejects)
     return count
@@ -195,7 +217,7 @@ def _write_questions(corpus, records, *, start, reference, count, progress):
         if len(batch) >= IMPORT_BATCH:
             written += insert_rows(Question, QUESTION_COLUMNS, batch)
             batch.clear()
-            progress(done=written, total=count, message=f"wrote {written} of {count} questions")
+            progress(done=written, total=count, message=WROTE_QUESTIONS % {"done": written, "total": count})
     written += insert_rows(Question, QUESTION_COLUMNS, batch)
     if reference is not None and written:
         ids = dict(Question.objects.filter(corpus=corpus, position__gte=start).values_list("position", "id"))
@@ -212,7 +234,7 @@ def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
     """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
     ``corpus_name`` (those already there are kept), each run's completions as predictions of a
     system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
-    progress(message="reading HELM runs")
+    progress(message=READING_HELM)
     data = read_helm(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     known = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
@@ -256,7 +278,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
     systems, seen, kept = set(), {}, _kept_records(path)
-    progress(message="validating predictions file")
+    progress(message=VALIDATING_PREDICTIONS)
 
     def check(line, record):
         key = (record["system"], record["question_id"])
@@ -305,7 +327,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                     line,
                     field="question_id",
                 )
-        progress(message="deduplicating into triplets")
+        progress(message=DEDUPLICATING)
         mapping, n_new = triplets_for(corpus, rows)
         now = now_value()
         written = 0
@@ -318,7 +340,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                     for i, qid, answer in rows[start : start + IMPORT_BATCH]
                 ],
             )
-            progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
+            progress(done=written, total=count, message=WROTE_PREDICTIONS % {"done": written, "total": count})
         triplets = {
             "new_triplets": n_new,
             "linked_predictions": len(mapping),
@@ -393,7 +415,7 @@ def import_labels(path, corpus, *, progress=_noop, source="import", name=None, *
         corpus.dedup_policy,
     )
     browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
-    progress(message="validating labels file")
+    progress(message=VALIDATING_LABELS)
     name = name or interchange._name_of(path)
     plan = plan_labels(
         interchange.each_label_line(path, name),

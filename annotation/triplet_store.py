@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from django.db import connection, transaction
+from django.utils.translation import gettext_noop
 
 from annotation.bulk import ORM_BATCH, insert_rows, now_value
 from annotation.dedup import build_triplets
 from annotation.fold_store import extend_folds_if_any
 from annotation.models import Prediction, Question, System, Triplet
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+LINKING = gettext_noop("linking %(count)s predictions to triplets")
+MESSAGES = (LINKING,)
 
 
 def _noop(*args, **kwargs):
@@ -106,7 +111,7 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
         return {"new_triplets": 0, "linked_predictions": 0, "empty_answers": 0}
     pending.sort(key=lambda p: p[3] != System.KIND_REFERENCE)
     mapping, n_new = triplets_for(corpus, [(pid, qid, answer) for pid, qid, answer, _ in pending])
-    progress(message=f"linking {len(pending)} predictions to triplets")
+    progress(message=LINKING % {"count": len(pending)})
     updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
     Prediction.objects.bulk_update(updates, ["triplet"], batch_size=ORM_BATCH)
     return {

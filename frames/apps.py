@@ -9,7 +9,8 @@ class FramesConfig(AppConfig):
     verbose_name = _("Frames")
 
     def ready(self):
-        from frames import attribute_checks, checking
+        from frames import attribute_checks, checking, jobs
 
         checking.register_fold_kind()
         attribute_checks.register_fold_kind()
+        jobs.register_job_kinds()
