@@ -41,6 +41,7 @@ class StudySerializer(serializers.ModelSerializer):
             "close_width",
             "closed_at",
             "closed_reason",
+            "language",
             "link",
             "created_at",
         ]

@@ -21,6 +21,7 @@ class EvaluationConfig(AppConfig):
     def ready(self):
         from annotation import human_metrics, studies
         from core import next_steps
+        from evaluation import jobs
         from evaluation.archive.store import register_job_files
         from evaluation.live import study_close_reason
 
@@ -30,3 +31,4 @@ class EvaluationConfig(AppConfig):
         studies.register_close_check(study_close_reason)
         register_job_files("report", report_folder)  # study archives carry the report files
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
+        jobs.register_job_kinds()

@@ -16,6 +16,7 @@ import re
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation import annotating, fold_kinds, judgements
 from annotation.fold_store import clear_folds, store_fold_plans
@@ -206,7 +207,7 @@ def register_fold_kind():
             build_form=BuildAttributeFoldsForm,
             build=create_attribute_folds,
             errors=(AttributeFoldError,),
-            label="attribute-check folds",
+            label=gettext_lazy("attribute-check folds"),
             page="attribute-check",
             readiness=readiness,
         ),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext, gettext_lazy
 
 from annotation import annotating, fold_kinds, fold_sql, judgements
 from annotation.labels import FRAME_CHECK_VALUES
@@ -86,7 +87,7 @@ def register_fold_kind():
             build_form=BuildFrameFoldsForm,
             build=create_frame_folds,
             errors=(FrameFoldError,),
-            label="frame-check folds",
+            label=gettext_lazy("frame-check folds"),
             page="frame-check",
             readiness=frame_readiness,
         ),
@@ -112,15 +113,18 @@ def frame_readiness(corpus):
     )
     if running:
         return 0, (
-            f"Frame prediction is under way (job {running.pk}): follow it",
+            gettext("Frame prediction is under way (job %(pk)s): follow it") % {"pk": running.pk},
             reverse("admin:core_job_change", args=[running.pk]),
         )
     tried = annotations.count()
     text = (
-        f"Frame prediction gave no usable frame for the {tried} questions tried: see its job's outcomes, then "
-        "predict frames again (another model, endpoint or lexicon)"
+        gettext(
+            "Frame prediction gave no usable frame for the %(n)s questions tried: see its job's outcomes, "
+            "then predict frames again (another model, endpoint or lexicon)"
+        )
+        % {"n": tried}
         if tried
-        else "No question of this corpus has a predicted frame yet: predict frames first"
+        else gettext("No question of this corpus has a predicted frame yet: predict frames first")
     )
     return 0, (text, reverse("admin:annotation_predict_frames", args=[corpus.pk]))
 

@@ -17,6 +17,18 @@ from frames import attributes, parsing
 from frames.framenet import LexiconError, load_lexicon
 
 
+def gettext_noop(text):
+    """Marks a job message for the catalogues (``makemessages`` collects this name) without Django."""
+    return text
+
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+PARSING = gettext_noop("parsing the contexts of %(total)s questions with a frame")
+PARSED = gettext_noop("parsing: %(done)s/%(total)s distinct contexts")
+DERIVED = gettext_noop("attributes derived")
+MESSAGES = (PARSING, PARSED, DERIVED)
+
+
 def _noop(*args, **kwargs):
     pass
 
@@ -59,20 +71,30 @@ def derive_records(records, parse, *, lexicon, options):
     ``options``: ``source`` (``{"parser", "parser_version", "adaptation"}``), ``frequencies``
     (``attributes.frame_frequencies`` of the adaptation corpus, or None), ``overwrite`` (replace
     imported values), ``progress(done=, total=, message=)``. Records without ``lu`` and ``frame`` are
-    left as they are (counted in ``summary["without_frame"]``).
+    left as they are (counted in ``summary["without_frame"]``), and so are those whose context the
+    parser did not take (longer than its ``max_length``): ``summary["not_parsed"]`` names each by id.
     """
     progress = options.get("progress") or _noop
     todo = [r for r in records if r.get("lu") and r.get("frame")]
     total = len(todo)
-    progress(done=0, total=total, message=f"parsing the contexts of {total} questions with a frame", force=True)
+    progress(done=0, total=total, message=PARSING % {"total": total}, force=True)
 
     def parse_progress(done, contexts):
-        progress(done=done, total=contexts, message=f"parsing: {done}/{contexts} distinct contexts")
+        progress(done=done, total=contexts, message=PARSED % {"done": done, "total": contexts})
 
     parsed = parse([r.get("context") or "" for r in todo], parse_progress)
-    out, derived, missing, kept = [], Counter(), Counter(), Counter()
+    out, derived, missing, kept, unparsed = [], Counter(), Counter(), Counter(), []
     for record in records:
         if not (record.get("lu") and record.get("frame")):
+            out.append(record)
+            continue
+        if record.get("context") and record["context"] not in parsed:  # too long for the parser: left as it is
+            unparsed.append(
+                {
+                    "question": record.get("id"),
+                    "reason": f"context of {len(record['context'])} characters, more than the parser takes",
+                }
+            )
             out.append(record)
             continue
         parse_ = parsed.get(record.get("context") or "") or attributes.Parse(tokens=(), sentences=())
@@ -92,7 +114,8 @@ def derive_records(records, parse, *, lexicon, options):
         "derived": {name: derived.get(name, 0) for name in attributes.DERIVED_ATTRIBUTES},
         "missing": dict(sorted(missing.items())),
         "kept_imported": dict(kept),
+        "not_parsed": unparsed,
         "source": options["source"],
     }
-    progress(done=total, total=total, message="attributes derived", force=True)
+    progress(done=total, total=total, message=DERIVED, force=True)
     return out, summary

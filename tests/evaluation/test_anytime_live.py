@@ -121,3 +121,55 @@ def test_a_study_without_the_option_never_closes_by_itself(tmp_path, monkeypatch
     p1.refresh_from_db()
     assert study.open and study.closed_at is None and p1.status == Participant.COMPLETED  # the whole fold done
     assert Study._meta.get_field("close_when").default == ""
+
+
+def test_the_rest_path_closes_a_study_too_and_the_api_sets_the_rule(tmp_path, monkeypatch, make_user):
+    from tests.annotation.test_study_service import judge_api
+
+    monkeypatch.setattr(studies, "CLOSE_CHECK_SECONDS", 0)
+    admin = Client()
+    admin.force_login(make_user("boss", "admin"))
+    study = build_study(tmp_path, n_questions=50, k=1, slots_per_fold=1, open=False)
+    refused = admin.post(
+        "/api/studies/",
+        {"slug": "other", "title": "t", "consent": "c", "corpus": study.corpus.name, "completion_code": "X",
+         "close_when": "whenever"},
+        content_type="application/json",
+    )  # fmt: skip
+    assert refused.status_code == 400 and "close_when" in refused.json()
+    made = admin.post(
+        "/api/studies/",
+        {"slug": "rest", "title": "t", "consent": "c", "corpus": study.corpus.name, "completion_code": "X",
+         "close_when": "ranking", "open": True},
+        content_type="application/json",
+    )  # fmt: skip
+    assert made.status_code == 201 and made.json()["close_when"] == "ranking" and made.json()["closed_at"] is None
+    client = Client()
+    client.get("/study/rest/?PROLIFIC_PID=api-1")
+    token = client.cookies["csrftoken"].value
+    client.post("/study/rest/?PROLIFIC_PID=api-1", {"consent": "yes", "csrfmiddlewaretoken": token})
+    participant = Participant.objects.get(external_id="api-1")
+    client.get(f"/annotate/{participant.fold_id}/?start=1")  # the CSRF cookie of the API calls
+
+    steps = 0
+    while steps < 100:
+        nxt = client.get(f"/api/my/folds/{participant.fold_id}/next/")
+        if nxt.status_code != 200 or nxt.json()["item"] is None:
+            break
+        item = nxt.json()["item"]
+        label = "correct" if item["answer"].startswith("river") else "incorrect"
+        response = client.post(
+            f"/api/my/folds/{participant.fold_id}/judge/",
+            {"item": item["item_id"], "label": label},
+            content_type="application/json",
+            HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value,
+        )
+        steps += 1
+        assert response.status_code == 200
+        if response.json().get("study_status") == "completed":  # the judgement that closed the study
+            break
+    made_study = Study.objects.get(slug="rest")
+    participant.refresh_from_db()
+    assert not made_study.open and made_study.closed_reason.startswith("ranking settled") and steps < 100
+    assert participant.status == Participant.COMPLETED
+    assert judge_api(client, participant.fold_id, lambda gold: "correct") is False  # no more labels once completed
