@@ -9,7 +9,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
+from annotation.label_titles import FRAME_CHECK_TITLES
+from annotation.labels import FRAME_CHECK_VALUES
 from frames import outcomes
 
 
