@@ -9,6 +9,7 @@ targets are not made links (markdown-it's own link validation).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 
 from markdown_it import MarkdownIt
@@ -16,8 +17,12 @@ from markdown_it import MarkdownIt
 _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
 
 
+@functools.lru_cache(maxsize=64)
 def render_markdown(text):
-    """HTML of ``text`` (Markdown); raw HTML in the source is escaped, never passed through."""
+    """HTML of ``text`` (Markdown); raw HTML in the source is escaped, never passed through.
+
+    Kept for the last 64 texts: a study's consent and a corpus's guidelines are the same for every
+    arrival and every page (a pure function of the text, so an edit is simply a new text)."""
     return _MARKDOWN.render(text or "")
 
 
@@ -42,6 +47,23 @@ _APOSTROPHES = "'\u2019\u02bc"
 # A number written with digit groups (French "100 000", also with U+00A0 or U+202F): 1-3 digits first.
 _GROUPED = re.compile(r"(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)")
 _GROUP_SEPARATOR = "[ \u00a0\u202f]"
+
+
+_PLAIN_GROUP_SPACE = re.compile(r"(?<!\d)(\d{1,3})((?: \d{3})+)(?!\d)")
+
+
+def keep_digit_groups(text):
+    """``text`` with a no-break space for every plain space between the digit groups of a number
+    ("13 000" never breaks between 13 and 000 at the end of a line); for the page only, the corpus
+    keeps its text. A year beside a number ("2016 410") is not a grouped number and is left alone.
+
+    >>> keep_digit_groups("13 000 hommes, 1 250 000 euros, en 2016 410 votes") == (
+    ...     "13\u00a0000 hommes, 1\u00a0250\u00a0000 euros, en 2016 410 votes")
+    True
+    """
+    if not text or " " not in text:
+        return text
+    return _PLAIN_GROUP_SPACE.sub(lambda m: m.group(1) + m.group(2).replace(" ", "\u00a0"), text)
 
 
 def _digits_pattern(digits):

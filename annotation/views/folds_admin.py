@@ -16,7 +16,7 @@ from annotation import fold_designs, fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
 from annotation.fold_store import FoldError, create_folds, fold_design, pilot_progress
 from annotation.folds import FOLD_POLICIES, FOLD_POLICY_TITLES
-from annotation.models import Assignment, Corpus, Fold, Triplet
+from annotation.models import Assignment, Corpus, Fold, FoldItem, Triplet
 from core import ids
 from core.permissions import admin_required
 
@@ -167,7 +167,9 @@ def fold_action(request, corpus_id):
                     "kind": plan.meta["kind"],
                 }
             reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
-            messages.success(request, said + reason)
+            items = FoldItem.objects.filter(fold__in=folds).count()
+            said += ngettext(" (%(items)d item in all)", " (%(items)d items in all)", items) % {"items": items}
+            messages.success(request, said + reason + _(". Next: assign them to annotators (Assign, below)."))
         elif fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":
