@@ -208,9 +208,13 @@ class AssignmentInline(admin.TabularInline):
 
 @admin.register(models.Fold)
 class FoldAdmin(admin.ModelAdmin):
-    list_display = ["name", "corpus", "kind", "index", "item_count"]
+    list_display = ["title", "corpus", "kind", "index", "item_count"]
     list_filter = ["corpus", "kind"]
     inlines = [AssignmentInline]
+
+    @admin.display(description=_("name"), ordering="name")
+    def title(self, obj):
+        return obj.title  # the built name in the reader's language (Fold.title)
 
     @admin.display(description=_("items"))
     def item_count(self, obj):
