@@ -14,6 +14,7 @@ from annotation import fold_store
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, FoldItem, Label, Triplet
 from evaluation.jobs import report_dir, start_report
+from evaluation.report.inputs import questions_frame, read_design
 from evaluation.science import active
 from evaluation.tasks import build_report
 from models_runner.judging import import_judge_labels
@@ -211,6 +212,18 @@ def test_app_report_over_an_active_design_while_labelling(tmp_path, settings, ma
     assert f"pilot {len(done)} of {len(sampled)} labelled" in html
     assert "the main sample opens when every pilot triplet is labelled" in html
     assert "What the design buys" in html and "vs uniform PPI++" in html
+    # the design exported as the offline report's design file, phase and p1 included
+    body = b"".join(client.get("/downloads/design/?corpus=act").streaming_content).decode()
+    lines = [json.loads(x) for x in body.splitlines()]
+    assert len(lines) == Triplet.objects.filter(question__corpus=corpus).count()
+    assert {x["phase"] for x in lines if x["sampled"]} == {"pilot"} and sum(x["sampled"] for x in lines) == len(sampled)
+    assert {round(x["p1"], 9) for x in lines} == {round(x["pi"], 9) for x in lines} == {round(0.2 * 20 / len(lines), 9)}
+    read = read_design(
+        write_jsonl(tmp_path / "exported.jsonl", lines),
+        questions_frame([json.loads(x) for x in paths["corpus"].read_text().splitlines()]),
+    )
+    assert read["phase"].fillna("-").tolist() == [x["phase"] or "-" for x in lines]
+    assert client.get("/downloads/design/").status_code == 400
     html = client.get(f"/research/reports/{job.pk}/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
     assert f"pilote : {len(done)} sur {len(sampled)} étiquetés" in html and "Ce que le plan apporte" in html
 
