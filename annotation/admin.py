@@ -9,7 +9,8 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation import formats, models, studies
-from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import CORRECT, INCORRECT, PARTIAL
 from core.uploads import max_upload_size
 
 

@@ -49,13 +49,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.crowd_fixtures import arrive_over_http, free_port, start_gunicorn, stop_gunicorn  # noqa: E402
+from bench.kit.crowd import arrive_over_http, free_port, start_gunicorn, stop_gunicorn  # noqa: E402
 
 SETUP = """
 import django, json, sys
 from pathlib import Path
 django.setup()
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 s = build_study(Path(sys.argv[1]), n_questions=int(sys.argv[2]), k=int(sys.argv[3]), slug="load",
                 slots_per_fold=int(sys.argv[4]))
 print(json.dumps({"study": s.pk}))

@@ -208,6 +208,7 @@ def register_fold_kind():
             build=create_attribute_folds,
             errors=(AttributeFoldError,),
             label=gettext_lazy("attribute-check folds"),
+            page="attribute-check",
             readiness=readiness,
         ),
     )

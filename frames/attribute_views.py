@@ -16,7 +16,7 @@ from annotation import annotating, judgements
 from core import ids
 from core.permissions import annotator_required
 from frames import attribute_checks as checks
-from frames.models import dist_class
+from frames.attributes import dist_class
 
 
 def _item_context(request, fold, item):

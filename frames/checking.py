@@ -88,6 +88,7 @@ def register_fold_kind():
             build=create_frame_folds,
             errors=(FrameFoldError,),
             label=gettext_lazy("frame-check folds"),
+            page="frame-check",
             readiness=frame_readiness,
         ),
     )

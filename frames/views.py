@@ -12,7 +12,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation import annotating, judgements
-from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
+from annotation.label_titles import FRAME_CHECK_TITLES
+from annotation.labels import FRAME_CHECK_VALUES
 from core import ids
 from core.permissions import annotator_required
 from frames import checking

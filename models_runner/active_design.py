@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 
 from annotation import design
-from annotation.fold_designs import Plan
+from annotation.fold_designs import DesignError, Plan
 from annotation.labels import LABEL_VALUES
 from annotation.models import Label, Triplet
-from models_runner.design_registry import DesignError
 from models_runner.models import Judge, JudgeLabel
 
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from evaluation.render.page import gain, interval_text, metric_value, score, sort_key
+from evaluation.render.numbers import gain, interval_text, metric_value, score, sort_key
 from evaluation.science import metric_registry
 
 
