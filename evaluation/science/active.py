@@ -24,6 +24,7 @@ from annotation.design import MAIN, PILOT, expected_score, judge_distribution, l
 from evaluation.science import human, metric_registry
 
 Z95 = 1.96
+MIN_MEASURED = 10  # labelled items below which the gain against uniform PPI++ is not measured
 SINGULAR_TOL = 1e-10  # S (or var(a)) counts as singular below this share of the product of its variances
 ROW_KEYS = (
     "system",
@@ -98,7 +99,10 @@ def estimate(h, f, *, xi, pi, groups=None) -> dict:
     out["n"], out["n_labeled"] = n.astype(int), np.bincount(groups, weights=xi, minlength=size).astype(int)
     if not one:
         return out
-    return {k: (int(v[0]) if k in ("n", "n_labeled") else (float(v[0]) if n[0] >= 2 else None)) for k, v in out.items()}
+    return {
+        k: (int(v[0]) if k in ("n", "n_labeled") else (float(v[0]) if n[0] >= 2 and np.isfinite(v[0]) else None))
+        for k, v in out.items()
+    }
 
 
 def _control_variates(terms, groups, n):
@@ -128,9 +132,10 @@ def _control_variates(terms, groups, n):
     )
     beta = np.where(full, -(s_aa * s_cb - s_ac * s_ab) / safe, 0.0)
     var_z = s_bb + 2 * lam * s_ab + 2 * beta * s_cb + lam**2 * s_aa + 2 * lam * beta * s_ac + beta**2 * s_cc
-    var_z = np.maximum(var_z, 0.0)
+    var_z = np.where(var_z > 1e-12 * s_bb, var_z, 0.0)  # below: rounding of an exact fit (a handful of labels)
     theta = means["b"] + lam * means["a"] + beta * means["c"]
-    gain = np.where(var_z > 0, s_bb / np.where(var_z > 0, var_z, 1.0), 1.0)
+    # var(b) / var(z); undefined (NaN) when the control variates fit b exactly, 1 when b does not vary
+    gain = np.where(var_z > 0, s_bb / np.where(var_z > 0, var_z, 1.0), np.where(s_bb > 0, np.nan, 1.0))
     return {"estimate": theta, "variance": var_z / n, "lambda": lam, "beta": beta, "gain": gain}
 
 
@@ -255,19 +260,21 @@ def uniform_variance(h, f, *, xi, pi) -> float | None:
     Returns
     -------
     float or None
-        None with fewer than three labelled items.
+        None with fewer than ``MIN_MEASURED`` (10) labelled items: too few to measure anything.
 
     Examples
     --------
     >>> from evaluation.science.active import uniform_variance
-    >>> h, f = [1.0, 0.0, 0.5, 1.0, 0.5], [0.9, 0.2, 0.6, 0.8, 0.4]
-    >>> round(uniform_variance(h, f, xi=[True, True, False, True, True], pi=[0.5, 0.5, 0.25, 0.25, 0.8]), 5)
-    0.00044
+    >>> import numpy as np
+    >>> h, f = np.tile([1.0, 0.0, 0.5, 1.0], 5), np.tile([0.9, 0.2, 0.6, 0.8], 5)
+    >>> xi, pi = np.arange(20) % 4 != 2, np.tile([0.5, 0.5, 0.25, 0.8], 5)
+    >>> round(uniform_variance(h, f, xi=xi, pi=pi) * 1e5, 1)
+    5.9
     """
     h, f = np.asarray(h, dtype=float), np.asarray(f, dtype=float)
     xi, pi = np.asarray(xi, dtype=bool), np.asarray(pi, dtype=float)
     n, big_n = int(xi.sum()), len(f)
-    if n < 3:
+    if n < MIN_MEASURED:
         return None
     w = 1.0 / pi[xi]
     x = np.column_stack([np.ones(n), f[xi]])
