@@ -43,6 +43,7 @@ def test_a_french_admin_reads_a_job_in_french(browser, live_server, make_user, w
         status = page.locator("#job-status")
         expect(status).to_contain_text("857 questions écrites sur 857")
         expect(status).to_contain_text("nouveaux triplets")
+        expect(status).to_contain_text("100\u202f% · 857 / 857")
         assert "new_triplets" not in status.inner_text() and "import_corpus" not in page.inner_text("#content")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         SHOTS.mkdir(parents=True, exist_ok=True)
