@@ -9,7 +9,9 @@ class FramesConfig(AppConfig):
     verbose_name = _("Frames")
 
     def ready(self):
-        from frames import attribute_checks, checking
+        from frames import human_checks
+        from frames.attribute_checks import ATTRIBUTE_CHECK
+        from frames.checking import FRAME_CHECK
 
-        checking.register_fold_kind()
-        attribute_checks.register_fold_kind()
+        human_checks.register(FRAME_CHECK)
+        human_checks.register(ATTRIBUTE_CHECK)

@@ -115,18 +115,44 @@ class FrameAnnotation(models.Model):
         return f"{self.question_id}: {self.outcome} {self.frame_name}"
 
 
-class FrameCheck(models.Model):
-    """An annotator's rating of one frame annotation: frame and FEs, each full/partial/erroneous."""
+class HumanCheck(models.Model):
+    """What every kind of human check keeps (``frames.human_checks``): one row per item and annotator,
+    the latest verdict (the concrete model's fields), skipped, the time spent; the fold it was made in."""
 
-    frame_annotation = models.ForeignKey(FrameAnnotation, on_delete=models.CASCADE, related_name="checks")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks")
     fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
-    frame_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
-    fe_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
     skipped = models.BooleanField(default=False)
     seconds_spent = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class HumanCheckEvent(models.Model):
+    """Every submission of a human check (its verdict fields, skipped, time, the client's id)."""
+
+    skipped = models.BooleanField(default=False)
+    seconds = models.FloatField(default=0.0)
+    submission_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text="Chosen by the client; sent again for the same judgement row, a no-op.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class FrameCheck(HumanCheck):
+    """An annotator's rating of one frame annotation: frame and FEs, each full/partial/erroneous."""
+
+    frame_annotation = models.ForeignKey(FrameAnnotation, on_delete=models.CASCADE, related_name="checks")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks")
+    frame_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
+    fe_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
 
     class Meta:
         verbose_name = _("frame check")
@@ -141,19 +167,10 @@ class FrameCheck(models.Model):
         return f"{self.annotator_id} {self.frame_annotation_id} {ratings}"
 
 
-class FrameCheckEvent(models.Model):
+class FrameCheckEvent(HumanCheckEvent):
     frame_check = models.ForeignKey(FrameCheck, on_delete=models.CASCADE, related_name="events")
     frame_rating = models.CharField(max_length=16, null=True, blank=True)
     fe_rating = models.CharField(max_length=16, null=True, blank=True)
-    skipped = models.BooleanField(default=False)
-    seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(
-        max_length=64,
-        null=True,
-        blank=True,
-        help_text="Chosen by the client; unique per judgement row (annotator and item).",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name = _("frame check event")
@@ -188,22 +205,17 @@ def dist_class(dist):
     return "1" if dist == 1 else "2+"
 
 
-class AttributeCheck(models.Model):
+class AttributeCheck(HumanCheck):
     """An annotator's verdict on one question's derived attributes: the context trigger (correct, another
     word at ``trigger_start``..``trigger_end`` of the context, or absent from the passage) and the
     distance class between trigger and answer (1 arc, or 2 or more)."""
 
     question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="attribute_checks")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attribute_checks")
-    fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
     trigger_verdict = models.CharField(max_length=8, choices=[(v, v) for v in TRIGGER_VERDICTS], null=True, blank=True)
     trigger_start = models.PositiveIntegerField(null=True, blank=True)
     trigger_end = models.PositiveIntegerField(null=True, blank=True)
     dist_class = models.CharField(max_length=2, choices=[(v, v) for v in DIST_CLASSES], null=True, blank=True)
-    skipped = models.BooleanField(default=False)
-    seconds_spent = models.FloatField(default=0.0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name = _("attribute check")
@@ -217,16 +229,12 @@ class AttributeCheck(models.Model):
         return f"{self.annotator_id} {self.question_id} {verdict}"
 
 
-class AttributeCheckEvent(models.Model):
+class AttributeCheckEvent(HumanCheckEvent):
     attribute_check = models.ForeignKey(AttributeCheck, on_delete=models.CASCADE, related_name="events")
     trigger_verdict = models.CharField(max_length=8, null=True, blank=True)
     trigger_start = models.PositiveIntegerField(null=True, blank=True)
     trigger_end = models.PositiveIntegerField(null=True, blank=True)
     dist_class = models.CharField(max_length=2, null=True, blank=True)
-    skipped = models.BooleanField(default=False)
-    seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(max_length=64, null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name = _("attribute check event")

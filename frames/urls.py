@@ -1,17 +1,27 @@
-"""The frame-check pages (same paths and URL names as when they were part of annotation's URLs)."""
+"""The pages of every kind of human check (``frames.human_checks``), four URLs a kind under its path
+and URL name (``frames/check/...`` named ``frame-check...``, ``attributes/check/...`` named
+``attribute-check...``), and the attribute-derivation API."""
 
 from django.urls import path
 
-from frames import api, attribute_views, views
+from frames import api, views
+from frames.attribute_checks import ATTRIBUTE_CHECK
+from frames.checking import FRAME_CHECK
+
+
+def check_urls(kind):
+    """The four pages of one kind of check: the next item, an item by handle, the previous one, the POST."""
+    given = {"kind": kind.fold_kind}
+    return [
+        path(f"{kind.path}/<id:fold_id>/", views.check, given, name=kind.url_name),
+        path(f"{kind.path}/<id:fold_id>/item/<id:handle>/", views.show_item, given, name=f"{kind.url_name}-item"),
+        path(f"{kind.path}/<id:fold_id>/previous/", views.previous, given, name=f"{kind.url_name}-previous"),
+        path(f"{kind.path}/<id:fold_id>/rate/", views.rate, given, name=f"{kind.url_name}-rate"),
+    ]
+
 
 urlpatterns = [
-    path("frames/check/<id:fold_id>/", views.check, name="frame-check"),
-    path("frames/check/<id:fold_id>/item/<id:handle>/", views.show_item, name="frame-check-item"),
-    path("frames/check/<id:fold_id>/previous/", views.previous, name="frame-check-previous"),
-    path("frames/check/<id:fold_id>/rate/", views.rate, name="frame-check-rate"),
-    path("attributes/check/<id:fold_id>/", attribute_views.check, name="attribute-check"),
-    path("attributes/check/<id:fold_id>/item/<id:handle>/", attribute_views.show_item, name="attribute-check-item"),
-    path("attributes/check/<id:fold_id>/previous/", attribute_views.previous, name="attribute-check-previous"),
-    path("attributes/check/<id:fold_id>/rate/", attribute_views.rate, name="attribute-check-rate"),
+    *check_urls(FRAME_CHECK),
+    *check_urls(ATTRIBUTE_CHECK),
     path("api/attributes/", api.AttributeJobs.as_view(), name="api-attributes"),
 ]
