@@ -181,40 +181,6 @@ def _position(value):
     return number if number is not None and 0 <= number <= 2**31 - 1 else None
 
 
-def _read(post):
-    return {
-        "verdict": post.get("trigger_verdict"),
-        "start": _position(post.get("trigger_start")),
-        "end": _position(post.get("trigger_end")),
-        "dist": post.get("dist_class"),
-    }
-
-
-def _clean(item, answer):
-    """The verdict's fields; ``ValueError`` (its message for the annotator) when it is incomplete or out
-    of the passage. The span only for ``other``, no distance class for ``absent``."""
-    verdict, start, end, dist = (answer.get(k) for k in ("verdict", "start", "end", "dist"))
-    error = validate(len(item.question.context), verdict=verdict, start=start, end=end, dist=dist)
-    if error:
-        raise ValueError(error)
-    if verdict != TRIGGER_OTHER:
-        start = end = None
-    if verdict == TRIGGER_ABSENT:
-        dist = None
-    return {"trigger_verdict": verdict, "trigger_start": start, "trigger_end": end, "dist_class": dist}
-
-
-def _shown(item, check):
-    """The passage cut into clickable words with the trigger and the answer marked; the parser's class."""
-    question = item.question
-    found = marks(question.meta)
-    return {
-        "question": question,
-        "segments": passage_words(passage_segments(question.context, *found)) if found else [],
-        "derived_class": dist_class(question.dist),
-    }
-
-
 def save_attribute_check(user, fold, item, *, answer, skip=False, seconds=0.0, submission_id=None):
     """Record a verdict (or a skip) for ``item``; returns ``(check, changed)``. ``answer`` holds
     ``verdict``, ``start``, ``end`` (the right word's characters, for ``other``) and ``dist``;
@@ -241,25 +207,46 @@ def attribute_check_rows(corpus):
     ]
 
 
-ATTRIBUTE_CHECK = human_checks.CheckKind(
-    fold_kind=Fold.KIND_ATTRIBUTE,
-    path="attributes/check",
-    url_name="attribute-check",
-    model=AttributeCheck,
-    event_model=AttributeCheckEvent,
-    item="question",
-    related=("question",),
-    fields=("trigger_verdict", "trigger_start", "trigger_end", "dist_class"),
-    read=_read,
-    clean=_clean,
-    shown=_shown,
-    templates=("frames/attribute_check.html", "frames/attribute_check_item.html"),
-    rows=attribute_check_rows,
-    build_action="build_attributes",
-    build_form=BuildAttributeFoldsForm,
-    build=create_attribute_folds,
-    errors=(AttributeFoldError,),
-    label="attribute-check folds",
-    readiness=readiness,
-    not_found=AttributeCheckNotFound,
-)
+class AttributeChecks(human_checks.CheckKind):
+    """Attribute checks: the item is a question with a derived trigger, the verdict the trigger (right,
+    another word of the passage, absent) and the distance class (keys Y/N/A and 1/2)."""
+
+    name, item, related, not_found = Fold.KIND_ATTRIBUTE, "question", ("question",), AttributeCheckNotFound
+    model, event_model = AttributeCheck, AttributeCheckEvent
+    build_form, build, errors = BuildAttributeFoldsForm, staticmethod(create_attribute_folds), (AttributeFoldError,)
+    readiness = staticmethod(readiness)
+
+    def read(self, post):
+        span = (_position(post.get("trigger_start")), _position(post.get("trigger_end")))
+        return {
+            "verdict": post.get("trigger_verdict"),
+            "start": span[0],
+            "end": span[1],
+            "dist": post.get("dist_class"),
+        }
+
+    def clean(self, item, answer):
+        """The verdict's fields; ``ValueError`` (its message for the annotator) when it is incomplete or
+        out of the passage. The span only for ``other``, no distance class for ``absent``."""
+        verdict, start, end, dist = (answer.get(k) for k in ("verdict", "start", "end", "dist"))
+        error = validate(len(item.question.context), verdict=verdict, start=start, end=end, dist=dist)
+        if error:
+            raise ValueError(error)
+        if verdict != TRIGGER_OTHER:
+            start = end = None
+        if verdict == TRIGGER_ABSENT:
+            dist = None
+        return {"trigger_verdict": verdict, "trigger_start": start, "trigger_end": end, "dist_class": dist}
+
+    def shown(self, item, check):
+        """The passage cut into clickable words with the trigger and the answer marked; the parser's class."""
+        question = item.question
+        found = marks(question.meta)
+        words = passage_words(passage_segments(question.context, *found)) if found else []
+        return {"question": question, "segments": words, "derived_class": dist_class(question.dist)}
+
+    def rows(self, corpus):
+        return attribute_check_rows(corpus)
+
+
+ATTRIBUTE_CHECK = AttributeChecks()

@@ -29,17 +29,6 @@ class FrameCheckNotFound(human_checks.CheckNotFound):
     """No such frame fold among the user's assignments, or no such item in the fold."""
 
 
-def _read(post):
-    return {"frame_rating": post.get("frame_rating"), "fe_rating": post.get("fe_rating")}
-
-
-def _clean(item, answer):
-    """Both ratings, each one of full / partial / erroneous."""
-    if answer.get("frame_rating") not in FRAME_CHECK_VALUES or answer.get("fe_rating") not in FRAME_CHECK_VALUES:
-        raise ValueError(_("rate both the frame and the frame elements: full, partial or erroneous"))
-    return {"frame_rating": answer["frame_rating"], "fe_rating": answer["fe_rating"]}
-
-
 def _elements(annotation):
     """Predicted FEs with their definitions: [(name, span, core_type, definition)]."""
     defs = {}
@@ -49,19 +38,6 @@ def _elements(annotation):
         (name, span, getattr(defs.get(name), "core_type", ""), getattr(defs.get(name), "definition", ""))
         for name, span in (annotation.frame_elements or {}).items()
     ]
-
-
-def _shown(item, check):
-    """The question with the trigger and the FEs marked, the predicted frame, its FEs, the buttons."""
-    annotation = item.frame_annotation
-    return {
-        "fa": annotation,
-        "question": annotation.question,
-        "segments": question_segments(annotation.question.question, annotation.trigger, annotation.frame_elements),
-        "elements": _elements(annotation),
-        "frame_buttons": FRAME_BUTTONS,
-        "fe_buttons": FE_BUTTONS,
-    }
 
 
 def save_frame_check(
@@ -158,26 +134,39 @@ def frame_check_rows(corpus, lexicon=None):
     ]
 
 
-FRAME_CHECK = human_checks.CheckKind(
-    fold_kind=Fold.KIND_FRAME,
-    path="frames/check",
-    url_name="frame-check",
-    model=FrameCheck,
-    event_model=FrameCheckEvent,
-    item="frame_annotation",
-    related=("frame_annotation__question", "frame_annotation__frame"),
-    fields=("frame_rating", "fe_rating"),
-    read=_read,
-    clean=_clean,
-    shown=_shown,
-    templates=("frames/frame_check.html", "frames/frame_check_item.html"),
-    rows=frame_check_rows,
-    build_action="build_frames",
-    build_form=BuildFrameFoldsForm,
-    build=create_frame_folds,
-    errors=(FrameFoldError,),
-    label="frame-check folds",
-    readiness=frame_readiness,
-    guidelines=True,
-    not_found=FrameCheckNotFound,
-)
+class FrameChecks(human_checks.CheckKind):
+    """Frame checks: the item is a frame prediction, the verdict two ratings (keys 1/2/3 and 4/5/6)."""
+
+    name, item, guidelines, not_found = Fold.KIND_FRAME, "frame_annotation", True, FrameCheckNotFound
+    model, event_model, related = FrameCheck, FrameCheckEvent, ("frame_annotation__question", "frame_annotation__frame")
+    build_form, build, errors = BuildFrameFoldsForm, staticmethod(create_frame_folds), (FrameFoldError,)
+    readiness = staticmethod(frame_readiness)
+
+    def read(self, post):
+        return {"frame_rating": post.get("frame_rating"), "fe_rating": post.get("fe_rating")}
+
+    def clean(self, item, answer):
+        """Both ratings, each one of full / partial / erroneous."""
+        ratings = answer.get("frame_rating"), answer.get("fe_rating")
+        if not all(r in FRAME_CHECK_VALUES for r in ratings):
+            raise ValueError(_("rate both the frame and the frame elements: full, partial or erroneous"))
+        return dict(zip(("frame_rating", "fe_rating"), ratings))
+
+    def shown(self, item, check):
+        """The question with the trigger and the FEs marked, the predicted frame, its FEs, the buttons."""
+        annotation = item.frame_annotation
+        question = annotation.question
+        return {
+            "fa": annotation,
+            "question": question,
+            "segments": question_segments(question.question, annotation.trigger, annotation.frame_elements),
+            "elements": _elements(annotation),
+            "frame_buttons": FRAME_BUTTONS,
+            "fe_buttons": FE_BUTTONS,
+        }
+
+    def rows(self, corpus):
+        return frame_check_rows(corpus)
+
+
+FRAME_CHECK = FrameChecks()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from django.db.models import Count, Q
 from django.utils.translation import gettext
@@ -33,45 +32,74 @@ class CheckNotFound(LookupError):
     """No such fold of the kind among the user's assignments, or no such item in the fold."""
 
 
-@dataclass(frozen=True)
 class CheckKind:
-    """One kind of human check.
+    """One kind of human check: a subclass sets what differs, and one instance is registered.
 
-    ``fold_kind``: the ``annotation.Fold`` kind of its folds (the registry key); ``path`` and
-    ``url_name``: the pages' path prefix and URL name prefix; ``model`` / ``event_model``: the
-    judgement and event models; ``item``: the ``FoldItem`` field (and the judgement's foreign key)
-    naming what is checked; ``related``: what an item's page reads with it (``select_related``);
-    ``fields``: the judgement's verdict fields, the first one set when the item is judged (unset: not
-    judged, or skipped); ``read(post) -> answer``: the verdict as the page posts it; ``clean(item,
-    answer) -> values``: the fields to save, ``ValueError`` with the annotator's message when it is
-    incomplete; ``shown(item, check) -> dict``: what the page shows beside the item; ``templates``:
-    (the page, the htmx fragment); ``guidelines``: the page shows the corpus guidelines and what
-    changed in them; ``not_found``: the :class:`CheckNotFound` subclass it raises; ``rows(corpus)``:
-    the rows of its report table; the fold pieces of ``annotation.fold_kinds.FoldKind``:
-    ``build_action``, ``build_form``, ``build``, ``errors``, ``label``, ``readiness``.
+    Class attributes: ``name``, the ``annotation.Fold`` kind of its folds (and, by convention, the
+    pages' path ``<name>s/check/...``, URL names ``<name>-check...``, templates
+    ``frames/<name>_check.html`` and ``frames/<name>_check_item.html``, the fold page's action
+    ``build_<name>s``); ``model`` / ``event_model``, the judgement and event models (the verdict fields
+    are the event model's own fields, the first one set once the item is judged); ``item``, the
+    ``FoldItem`` field (and the judgement's foreign key) naming what is checked; ``related``, what an
+    item's page reads with it (``select_related``); ``guidelines``, the page shows the corpus
+    guidelines and what changed in them; ``not_found``, the :class:`CheckNotFound` it raises; and the
+    fold pieces of ``annotation.fold_kinds.FoldKind``: ``build_form``, ``build``, ``errors``,
+    ``readiness``.
+
+    Methods: ``read(post) -> answer``, the verdict as the page posts it; ``clean(item, answer) ->
+    values``, the fields to save (``ValueError`` with the annotator's message when incomplete);
+    ``shown(item, check) -> dict``, what the page shows beside the item; ``rows(corpus)``, the rows of
+    its report table.
     """
 
-    fold_kind: str
-    path: str
-    url_name: str
+    name: str
     model: type
     event_model: type
     item: str
-    related: tuple
-    fields: tuple
-    read: Callable
-    clean: Callable
-    shown: Callable
-    templates: tuple
-    rows: Callable
-    build_action: str
+    related: tuple = ()
+    guidelines = False
+    not_found = CheckNotFound
     build_form: type
     build: Callable
-    readiness: Callable
-    label: str
-    guidelines: bool = False
-    not_found: type = CheckNotFound
     errors: tuple = ()
+    readiness: Callable
+
+    def read(self, post):
+        raise NotImplementedError
+
+    def clean(self, item, answer):
+        raise NotImplementedError
+
+    def shown(self, item, check):
+        raise NotImplementedError
+
+    def rows(self, corpus):
+        raise NotImplementedError
+
+    @property
+    def fold_kind(self):
+        return self.name
+
+    @property
+    def path(self):
+        return f"{self.name}s/check"
+
+    @property
+    def url_name(self):
+        return f"{self.name}-check"
+
+    @property
+    def templates(self):
+        """The page and its htmx fragment."""
+        return f"frames/{self.name}_check.html", f"frames/{self.name}_check_item.html"
+
+    @property
+    def fields(self):
+        """The verdict fields: the event model's own fields (not the link, not ``HumanCheckEvent``'s)."""
+        from frames.models import HumanCheckEvent
+
+        common = {f.name for f in HumanCheckEvent._meta.get_fields()} | {"id", self.event_link}
+        return tuple(f.name for f in self.event_model._meta.concrete_fields if f.name not in common)
 
     @property
     def verdict(self):
@@ -177,11 +205,11 @@ def register(kind: CheckKind) -> CheckKind:
         fold_kinds.FoldKind(
             progress=kind.fold_progress,
             judged=kind.judged,
-            build_action=kind.build_action,
+            build_action=f"build_{kind.name}s",
             build_form=kind.build_form,
             build=kind.build,
             errors=kind.errors,
-            label=kind.label,
+            label=f"{kind.name}-check folds",
             readiness=kind.readiness,
         ),
     )

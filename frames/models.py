@@ -124,9 +124,20 @@ class HumanCheck(models.Model):
     seconds_spent = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    ITEM = ""  # the foreign key to what is checked
+    VERDICT = ""  # the verdict in words, a str.format over the row's fields
 
     class Meta:
         abstract = True
+
+    def __str__(self):
+        verdict = "skipped" if self.skipped else self.VERDICT.format(**vars(self))
+        return f"{self.annotator_id} {getattr(self, self.ITEM + '_id')} {verdict}"
+
+
+def one_per_annotator(item, name):
+    """The unique constraint of a human check: one judgement row per item and annotator."""
+    return models.UniqueConstraint(fields=[item, "annotator"], name=name)
 
 
 class HumanCheckEvent(models.Model):
@@ -153,18 +164,12 @@ class FrameCheck(HumanCheck):
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks")
     frame_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
     fe_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
+    ITEM, VERDICT = "frame_annotation", "frame {frame_rating}, FEs {fe_rating}"
 
     class Meta:
-        verbose_name = _("frame check")
-        verbose_name_plural = _("frame checks")
+        verbose_name, verbose_name_plural = _("frame check"), _("frame checks")
         db_table = "annotation_framecheck"
-        constraints = [
-            models.UniqueConstraint(fields=["frame_annotation", "annotator"], name="uniq_frame_check_per_annotator")
-        ]
-
-    def __str__(self):
-        ratings = "skipped" if self.skipped else f"frame {self.frame_rating}, FEs {self.fe_rating}"
-        return f"{self.annotator_id} {self.frame_annotation_id} {ratings}"
+        constraints = [one_per_annotator("frame_annotation", "uniq_frame_check_per_annotator")]
 
 
 class FrameCheckEvent(HumanCheckEvent):
@@ -216,17 +221,11 @@ class AttributeCheck(HumanCheck):
     trigger_start = models.PositiveIntegerField(null=True, blank=True)
     trigger_end = models.PositiveIntegerField(null=True, blank=True)
     dist_class = models.CharField(max_length=2, choices=[(v, v) for v in DIST_CLASSES], null=True, blank=True)
+    ITEM, VERDICT = "question", "trigger {trigger_verdict}, dist {dist_class}"
 
     class Meta:
-        verbose_name = _("attribute check")
-        verbose_name_plural = _("attribute checks")
-        constraints = [
-            models.UniqueConstraint(fields=["question", "annotator"], name="uniq_attribute_check_per_annotator")
-        ]
-
-    def __str__(self):
-        verdict = "skipped" if self.skipped else f"trigger {self.trigger_verdict}, dist {self.dist_class}"
-        return f"{self.annotator_id} {self.question_id} {verdict}"
+        verbose_name, verbose_name_plural = _("attribute check"), _("attribute checks")
+        constraints = [one_per_annotator("question", "uniq_attribute_check_per_annotator")]
 
 
 class AttributeCheckEvent(HumanCheckEvent):

@@ -34,6 +34,7 @@ def _item_context(request, kind, fold, *, item):
         "fold": fold,
         "item": item,
         "check": check,
+        "complete": check is not None and getattr(check, kind.verdict) is not None,  # Save (Enter) enabled
         "progress": kind.fold_progress(fold, request.user),
         "submission_id": annotating.new_submission_id(),
         "has_previous": kind.previous_item(fold, request.user, item.position if item else None) is not None,
