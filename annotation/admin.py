@@ -298,6 +298,7 @@ class StudyAdmin(admin.ModelAdmin):
     list_filter = ["open", "corpus"]
     search_fields = ["slug", "title"]
     filter_horizontal = ["folds"]
+    readonly_fields = ["closed_at", "closed_reason"]
     inlines = [ParticipantInline]
     formfield_overrides = {URLField: {"assume_scheme": "https"}}
 

@@ -138,7 +138,16 @@ def refresh_progress(assignment):
         progress.total,
         cursor,
     )
+    assignment.recounted = True
     return progress
+
+
+def recounted(assignment):
+    """``refresh_progress`` unless this request recounted the Assignment already (``open_fold`` does for
+    a fold opened for the first time): the first page of a new annotator or participant counts once."""
+    if not getattr(assignment, "recounted", False):
+        refresh_progress(assignment)
+    return assignment
 
 
 def _last_position(fold_id):
@@ -228,6 +237,8 @@ def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_i
         source=source,
         on_saved=on_saved,
     )
+    if outcome["next"] is None and changed:  # the fold is done: its labels may complete an active design's pilot
+        _maybe_open_main(fold_id)
     return label, changed, outcome["next"]
 
 
@@ -248,7 +259,8 @@ def guidelines_news(assignment):
         return []
     corpus_id = assignment.fold.corpus_id
     current = Corpus.objects.filter(pk=corpus_id).values_list("guidelines", flat=True).first() or ""
-    seen = Assignment.objects.filter(pk=assignment.pk).values_list("guidelines_seen", flat=True).first()
+    # Not known yet (None) needs no read: nothing is announced then.
+    seen = changed and Assignment.objects.filter(pk=assignment.pk).values_list("guidelines_seen", flat=True).first()
     Assignment.objects.filter(annotator_id=assignment.annotator_id, fold__corpus_id=corpus_id).update(
         guidelines_seen=current
     )
@@ -284,7 +296,7 @@ def save_judgement(user, fold, item, *, value=None, source="ui", on_saved=None, 
                 done=F("done") + d_done, skipped=F("skipped") + d_skipped
             )
 
-    return judgements.save(
+    label, changed = judgements.save(
         Label,
         LabelEvent,
         "label",
@@ -294,6 +306,20 @@ def save_judgement(user, fold, item, *, value=None, source="ui", on_saved=None, 
         defaults={"source": source},
         on_saved=on_saved or move_counters,
     )
+    if on_saved is None and changed and not sent.skip:  # the REST API; the page checks at the end of a fold
+        _maybe_open_main(fold.pk)
+    return label, changed
+
+
+def _maybe_open_main(fold_id):
+    """A label may complete the pilot of an active design: open its main sample (SPEC 12)."""
+    fold = Fold.objects.filter(pk=fold_id).select_related("corpus").first()
+    plan = fold.params.get("design") if fold is not None and isinstance(fold.params, dict) else None
+    if not plan or "p1" not in plan or plan.get("main_open"):
+        return
+    from annotation.fold_store import open_main_if_ready
+
+    open_main_if_ready(fold.corpus)
 
 
 def assigned_folds(user, kind=None):

@@ -37,10 +37,15 @@ class StudySerializer(serializers.ModelSerializer):
             "completion_code",
             "completion_url",
             "open",
+            "close_when",
+            "close_width",
+            "closed_at",
+            "closed_reason",
+            "language",
             "link",
             "created_at",
         ]
-        read_only_fields = ["id", "link", "created_at"]
+        read_only_fields = ["id", "link", "created_at", "closed_at", "closed_reason"]
 
     def get_link(self, study) -> str:
         return f"/study/{study.slug}/"

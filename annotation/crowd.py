@@ -105,8 +105,19 @@ def idle_ids(rows, *, now, idle_minutes):
     >>> idle_ids(rows, now=t, idle_minutes=30)
     [1]
     """
-    limit = now - timedelta(minutes=idle_minutes)
+    limit = idle_limit(now, idle_minutes)
     return [pid for pid, status, last in rows if status in WORKING and last <= limit]
+
+
+def idle_limit(now, idle_minutes):
+    """The moment a working participant's last activity must be after to keep the slot (the database
+    shells ask "anyone idle?" with it, ``idle_ids`` says who).
+
+    >>> from datetime import datetime
+    >>> idle_limit(datetime(2026, 1, 1, 12, 0), 30)
+    datetime.datetime(2026, 1, 1, 11, 30)
+    """
+    return now - timedelta(minutes=idle_minutes)
 
 
 def screening(gold_results, min_accuracy):

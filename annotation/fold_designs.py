@@ -6,8 +6,10 @@ design from ``AppConfig.ready()`` so that ``build_folds --design active``, the F
 growth of folds with late triplets use it without annotation importing models_runner.
 
 A design has ``plan(corpus, *, budget, judge, seed) -> Plan`` (pi and xi for every triplet of the
-corpus, and the ``meta`` the folds keep in ``params["design"]``) and ``late(corpus, tids, meta) ->
-{tid: (pi, sampled)}`` (new triplets drawn by the same rule).
+corpus, the phase of the drawn ones, and the ``meta`` the folds keep in ``params["design"]``),
+``late(corpus, tids, meta) -> {tid: (pi, sampled, phase, p1)}`` (new triplets drawn by the same
+rule) and, for a design in two phases, ``open_main(corpus, meta) -> (meta, {tid: (pi, sampled,
+phase, p1)})``: the main draw once the pilot is labelled (``fold_store.open_main_if_ready``).
 
 >>> designs = {}
 >>> register("active", Design(plan=len, late=len), into=designs)
@@ -27,16 +29,18 @@ class Design:
 
     plan: Callable
     late: Callable
+    open_main: Callable | None = None
     errors: tuple = ()
 
 
 @dataclass(frozen=True)
 class Plan:
-    """pi and xi per triplet id, and what the folds record of the design."""
+    """pi and xi per triplet id, the phase of the drawn ones, and what the folds record of the design."""
 
     pi: dict
     sampled: dict
     meta: dict = field(default_factory=dict)
+    phase: dict = field(default_factory=dict)
 
 
 _DESIGNS: dict[str, Design] = {}

@@ -90,14 +90,59 @@ def create_folds(corpus, *, k=10, seed=0, policy="by_question", overlap=0.1, rep
     return store_fold_plans(corpus, Fold.KIND_TRIPLET, plans, name="fold", seed=seed, params=params, target="triplet")
 
 
+DESIGN_FIELDS = ["design_pi", "design_sampled", "design_phase", "design_p1"]
+
+
 def store_design(corpus, design):
-    """Write the design's pi and xi on the corpus's triplets (all null without a design)."""
+    """Write the design's pi, xi, phase and p1 on the corpus's triplets (all null without a design)."""
     triplets = Triplet.objects.filter(question__corpus=corpus)
-    triplets.update(design_pi=None, design_sampled=None)
+    triplets.update(design_pi=None, design_sampled=None, design_phase=None, design_p1=None)
     if design is None:
         return
-    rows = [Triplet(id=tid, design_pi=pi, design_sampled=bool(design.sampled[tid])) for tid, pi in design.pi.items()]
-    Triplet.objects.bulk_update(rows, ["design_pi", "design_sampled"], batch_size=ORM_BATCH)
+    p1 = design.meta.get("p1")
+    _write_design({t: (pi, design.sampled[t], design.phase.get(t), p1) for t, pi in design.pi.items()})
+
+
+def _write_design(rows: dict):
+    """{tid: (pi, sampled, phase, p1)} onto the triplets."""
+    objs = [
+        Triplet(id=t, design_pi=pi, design_sampled=bool(x), design_phase=ph, design_p1=p1)
+        for t, (pi, x, ph, p1) in rows.items()
+    ]
+    Triplet.objects.bulk_update(objs, DESIGN_FIELDS, batch_size=ORM_BATCH)
+
+
+def pilot_progress(corpus) -> dict | None:
+    """``{"labeled": k, "size": P, "main_open": bool}`` of the corpus's two-phase design, None without one."""
+    meta = fold_design(corpus)
+    if not meta or "p1" not in meta:
+        return None
+    pilot = Triplet.objects.filter(question__corpus=corpus, design_phase="pilot", design_sampled=True)
+    labeled = pilot.filter(labels__value__isnull=False).distinct().count()
+    return {"labeled": labeled, "size": pilot.count(), "main_open": bool(meta.get("main_open"))}
+
+
+def open_main_if_ready(corpus) -> bool:
+    """Open the main sample of a two-phase design once every pilot triplet is labelled (SPEC 12): the
+    design's ``open_main`` draws it, the triplets record it, the folds' ``params["design"]`` the
+    fitted model, and the main triplets join the folds after the pilot. True when it opened now."""
+    from annotation import fold_designs
+
+    progress = pilot_progress(corpus)
+    if progress is None or progress["main_open"] or progress["labeled"] < progress["size"]:
+        return False
+    with transaction.atomic():
+        folds = Fold.objects.select_for_update().filter(corpus=corpus, kind=Fold.KIND_TRIPLET)
+        meta = dict(folds.order_by("index").first().params.get("design") or {})
+        if meta.get("main_open"):
+            return False
+        meta, rows = fold_designs.get(meta["kind"]).open_main(corpus, meta)
+        _write_design(rows)
+        for fold in folds:
+            fold.params = {**fold.params, "design": meta}
+            fold.save(update_fields=["params"])
+        extend_folds(corpus, "main sample")
+    return True
 
 
 def fold_design(corpus) -> dict | None:
@@ -123,9 +168,8 @@ def _draw_late(corpus, folds):
     if not new:
         return 0
     drawn = fold_designs.get(meta["kind"] if meta["kind"] != "uniform" else "active").late(corpus, new, meta)
-    rows = [Triplet(id=tid, design_pi=pi, design_sampled=bool(xi)) for tid, (pi, xi) in drawn.items()]
-    Triplet.objects.bulk_update(rows, ["design_pi", "design_sampled"], batch_size=ORM_BATCH)
-    return sum(not xi for _, xi in drawn.values())
+    _write_design(drawn)
+    return sum(not row[1] for row in drawn.values())
 
 
 def extend_folds_if_any(corpus, source="import"):

@@ -7,6 +7,12 @@ still label) and ``after_judgement`` (screening on gold, completion, consented -
 participant opens their fold, ``on_open``. A new study rule goes into these, so every path gets it
 (``tests/annotation/test_study_service.py`` sends the same answers through each path).
 
+A study may close by itself (SPEC 16, ``Study.close_when``, off by default) once the live conclusions
+say the ranking is settled or every system is done: ``after_judgement`` asks the check that the
+evaluation app registers at start-up (``register_close_check``: annotation never imports evaluation),
+at most once per ``CLOSE_CHECK_SECONDS`` per study; the study then records when and why, and each
+participant still working finishes the item in hand and gets the completion page.
+
 Every slot is granted inside one transaction that first locks the study's row
 (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the settings open every transaction with
 ``BEGIN IMMEDIATE``, one writer at a time): arrivals to one study are served one after the other,
@@ -19,19 +25,73 @@ their pages) and keeps every label they gave.
 
 from __future__ import annotations
 
+import math
+
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation import crowd
+from annotation import crowd, study_sql
 from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
 from core.errors import UserFacingError
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
+CLOSE_CHECK_SECONDS = 10  # a study's close rule is asked at most this often (it reads the corpus's labels)
+_CLOSE_CHECK = {}  # "check": study -> reason (str) to close now, or None; registered by evaluation
+_LAST_CHECK = {}  # study pk -> monotonic time of the last check, in this process
+
+
+def register_close_check(check):
+    """Register ``check(study) -> str | None``: why ``study`` should close by itself now (its rule
+    ``close_when`` being met), or None. The evaluation app registers it from ``AppConfig.ready``."""
+    _CLOSE_CHECK["check"] = check
+
+
+def _check_due(study):
+    import time
+
+    now = time.monotonic()
+    if now - _LAST_CHECK.get(study.pk, -math.inf) < CLOSE_CHECK_SECONDS:
+        return False
+    _LAST_CHECK[study.pk] = now
+    return True
+
+
+def closed_by_itself(study, *, check=True, now=None):
+    """Whether ``study`` has closed by itself (SPEC 16); with ``check``, first ask its close rule (when
+    the study is open, has a rule, a check is registered and none ran in the last ``CLOSE_CHECK_SECONDS``)
+    and close it when the rule is met, recording when and why.
+
+    Parameters
+    ----------
+    study : annotation.models.Study
+        The study (updated in place when it closes).
+    check : bool, default True
+        Ask the close rule (False: only read whether it closed already).
+    now : datetime, optional
+        The time recorded.
+
+    Returns
+    -------
+    bool
+    """
+    if study.closed_at is not None and not study.open:
+        return True
+    if not (check and study.open and study.close_when and "check" in _CLOSE_CHECK and _check_due(study)):
+        return False
+    reason = _CLOSE_CHECK["check"](study)
+    if not reason:
+        return False
+    now = now or timezone.now()
+    if Study.objects.filter(pk=study.pk, open=True).update(open=False, closed_at=now, closed_reason=reason[:300]):
+        study.open, study.closed_at, study.closed_reason = False, now, reason[:300]
+    else:
+        study.refresh_from_db()
+    return study.closed_at is not None and not study.open
 
 
 class StudyClosed(LookupError):
@@ -64,25 +124,12 @@ def cookie_name(study):
 
 def fold_ids(study):
     """The study's folds in order, in one query: its chosen folds, or every answer fold of its corpus."""
-    chosen = Study.folds.through.objects.filter(study_id=study.pk, fold_id=OuterRef("pk"))
-    rows = (
-        Fold.objects.filter(Q(corpus_id=study.corpus_id) | Q(studies=study), kind=Fold.KIND_TRIPLET)
-        .annotate(chosen=Exists(chosen))
-        .order_by("index", "pk")
-        .values_list("pk", "corpus_id", "chosen")
-        .distinct()
-    )
-    rows = list(rows)
-    return [pk for pk, _c, picked in rows if picked] or [pk for pk, corpus, _p in rows if corpus == study.corpus_id]
+    return study_sql.folds_and_counts(study)[0]
 
 
 def find(study, external_id):
-    return Participant.objects.filter(study=study, external_id=external_id).select_related("user", "study").first()
-
-
-def _counts(study):
-    holding = Participant.objects.filter(study=study, status__in=crowd.HOLDING, fold__isnull=False)
-    return dict(holding.values_list("fold").annotate(n=Count("id")).values_list("fold", "n"))
+    pk = study_sql.participant_id(study, external_id)
+    return pk and Participant.objects.filter(pk=pk).select_related("user", "study").first()
 
 
 def _release(participants, status, now):
@@ -108,14 +155,21 @@ def looks_full(study, folds=None):
     under it: a slot freed meanwhile is given, never one too many)."""
     if study.max_participants is not None and study.participants.count() >= study.max_participants:
         return True
-    folds = fold_ids(study) if folds is None else folds
-    room = crowd.choose_fold(folds, _counts(study), slots_per_fold=study.slots_per_fold)
-    return room is None and not _idle(study, timezone.now())[1]
+    ids, counts = study_sql.folds_and_counts(study)
+    room = crowd.choose_fold(ids if folds is None else folds, counts, slots_per_fold=study.slots_per_fold)
+    return room is None and not _any_idle(study, timezone.now())
+
+
+def _any_idle(study, now):
+    """Whether ``release_idle`` would release anyone (one cheap query; ``_idle`` reads them all)."""
+    return study_sql.any_idle(study, crowd.idle_limit(now, study.idle_minutes))
 
 
 def release_idle(study, now=None):
     """Release the slots of the study's participants idle for ``idle_minutes``; returns how many."""
     now = now or timezone.now()
+    if not _any_idle(study, now):
+        return 0
     working, idle = _idle(study, now)
     if not idle:
         return 0
@@ -131,13 +185,13 @@ def _held(participant):
 
 
 def _free_fold(study, participant=None):
-    folds = fold_ids(study)
+    folds, counts = study_sql.folds_and_counts(study)
     held = _held(participant) if participant is not None else set()
     items = None
     if held:
         items = fold_triplet_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
     return crowd.choose_fold(
-        folds, _counts(study), slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
+        folds, counts, slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
     )
 
 
@@ -158,13 +212,12 @@ def admit(study, ids, *, token):
     study is full), so the lock is held only to count slots and write the participant and its
     Assignment. The same id arriving twice at once: the second account waits on the first's unique
     username and fails when it commits; the caller then gets the first participant."""
-    folds = fold_ids(study)
     groups = roles.ensure_groups_named(roles.ANNOTATOR, roles.PARTICIPANT)
     try:
         with transaction.atomic():
             user = get_user_model().objects.create_user(f"s{study.pk}.{ids[0]}", password=None)
             user.groups.add(*groups)
-            participant = _admit_locked(study, ids, user=user, token=token, folds=folds)
+            participant = _admit_locked(study, ids, user=user, token=token)
     except IntegrityError:
         existing = find(study, ids[0])
         if existing is None:
@@ -175,7 +228,7 @@ def admit(study, ids, *, token):
     return participant, True
 
 
-def _admit_locked(study, ids, *, user, token, folds):
+def _admit_locked(study, ids, *, user, token):
     locked = _locked(study)
     existing = find(locked, ids[0])
     if existing is not None:  # the same id arrived meanwhile (a second tab): the caller checks the browser
@@ -183,7 +236,7 @@ def _admit_locked(study, ids, *, user, token, folds):
         return existing
     if locked.max_participants is not None and locked.participants.count() >= locked.max_participants:
         raise StudyFull(f"the study {study.slug} has its {locked.max_participants} participants")
-    fold = crowd.choose_fold(folds, _counts(locked), slots_per_fold=locked.slots_per_fold)
+    fold = crowd.choose_fold(*study_sql.folds_and_counts(locked), slots_per_fold=locked.slots_per_fold)
     if fold is None:
         raise StudyFull(f"every fold of the study {study.slug} has its participants")
     participant = Participant.objects.create(
@@ -276,8 +329,9 @@ def after_judgement(participant, item, *, done, total):
     being ``done`` of ``total``: their new status when it ends their work, else None.
 
     ``excluded``: below the study's gold accuracy once they have ``crowd.MIN_GOLD_ITEMS`` gold items
-    (checked only when ``item`` is gold), the slot reopened; ``completed``: the fold is done;
-    a ``consented`` participant becomes ``active``."""
+    (checked only when ``item`` is gold), the slot reopened; ``completed``: the fold is done, or the
+    study closed by itself (``closed_by_itself``: this judgement may close it); a ``consented``
+    participant becomes ``active``."""
     gold = item is not None and GoldItem.objects.filter(triplet_id=item.triplet_id).exists()
     return _settle(participant, done=done, total=total, gold_judged=gold, judged=True)
 
@@ -300,7 +354,7 @@ def _settle(participant, *, done, total, gold_judged, judged):
                 _release([participant], Participant.EXCLUDED, now)
             participant.status = Participant.EXCLUDED
             return Participant.EXCLUDED
-    if total and (done or 0) >= total:
+    if (total and (done or 0) >= total) or closed_by_itself(study, check=judged, now=now):
         Participant.objects.filter(pk=participant.pk).update(status=Participant.COMPLETED, ended_at=now)
         participant.status = Participant.COMPLETED
         return Participant.COMPLETED

@@ -192,11 +192,16 @@ UPLOAD_DIR = MEDIA_ROOT / "uploads"
 # removed once their import job ends. The management commands read local files of any size.
 MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024)))
 # A study archive's members, unpacked, at most (they are read into memory and checked before any write).
+# A FrameNet lexicon upload, unpacked (frames.lexicon_jobs.unpack): bytes and members.
+MAX_LEXICON_BYTES = int(os.environ.get("QAEVAL_MAX_LEXICON_BYTES", str(2 * 1024**3)))
+MAX_LEXICON_MEMBERS = int(os.environ.get("QAEVAL_MAX_LEXICON_MEMBERS", "100000"))
 MAX_ARCHIVE_BYTES = int(os.environ.get("QAEVAL_MAX_ARCHIVE_BYTES", str(4 * 1024**3)))
 
 # Security. Production (SECURE=1) turns on everything `check --deploy` asks for.
 SECURE = env_bool("SECURE")
 SESSION_COOKIE_HTTPONLY = True
+# Database sessions (logout deletes the row), read with one fixed SQL statement (core/sessions.py).
+SESSION_ENGINE = "core.sessions"
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -210,7 +215,24 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
 SECURE_HSTS_PRELOAD = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
 # Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
-SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", str(8 * 3600 if SECURE else 14 * 24 * 3600)))
+# SESSION_COOKIE_AGE (seconds) overrides within sane bounds: 5 minutes to 24 hours under SECURE=1
+# (a stolen cookie is worth a day at most), to 90 days otherwise; anything else stops the start.
+
+
+def _session_age():
+    raw = os.environ.get("SESSION_COOKIE_AGE", "").strip()
+    if not raw:
+        return 8 * 3600 if SECURE else 14 * 24 * 3600
+    most = 24 * 3600 if SECURE else 90 * 24 * 3600
+    if not raw.isdigit() or not 300 <= int(raw) <= most:
+        raise ImproperlyConfigured(
+            f"SESSION_COOKIE_AGE must be a number of seconds from 300 to {most}"
+            f"{' under SECURE=1' if SECURE else ''}; got {raw[:40]!r}"
+        )
+    return int(raw)
+
+
+SESSION_COOKIE_AGE = _session_age()
 SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
 # No inline script anywhere (core.middleware adds the header); inline style attributes stay
 # allowed for progress bars.
@@ -276,6 +298,9 @@ if CELERY_BROKER_URL.startswith(("redis", "rediss")):  # the sqla transport pass
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("QAEVAL_JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = float(os.environ.get("QAEVAL_JOB_STALE_SECONDS", "60"))
 JOB_REAP_SECONDS = float(os.environ.get("QAEVAL_JOB_REAP_SECONDS", "15"))
+# Environment variables that may hold an LLM server's key (besides names starting with LLM_KEY_);
+# never the platform's own secrets (models_runner.endpoints.key_env_problem).
+LLM_KEY_ENVS = [n.strip() for n in os.environ.get("QAEVAL_LLM_KEY_ENVS", "OPENAI_API_KEY").split(",") if n.strip()]
 JOB_MAX_ATTEMPTS = int(os.environ.get("QAEVAL_JOB_MAX_ATTEMPTS", "3"))
 # A job still ``created`` this long after its task was sent is sent again (the broker lost the
 # message before any worker took it), once per such period: core.reaper.resend_lost_jobs.

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import IsAuthenticated
 
 from core.api_docs import RedocView, SwaggerView
+from core.permissions import IsResearcherRole
 from models_runner.urls import download_urlpatterns as judge_downloads
 
 urlpatterns = [
@@ -18,7 +19,11 @@ urlpatterns = [
         RedirectView.as_view(url="/admin/frames/%(model)s/%(rest)s", query_string=True),
     ),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
+    path(
+        "api/schema/",
+        SpectacularAPIView.as_view(permission_classes=[IsAuthenticated, IsResearcherRole]),
+        name="api-schema",
+    ),
     path("api/docs/", SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("research/", include("evaluation.urls")),

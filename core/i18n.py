@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
+from django.core.exceptions import ValidationError
 from django.dispatch import receiver
 from django.http import HttpResponseBadRequest, HttpResponseRedirect
 from django.middleware.locale import LocaleMiddleware
@@ -56,6 +57,13 @@ def supported(code, languages=None) -> str | None:
         return code
     base = primary(code)  # the one subtag rule (core.languages)
     return base if base in codes else None
+
+
+def validate_site_language(code):
+    """A model field's validator: ``code`` names a language of the site (``fr``, ``fr-CA``), or is empty."""
+    if code and supported(code) is None:
+        codes = ", ".join(c for c, _name in settings.LANGUAGES)
+        raise ValidationError(_("%(code)s is not a language of the site (%(codes)s).") % {"code": code, "codes": codes})
 
 
 def from_accept_language(header: str, languages=None) -> str | None:

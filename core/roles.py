@@ -63,4 +63,5 @@ def roles_context(request):
         "role_admin": lambda: is_admin(user),
         "role_researcher": lambda: is_researcher(user),
         "role_annotator": lambda: is_annotator(user),
+        "role_participant": lambda: is_participant(user),
     }

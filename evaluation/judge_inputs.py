@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 from django.db.models import Count
 
+from annotation.fold_store import fold_design
 from annotation.models import Fold, FoldItem, GoldItem, Label, Prediction, Triplet
 from models_runner.models import Judge, JudgeLabel
 
@@ -113,7 +114,7 @@ def judge_labels(corpus, judge) -> pd.DataFrame | None:
 
 
 def design_frame(corpus) -> pd.DataFrame | None:
-    """``tkey``, ``pi``, ``sampled`` of the corpus's active design (SPEC 12), None without one.
+    """``tkey``, ``pi``, ``sampled``, ``phase`` and ``p1`` of the corpus's active design (SPEC 12), None without one.
 
     Parameters
     ----------
@@ -127,14 +128,20 @@ def design_frame(corpus) -> pd.DataFrame | None:
     """
     rows = list(
         Triplet.objects.filter(question__corpus=corpus, design_pi__isnull=False).values_list(
-            "id", "design_pi", "design_sampled"
+            "id", "design_pi", "design_sampled", "design_phase", "design_p1"
         )
     )
     if not rows:
         return None
-    frame = pd.DataFrame.from_records(rows, columns=["triplet", "pi", "sampled"])
+    frame = pd.DataFrame.from_records(rows, columns=["triplet", "pi", "sampled", "phase", "p1"])
     return pd.DataFrame(
-        {"tkey": frame["triplet"].map(_tkey), "pi": frame["pi"], "sampled": frame["sampled"].astype(bool)}
+        {
+            "tkey": frame["triplet"].map(_tkey),
+            "pi": frame["pi"],
+            "sampled": frame["sampled"].astype(bool),
+            "phase": frame["phase"].where(frame["phase"].notna(), None),
+            "p1": frame["p1"],
+        }
     )
 
 
@@ -173,7 +180,9 @@ def sample_facts(corpus) -> dict:
         ``folds_not_started`` (triplet folds no annotator started), ``skipped`` (triplets skipped
         and never labeled), ``imported`` (labels imported from files), ``gold`` (gold triplets with
         a human label); and ``gold_keys``, the gold triplets' keys, whose human labels the
-        prediction-powered rows leave out (docs/report.md).
+        prediction-powered rows leave out (docs/report.md); ``design_meta``, the record of the
+        corpus's fold design (``annotation.fold_store.fold_design``: the active design's pilot and
+        residual model), None without one.
     """
     labels = Label.objects.filter(triplet__question__corpus=corpus)
     started = set(labels.filter(fold__isnull=False).values_list("fold_id", flat=True).distinct())
@@ -186,6 +195,7 @@ def sample_facts(corpus) -> dict:
         "imported": labels.filter(source="import", value__isnull=False).count(),
         "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False).values("triplet_id").distinct().count(),
         "gold_keys": gold_keys(corpus),
+        "design_meta": fold_design(corpus),
     }
 
 

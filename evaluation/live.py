@@ -1,10 +1,13 @@
 """The live conclusions page (SPEC 10): per system the current human (prediction-powered when a judge
 exists) estimate and interval, per pair whether the order is settled, and how many more human labels
-the current gain suggests for a chosen interval width; with an active design (SPEC 12) also its
-estimates under the completion-rate rule ("k of B labelled") and, per pair, how many more labelled
-sample triplets would settle it. The panel is polled with htmx and recomputed
-from the per-prediction snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.science.ppi.conclusions``),
-never the whole report. Researchers and admins only."""
+the current gain suggests for a chosen interval width; and (SPEC 16) the confidence sequences that
+hold however often the page is read, per system whether it is done (half-width within the target),
+per pair whether it is settled, and "you may stop now" once what the researcher waits for is settled
+(``evaluation.science.anytime.live_conclusions``); with an active design (SPEC 12) also its estimates
+under the completion-rate rule ("k of B labelled") and, per pair, how many more labelled sample
+triplets would settle it. The panel is polled with htmx and recomputed from the per-prediction
+snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.science.ppi.conclusions``), never
+the whole report. Researchers and admins only."""
 
 from django import forms
 from django.shortcuts import render
@@ -21,7 +24,7 @@ from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
 from evaluation.report.steps import clean
-from evaluation.science import active, metric_registry, ppi
+from evaluation.science import active, anytime, metric_registry, ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -40,6 +43,15 @@ class ConclusionsForm(forms.Form):
         required=False,
         label=_("target half-width"),
         help_text=_("Hscore in [0, 1], Hcorrect in %"),
+    )
+    stop_when = forms.ChoiceField(
+        choices=[
+            ("ranking", _("the ranking is settled")),
+            ("done", _("every system is within the target half-width")),
+        ],
+        initial="ranking",
+        required=False,
+        label=_("Stop when"),
     )
 
     def __init__(self, *args, **kwargs):
@@ -65,6 +77,7 @@ def _context(request):
         )
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)
+        context["sequence"] = _sequence(d, (predictions, labels, jl), metric=metric, width=width)
         context["active"] = _active(d["corpus"], (predictions, labels), metric=metric)
         context.update(
             corpus=d["corpus"],
@@ -132,9 +145,28 @@ def _active(corpus, snapshot, *, metric):
         judge_labels,
         design_frame=plan,
         metric=metric,
-        facts={"gold_keys": judge_inputs.gold_keys(corpus)},
+        facts={"gold_keys": judge_inputs.gold_keys(corpus), "design_meta": meta},
     )
     result["judge"] = judge.name
+    return result
+
+
+def _sequence(d, inputs, *, metric, width):
+    """The confidence sequences of SPEC 16 (``anytime.live_conclusions``), each row with its bar."""
+    predictions, labels, judge_labels = inputs
+    result = anytime.live_conclusions(
+        predictions,
+        labels,
+        judge_labels,
+        metric=metric,
+        half_width=width,
+        n_plan=judge_inputs.planned_labels(d["corpus"]),
+        stop_when=d.get("stop_when") or "ranking",
+        facts={"gold_keys": judge_inputs.gold_keys(d["corpus"])},
+    )
+    scale = metric_registry.get(metric).scale
+    for r in result["rows"]:
+        r["bar"] = _bar({"ci_low": r["cs_low"], "ci_high": r["cs_high"], "estimate": r["cs_estimate"]}, scale)
     return result
 
 
@@ -147,8 +179,9 @@ def _bar(row, scale):
 
 
 class ConclusionsAPI(APIView):
-    """``GET /research/api/conclusions/?corpus=C[&judge=J][&metric=hscore][&half_width=0.02]``: the live
-    page's figures as JSON (``rows`` per system with ``needed`` and ``remaining``, ``pairs``, ``reasons``)."""
+    """``GET /research/api/conclusions/?corpus=C[&judge=J][&metric=hscore][&half_width=0.02][&stop_when=ranking]``:
+    the live page's figures as JSON (``rows`` per system with ``needed`` and ``remaining``, ``pairs``, ``reasons``;
+    ``sequence``: the confidence sequences of SPEC 16 that hold however often they are read, with ``stop``)."""
 
     permission_classes = [IsAuthenticated, IsResearcherRole]
 
@@ -160,6 +193,7 @@ class ConclusionsAPI(APIView):
             OpenApiParameter("judge", str),
             OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
             OpenApiParameter("half_width", float),
+            OpenApiParameter("stop_when", str, enum=list(anytime.STOP_RULES)),
         ],
     )
     def get(self, request):
@@ -170,7 +204,47 @@ class ConclusionsAPI(APIView):
             **context["result"],
             "judge": getattr(context["judge"], "name", None),
             "active": context.get("active"),
+            "sequence": context.get("sequence"),
         }
-        for r in result["rows"]:
+        for r in [*result["rows"], *result["sequence"]["rows"]]:
             r.pop("bar", None)
         return Response(clean(result))
+
+
+def study_close_reason(study):
+    """Why ``study`` should close by itself now (SPEC 16), or None: its rule ``close_when`` (the ranking
+    settled, or every system done within ``close_width``) met by the live page's confidence sequences of
+    Hscore on its corpus (the judge with the most labels, when there is one). Registered with
+    ``annotation.studies.register_close_check`` at start-up (``evaluation.apps``).
+
+    Parameters
+    ----------
+    study : annotation.models.Study
+        A study with a close rule.
+
+    Returns
+    -------
+    str or None
+        The reason, in English, as the study page records it.
+    """
+    corpus = study.corpus
+    predictions, labels = judge_inputs.snapshot(corpus)
+    judge = judge_inputs.pick_judge(corpus)
+    result = anytime.live_conclusions(
+        predictions,
+        labels,
+        judge_inputs.judge_labels(corpus, judge),
+        metric="hscore",
+        half_width=study.close_width,
+        n_plan=judge_inputs.planned_labels(corpus),
+        stop_when=study.close_when,
+        facts={"gold_keys": judge_inputs.gold_keys(corpus)},
+    )
+    if not result["stop"]:
+        return None
+    how = f"Hscore confidence sequences{f' with judge {judge.name}' if judge else ''}, alpha 0.05 split over "
+    how += f"{len(result['rows'])} systems"
+    if study.close_when == "ranking":
+        order = " > ".join(r["system"] for r in result["rows"])
+        return f"ranking settled: {order} ({how})"
+    return f"every system done: half-width at most {result['half_width']:g} ({how})"

@@ -26,6 +26,7 @@ from frames.attribute_jobs import start_attribute_job
 from frames.jobs import start_frame_job
 from frames.lexicon_store import corpus_lexicon, default_lexicon
 from frames.models import FrameAnnotation, FrameCheck, FrameLexicon
+from models_runner.endpoints import KeyVariableError, check_key_env
 from models_runner.models import LLMEndpoint
 
 
@@ -64,6 +65,13 @@ class PredictFramesForm(forms.Form):
         label=_("Limit"), required=False, min_value=1, help_text=_("at most this many questions")
     )
     force = forms.BooleanField(label=_("Again"), required=False, help_text=_("annotate again questions already done"))
+
+    def clean_api_key_env(self):
+        name = self.cleaned_data.get("api_key_env") or ""
+        try:
+            return check_key_env(name)
+        except KeyVariableError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
 
 class DeriveAttributesForm(forms.Form):

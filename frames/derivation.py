@@ -59,7 +59,8 @@ def derive_records(records, parse, *, lexicon, options):
     ``options``: ``source`` (``{"parser", "parser_version", "adaptation"}``), ``frequencies``
     (``attributes.frame_frequencies`` of the adaptation corpus, or None), ``overwrite`` (replace
     imported values), ``progress(done=, total=, message=)``. Records without ``lu`` and ``frame`` are
-    left as they are (counted in ``summary["without_frame"]``).
+    left as they are (counted in ``summary["without_frame"]``), and so are those whose context the
+    parser did not take (longer than its ``max_length``): ``summary["not_parsed"]`` names each by id.
     """
     progress = options.get("progress") or _noop
     todo = [r for r in records if r.get("lu") and r.get("frame")]
@@ -70,9 +71,18 @@ def derive_records(records, parse, *, lexicon, options):
         progress(done=done, total=contexts, message=f"parsing: {done}/{contexts} distinct contexts")
 
     parsed = parse([r.get("context") or "" for r in todo], parse_progress)
-    out, derived, missing, kept = [], Counter(), Counter(), Counter()
+    out, derived, missing, kept, unparsed = [], Counter(), Counter(), Counter(), []
     for record in records:
         if not (record.get("lu") and record.get("frame")):
+            out.append(record)
+            continue
+        if record.get("context") and record["context"] not in parsed:  # too long for the parser: left as it is
+            unparsed.append(
+                {
+                    "question": record.get("id"),
+                    "reason": f"context of {len(record['context'])} characters, more than the parser takes",
+                }
+            )
             out.append(record)
             continue
         parse_ = parsed.get(record.get("context") or "") or attributes.Parse(tokens=(), sentences=())
@@ -92,6 +102,7 @@ def derive_records(records, parse, *, lexicon, options):
         "derived": {name: derived.get(name, 0) for name in attributes.DERIVED_ATTRIBUTES},
         "missing": dict(sorted(missing.items())),
         "kept_imported": dict(kept),
+        "not_parsed": unparsed,
         "source": options["source"],
     }
     progress(done=total, total=total, message="attributes derived", force=True)

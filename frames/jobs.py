@@ -85,5 +85,6 @@ def start_frame_job(corpus, *, user=None, **options):
     from frames.tasks import predict_frames as predict_frames_task
 
     params = job_params(corpus, **options)
+    client_settings({k: params.get(k) for k in ("endpoint", "model", "base_url", "api_key_env")})  # refused early
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, predict_frames_task)

@@ -10,6 +10,7 @@ again updates it) and removes the upload and the folder whatever the outcome.
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 from core.errors import UserFacingError
@@ -40,22 +41,82 @@ def start_lexicon_import(path, *, name, user=None, original_name=None):
     return job
 
 
+CHUNK = 1 << 20
+
+
+class _Room:
+    """What the unpacked lexicon may still take: bytes actually written and members, counted."""
+
+    def __init__(self, original_name):
+        from django.conf import settings
+
+        self.bytes, self.members, self.name = settings.MAX_LEXICON_BYTES, settings.MAX_LEXICON_MEMBERS, original_name
+
+    def member(self):
+        self.members -= 1
+        if self.members < 0:
+            raise LexiconUploadError(f"{self.name}: more members than QAEVAL_MAX_LEXICON_MEMBERS")
+
+    def copy(self, source, target):
+        """Copy the open member ``source`` to ``target``, a chunk at a time, counting what it inflates to."""
+        with open(target, "wb") as out:
+            while chunk := source.read(CHUNK):
+                self.bytes -= len(chunk)
+                if self.bytes < 0:
+                    raise LexiconUploadError(
+                        f"{self.name}: more than QAEVAL_MAX_LEXICON_BYTES once unpacked (a zip bomb?), refused "
+                        f"at member {Path(target).name!r}"
+                    )
+                out.write(chunk)
+
+
+def _unpack_zip(archive, folder, room):
+    with zipfile.ZipFile(archive) as z:
+        for info in z.infolist():
+            target = (folder / info.filename).resolve()
+            if not target.is_relative_to(folder):
+                raise LexiconUploadError(f"{room.name}: member {info.filename!r} would leave the folder")
+            room.member()
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(info) as source:
+                room.copy(source, target)
+
+
+def _unpack_tar(archive, folder, room):
+    with tarfile.open(archive) as t:
+        for raw in t:  # streamed: a .tar.gz is inflated as its members are read
+            member = tarfile.data_filter(raw, str(folder))  # no absolute paths, '..', devices or links out
+            room.member()
+            target = (folder / member.name).resolve()
+            if member.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+            elif member.isfile():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with t.extractfile(member) as source:
+                    room.copy(source, target)
+            # links and anything else: a lexicon needs none
+
+
 def unpack(archive, folder, *, original_name):
-    """Unpack ``archive`` (zip or tar) into ``folder``; refuse members that would land outside it."""
+    """Unpack ``archive`` (zip or tar) into ``folder``, streamed: members that would land outside it are
+    refused, and so is an archive that inflates past ``QAEVAL_MAX_LEXICON_BYTES`` (counted on the
+    bytes written, never the headers' sizes) or holds more than ``QAEVAL_MAX_LEXICON_MEMBERS``
+    members. Disk use stays under the limit, memory under a chunk per member."""
     folder = Path(folder).resolve()
+    room = _Room(original_name)
     try:
         if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as z:
-                for member in z.namelist():
-                    if not (folder / member).resolve().is_relative_to(folder):
-                        raise LexiconUploadError(f"{original_name}: member {member!r} would leave the folder")
-                z.extractall(folder)
+            _unpack_zip(archive, folder, room)
         elif tarfile.is_tarfile(archive):
-            with tarfile.open(archive) as t:
-                t.extractall(folder, filter="data")  # no absolute paths, '..', devices or outside links
+            _unpack_tar(archive, folder, room)
         else:
             raise LexiconUploadError(f"{original_name}: not a zip or tar archive ({', '.join(ARCHIVES)})")
-    except (zipfile.BadZipFile, tarfile.TarError, OSError) as exc:
+    except tarfile.FilterError as exc:
+        raise LexiconUploadError(f"{original_name}: member refused: {exc}") from None
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise LexiconUploadError(f"{original_name}: cannot unpack: {exc}") from None
 
 

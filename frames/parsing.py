@@ -87,8 +87,11 @@ def parse_contexts(nlp, contexts, *, batch_size=BATCH_SIZE, progress=None):
     """``{context: Parse}`` for each distinct context, parsed once through ``nlp.pipe`` in batches.
 
     ``progress(done, total)`` is called after each parsed context (every ``batch_size``-th, and the last).
+    A context longer than ``nlp.max_length`` (spaCy's E088) is left out: the caller reports its
+    questions, the others are parsed.
     """
-    distinct = list(dict.fromkeys(c for c in contexts if c))
+    limit = getattr(nlp, "max_length", None) or float("inf")
+    distinct = list(dict.fromkeys(c for c in contexts if c and len(c) <= limit))
     parsed = {}
     for i, doc in enumerate(nlp.pipe(distinct, batch_size=batch_size), 1):
         parsed[distinct[i - 1]] = to_parse(doc)

@@ -1,15 +1,18 @@
-"""The active design of a corpus (SPEC 12) from a judge's labels: database shell over ``annotation.design``.
+"""The active design of a corpus (SPEC 12, two phases) from a judge's labels: database shell over ``annotation.design``.
 
-``plan(corpus, budget=, judge=, seed=)`` reads the judge's labels (with their ``probs``) of every
-triplet, computes each one's uncertainty u, the chance pi of a human label (c solved so that the
-chances sum to the budget B, floor pi_min = 0.1 B / T, cap 1) and the seeded draw xi; folds are then
-built from the drawn triplets (``annotation.fold_store.create_folds(design=...)``). A triplet the
-judge has not labelled (its reply named no label, or it came later) counts as one the judge knows
-nothing about: q uniform over the three labels. A judge without probabilities (one-hot labels)
-gives the uniform design, pi = B / T, and ``meta["reason"]`` says so.
+``plan(corpus, budget=, judge=, seed=)`` draws the **pilot** (xi1 ~ Bernoulli(p1), p1 = rho B / T,
+from the stored seed): only the pilot goes into the folds at first, with pi = p1 and phase
+``pilot``. ``open_main(corpus, meta)`` runs once every pilot triplet is labelled
+(``annotation.fold_store.open_main_if_ready``): it fits the residual model on the labelled pilot
+(the human score under the design's metric, the judge's f and u), solves the main chances pi2 and
+draws the main sample (seed ``[seed, 2]``); every triplet then has pi = p1 + (1 - p1) pi2, and the
+main triplets join the folds. Fewer than 50 labelled pilot triplets or a singular fit give the
+uniform design (pi = B / T) and ``meta["reason"]`` says why. A triplet the judge has not labelled
+counts as one the judge knows nothing about: q uniform over the three labels (one-hot judges: the
+first label, as its other labels carry no uncertainty either).
 
-``late(corpus, tids, meta)`` draws triplets added later (late predictions) by the same rule: the
-stored c and pi_min, a draw seeded by the design's seed and the triplet id.
+``late(corpus, tids, meta)`` draws triplets added later by the same rule: the pilot draw seeded by
+the design's seed and the triplet id, and once the main sample is open the stored model and c.
 
 Registered as the fold design ``active`` in ``ModelsRunnerConfig.ready()`` (``annotation.fold_designs``).
 """
@@ -21,17 +24,16 @@ import pandas as pd
 
 from annotation import design
 from annotation.fold_designs import Plan
-from annotation.models import Triplet
+from annotation.labels import LABEL_VALUES
+from annotation.models import Label, Triplet
 from models_runner.design_registry import DesignError
 from models_runner.models import Judge, JudgeLabel
 
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label
 
 
-def _uncertainties(judge, tids, metric, *, unknown=None):
-    """u of each triplet id (``tids`` order), whether the judge gave probabilities, how many it labelled.
-    ``unknown``: q of a triplet without a label (default: uniform when the judge gives probabilities,
-    else one-hot like its other labels)."""
+def _judge_view(judge, tids, metric):
+    """(f, u) of each triplet id (``tids`` order), whether the judge gave probabilities, how many it labelled."""
     rows = list(
         JudgeLabel.objects.filter(judge=judge, triplet_id__in=tids, value__isnull=False).values_list(
             "triplet_id", "value", "probs"
@@ -39,73 +41,116 @@ def _uncertainties(judge, tids, metric, *, unknown=None):
     )
     frame = pd.DataFrame.from_records(rows, columns=["tkey", "label", "probs"])
     q, has_probs = design.judge_distribution(frame)
-    if unknown is None:
-        unknown = UNKNOWN_Q if has_probs else np.array([1.0, 0.0, 0.0])
-    full = np.tile(unknown, (len(tids), 1))
+    full = np.tile(UNKNOWN_Q if has_probs else np.array([1.0, 0.0, 0.0]), (len(tids), 1))
     known = pd.Index(tids).get_indexer(q.index)
     full[known] = q.to_numpy()
-    return design.uncertainty(full, metric), has_probs, len(rows)
+    return design.expected_score(full, metric), design.uncertainty(full, metric), has_probs, len(rows)
 
 
 def plan(corpus, *, budget, judge, seed=0, metric="hscore") -> Plan:
-    """pi and xi of every triplet of ``corpus`` under the active design of ``judge`` (see the module)."""
+    """The pilot of the active design of ``judge`` over ``corpus`` (see the module)."""
     if isinstance(judge, str):
         judge = Judge.objects.filter(name=judge).first() or _refuse(f"no judge named {judge!r}")
-    if metric not in design.METRICS:
-        _refuse(f"metric must be one of {', '.join(design.METRICS)}")
+    try:
+        design.label_values(metric)
+    except ValueError as exc:
+        raise DesignError(str(exc)) from None
     tids = list(Triplet.objects.filter(question__corpus=corpus).order_by("id").values_list("id", flat=True))
     if not tids:
         _refuse(f"corpus {corpus.name} has no triplets yet: import predictions first")
-    u, _, n_judged = _uncertainties(judge, tids, metric)
+    _, _, has_probs, n_judged = _judge_view(judge, tids, metric)
     if not n_judged:
         _refuse(f"judge {judge.name!r} has no labels in corpus {corpus.name}: run or import the judge first")
     try:
         b = design.budget_count(budget, len(tids))
-        pi, reason = design.design(u, b)
+        p1 = design.pilot_chance(b, len(tids))
     except ValueError as exc:
         raise DesignError(str(exc)) from None
-    xi = design.draw(pi, seed)
+    xi1 = design.draw(np.full(len(tids), p1), seed)
     meta = {
-        "kind": "uniform" if reason else "active",
+        "kind": "active",
         "judge": judge.name,
         "metric": metric,
         "budget": b,
         "n_triplets": len(tids),
         "n_judged": n_judged,
-        "n_sampled": int(xi.sum()),
+        "judge_has_probs": has_probs,
         "seed": seed,
-        "reason": reason,
-        **_rule(u, pi, design.FLOOR_SHARE * b / len(tids)),
+        "rho": design.RHO,
+        "alpha": design.ALPHA,
+        "p1": p1,
+        "n_pilot": int(xi1.sum()),
+        "n_sampled": int(xi1.sum()),
+        "main_open": False,
+        "pilot_labels": None,
+        "model": None,
+        "c": None,
+        "b2": design.main_budget(b, len(tids), p1),
+        "reason": None,
     }
-    return Plan(pi=dict(zip(tids, pi.tolist())), sampled=dict(zip(tids, xi.tolist())), meta=meta)
+    phase = {t: design.PILOT for t, x in zip(tids, xi1) if x}
+    return Plan(pi=dict.fromkeys(tids, p1), sampled=dict(zip(tids, xi1.tolist())), meta=meta, phase=phase)
 
 
-def _rule(u, pi, floor):
-    """The rule's constants for late triplets: c (pi / u where neither floor nor cap binds), pi_min
-    (raised when the budget needed it) and the uniform chance."""
-    if (u == 0).any():
-        floor = max(floor, float(pi[u == 0].min()))
-    middle = (u > 0) & (pi > floor) & (pi < 1)
-    if middle.any():
-        c = float(np.median(pi[middle] / u[middle]))
+def _pilot_scores(tids, pilot, metric):
+    """Each labelled pilot triplet's human score (mean of its labels' values, SPEC 3), NaN elsewhere."""
+    values = dict(zip(LABEL_VALUES, design.label_values(metric)))
+    rows = Label.objects.filter(triplet_id__in=[t for t, p in zip(tids, pilot) if p], value__isnull=False)
+    frame = pd.DataFrame.from_records(list(rows.values_list("triplet_id", "value")), columns=["tid", "value"])
+    means = frame.assign(score=frame["value"].map(values)).groupby("tid")["score"].mean()
+    return means.reindex(tids).to_numpy(dtype=float)
+
+
+def open_main(corpus, meta) -> tuple[dict, dict]:
+    """The main draw once the pilot is labelled: ``(meta, {tid: (pi, sampled, phase, p1)})`` of every triplet."""
+    rows = list(Triplet.objects.filter(question__corpus=corpus).order_by("id").values_list("id", "design_phase"))
+    tids = [t for t, _ in rows]
+    pilot = np.array([p == design.PILOT for _, p in rows])
+    judge = Judge.objects.filter(name=meta["judge"]).first()
+    if judge is None:
+        f, u = np.zeros(len(tids)), np.zeros(len(tids))
     else:
-        c = float(1 / u[u > 0].min()) if (u > 0).any() else 0.0
-    return {"c": c, "pi_min": floor, "pi_uniform": float(pi.mean())}
+        f, u, _, _ = _judge_view(judge, tids, meta["metric"])
+    h = _pilot_scores(tids, pilot, meta["metric"])
+    labelled = pilot & ~np.isnan(h)
+    b2 = design.main_budget(meta["budget"], len(tids), meta["p1"])
+    pi2, info = design.main_design(f, u, pilot=labelled, h=h, budget=meta["budget"], p1=meta["p1"], alpha=meta["alpha"])
+    xi2 = design.draw(pi2, [int(meta["seed"]), 2]) & ~pilot
+    pi = design.combine(meta["p1"], pi2)
+    meta = {
+        **meta,
+        "main_open": True,
+        "n_triplets": len(tids),
+        "pilot_labels": int(labelled.sum()),
+        "model": info["model"],
+        "c": info["c"],
+        "b2": b2,
+        "reason": info["reason"],
+        "n_main": int(xi2.sum()),
+        "n_sampled": int((pilot | xi2).sum()),
+    }
+    out = {}
+    for t, p, is_pilot, x in zip(tids, pi.tolist(), pilot, xi2):
+        out[t] = (p, bool(is_pilot or x), design.PILOT if is_pilot else (design.MAIN if x else None), meta["p1"])
+    return meta, out
 
 
 def late(corpus, tids, meta) -> dict:
-    """{tid: (pi, sampled)} of triplets added after the design, by its rule (see the module)."""
+    """{tid: (pi, sampled, phase, p1)} of triplets added after the design, by its rule (see the module)."""
     tids = sorted(tids)
-    if meta.get("kind") == "uniform":
-        pi = np.full(len(tids), meta["pi_uniform"])
-    else:
-        judge = Judge.objects.filter(name=meta["judge"]).first()
-        u = design.uncertainty(UNKNOWN_Q)
-        if judge is not None:
-            u = _uncertainties(judge, tids, meta["metric"], unknown=UNKNOWN_Q)[0]
-        pi = np.minimum(1.0, np.maximum(meta["pi_min"], meta["c"] * np.broadcast_to(u, (len(tids),))))
-    draws = [np.random.default_rng([int(meta["seed"]), int(t)]).random() < p for t, p in zip(tids, pi)]
-    return {t: (float(p), bool(x)) for t, p, x in zip(tids, pi, draws)}
+    p1, seed = float(meta["p1"]), int(meta["seed"])
+    xi1 = np.array([np.random.default_rng([seed, int(t)]).random() < p1 for t in tids], dtype=bool)
+    if not meta.get("main_open"):
+        return {t: (p1, bool(x), design.PILOT if x else None, p1) for t, x in zip(tids, xi1)}
+    judge = Judge.objects.filter(name=meta["judge"]).first()
+    f, u = (np.zeros(len(tids)), np.zeros(len(tids))) if judge is None else _judge_view(judge, tids, meta["metric"])[:2]
+    pi2 = design.late_chance(meta, f, u)
+    xi2 = np.array([np.random.default_rng([seed, int(t), 2]).random() < p for t, p in zip(tids, pi2)], dtype=bool)
+    pi = design.combine(p1, pi2)
+    out = {}
+    for t, p, a, b in zip(tids, pi.tolist(), xi1, xi2):
+        out[t] = (p, bool(a or b), design.PILOT if a else (design.MAIN if b else None), p1)
+    return out
 
 
 def _refuse(message):

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, fields
 
 from core.errors import UserFacingError
+from models_runner.endpoints import check_key_env
 
 
 class ChatError(UserFacingError, RuntimeError):
@@ -173,6 +174,8 @@ class ChatClient:
         requests_per_minute, temperature, max_tokens = o.requests_per_minute, o.temperature, o.max_tokens
         if not model:
             raise ChatError("no chat model given")
+        if api_key is None:  # never read a variable not made for an LLM key (models_runner.endpoints)
+            check_key_env(api_key_env or "OPENAI_API_KEY")
         key = api_key or os.environ.get(api_key_env or "OPENAI_API_KEY")
         if not key:
             raise ChatError(f"no API key: set the environment variable {api_key_env or 'OPENAI_API_KEY'}")

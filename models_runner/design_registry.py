@@ -24,5 +24,11 @@ def _late(corpus, tids, meta):
     return late(corpus, tids, meta)
 
 
+def _open_main(corpus, meta):
+    from models_runner.active_design import open_main
+
+    return open_main(corpus, meta)
+
+
 def register_design():
-    register("active", Design(plan=_plan, late=_late, errors=(DesignError,)))
+    register("active", Design(plan=_plan, late=_late, open_main=_open_main, errors=(DesignError,)))

@@ -1,6 +1,7 @@
 """One row per inference run, one per request sent to a chat LLM, and the automatic judges (SPEC 10)
 with their runs and labels."""
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -197,3 +198,12 @@ class LLMEndpoint(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.model} at {self.base_url or 'api.openai.com'})"
+
+    def clean(self):
+        """Only a variable made for an LLM key (``models_runner.endpoints.key_env_problem``)."""
+        from models_runner.endpoints import KeyVariableError, check_key_env
+
+        try:
+            check_key_env(self.api_key_env)
+        except KeyVariableError as exc:
+            raise ValidationError({"api_key_env": str(exc)}) from None

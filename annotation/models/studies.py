@@ -10,6 +10,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from core.i18n import supported, validate_site_language
+
 
 class Study(models.Model):
     slug = models.SlugField(
@@ -74,6 +76,16 @@ class Study(models.Model):
     open = models.BooleanField(
         default=False, help_text=_("Participants may enter only while the study is open."), verbose_name=_("open")
     )
+    language = models.CharField(
+        max_length=16,
+        blank=True,
+        validators=[validate_site_language],
+        help_text=_(
+            "Language of the participants' pages (consent, buttons, messages), whatever their browser asks; "
+            "a language of the site (en or fr). Empty when saved: the corpus's language."
+        ),
+        verbose_name=_("language"),
+    )
     # SPEC 16: close by itself once the live conclusions are settled (off by default)
     CLOSE_NEVER, CLOSE_RANKING, CLOSE_DONE = "", "ranking", "done"
     CLOSE_RULES = [
@@ -110,6 +122,18 @@ class Study(models.Model):
 
     def __str__(self):
         return self.slug
+
+    def save(self, *args, **kwargs):
+        if not self.language and self.corpus_id:
+            self.language = supported(self.corpus.language) or settings.LANGUAGE_CODE
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "language"}
+        super().save(*args, **kwargs)
+
+    @property
+    def page_language(self):
+        """The site language of the participants' pages (the study's, else the site's default)."""
+        return supported(self.language) or settings.LANGUAGE_CODE
 
 
 class Participant(models.Model):

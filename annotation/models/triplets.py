@@ -24,6 +24,17 @@ class Triplet(models.Model):
     design_sampled = models.BooleanField(
         null=True, blank=True, help_text=_("Drawn into the human sample (xi)."), verbose_name=_("design sampled")
     )
+    design_phase = models.CharField(
+        max_length=8,
+        null=True,
+        blank=True,
+        choices=[("pilot", _("pilot")), ("main", _("main"))],
+        help_text=_("The phase of the design that drew the triplet (pilot first, then main)."),
+        verbose_name=_("design phase"),
+    )
+    design_p1 = models.FloatField(
+        null=True, blank=True, help_text=_("The design's pilot chance."), verbose_name=_("design pilot chance")
+    )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:

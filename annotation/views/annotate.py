@@ -106,7 +106,7 @@ def _study_stop(request, rule):
 @fold_view("GET")
 def annotate(request, assignment):
     # Opening the page recounts progress and cursor from the labels (imports, admin edits, items added).
-    annotating.refresh_progress(assignment)
+    annotating.recounted(assignment)
     fold = assignment.fold
     if studies.SESSION_KEY in request.session:  # a crowd participant (only their study link logs them in)
         ended = _study_stop(request, lambda p: studies.on_open(p, done=assignment.done, total=assignment.total))

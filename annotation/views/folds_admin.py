@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation import fold_designs, fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
-from annotation.fold_store import FoldError, create_folds, fold_design
+from annotation.fold_store import FoldError, create_folds, fold_design, pilot_progress
 from annotation.folds import FOLD_POLICIES
 from annotation.models import Assignment, Corpus, Fold, Triplet
 from core import ids
@@ -136,6 +136,7 @@ def fold_assignments(request):
             .exclude(design_sampled=False)
             .count(),
             design=fold_design(corpus),
+            pilot=pilot_progress(corpus),
         )
     return render(request, "annotation/fold_assignments.html", context)
 
@@ -155,7 +156,10 @@ def fold_action(request, corpus_id):
             plan = options.get("design")
             said = ngettext("built %(n)d fold", "built %(n)d folds", len(folds)) % {"n": len(folds)}
             if plan:
-                said += _(" from %(n)s drawn triplets (%(kind)s design)") % {
+                said += _(
+                    " from a pilot of %(n)s drawn triplets (%(kind)s design):"
+                    " the main sample opens when the pilot is labelled"
+                ) % {
                     "n": plan.meta["n_sampled"],
                     "kind": plan.meta["kind"],
                 }

@@ -13,16 +13,20 @@ from __future__ import annotations
 import secrets
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib.auth import login
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation import crowd, studies
 from annotation.models import Participant, Study
+from core import i18n
 
 _SALT = "qaeval.study.browser"
 _COOKIE_AGE = 90 * 24 * 3600
@@ -83,10 +87,22 @@ def _bound(request, response, participant):
     return response
 
 
+def _speak_the_study(request, study):
+    """This response in the study's language, whatever the browser asks, unless the visitor chose one
+    with the header's switcher (the language cookie)."""
+    if not request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME):
+        translation.activate(study.page_language)
+        request.LANGUAGE_CODE = study.page_language
+
+
 def _start(request, participant):
-    """Log the participant in for this browser and send them to their fold."""
-    login(request, participant.user, backend=_BACKEND)
+    """Log the participant in for this browser and send them to their fold, whose pages speak the
+    study's language (kept in the session as the participant's choice; the switcher still changes it)."""
+    with transaction.atomic():  # the login's writes (session, access log, last login): one commit, not four
+        login(request, participant.user, backend=_BACKEND)
     request.session[studies.SESSION_KEY] = participant.pk
+    if not request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME):
+        request.session[i18n.SESSION_KEY] = participant.study.page_language
     return _bound(request, redirect("annotate", fold_id=participant.fold_id), participant)
 
 
@@ -133,6 +149,7 @@ def entry(request, slug):
     study = Study.objects.filter(slug=slug).select_related("corpus").first()
     if study is None:
         raise Http404("no such study")
+    _speak_the_study(request, study)
     try:
         ids = crowd.panel_ids(request.GET)
     except crowd.PanelIdError as exc:

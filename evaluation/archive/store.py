@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,8 @@ from pathlib import Path
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connections, models, transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.migrations.loader import MigrationLoader
 from django.db.models import Q
 from django.http import HttpResponse
@@ -38,6 +38,7 @@ from annotation.models import Corpus
 from core.models import Job
 from core.roles import ADMIN, ROLES, ensure_groups, is_admin
 from evaluation.archive import format as archive
+from evaluation.archive import unpack, values
 from evaluation.archive.format import ArchiveError
 from evaluation.jobs import report_dir
 
@@ -398,13 +399,6 @@ def export_study(corpus, out, progress=_noop):
 # --- import --------------------------------------------------------------------------------------
 
 
-def _read(zf, name):
-    try:
-        return zf.read(name)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
-        raise ArchiveError(f"archive member {name} is corrupt ({exc})") from None
-
-
 def read_archive(source, label="archive"):
     """Read and check an archive; nothing is written.
 
@@ -418,37 +412,34 @@ def read_archive(source, label="archive"):
     Returns
     -------
     tuple
-        ``(manifest, {member: bytes})``, every member checked against its SHA-256; a problem
-        raises ``ArchiveError`` naming it.
+        ``(manifest, {member: rows, or None for a file})``, every member streamed and checked against
+        its size and SHA-256 (``evaluation/archive/unpack.py``); a problem raises ``ArchiveError``
+        naming it.
     """
-    try:
-        zf = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise ArchiveError(f"{label}: not a readable zip archive, truncated or corrupt ({exc})") from None
-    with zf:
-        names = zf.namelist()
-        size = sum(info.file_size for info in zf.infolist())
-        if size > settings.MAX_ARCHIVE_BYTES:
-            raise ArchiveError(
-                f"{label}: {size} bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES "
-                f"({settings.MAX_ARCHIVE_BYTES})"
-            )
-        if archive.MANIFEST not in names:
-            raise ArchiveError(f"{label}: manifest.json is missing, so this is not a study archive")
-        manifest = archive.parse_manifest(_read(zf, archive.MANIFEST))
-        archive.check_members(manifest["members"], names)
-        data = {}
-        for name, entry in manifest["members"].items():
-            data[name] = _read(zf, name)
-            archive.check_member(name, data[name], entry)
+    with unpack.open_zip(source, label) as zf:
+        return _read_checked(zf, label)
+
+
+def _read_checked(zf, label):
+    claimed = sum(info.file_size for info in zf.infolist())  # honest headers: refused before reading
+    if claimed > settings.MAX_ARCHIVE_BYTES:
+        raise ArchiveError(
+            f"{label}: {claimed} bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES ({settings.MAX_ARCHIVE_BYTES})"
+        )
+    budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, label)  # lying headers: counted as inflated
+    manifest = unpack.read_manifest(zf, label, budget)
+    data = {
+        name: unpack.read_member(zf, name, entry=entry, budget=budget) for name, entry in manifest["members"].items()
+    }
     return manifest, data
 
 
 def _parse(manifest, data, members):
-    """{label: rows} and the user rows, each member checked against this installation's models."""
+    """{label: rows} and the user rows, each member checked against this installation's models:
+    its columns, and every value against its column (``evaluation/archive/values.py``)."""
     by_label = {m.label: m for m in members}
     rows_by = {}
-    for name, blob in data.items():
+    for name, rows in data.items():
         if not name.startswith(archive.ROWS_PREFIX):
             continue
         label = name[len(archive.ROWS_PREFIX) : -len(".jsonl")]
@@ -456,18 +447,48 @@ def _parse(manifest, data, members):
             continue
         if label not in by_label:
             raise ArchiveError(f"archive member {name}: model {label} is unknown here (an archive of a newer schema?)")
-        rows = archive.decode_rows(blob, name)
         unknown = set().union(*(row.keys() for row in rows)) - set(by_label[label].columns) if rows else set()
         if unknown:
             raise ArchiveError(f"archive member {name}: column(s) {', '.join(sorted(unknown))} unknown here")
+        specs, convert = _specs(by_label[label].model)
+        values.check_rows(rows, specs, name, convert=convert)
         rows_by[label] = rows
-    users = archive.decode_rows(data[archive.USERS], archive.USERS)
+    users = data[archive.USERS]
+    values.check_rows(users, USER_SPECS, archive.USERS)
     for name, entry in manifest["members"].items():
         count = len(users) if name == archive.USERS else len(rows_by.get(name[5:-6], ()))
         counted = name.startswith(archive.ROWS_PREFIX) or name == archive.USERS
         if counted and entry.get("rows") != count and name[5:-6] not in NOT_ARCHIVED:
             raise ArchiveError(f"archive member {name} holds {count} rows; the manifest says {entry.get('rows')}")
     return rows_by, users
+
+
+USER_SPECS = {"id": {"kind": "int", "null": False}, "username": {"kind": "str", "null": False, "max_length": 150}}
+
+
+def _specs(model):
+    """``({column: spec}, {column: parser})`` of ``model``'s columns for ``values.check_rows``: the
+    integer ranges of PostgreSQL on every database, so SQLite refuses what PostgreSQL would."""
+    specs, convert = {}, {}
+    for f in model._meta.concrete_fields:
+        spec = {"null": f.null}
+        if f.is_relation or isinstance(f, models.IntegerField):
+            spec["kind"] = "int"
+            if not f.is_relation:
+                spec["range"] = BaseDatabaseOperations.integer_field_ranges.get(f.get_internal_type())
+        elif isinstance(f, models.FloatField):
+            spec["kind"] = "float"
+        elif isinstance(f, models.BooleanField):
+            spec["kind"] = "bool"
+        elif isinstance(f, models.JSONField):
+            spec["kind"] = "json"
+        elif isinstance(f, (models.CharField, models.TextField)):
+            spec.update(kind="str", max_length=f.max_length)
+        else:
+            spec["kind"] = "other"
+            convert[f.attname] = f.to_python
+        specs[f.attname] = spec
+    return specs, convert
 
 
 def _restore_users(rows):
@@ -623,12 +644,14 @@ def _file_target(name, job_map):
     raise ArchiveError(f"archive member {name}: not a file of an archived job")
 
 
-def _restore_files(data, job_map, written):
-    targets = {name: _file_target(name, job_map) for name in data if name.startswith(archive.FILES_PREFIX)}
+def _restore_files(zf, manifest, *, job_map, written):
+    members = manifest["members"]
+    targets = {name: _file_target(name, job_map) for name in members if name.startswith(archive.FILES_PREFIX)}
+    budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, "archive")
     for name, path in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data[name])
         written.append(path)
+        unpack.copy_member(zf, name, path=path, entry=members[name], budget=budget)
 
 
 def _check_target(manifest, name):
@@ -658,29 +681,46 @@ def import_study(source, name=None, *, progress=_noop, label="archive"):
         ``corpus`` (name), ``corpus_id``, ``users`` (accounts named) and ``rows`` (per model).
         A refusal raises ``ArchiveError`` naming the problem.
     """
-    manifest, data = read_archive(source, label)
-    members = plan()
-    rows_by, users = _parse(manifest, data, members)
-    name = archive.check_name(name or manifest["corpus"])
-    _check_target(manifest, name)
-    context = {"name": name, "old_name": manifest["corpus"]}
-    written = []
+    with unpack.open_zip(source, label) as zf:
+        manifest, data = _read_checked(zf, label)
+        members = plan()
+        rows_by, users = _parse(manifest, data, members)
+        del data  # the rows live on in rows_by
+        name = archive.check_name(name or manifest["corpus"])
+        _check_target(manifest, name)
+        context = {"name": name, "old_name": manifest["corpus"]}
+        _restore_all(zf, manifest, members=members, rows_by=rows_by, users=users, context=context, progress=progress)
+    counts = {label: len(rows) for label, rows in sorted(rows_by.items())}
+    return {"corpus": name, "corpus_id": context["corpus_id"], "users": len(users), "rows": counts}
+
+
+def _restore_all(zf, manifest, *, members, rows_by, users, context, progress):
+    """Every row and file, in one transaction; a database's refusal names the member being written."""
+    written, current = [], archive.USERS
     try:
         with transaction.atomic():
-            _check_target(manifest, name)  # again, under the transaction
+            _check_target(manifest, context["name"])  # again, under the transaction
             maps = {USER: _restore_users(users)}
             for done, member in enumerate(members):
+                current = archive.rows_member(member.label)
                 progress(done=done, total=len(members) + 1, message=f"restoring {member.label}")
                 maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context=context)
-            _restore_files(data, maps.get(JOB, {}), written)
+            current = "files/"
+            _restore_files(zf, manifest, job_map=maps.get(JOB, {}), written=written)
     except IntegrityError as exc:
         _remove(written)
         raise ArchiveError(f"the archive conflicts with rows of this database, nothing imported: {exc}") from None
+    except (DatabaseError, OverflowError, TypeError, ValueError) as exc:
+        _remove(written)
+        if isinstance(exc, ArchiveError):
+            raise
+        first = str(exc).strip().split("\n", 1)[0][:300]
+        raise ArchiveError(
+            f"archive member {current}: a value this database cannot store, nothing imported ({first})"
+        ) from None
     except BaseException:
         _remove(written)
         raise
-    counts = {label: len(rows) for label, rows in sorted(rows_by.items())}
-    return {"corpus": name, "corpus_id": context["corpus_id"], "users": len(users), "rows": counts}
 
 
 def _remove(paths):

@@ -23,7 +23,8 @@ def ppi_tables(data):
     -------
     list of dict
         ``metric``, ``title``, ``rows`` (formatted ``n``, ``estimate``, ``interval``,
-        ``classical``, ``classical_interval``, ``lambda``, ``gain`` and sort keys).
+        ``classical``, ``classical_interval``, ``sequence`` and ``classical_sequence`` (SPEC 16: the
+        confidence sequences, "—" under 30 labels), ``lambda``, ``gain`` and sort keys).
 
     Examples
     --------
@@ -32,8 +33,8 @@ def ppi_tables(data):
     ...        "ci_high": 0.72, "classical": 0.6, "classical_ci_low": 0.45, "classical_ci_high": 0.75,
     ...        "lambda": 0.8, "gain": 1.5}
     >>> shown = ppi_tables({"ppi": [row]})[0]["rows"][0]
-    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"]
-    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×')
+    >>> shown["n"], shown["estimate"], shown["interval"], shown["gain"], shown["sequence"]
+    ('20 / 100', '0.610', '0.500 – 0.720', '1.50×', '—')
     """
     tables = []
     for metric in metric_registry.human_keys():
@@ -56,6 +57,10 @@ def ppi_tables(data):
                         "classical_sort": sort_key(r.get("classical")),
                         "classical_interval": interval_text(
                             metric, r.get("classical_ci_low"), r.get("classical_ci_high")
+                        ),
+                        "sequence": interval_text(metric, r.get("cs_low"), r.get("cs_high")),
+                        "classical_sequence": interval_text(
+                            metric, r.get("classical_cs_low"), r.get("classical_cs_high")
                         ),
                         "lambda": score(r.get("lambda"), 2),
                         "gain": gain(r.get("gain")),

@@ -5,7 +5,8 @@ Up to 50 systems stay apart, in colour, in print and in greyscale (``system_styl
 gets colour i mod 10 of ``PALETTE`` (dark and light colours alternate, so neighbours in the legend
 differ in lightness as well as in hue), marker i mod 7 and line style i div 10; no two of the first
 70 share colour and marker. Legends sit outside the axes (right of the plot), never over the data.
-ROVER is drawn thick and black."""
+ROVER is drawn thick and black, translucent and under the systems: a system whose line coincides with
+ROVER's (a system that agrees with ROVER on every partition) shows on top of it, never hidden under it."""
 
 from __future__ import annotations
 
@@ -37,7 +38,17 @@ PALETTE = (
 )
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LINESTYLES = ("-", "--", ":", "-.")
-HATCHES = ("", "//", "..", "xx")  # the four subsets of Figure 5, apart in greyscale too
+HATCHES = ("", "//", "..", "xx")
+# Figure 3's ROVER: a wide translucent black band under the systems' lines (zorder 2 < 3), so a system that
+# coincides with ROVER is drawn over it, visible, and the band still reads as ROVER in the legend.
+ROVER_STYLE = {
+    "linewidth": 6,
+    "color": "black",
+    "alpha": 0.35,
+    "marker": "o",
+    "markersize": 10,
+    "zorder": 2,
+}  # the four subsets of Figure 5, apart in greyscale too
 
 
 def _axis(data):
@@ -92,8 +103,8 @@ def partitions_figure(data) -> Figure:
     ----------
     data : dict
         ``metric``, ``keys`` (the partitions, in drawing order), ``by_system`` (system -> {key:
-        value}; ROVER drawn thick and black), optional ``counts`` (key -> questions) and
-        ``human_aggregate``.
+        value}; ROVER drawn as a wide translucent black band under the systems), optional ``counts``
+        (key -> questions) and ``human_aggregate``.
 
     Returns
     -------
@@ -115,9 +126,9 @@ def partitions_figure(data) -> Figure:
     i = 0
     for system, values in data["by_system"].items():
         if system == "ROVER":
-            style = {"linewidth": 3, "color": "black", "marker": "o", "zorder": 3}
+            style = ROVER_STYLE
         else:
-            style = {"linewidth": 1.3, "alpha": 0.9, "markersize": 5, **system_style(i)}
+            style = {"linewidth": 1.3, "alpha": 0.9, "markersize": 5, "zorder": 3, **system_style(i)}
             i += 1
         ax.plot(range(len(keys)), [_num(values.get(k)) for k in keys], label=system, **style)
     counts = data.get("counts") or {}

@@ -222,9 +222,9 @@ def systems_rows(data):
     -------
     list of dict
         ``system``, ``n``, ``coverage`` (and its sort key), ``partial`` (coverage below 100%),
-        ``is_rover`` and ``cells``: ``text``, ``sort``, ``ci`` (the 95% bootstrap interval,
-        labelled; None without bootstrap) and ``bounds`` (only below 100% coverage: the means
-        with every unlabeled answer counted 0 / 1, labelled as bounds).
+        ``is_rover`` and ``cells``: ``label`` (the metric's title), ``text``, ``sort``, ``ci`` (the 95%
+        bootstrap interval: its ``label`` and ``range``; None without bootstrap) and ``bounds`` (only
+        below 100% coverage: the means with every unlabeled answer counted 0 / 1, labelled as bounds).
 
     Examples
     --------
@@ -232,7 +232,8 @@ def systems_rows(data):
     >>> data = page._example_data()  # a report.json with one system, ROVER and one factor
     >>> page.systems_rows(data)[0]
     {'system': 'a', 'n': 10, 'coverage': '100.0 %', 'coverage_sort': '1.0', 'partial': False, 'is_rover': False,
-     'cells': [{'text': '0.612', 'sort': '0.612', 'ci': '95% CI 0.550 – 0.670', 'bounds': None}]}
+     'cells': [{'label': 'F1', 'text': '0.612', 'sort': '0.612',
+                'ci': {'label': '95% CI', 'range': '0.550 – 0.670'}, 'bounds': None}]}
     """
     rows = []
     for r in data["systems"]:
@@ -248,20 +249,16 @@ def systems_rows(data):
             "cells": [],
         }
         for m in data.get("available_metrics", []):
-            text = metric_value(m, r.get(m))
             ci = r.get(f"{m}_ci") or (None, None)
             bounds = None
             if partial and _ok(r.get(f"{m}_low")):
-                bounds = _("coverage bounds %(interval)s") % {
-                    "interval": interval_text(m, r[f"{m}_low"], r[f"{m}_high"])
-                }
+                bounds = {"label": _("coverage bounds"), "range": interval_text(m, r[f"{m}_low"], r[f"{m}_high"])}
             row["cells"].append(
                 {
-                    "text": text,
+                    "label": metric_registry.get(m).title,
+                    "text": metric_value(m, r.get(m)),
                     "sort": sort_key(r.get(m)),
-                    "ci": _("95%% CI %(interval)s") % {"interval": interval_text(m, *ci)}
-                    if _ok(ci[0]) and _ok(ci[1])
-                    else None,
+                    "ci": {"label": _("95% CI"), "range": interval_text(m, *ci)} if _ok(ci[0]) and _ok(ci[1]) else None,
                     "bounds": bounds,
                 }
             )
@@ -627,6 +624,14 @@ def attribute_checks_section(data):
     return {"rows": rows, "questions": section["questions"], "annotators": section["annotators"]}
 
 
+def _share_interval(ci):
+    """A Table 4 share's interval as the page shows it (``{"label", "range"}``, as the systems table's),
+    None when report.json has none (a report made before intervals were recorded)."""
+    if not ci or not (_ok(ci[0]) and _ok(ci[1])):
+        return None
+    return {"label": _("95% CI"), "range": f"{percent(ci[0], 0)} – {percent(ci[1], 0)}"}
+
+
 def frames_section(data):
     """The frame proxy on the page: outcome counts, Table 4 and the agreement on frame checks.
 
@@ -639,7 +644,8 @@ def frames_section(data):
     -------
     dict or None
         None without frame predictions or checks; else ``outcomes`` (``text``, ``n``, ``share``),
-        ``total``, ``table4`` (``label``, whole percents, ``n``) and ``agreement`` (alpha ordinal
+        ``total``, ``table4`` (``label``, ``cells``: full / partial / erroneous in whole percents, each
+        with its 95% Wilson interval when report.json has it; ``n``) and ``agreement`` (alpha ordinal
         per rating, with its n).
 
     Examples
@@ -649,12 +655,15 @@ def frames_section(data):
     >>> frames = {"outcomes": {o.NO_TRIGGER: 2, o.UNKNOWN_FRAME: 1, o.BAD_OUTPUT: 0, o.DONE: 7, o.ERROR: 0,
     ...                        "total": 10},
     ...           "table4": {"frame": {"label": "Frame Prediction", "n": 4, "full": 50.0, "partial": 25.0,
-    ...                                "erroneous": 25.0}},
+    ...                                "erroneous": 25.0, "full_ci": [15.0, 85.0]}},
     ...           "agreement": {"frame": {"alpha_ordinal": None, "n_items": 1}}}
     >>> shown = frames_section({"frames": frames})
     >>> first = shown["outcomes"][0]
-    >>> first["key"] == o.NO_TRIGGER, first["text"], first["n"], first["share"], shown["table4"][0]["full"]
-    (True, 'no trigger (no candidate word in the question)', 2, '20.0 %', '50 %')
+    >>> first["key"] == o.NO_TRIGGER, first["text"], first["n"], first["share"]
+    (True, 'no trigger (no candidate word in the question)', 2, '20.0 %')
+    >>> full, partial, _ = shown["table4"][0]["cells"]
+    >>> full["text"], full["ci"], partial["ci"]
+    ('50 %', {'label': '95% CI', 'range': '15 % – 85 %'}, None)
     """
     section = data.get("frames")
     if not section:
@@ -667,7 +676,14 @@ def frames_section(data):
         if k in counts
     ]
     table4 = [
-        {"label": t["label"], **{k: percent(t.get(k), 0) for k in ("full", "partial", "erroneous")}, "n": t["n"]}
+        {
+            "label": t["label"],
+            "cells": [
+                {"key": k, "text": percent(t.get(k), 0), "ci": _share_interval(t.get(f"{k}_ci"))}
+                for k in ("full", "partial", "erroneous")
+            ],
+            "n": t["n"],
+        }
         for t in (section.get("table4") or {}).values()
         if t.get("n")
     ]

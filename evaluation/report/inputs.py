@@ -301,6 +301,10 @@ def _probs(value, path, line):
 def read_design(path, questions: pd.DataFrame) -> pd.DataFrame:
     r"""A design file (SPEC 12): JSONL ``{"question_id", "answer", "pi", "sampled"}``, one line per triplet.
 
+    A design exported by the platform also carries ``phase`` (``"pilot"`` / ``"main"``, or null for
+    a triplet not sampled) and ``p1`` (the pilot chance), so that the completion rates apply per
+    phase; a file without them is one phase (both columns are then null).
+
     Parameters
     ----------
     path : str or Path
@@ -311,7 +315,8 @@ def read_design(path, questions: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``question_id``, ``answer``, ``pi`` (float in (0, 1]) and ``sampled`` (bool).
+        ``question_id``, ``answer``, ``pi`` (float in (0, 1]), ``sampled`` (bool), ``phase`` and
+        ``p1`` (None where the line has none).
 
     Raises
     ------
@@ -327,8 +332,8 @@ def read_design(path, questions: pd.DataFrame) -> pd.DataFrame:
     ...     path = pathlib.Path(folder) / "design.jsonl"
     ...     _ = path.write_text(json.dumps({"question_id": "q1", "answer": "a", "pi": 0.5, "sampled": True}) + "\n")
     ...     read_design(path, questions)
-      question_id answer   pi  sampled
-    0          q1      a  0.5     True
+      question_id answer   pi  sampled phase    p1
+    0          q1      a  0.5     True  None  None
     """
     import math
 
@@ -346,8 +351,25 @@ def read_design(path, questions: pd.DataFrame) -> pd.DataFrame:
             raise InterchangeError(f"pi must be a number in (0, 1], got {pi!r}", name, line, field="pi")
         if not isinstance(sampled, bool):
             raise InterchangeError(f"sampled must be true or false, got {sampled!r}", name, line, field="sampled")
-        rows.append((qid, answer, float(pi), sampled))
-    return pd.DataFrame.from_records(rows, columns=["question_id", "answer", "pi", "sampled"])
+        rows.append((qid, answer, float(pi), sampled, *_design_phase(obj, name, line)))
+    return pd.DataFrame.from_records(rows, columns=["question_id", "answer", "pi", "sampled", "phase", "p1"])
+
+
+def _design_phase(obj, name, line):
+    """(phase, p1) of a design line: both absent (one phase), or a phase among pilot / main / null and p1 in (0, 1)."""
+    import math
+
+    from annotation.design import MAIN, PILOT
+    from annotation.interchange import InterchangeError
+
+    if "phase" not in obj and "p1" not in obj:
+        return None, None
+    phase, p1 = obj.get("phase"), obj.get("p1")
+    if phase not in (PILOT, MAIN, None):
+        raise InterchangeError(f"phase must be pilot, main or null, got {phase!r}", name, line, field="phase")
+    if isinstance(p1, bool) or not isinstance(p1, (int, float)) or not math.isfinite(p1) or not 0 < p1 < 1:
+        raise InterchangeError(f"p1 must be a number in (0, 1) with a phase, got {p1!r}", name, line, field="p1")
+    return phase, float(p1)
 
 
 def corpus_records(questions: pd.DataFrame, extra_meta: dict | None = None):

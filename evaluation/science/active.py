@@ -1,11 +1,13 @@
 """Active statistical inference (SPEC section 12): the estimate when humans label where the judge is unsure.
 
-Pure numpy / pandas, no database. The design (q, f, u, pi, the draw, the completion-rate rule) is
-``annotation.design``; this module re-weights the human labels of the drawn sample by ``1 / pi``
+Pure numpy / pandas, no database. The design (q, f, u, the pilot, the residual model, pi, the draw, the
+completion-rate rule per phase) is ``annotation.design``; the human metrics come from
+``evaluation.science.metric_registry``. This module re-weights the human labels of the drawn sample by ``1 / pi``
 (Zrnic & Candes, "Active Statistical Inference", ICML 2024), so the estimate stays valid whatever
 the judge's quality.
 
-- ``estimate``: the estimate, its variance and the power-tuned lambda (works along the last axis);
+- ``estimate``: the estimate, its variance and the two control variates lambda and beta (per group);
+- ``uniform_variance``: what uniform PPI++ would have given with as many labels, from the same sample;
 - ``interval``: its 95% interval;
 - ``active_scores``: one row per prediction (human scores, the judge's f, pi, the live xi);
 - ``active_rows``: the ``report.json`` ``active`` rows per system and metric.
@@ -18,11 +20,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from annotation.design import METRICS, UNIFORM_REASON, expected_score, judge_distribution, live_design
-from evaluation.science import human
+from annotation.design import MAIN, PILOT, expected_score, judge_distribution, live_design
+from evaluation.science import human, metric_registry
 
 Z95 = 1.96
-SCALE = {"hscore": 1.0, "hcorrect": 100.0}  # report scale (SPEC 3: Hcorrect in %)
+SINGULAR_TOL = 1e-10  # S (or var(a)) counts as singular below this share of the product of its variances
 ROW_KEYS = (
     "system",
     "metric",
@@ -30,6 +32,7 @@ ROW_KEYS = (
     "n_sampled",
     "n_labeled",
     "lambda",
+    "beta",
     "estimate",
     "ci_low",
     "ci_high",
@@ -40,13 +43,14 @@ ROW_KEYS = (
 # --- the estimate ----------------------------------------------------------------------------
 
 
-def estimate(h, f, *, xi, pi) -> dict:
-    """The active estimate of a mean (SPEC 12), along the last axis.
+def estimate(h, f, *, xi, pi, groups=None) -> dict:
+    """The active estimate of a mean (SPEC 12), with two control variates.
 
-    z_i(lambda) = lambda f_i + (h_i - lambda f_i) xi_i / pi_i; theta = mean(z); variance =
-    var(z) / N (ddof=1). With a_i = f_i (1 - xi_i / pi_i) and b_i = h_i xi_i / pi_i (so z = b +
-    lambda a), lambda = -cov(a, b) / var(a) clipped to [0, 1], 0 when var(a) = 0. gain =
-    var(z(0)) / var(z(lambda)).
+    w_i = xi_i / pi_i; a_i = f_i (1 - w_i); c_i = 1 - w_i; b_i = h_i w_i (the Horvitz-Thompson
+    terms); z_i = b_i + lambda a_i + beta c_i, with (lambda, beta) = -S^-1 (cov(a, b), cov(c, b)), S
+    the 2x2 sample covariance of (a, c), not clipped. When S is singular c is dropped (beta = 0,
+    lambda = -cov(a, b) / var(a)), then a (lambda = beta = 0: the Horvitz-Thompson estimate).
+    theta = mean(z); variance = var(z) / N (ddof=1); gain = var(b) / var(z).
 
     Parameters
     ----------
@@ -58,12 +62,14 @@ def estimate(h, f, *, xi, pi) -> dict:
         Human-labelled and in the sample.
     pi : array-like
         Each one's chance of being in the sample (> 0 wherever ``xi``).
+    groups : array-like of int, optional
+        A group code (0 .. G-1) per item: one estimate per group (a system each), computed at once.
 
     Returns
     -------
     dict
-        ``estimate``, ``variance``, ``lambda``, ``gain``, ``n`` (N) and ``n_labeled`` (sum xi):
-        floats (arrays for 2-D input); ``estimate`` etc. None for a 1-D input with N < 2.
+        ``estimate``, ``variance``, ``lambda``, ``beta``, ``gain``, ``n`` (N) and ``n_labeled`` (sum xi):
+        floats (arrays of G with ``groups``); ``estimate`` etc. None (NaN with ``groups``) for N < 2.
 
     Raises
     ------
@@ -73,32 +79,59 @@ def estimate(h, f, *, xi, pi) -> dict:
     Examples
     --------
     >>> from evaluation.science.active import estimate
-    >>> xi, pi = [True, True, False, False], [0.5, 0.5, 0.25, 0.25]
-    >>> e = estimate([1.0, 0.0, 0.5, 1.0], [0.9, 0.2, 0.6, 0.8], xi=xi, pi=pi)
-    >>> round(e["estimate"], 4), round(e["variance"], 5), e["lambda"], round(e["gain"], 3)
-    (0.575, 0.07729, 1.0, 3.235)
+    >>> xi, pi = [True, True, False, False, True], [0.5, 0.5, 0.25, 0.25, 0.8]
+    >>> e = estimate([1.0, 0.0, 0.5, 1.0, 0.5], [0.9, 0.2, 0.6, 0.8, 0.4], xi=xi, pi=pi)
+    >>> [round(e[k], 4) for k in ("estimate", "variance", "lambda", "beta", "gain")]
+    [0.6881, 0.0076, 2.6387, -1.1517, 19.7051]
     """
     h, f = np.asarray(h, dtype=float), np.asarray(f, dtype=float)
     xi, pi = np.asarray(xi, dtype=bool), np.asarray(pi, dtype=float)
-    n = f.shape[-1]
-    if n < 2:
-        return {"estimate": None, "variance": None, "lambda": None, "gain": None, "n": n, "n_labeled": int(xi.sum())}
     if (xi & ~(pi > 0)).any() or np.isnan(np.where(xi, h, 0.0)).any():
         raise ValueError("every labelled item needs pi > 0 and a human score")
     w = np.where(xi, 1.0 / np.where(xi, pi, 1.0), 0.0)
-    a = f * (1 - w)
-    b = np.where(xi, h, 0.0) * w
-    var_a, var_b = a.var(axis=-1, ddof=1), b.var(axis=-1, ddof=1)
-    cov = ((a - a.mean(axis=-1, keepdims=True)) * (b - b.mean(axis=-1, keepdims=True))).sum(axis=-1) / (n - 1)
-    lam = np.clip(-cov / np.where(var_a > 0, var_a, 1.0), 0.0, 1.0) * (var_a > 0)
-    var_z = var_b + 2 * lam * cov + lam**2 * var_a
-    theta = (b + lam[..., None] * a).mean(axis=-1) if np.ndim(lam) else float((b + lam * a).mean())
-    gain = np.where(var_z > 0, var_b / np.where(var_z > 0, var_z, 1.0), 1.0)
-    out = {"estimate": theta, "variance": var_z / n, "lambda": lam, "gain": gain, "n": n}
-    out["n_labeled"] = xi.sum(axis=-1)
-    if np.ndim(lam) == 0:
-        out = {k: (float(v) if k not in ("n", "n_labeled") else int(v)) for k, v in out.items()}
-    return out
+    terms = {"a": f * (1 - w), "c": 1 - w, "b": np.where(xi, h, 0.0) * w}
+    one = groups is None
+    groups = np.zeros(len(f), dtype=np.intp) if one else np.asarray(groups, dtype=np.intp)
+    size = int(groups.max()) + 1 if len(groups) else 0
+    n = np.bincount(groups, minlength=size).astype(float)
+    out = _control_variates(terms, groups, n)
+    out["n"], out["n_labeled"] = n.astype(int), np.bincount(groups, weights=xi, minlength=size).astype(int)
+    if not one:
+        return out
+    return {k: (int(v[0]) if k in ("n", "n_labeled") else (float(v[0]) if n[0] >= 2 else None)) for k, v in out.items()}
+
+
+def _control_variates(terms, groups, n):
+    """theta, variance, lambda, beta and gain per group from the terms a, c, b (see ``estimate``)."""
+    size = len(n)
+    dof = np.where(n >= 2, n - 1, np.nan)
+    means = {k: np.bincount(groups, weights=v, minlength=size) / np.where(n > 0, n, 1) for k, v in terms.items()}
+    centred = {k: v - means[k][groups] for k, v in terms.items()}
+
+    def cov(x, y):
+        return np.bincount(groups, weights=centred[x] * centred[y], minlength=size) / dof
+
+    s_aa, s_cc, s_ac, s_ab, s_cb, s_bb = (
+        cov("a", "a"),
+        cov("c", "c"),
+        cov("a", "c"),
+        cov("a", "b"),
+        cov("c", "b"),
+        cov("b", "b"),
+    )
+    det = s_aa * s_cc - s_ac**2
+    full = det > SINGULAR_TOL * s_aa * s_cc
+    only_a = ~full & (s_aa > SINGULAR_TOL * np.maximum(s_bb, 1e-300))
+    safe = np.where(full, det, 1.0)
+    lam = np.where(
+        full, -(s_cc * s_ab - s_ac * s_cb) / safe, np.where(only_a, -s_ab / np.where(only_a, s_aa, 1.0), 0.0)
+    )
+    beta = np.where(full, -(s_aa * s_cb - s_ac * s_ab) / safe, 0.0)
+    var_z = s_bb + 2 * lam * s_ab + 2 * beta * s_cb + lam**2 * s_aa + 2 * lam * beta * s_ac + beta**2 * s_cc
+    var_z = np.maximum(var_z, 0.0)
+    theta = means["b"] + lam * means["a"] + beta * means["c"]
+    gain = np.where(var_z > 0, s_bb / np.where(var_z > 0, var_z, 1.0), 1.0)
+    return {"estimate": theta, "variance": var_z / n, "lambda": lam, "beta": beta, "gain": gain}
 
 
 def interval(e: dict) -> tuple:
@@ -140,7 +173,8 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     judge_labels : DataFrame
         One judge's labels (``tkey``, ``label``, optionally ``probs``).
     design_frame : DataFrame
-        ``tkey``, ``pi``, ``sampled`` of each triplet of the design.
+        ``tkey``, ``pi``, ``sampled`` of each triplet of the design; with ``phase`` (``pilot`` /
+        ``main``) and ``p1`` the completion rates apply per phase, else the design is one phase.
     gold : iterable of str, optional
         Gold triplet keys: their human labels are not drawn by the design and are left out.
     aggregate : {"mean", "majority"}, default "mean"
@@ -149,10 +183,12 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     Returns
     -------
     scores : DataFrame
-        ``system``, ``tkey``, ``h_*``, ``f_*``, ``pi`` (times the completion rate), ``sampled`` and ``xi``; only
-        predictions whose triplet is in the design and has a judge label.
+        ``system``, ``tkey``, ``h_*``, ``f_*`` (each human metric of the registry), ``pi`` (under the
+        completion rates), ``sampled`` and ``xi``; only predictions whose triplet is in the design
+        and has a judge label.
     facts : dict
-        ``n_sampled`` and ``n_labeled`` triplets, ``completion`` r, ``budget`` (sum of pi),
+        ``n_sampled`` and ``n_labeled`` triplets, ``completion`` r, ``rates`` (per phase),
+        ``n_pilot`` and ``n_pilot_labeled`` (None without phases), ``budget`` (sum of pi),
         ``uniform`` (every pi equal) and ``judge_has_probs``.
 
     Examples
@@ -168,21 +204,31 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     q, has_probs = judge_distribution(judge_labels)
     scores = ppi.prediction_scores(predictions, labels, None, gold=gold, aggregate=aggregate)
     plan = design_frame.drop_duplicates("tkey", keep="last").set_index("tkey")
-    labeled_keys = set(scores.loc[scores["h_hscore"].notna(), "tkey"])  # judged by the judge or not
+    keys = metric_registry.human_keys()
+    labeled_keys = set(scores.loc[scores[f"h_{keys[0]}"].notna(), "tkey"])  # judged by the judge or not
     keep = scores["tkey"].isin(plan.index) & scores["tkey"].isin(q.index)
     scores = scores[keep].reset_index(drop=True)
-    for metric in METRICS:
-        scores[f"f_{metric}"] = expected_score(q.loc[scores["tkey"]].to_numpy(), metric)
+    for metric in keys:
+        scores[f"f_{metric}"] = expected_score(q.loc[scores["tkey"]].to_numpy(), metric_registry.label_values(metric))
     sampled = plan["sampled"].astype(bool)
-    xi_t, pi_t, r = live_design(plan["pi"].to_numpy(), sampled.to_numpy(), plan.index.isin(labeled_keys))
+    phased = "phase" in plan and "p1" in plan and plan["phase"].notna().any()
+    phase = plan["phase"].to_numpy(dtype=object) if phased else None
+    p1 = plan["p1"].fillna(0.0).to_numpy(dtype=float) if phased else None
+    labeled = plan.index.isin(labeled_keys)
+    xi_t, pi_t, rates = live_design(plan["pi"].to_numpy(), sampled.to_numpy(), labeled, phase=phase, p1=p1)
     scores["pi"] = pd.Series(pi_t, index=plan.index).loc[scores["tkey"]].to_numpy()
     scores["xi"] = pd.Series(xi_t, index=plan.index).loc[scores["tkey"]].to_numpy()
     scores["sampled"] = sampled.loc[scores["tkey"]].to_numpy()
+    pilot = sampled.to_numpy() & (phase == PILOT) if phased else None
     facts = {
         "n_triplets": len(plan),
         "n_sampled": int(sampled.sum()),
         "n_labeled": int(xi_t.sum()),
-        "completion": r,
+        "completion": rates["all"],
+        "rates": {k: v for k, v in rates.items() if k != "all"} if phased else None,
+        "n_pilot": int(pilot.sum()) if phased else None,
+        "n_pilot_labeled": int((pilot & labeled).sum()) if phased else None,
+        "n_main": int((sampled.to_numpy() & (phase == MAIN)).sum()) if phased else None,
         "budget": float(plan["pi"].sum()),
         "uniform": bool(np.ptp(plan["pi"].to_numpy()) == 0) if len(plan) else True,
         "judge_has_probs": has_probs,
@@ -190,8 +236,46 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     return scores, facts
 
 
+def uniform_variance(h, f, *, xi, pi) -> float | None:
+    """The variance uniform PPI++ (SPEC 10) would have had with as many labels, estimated from the sample.
+
+    The population variance of the residual h - beta - lambda f at the best (beta, lambda) is
+    estimated from the labelled items weighted by 1 / pi (weighted least squares of h on (1, f));
+    with n labels out of N, uniform sampling gives that variance times (1 / n - 1 / N). Divided by
+    the active ``estimate``'s variance it is the design's measured gain over uniform PPI++.
+
+    Parameters
+    ----------
+    h, f, xi, pi : array-like
+        As ``estimate``.
+
+    Returns
+    -------
+    float or None
+        None with fewer than three labelled items.
+
+    Examples
+    --------
+    >>> from evaluation.science.active import uniform_variance
+    >>> h, f = [1.0, 0.0, 0.5, 1.0, 0.5], [0.9, 0.2, 0.6, 0.8, 0.4]
+    >>> round(uniform_variance(h, f, xi=[True, True, False, True, True], pi=[0.5, 0.5, 0.25, 0.25, 0.8]), 5)
+    0.00044
+    """
+    h, f = np.asarray(h, dtype=float), np.asarray(f, dtype=float)
+    xi, pi = np.asarray(xi, dtype=bool), np.asarray(pi, dtype=float)
+    n, big_n = int(xi.sum()), len(f)
+    if n < 3:
+        return None
+    w = 1.0 / pi[xi]
+    x = np.column_stack([np.ones(n), f[xi]])
+    coef = np.linalg.lstsq(x * np.sqrt(w)[:, None], h[xi] * np.sqrt(w), rcond=None)[0]
+    resid = h[xi] - x @ coef
+    sigma2 = float((w * resid**2).sum() / w.sum()) * n / (n - 1)
+    return sigma2 * (1 / n - 1 / big_n)
+
+
 def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
-    """The ``report.json`` ``active`` rows: one per system and metric (SPEC 12).
+    """The ``report.json`` ``active`` rows: one per system and human metric (SPEC 12).
 
     Parameters
     ----------
@@ -213,18 +297,18 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     >>> scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
     >>> [(r["system"], r["metric"], r["n_total"], r["n_sampled"], r["n_labeled"], round(r["estimate"], 4))
     ...  for r in active.active_rows(scores)]
-    [('a', 'hscore', 3, 2, 1, 0.6167), ('a', 'hcorrect', 3, 2, 1, 63.3333)]
+    [('a', 'hscore', 3, 2, 1, 1.0), ('a', 'hcorrect', 3, 2, 1, 100.0)]
     """
     systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
     rows = []
     for system in systems:
         part = scores[scores["system"] == system]
         xi, pi = part["xi"].to_numpy(dtype=bool), part["pi"].to_numpy()
-        for metric in METRICS:
+        for metric in metric_registry.human_keys():
             e = estimate(part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy(), xi=xi, pi=pi)
             defined = e["estimate"] is not None and e["n_labeled"] > 0
             low, high = interval(e) if defined else (None, None)
-            s = SCALE[metric]
+            s = metric_registry.get(metric).scale
             rows.append(
                 {
                     "system": system,
@@ -233,6 +317,7 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
                     "n_sampled": int(part["sampled"].sum()),
                     "n_labeled": int(xi.sum()),
                     "lambda": e["lambda"] if defined else None,
+                    "beta": e["beta"] * s if defined else None,
                     "estimate": e["estimate"] * s if defined else None,
                     "ci_low": low * s if defined else None,
                     "ci_high": high * s if defined else None,
@@ -240,6 +325,42 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
                 }
             )
     return rows
+
+
+def measured_gains(scores: pd.DataFrame, rows: list[dict]) -> list[dict]:
+    """Per system and human metric: how many times fewer labels the design needed than uniform PPI++
+    would have for the same interval, measured on the data itself (``uniform_variance`` / variance).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``active_scores``.
+    rows : list of dict
+        ``active_rows`` of the same scores.
+
+    Returns
+    -------
+    list of dict
+        ``system``, ``metric``, ``vs_uniform_ppi`` (None when undefined).
+
+    Examples
+    --------
+    >>> from evaluation.science import active
+    >>> predictions, labels, judge, plan = active._example_frames()
+    >>> scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
+    >>> active.measured_gains(scores, active.active_rows(scores))[0]
+    {'system': 'a', 'metric': 'hscore', 'vs_uniform_ppi': None}
+    """
+    out = []
+    for row in rows:
+        part = scores[scores["system"] == row["system"]]
+        h, f = part[f"h_{row['metric']}"].to_numpy(), part[f"f_{row['metric']}"].to_numpy()
+        xi, pi = part["xi"].to_numpy(dtype=bool), part["pi"].to_numpy()
+        uniform = uniform_variance(h, f, xi=xi, pi=pi)
+        active = estimate(h, f, xi=xi, pi=pi)["variance"] if uniform is not None else None
+        ratio = uniform / active if uniform is not None and active else None
+        out.append({"system": row["system"], "metric": row["metric"], "vs_uniform_ppi": ratio})
+    return out
 
 
 def _example_frames():
@@ -280,7 +401,8 @@ def active_section(
     systems : iterable of str, optional
         The systems, in order.
     facts : dict, optional
-        ``gold_keys``: gold triplets, left out of the human sample.
+        ``gold_keys``: gold triplets, left out of the human sample; ``design_meta``: the platform's
+        record of the design (``rho``, ``alpha``, ``model``, ``reason``, ``main_open``).
     aggregate : {"mean", "majority"}, default "mean"
         How a triplet's labels make its score (SPEC 3).
 
@@ -290,7 +412,10 @@ def active_section(
         The ``active`` rows.
     design : dict
         ``kind`` (active or uniform), ``reason``, ``n_triplets``, ``budget``, ``n_sampled``,
-        ``n_labeled``, ``completion``, ``judge_has_probs`` and ``progress`` ("k of B labelled").
+        ``n_labeled``, ``completion``, ``judge_has_probs``, ``progress`` ("k of B labelled"),
+        ``rates`` and ``pilot`` (size, labelled, progress: with phases, else None), ``rho``,
+        ``alpha``, ``model`` (the fitted residual model), ``main_open`` and ``gains``
+        (``measured_gains``).
     table : DataFrame
         The ``active`` data table, indexed by system (a row per metric).
 
@@ -300,7 +425,7 @@ def active_section(
     >>> predictions, labels, judge, plan = active._example_frames()
     >>> rows, design, table = active.active_section(predictions, labels, judge, design_frame=plan)
     >>> design["kind"], design["progress"], table.shape
-    ('active', '1 of 2 sampled triplets labelled (completion-rate rule)', (2, 9))
+    ('active', '1 of 2 sampled triplets labelled (completion-rate rule)', (2, 10))
     """
     scores, d = active_scores(
         predictions,
@@ -311,19 +436,45 @@ def active_section(
         aggregate=aggregate,
     )
     rows = active_rows(scores, systems)
-    reason = None
-    if d["uniform"]:
-        reason = UNIFORM_REASON if not d["judge_has_probs"] else "every triplet had the same chance: uniform design"
+    return rows, _design_summary(d, (facts or {}).get("design_meta"), measured_gains(scores, rows)), _table(rows)
+
+
+def _table(rows):
+    return pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index("system")  # one index level: plain LaTeX
+
+
+def _design_summary(d, meta, gains):
+    """``active_design``: what the design was, its pilot and residual model, progress and measured gains."""
+    meta = meta or {}
+    reason = meta.get("reason")
+    if d["uniform"] and not reason and meta.get("p1") is None:
+        reason = "every triplet had the same chance: uniform design"
     complete = d["n_labeled"] == d["n_sampled"]
+    kind = "uniform" if d["uniform"] else "active"
+    if meta.get("p1") is not None:  # the platform's two-phase design: uniform only on its fallback
+        kind = "uniform" if meta.get("reason") else "active"
     design = {
-        "kind": "uniform" if d["uniform"] else "active",
+        "kind": kind,
         "reason": reason,
         **{k: d[k] for k in ("n_triplets", "budget", "n_sampled", "n_labeled", "completion", "judge_has_probs")},
         "progress": f"{d['n_labeled']} of {d['n_sampled']} sampled triplets labelled"
         + ("" if complete else " (completion-rate rule)"),
+        "rates": d["rates"],
+        "pilot": None,
+        "rho": meta.get("rho"),
+        "alpha": meta.get("alpha"),
+        "model": meta.get("model"),
+        "main_open": meta.get("main_open"),
+        "gains": gains,
     }
-    table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index("system")  # one index level: plain LaTeX
-    return rows, design, table
+    if d["n_pilot"] is not None:
+        design["pilot"] = {
+            "size": d["n_pilot"],
+            "labeled": d["n_pilot_labeled"],
+            "main": d["n_main"],
+            "progress": f"pilot {d['n_pilot_labeled']} of {d['n_pilot']} labelled",
+        }
+    return design
 
 
 def labels_to_settle(a: dict, b: dict, n_labeled: int) -> int | None:

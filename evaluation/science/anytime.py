@@ -450,3 +450,103 @@ def live_section(rows: list[dict], widths: dict | None = None) -> dict:
         "widths": widths,
         "alpha": ALPHA,
     }
+
+
+STOP_RULES = ("ranking", "done")  # what the researcher waits for: the ranking settled, or every system done
+
+
+def live_conclusions(
+    predictions: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    judge_labels: pd.DataFrame | None,
+    *,
+    metric: str = "hscore",
+    half_width: float | None = None,
+    n_plan=None,
+    stop_when: str = "ranking",
+    facts: dict | None = None,
+) -> dict:
+    """What the live page shows under SPEC 16: per system its confidence sequence and whether it is done,
+    per pair whether it is settled, whether the ranking is settled and whether the researcher may stop.
+
+    The prediction-powered sequence when a judge scored every prediction of the system, else the
+    classical one (chosen by the presence of a judge, never by which is narrower). Gold items'
+    labels are left out with a judge (as in ``ppi.conclusions``).
+
+    Parameters
+    ----------
+    predictions : DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : DataFrame or None
+        Human labels (``tkey``, ``annotator``, ``label``).
+    judge_labels : DataFrame or None
+        One judge's labels.
+    metric : {"hscore", "hcorrect"}, default "hscore"
+        The metric shown.
+    half_width : float, optional
+        The researcher's target half-width on the metric's scale (default ``target_width``).
+    n_plan : int, dict or None, optional
+        Planned labels per system (``sequence_rows``).
+    stop_when : {"ranking", "done"}, default "ranking"
+        What the researcher waits for: every adjacent pair settled, or every system done.
+    facts : dict, optional
+        Platform facts (``gold_keys``).
+
+    Returns
+    -------
+    dict
+        ``metric``, ``half_width``, ``alpha``, ``alpha_split``, ``rows`` (``sequence_rows`` of the
+        metric with ``half`` and ``done``, the best estimate first), ``pairs`` (``settled``),
+        ``ranking_settled``, ``all_done``, ``stop_when``, ``stop`` (you may stop now).
+
+    Raises
+    ------
+    ValueError
+        On another metric or stop rule, or a target width that is not positive.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.science.anytime import live_conclusions
+    >>> predictions = pd.DataFrame({"system": ["good"] * 60 + ["poor"] * 60, "tkey": [f"t{i}" for i in range(120)]})
+    >>> labels = pd.DataFrame({"tkey": [f"t{i}" for i in range(120)], "annotator": "ann",
+    ...                        "label": ["correct"] * 54 + ["incorrect"] * 6 + ["correct"] * 12 + ["incorrect"] * 48})
+    >>> live = live_conclusions(predictions, labels, None, half_width=0.2)
+    >>> [(r["system"], round(r["cs_low"], 3), round(r["cs_high"], 3), r["done"]) for r in live["rows"]]
+    [('good', 0.771, 1.029, True), ('poor', 0.028, 0.372, True)]
+    >>> live["ranking_settled"], live["stop"], live["alpha_split"]
+    (True, True, 0.025)
+    """
+    from evaluation.science import ppi  # ppi holds the per-prediction scores
+
+    if metric not in metric_registry.human_keys():
+        raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")
+    if stop_when not in STOP_RULES:
+        raise ValueError(f"stop_when must be one of {', '.join(STOP_RULES)}, got {stop_when!r}")
+    width = target_width(metric, half_width)
+    if not width > 0:
+        raise ValueError("the target half-width must be positive")
+    has_judge = judge_labels is not None and not judge_labels.empty
+    gold = (facts or {}).get("gold_keys") if has_judge else None
+    scores = ppi.prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold)
+    systems = list(pd.unique(scores["system"]))
+    rows = [r for r in sequence_rows(scores, systems, n_plan=n_plan) if r["metric"] == metric]
+    for r in rows:
+        r["half"] = None if r["cs_low"] is None else (r["cs_high"] - r["cs_low"]) / 2
+        r["done"] = is_done(r, width)
+    rows.sort(key=lambda r: -math.inf if r["cs_estimate"] is None else -r["cs_estimate"])
+    ranking = len(rows) > 1 and ranking_settled(rows)
+    all_done = bool(rows) and all(r["done"] for r in rows)
+    return {
+        "metric": metric,
+        "half_width": width,
+        "alpha": ALPHA,
+        "alpha_split": ALPHA / max(len(systems), 1),
+        "rows": rows,
+        "pairs": settled(rows, metric),
+        "ranking_settled": ranking,
+        "all_done": all_done,
+        "stop_when": stop_when,
+        "stop": ranking if stop_when == "ranking" else all_done,
+        "has_judge": has_judge,
+    }

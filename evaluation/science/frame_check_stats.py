@@ -9,7 +9,10 @@ Inputs:
 - checks: rows / a DataFrame with ``item`` (the frame annotation), ``annotator``, ``frame_rating``
   and ``fe_rating`` in full / partial / erroneous; a missing rating (skipped) is left out.
 
-Table 4 percentages are over ratings: with two annotators on 50 questions, 100 ratings per row.
+Table 4 percentages are over ratings: with two annotators on 50 questions, 100 ratings per row. Each
+share comes with its 95 % Wilson score interval over the ratings, as the attribute checks' accuracies
+(``attribute_check_stats.wilson``); two annotators' ratings of one item count as two ratings, so where
+annotators agree the interval is narrower than one over items would be (the page says so).
 Krippendorff's alpha uses the items rated by two or more annotators, ordinal (erroneous < partial <
 full, ``annotation.labels.FRAME_CHECK_RANKS``) and nominal.
 """
@@ -22,6 +25,7 @@ import pandas as pd
 
 from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
 from evaluation.science.agreement import krippendorff_alpha
+from evaluation.science.attribute_check_stats import wilson
 from frames.outcomes import ERROR, OUTCOMES
 
 RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
@@ -66,10 +70,19 @@ def _checks(checks):
 
 
 def table4(checks):
-    """Paper Table 4: % full / partial / erroneous for the frame and for the FEs, with the counts.
+    """Paper Table 4: % full / partial / erroneous for the frame and for the FEs, with the counts and
+    each share's 95 % Wilson interval in % (``<value>_ci``).
 
     ``{"frame": {"label": "Frame Prediction", "n": .., "full": %, "partial": %, "erroneous": %,
-    "counts": {..}}, "fes": {...}}``; percentages are ``None`` when nothing was rated.
+    "full_ci": [low %, high %], ..., "counts": {..}}, "fes": {...}}``; percentages and intervals are
+    ``None`` when nothing was rated.
+
+    >>> t = table4([{"item": 1, "annotator": "a", "frame_rating": "full", "fe_rating": "partial"},
+    ...             {"item": 2, "annotator": "a", "frame_rating": "full", "fe_rating": None}])
+    >>> t["frame"]["n"], t["frame"]["full"], [round(x, 1) for x in t["frame"]["full_ci"]], t["fes"]["n"]
+    (2, 100.0, [34.2, 100.0], 1)
+    >>> table4([])["frame"]["full_ci"] is None
+    True
     """
     df = _checks(checks)
     out = {}
@@ -82,6 +95,7 @@ def table4(checks):
             "n": n,
             "counts": counts,
             **{v: (100.0 * counts[v] / n if n else None) for v in FRAME_CHECK_VALUES},
+            **{f"{v}_ci": ([100.0 * b for b in wilson(counts[v], n)] if n else None) for v in FRAME_CHECK_VALUES},
         }
     return out
 

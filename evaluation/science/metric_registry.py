@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
+from annotation import human_metrics
 from evaluation.science import human, metrics
 
 
@@ -164,6 +167,8 @@ def register(metric: Metric) -> Metric:
     if metric.human and metric.per_triplet is None:
         raise ValueError(f"human metric {metric.key!r} needs a per-triplet scorer (per_triplet)")
     _REGISTRY[metric.key] = metric
+    if metric.human:
+        human_metrics.register(metric.key, label_values(metric.key))
     return metric
 
 
@@ -186,6 +191,7 @@ def unregister(key: str) -> None:
     False
     """
     _REGISTRY.pop(key, None)
+    human_metrics.unregister(key)
 
 
 def get(key: str) -> Metric:
@@ -206,6 +212,28 @@ def get(key: str) -> Metric:
     (100.0, 'ROUGE-L')
     """
     return _REGISTRY[key]
+
+
+def label_values(key: str) -> np.ndarray:
+    """The value of each label (correct, partial, incorrect) under the human metric ``key``: its
+    per-triplet scorer applied to a triplet with that one label (the active design's f and u, SPEC 12).
+
+    Parameters
+    ----------
+    key : str
+        A human metric's key.
+
+    Returns
+    -------
+    numpy.ndarray
+        Three values on the 0-1 scale (before the metric's scale).
+
+    Examples
+    --------
+    >>> label_values("hscore").tolist(), label_values("hcorrect").tolist()
+    ([1.0, 0.5, 0.0], [1.0, 0.0, 0.0])
+    """
+    return np.asarray(get(key).per_triplet(np.eye(3, dtype=int), "mean"), dtype=float)
 
 
 def title(key: str) -> str:

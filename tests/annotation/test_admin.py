@@ -62,7 +62,7 @@ def test_admin_frame_prediction_form_creates_a_resumable_job(
                 "lexicon": lexicon_store.SHIPPED_NAME,
                 "model": "m",
                 "base_url": "http://127.0.0.1:9/v1",
-                "api_key_env": "K",
+                "api_key_env": "LLM_KEY_K",
             },
         )
     assert resp.status_code == 302

@@ -167,3 +167,11 @@ def test_same_status_on_postgresql(tmp_path):
     runs = run_paths(tmp_path, wrong_on_gold, min_gold_accuracy=0.7)
     assert {path: p.status for path, (_c, p, _s) in runs.items()} == dict.fromkeys(runs, "excluded")
     assert len({steps for _c, _p, steps in runs.values()}) == 1
+
+
+@pytest.mark.django_db
+def test_a_participant_reads_neither_the_api_schema_nor_its_pages(tmp_path):
+    build_study(tmp_path, n_questions=4, k=1)
+    client, _participant = arrive("curious")
+    for url in ("/api/schema/", "/api/docs/", "/api/redoc/"):
+        assert client.get(url).status_code == 403, url

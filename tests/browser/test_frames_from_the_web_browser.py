@@ -60,7 +60,7 @@ def eager(settings):
 
 def test_from_an_empty_corpus_to_table_4(page, live_server, make_user, tmp_path, settings, eager, monkeypatch):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    monkeypatch.setenv("STUB_LLM_KEY", "stub-secret")
+    monkeypatch.setenv("LLM_KEY_STUB", "stub-secret")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.UPLOAD_DIR = tmp_path / "media" / "uploads"
@@ -95,7 +95,7 @@ def test_from_an_empty_corpus_to_table_4(page, live_server, make_user, tmp_path,
         page.fill("#id_name", "stub")
         page.fill("#id_base_url", stub.base_url)
         page.fill("#id_model", "stub-model")
-        page.fill("#id_api_key_env", "STUB_LLM_KEY")
+        page.fill("#id_api_key_env", "LLM_KEY_STUB")
         page.click("input[name=_save]")
         expect(page.locator("#result_list")).to_contain_text("stub-model")
         page.goto(f"{url}/folds/?corpus=webframes")  # no frames yet: the next step
@@ -130,8 +130,12 @@ def test_from_an_empty_corpus_to_table_4(page, live_server, make_user, tmp_path,
         page.click("text=Compute report")
         table = page.locator("#table4-frame-checks")
         expect(table).to_be_visible(timeout=60000)
-        rows = [r.split("\t") for r in table.locator("tbody tr").all_inner_texts()]
+        rows = [
+            [r.locator("th").inner_text(), *r.locator("td .value").all_inner_texts(), r.locator("td").last.inner_text()]
+            for r in table.locator("tbody tr").all()
+        ]
         assert rows == [[label, "100 %", "0 %", "0 %", "3"] for label in ("Frame Prediction", "Frame Elements")]
+        assert table.locator("td[data-share] small.ci").count() == 6  # each share with its interval (issue 32)
         page.screenshot(path=f"{SHOTS}/report-1366.png", full_page=True)
         page.set_viewport_size({"width": 390, "height": 844})
         page.screenshot(path=f"{SHOTS}/report-390.png", full_page=True)

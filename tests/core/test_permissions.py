@@ -26,15 +26,15 @@ METHODS = ["get", "head", "post", "put", "patch", "delete"]
 MATRIX = """
 # URL name             role        GET  HEAD POST PUT  PATCH DELETE
 api-schema             anonymous   401  401  401  401  401  401
-api-schema             annotator   200  200  405  405  405  405
+api-schema             annotator   403  403  403  403  403  403
 api-schema             researcher  200  200  405  405  405  405
 api-schema             admin       200  200  405  405  405  405
 api-docs               anonymous   200  200  405  405  405  405
-api-docs               annotator   200  200  405  405  405  405
+api-docs               annotator   403  403  403  403  403  403
 api-docs               researcher  200  200  405  405  405  405
 api-docs               admin       200  200  405  405  405  405
 api-redoc              anonymous   200  200  405  405  405  405
-api-redoc              annotator   200  200  405  405  405  405
+api-redoc              annotator   403  403  403  403  403  403
 api-redoc              researcher  200  200  405  405  405  405
 api-redoc              admin       200  200  405  405  405  405
 reports                anonymous   L    L    L    L    L    L

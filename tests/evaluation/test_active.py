@@ -1,51 +1,215 @@
-"""Active statistical inference (SPEC 12): the design and the estimate against hand computations."""
+"""Active statistical inference (SPEC 12 as amended): the two-phase design and the estimate with two
+control variates, against computations made here independently with numpy."""
 
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from annotation import design
 from evaluation.science import active
 
 
-def test_design_solves_c_with_floor_and_cap_by_hand():
-    # T = 5, B = 2: pi_min = 0.1 * 2 / 5 = 0.04. u = 0 sits on the floor; the others get c u with
-    # 0.04 + c (0.1 + 0.2 + 0.4 + 0.5) = 2, so c = 1.96 / 1.2.
-    pi, reason = design.design([0.0, 0.1, 0.2, 0.4, 0.5], 2)
-    c = 1.96 / 1.2
-    assert pi == pytest.approx([0.04, 0.1 * c, 0.2 * c, 0.4 * c, 0.5 * c])
-    assert reason is None
-    # The cap: u = (0.01, 0.02, 5, 9), B = 3.5. The two large ones are capped at 1, leaving 1.5 for
-    # the others; c = 50 would give 0.5 + 1.0, the second at the cap too, so 0.5 + 1 + 1 + 1.
-    pi, _ = design.design([0.01, 0.02, 5.0, 9.0], 3.5)
-    assert pi == pytest.approx([0.5, 1.0, 1.0, 1.0])
-    assert pi.sum() == pytest.approx(3.5)
+def test_pilot_and_main_budgets_make_the_chances_sum_to_b():
+    p1 = design.pilot_chance(100, 1000)  # rho B / T = 0.2 * 100 / 1000
+    assert p1 == pytest.approx(0.02)
+    b2 = design.main_budget(100, 1000, p1)
+    assert b2 == pytest.approx((100 - 20) / 0.98)
+    pi2 = np.random.default_rng(0).dirichlet(np.ones(1000)) * b2  # any pi2 summing to B2
+    assert design.combine(p1, pi2).sum() == pytest.approx(100)
+    with pytest.raises(ValueError, match="rho"):
+        design.pilot_chance(100, 1000, rho=1.0)
 
 
-def test_design_sums_to_budget_on_many_triplets_and_keeps_the_floor():
-    u = np.random.default_rng(0).random(20_000) ** 3
-    pi, _ = design.design(u, 1000)
-    assert pi.sum() == pytest.approx(1000, rel=1e-9)
-    assert pi.min() == pytest.approx(0.1 * 1000 / 20_000)
-    assert pi.max() <= 1
-    # the order of u is kept: more uncertain, more likely
-    assert np.all(np.diff(pi[np.argsort(u)]) >= -1e-12)
+def test_residual_model_is_the_two_least_squares_fits():
+    rng = np.random.default_rng(3)
+    n = 120
+    f, u = rng.random(n), rng.random(n) * 0.5
+    h = np.clip(np.round(2 * (f + rng.normal(0, 0.2, n))) / 2, 0, 1)
+    model, reason = design.fit_residual_model(h, f, u)
+    assert reason is None and model["n_pilot"] == n
+    # by hand: normal equations for h ~ 1 + f, then r^2 ~ 1 + u^2 + f (1 - f)
+    x1 = np.column_stack([np.ones(n), f])
+    beta0, lambda0 = np.linalg.solve(x1.T @ x1, x1.T @ h)
+    r2 = (h - beta0 - lambda0 * f) ** 2
+    x2 = np.column_stack([np.ones(n), u**2, f * (1 - f)])
+    gamma = np.linalg.solve(x2.T @ x2, x2.T @ r2)
+    assert (model["beta0"], model["lambda0"]) == pytest.approx((beta0, lambda0))
+    assert model["gamma"] == pytest.approx(gamma.tolist())
+    assert model["floor"] == pytest.approx(0.05 * r2.mean())
+    s = design.residual_scale(model, f, u)
+    assert s == pytest.approx(np.sqrt(np.maximum(x2 @ gamma, 0.05 * r2.mean())))
 
 
-def test_one_hot_judge_falls_back_to_uniform_and_says_so():
-    judge = pd.DataFrame({"tkey": ["t1", "t2", "t3", "t4"], "label": ["correct", "partial", "incorrect", "correct"]})
-    q, has_probs = design.judge_distribution(judge)
-    assert not has_probs
-    pi, reason = design.design(design.uncertainty(q.to_numpy()), 2)
-    assert pi.tolist() == [0.5, 0.5, 0.5, 0.5]
-    assert reason == design.UNIFORM_REASON and "uniform" in reason
+def test_fallbacks_say_why_and_give_the_uniform_design():
+    f = np.tile([0.9, 0.5, 0.1], 40)
+    u = np.tile([0.1, 0.4, 0.1], 40)
+    h = np.tile([1.0, 0.5, 0.0], 40) * (np.arange(120) % 7 != 0)
+    few = np.arange(120) < 49
+    pi2, info = design.main_design(f, u, pilot=few, h=h, budget=30, p1=0.05)
+    assert info["kind"] == "uniform" and "only 49 labelled pilot triplets" in info["reason"]
+    assert design.combine(0.05, pi2) == pytest.approx(np.full(120, 30 / 120))
+    flat = np.full(120, 0.7)  # f does not vary: (1, f) is singular
+    pi2, info = design.main_design(flat, u, pilot=np.ones(120, bool), h=h, budget=30, p1=0.05)
+    assert info["kind"] == "uniform" and "cannot be fitted" in info["reason"]
+    assert design.combine(0.05, pi2) == pytest.approx(np.full(120, 0.25))
 
 
-def test_too_few_uncertain_triplets_raise_the_floor_of_the_certain_ones():
-    pi, _ = design.design([0.0, 0.0, 0.0, 0.5, 0.5], 4.5)
-    assert pi.tolist() == pytest.approx([5 / 6, 5 / 6, 5 / 6, 1.0, 1.0])
+def test_solve_scale_water_fills_by_hand():
+    # s = (1, 1, 10), total 2: c = 0.5 caps the third (10 * 0.5 = 5 -> 1) and gives 0.5 + 0.5 + 1
+    assert design.solve_scale([1.0, 1.0, 10.0], 2.0) == pytest.approx(0.5)
+    s = np.random.default_rng(1).random(5000) ** 4 + 1e-3
+    c = design.solve_scale(s, 1500)
+    assert np.minimum(1, c * s).sum() == pytest.approx(1500)
+    assert (c * s >= 1).sum() > 0  # some capped
+
+
+def test_main_chances_keep_the_defensive_share_and_the_budget():
+    s = np.random.default_rng(2).random(2000) + 0.01
+    pi2, c = design.main_chances(s, 150.0, alpha=0.1)
+    assert pi2.sum() == pytest.approx(150.0)
+    assert pi2.min() >= 0.1 * 150 / 2000 - 1e-12
+    assert pi2 == pytest.approx(0.1 * 150 / 2000 + 0.9 * np.minimum(1, c * s))
+
+
+def test_one_hot_judge_still_separates_partial_answers():
+    # u = 0 everywhere, f in {0, 0.5, 1}: f (1 - f) = 0.25 on partial answers, where humans disagree most
+    rng = np.random.default_rng(4)
+    f = rng.choice([0.0, 0.5, 1.0], 3000)
+    u = np.zeros(3000)
+    h = np.where(f == 0.5, rng.choice([0.0, 0.5, 1.0], 3000), np.where(rng.random(3000) < 0.9, f, 0.5))
+    pilot = rng.random(3000) < 0.1
+    pi2, info = design.main_design(f, u, pilot=pilot, h=h, budget=300, p1=0.02)
+    assert info["kind"] == "active"
+    assert pi2[f == 0.5].min() > 2 * pi2[f != 0.5].max()
+    assert design.combine(0.02, pi2).sum() == pytest.approx(300)
+
+
+def _by_numpy(h, f, xi, pi):
+    """SPEC 12's estimate computed directly: the 2x2 covariance of (a, c) and its solve."""
+    w = np.where(xi, 1 / pi, 0.0)
+    a, c, b = f * (1 - w), 1 - w, np.where(xi, h, 0.0) * w
+    cov = np.cov(np.vstack([a, c, b]))  # ddof=1
+    lam, beta = -np.linalg.solve(cov[:2, :2], cov[:2, 2])
+    z = b + lam * a + beta * c
+    return {
+        "lambda": lam,
+        "beta": beta,
+        "estimate": z.mean(),
+        "variance": z.var(ddof=1) / len(z),
+        "gain": b.var(ddof=1) / z.var(ddof=1),
+    }
+
+
+def test_estimate_equals_the_2x2_solve_by_numpy():
+    rng = np.random.default_rng(5)
+    n = 200
+    f = rng.random(n)
+    h = np.clip(f + rng.normal(0, 0.25, n), 0, 1)
+    pi = np.clip(0.05 + 0.5 * np.abs(h - f), 0, 1)
+    xi = rng.random(n) < pi
+    e = active.estimate(np.where(xi, h, np.nan), f, xi=xi, pi=pi)
+    expected = _by_numpy(h, f, xi, pi)
+    for key, value in expected.items():
+        assert e[key] == pytest.approx(value, rel=1e-9)
+    assert e["n"] == n and e["n_labeled"] == xi.sum()
+    low, high = active.interval(e)
+    assert (low, high) == pytest.approx(
+        (e["estimate"] - 1.96 * math.sqrt(e["variance"]), e["estimate"] + 1.96 * math.sqrt(e["variance"]))
+    )
+
+
+def test_five_items_by_hand():
+    # the docstring's example, with every number written out
+    h, f = np.array([1.0, 0.0, 0.5, 1.0, 0.5]), np.array([0.9, 0.2, 0.6, 0.8, 0.4])
+    xi, pi = np.array([True, True, False, False, True]), np.array([0.5, 0.5, 0.25, 0.25, 0.8])
+    w = np.array([2.0, 2.0, 0.0, 0.0, 1.25])
+    a = f * (1 - w)  # (-0.9, -0.2, 0.6, 0.8, -0.1)
+    c = 1 - w  # (-1, -1, 1, 1, -0.25)
+    b = np.array([2.0, 0.0, 0.0, 0.0, 0.625])
+    assert a == pytest.approx([-0.9, -0.2, 0.6, 0.8, -0.1]) and c == pytest.approx([-1, -1, 1, 1, -0.25])
+    s = np.array([[np.var(a, ddof=1), np.cov(a, c)[0, 1]], [np.cov(a, c)[0, 1], np.var(c, ddof=1)]])
+    lam, beta = -np.linalg.inv(s) @ np.array([np.cov(a, b)[0, 1], np.cov(c, b)[0, 1]])
+    e = active.estimate(h, f, xi=xi, pi=pi)
+    assert (e["lambda"], e["beta"]) == pytest.approx((lam, beta))
+    assert lam > 1  # not clipped
+    assert e["estimate"] == pytest.approx(np.mean(b + lam * a + beta * c))
+
+
+def test_singular_s_drops_c_then_a():
+    # f constant: a = 0.4 c, S singular -> beta = 0, lambda = -cov(a, b) / var(a)
+    h = np.array([1.0, 0.0, 0.5, 1.0, 0.0, 1.0])
+    f = np.full(6, 0.4)
+    xi, pi = np.array([True, True, False, True, False, False]), np.array([0.5, 0.5, 0.5, 0.25, 0.25, 0.25])
+    w = np.where(xi, 1 / pi, 0)
+    a, b = f * (1 - w), np.where(xi, h, 0) * w
+    e = active.estimate(h, f, xi=xi, pi=pi)
+    assert e["beta"] == 0.0
+    assert e["lambda"] == pytest.approx(-np.cov(a, b)[0, 1] / np.var(a, ddof=1))
+    # every item labelled with pi = 1: a = c = 0, the Horvitz-Thompson estimate is the mean
+    e = active.estimate(h, np.linspace(0, 1, 6), xi=np.ones(6, bool), pi=np.ones(6))
+    assert (e["lambda"], e["beta"], e["estimate"]) == (0.0, 0.0, pytest.approx(h.mean()))
+
+
+def test_groups_give_each_group_its_own_estimate():
+    rng = np.random.default_rng(6)
+    n = 300
+    f, groups = rng.random(n), rng.integers(0, 3, n)
+    h = np.clip(f + rng.normal(0, 0.3, n), 0, 1)
+    pi = np.full(n, 0.3)
+    xi = rng.random(n) < pi
+    together = active.estimate(h, f, xi=xi, pi=pi, groups=groups)
+    for g in range(3):
+        alone = active.estimate(h[groups == g], f[groups == g], xi=xi[groups == g], pi=pi[groups == g])
+        for key in ("estimate", "variance", "lambda", "beta", "gain"):
+            assert together[key][g] == pytest.approx(alone[key], rel=1e-9)
+
+
+def test_two_phase_design_is_unbiased_and_covers():
+    rng = np.random.default_rng(7)
+    n, budget = 3000, 300
+    f = rng.random(n)
+    u = 0.05 + 0.4 * f * (1 - f)
+    h = np.clip(np.round(2 * (f + rng.normal(0, u))) / 2, 0, 1)
+    estimates, covered = [], 0
+    for seed in range(200):
+        p1 = design.pilot_chance(budget, n)
+        pilot = design.draw(np.full(n, p1), seed)
+        pi2, info = design.main_design(f, u, pilot=pilot, h=h, budget=budget, p1=p1)
+        main = design.draw(pi2, [seed, 2])
+        pi = design.combine(p1, pi2)
+        e = active.estimate(h, f, xi=pilot | main, pi=pi)
+        estimates.append(e["estimate"])
+        low, high = active.interval(e)
+        covered += low <= h.mean() <= high
+    assert info["kind"] == "active"
+    assert np.mean(estimates) == pytest.approx(h.mean(), abs=0.004)
+    assert 0.9 <= covered / 200 <= 0.99
+
+
+def test_completion_rates_apply_per_phase():
+    pi = np.array([0.1, 0.1, 0.1, 0.5, 0.5, 0.28])
+    sampled = np.array([True, True, False, True, True, False])
+    phase = np.array(["pilot", "pilot", None, "main", "main", None], dtype=object)
+    labeled = np.array([True, False, False, True, True, False])
+    xi, live, rates = design.live_design(pi, sampled, labeled, phase=phase, p1=0.1)
+    # r1 = 1/2, r2 = 2/2; pi2 = (pi - 0.1) / 0.9; pi = 0.05 + 0.95 pi2
+    pi2 = (pi - 0.1) / 0.9
+    assert (rates["pilot"], rates["main"]) == (0.5, 1.0)
+    assert live == pytest.approx(0.05 + 0.95 * pi2)
+    assert xi.tolist() == [True, False, False, True, True, False]
+    # one phase: pi r, r = 3 / 4
+    _, live, rates = design.live_design(pi, sampled, labeled)
+    assert live == pytest.approx(pi * 0.75) and rates["pilot"] is None
+
+
+def test_rows_carry_beta_and_the_design_its_pilot():
+    predictions, labels, judge, plan = active._example_frames()
+    plan = plan.assign(phase=["pilot", "main", None], p1=0.2)
+    rows, summary, table = active.active_section(predictions, labels, judge, design_frame=plan)
+    assert set(active.ROW_KEYS) == set(rows[0]) and "beta" in table.columns
+    assert summary["pilot"] == {"size": 1, "labeled": 1, "main": 1, "progress": "pilot 1 of 1 labelled"}
+    assert summary["rates"] == {"pilot": 1.0, "main": 0.0}
 
 
 @pytest.mark.parametrize(
@@ -66,7 +230,7 @@ def test_probs_are_checked():
         design.check_probs({"correct": 0})
 
 
-def test_uncertainty_by_hand():
+def test_uncertainty_by_hand_and_metric_values_from_the_registry():
     # q = (0.6, 0.3, 0.1): f = 0.6 + 0.15 = 0.75; u^2 = 0.6 * 0.25^2 + 0.3 * 0.25^2 + 0.1 * 0.75^2 = 0.1125
     assert design.expected_score([0.6, 0.3, 0.1]) == pytest.approx(0.75)
     assert design.uncertainty([0.6, 0.3, 0.1]) == pytest.approx(math.sqrt(0.1125))
@@ -74,52 +238,24 @@ def test_uncertainty_by_hand():
     assert design.uncertainty([0.6, 0.3, 0.1], "hcorrect") == pytest.approx(math.sqrt(0.24))
 
 
-def test_estimate_equals_the_hand_computation():
-    h = [1.0, 0.0, 0.5, 1.0]  # the last two are not in the sample: their h is never read
-    f = [0.9, 0.2, 0.6, 0.8]
-    xi, pi = [True, True, False, False], [0.5, 0.5, 0.25, 0.25]
-    e = active.estimate(h, f, xi=xi, pi=pi)
-    # a = f (1 - xi / pi) = (0.9 (1 - 2), 0.2 (1 - 2), 0.6, 0.8) = (-0.9, -0.2, 0.6, 0.8)
-    # b = h xi / pi = (2, 0, 0, 0)
-    a, b = np.array([-0.9, -0.2, 0.6, 0.8]), np.array([2.0, 0.0, 0.0, 0.0])
-    # cov(a, b) = sum((a - mean a)(b - mean b)) / 3, mean a = 0.075, mean b = 0.5
-    cov = ((-0.975) * 1.5 + (-0.275) * -0.5 + 0.525 * -0.5 + 0.725 * -0.5) / 3
-    var_a = (0.975**2 + 0.275**2 + 0.525**2 + 0.725**2) / 3
-    assert cov == pytest.approx(np.cov(a, b)[0, 1])
-    lam = min(1.0, max(0.0, -cov / var_a))  # -cov / var_a = 1.024..., clipped to 1
-    assert e["lambda"] == lam == 1.0
-    z = b + lam * a  # (1.1, -0.2, 0.6, 0.8)
-    assert e["estimate"] == pytest.approx(2.3 / 4)
-    var_z = ((1.1 - 0.575) ** 2 + (-0.2 - 0.575) ** 2 + (0.6 - 0.575) ** 2 + (0.8 - 0.575) ** 2) / 3
-    assert e["variance"] == pytest.approx(var_z / 4)
-    assert z.var(ddof=1) == pytest.approx(var_z)
-    assert e["gain"] == pytest.approx(b.var(ddof=1) / var_z)  # var(z(0)) / var(z(lambda)) = 1 / 0.30917
-    low, high = active.interval(e)
-    assert (low, high) == pytest.approx((0.575 - 1.96 * math.sqrt(var_z / 4), 0.575 + 1.96 * math.sqrt(var_z / 4)))
+def test_a_new_human_metric_reaches_the_active_rows():
+    from evaluation.science import metric_registry as registry
 
+    def lenient(counts, aggregate="mean"):  # partial counts as correct
+        counts = np.asarray(counts, dtype=float)
+        total = counts.sum(axis=1)
+        return np.where(total > 0, (counts[:, 0] + counts[:, 1]) / np.where(total > 0, total, 1), np.nan)
 
-def test_estimate_is_unbiased_over_draws():
-    rng = np.random.default_rng(1)
-    h = rng.choice([0.0, 0.5, 1.0], 400)
-    f = np.clip(h + rng.normal(0, 0.3, 400), 0, 1)
-    pi, _ = design.design(np.abs(h - f) + 0.05, 80)
-    means = [active.estimate(h, f, xi=design.draw(pi, seed=s), pi=pi)["estimate"] for s in range(400)]
-    assert np.mean(means) == pytest.approx(h.mean(), abs=0.01)
-
-
-def test_completion_rate_rule_and_rows_say_k_of_b():
-    predictions, labels, judge, plan = active._example_frames()
-    scores, facts = active.active_scores(predictions, labels, judge, design_frame=plan)
-    # t1 and t2 are sampled, t1 is labelled: r = 1/2, every pi halved, xi only for t1
-    assert facts["completion"] == 0.5 and facts["n_sampled"] == 2 and facts["n_labeled"] == 1
-    assert scores["pi"].tolist() == [0.25, 0.5, 0.05]
-    assert scores["xi"].tolist() == [True, False, False]
-    (row, _) = active.active_rows(scores)
-    # f = (0.8 + 0.1, 0.3 + 0.25, 0) = (0.9, 0.55, 0); a = (0.9 (1 - 4), 0.55, 0) = (-2.7, 0.55, 0)
-    # b = (4, 0, 0); lambda clips to 1; z = (1.3, 0.55, 0)
-    assert row["lambda"] == 1.0
-    assert row["estimate"] == pytest.approx(1.85 / 3)
-    assert (row["n_total"], row["n_sampled"], row["n_labeled"]) == (3, 2, 1)
+    registry.register(registry.Metric(key="lenient", title="L", latex="L", axis="L", human=True, per_triplet=lenient))
+    try:
+        assert design.label_values("lenient").tolist() == [1.0, 1.0, 0.0]
+        predictions, labels, judge, plan = active._example_frames()
+        rows, _, _ = active.active_section(predictions, labels, judge, design_frame=plan)
+        assert [r["metric"] for r in rows] == ["hscore", "hcorrect", "lenient"]
+    finally:
+        registry.unregister("lenient")
+    with pytest.raises(ValueError, match="metric must be one of"):
+        design.label_values("lenient")
 
 
 def test_estimate_refuses_a_labelled_item_without_chance():

@@ -199,3 +199,20 @@ def test_settled_pairs_and_ranking():
     assert pairs[("a", "b")]["ahead"] == "a" and pairs[("a", "c")]["settled"] and not pairs[("b", "c")]["settled"]
     assert not anytime.ranking_settled(rows) and anytime.ranking_settled(rows[:2])
     assert anytime.is_done(rows[0], 0.04) and not anytime.is_done(rows[2], 0.04)
+
+
+def test_report_page_says_which_interval_to_quote(tmp_path):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from evaluation.render.page import report_page
+
+    paths, _truth = _files(tmp_path)
+    data, _out = _report(tmp_path, paths, n_plan=400)
+    html = render_to_string("evaluation/_report_judge.html", {"page": report_page(data), "data": data})
+    assert "Which interval to quote:" in html and "tightest near 400 labels per system" in html
+    row = next(r for r in data["ppi"] if (r["system"], r["metric"]) == ("sys-a", "hscore"))
+    assert f"{row['cs_low']:.3f} – {row['cs_high']:.3f}" in html
+    with translation.override("fr"):
+        french = render_to_string("evaluation/_report_judge.html", {"page": report_page(data), "data": data})
+    assert "Quel intervalle citer" in french

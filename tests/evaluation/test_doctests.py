@@ -37,8 +37,9 @@ PURE = (
     "science.metric_registry",
     "render.choices",
     "archive.format",
+    "archive.values",
 )
-DATABASE = ("judge_inputs", "database", "live", "archive.store")
+DATABASE = ("judge_inputs", "database", "live", "archive.store", "archive.unpack")
 # functions that read the database: a docstring without an example
 NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json"}}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

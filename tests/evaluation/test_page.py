@@ -28,10 +28,11 @@ def test_page_content_from_report_data():
     assert s1["coverage"] == "66.7 %" and s1["partial"]
     # no bootstrap: no interval; below 100% coverage the bounds, labelled as bounds
     assert s1["cells"][0] == {
+        "label": "Hscore",
         "text": "0.875",
         "sort": repr(0.875),
         "ci": None,
-        "bounds": "coverage bounds 0.583 – 0.917",
+        "bounds": {"label": "coverage bounds", "range": "0.583 – 0.917"},
     }
     assert view["coverage_warning"]["closest"] and "s1" in view["coverage_warning"]["systems"][0]
     table = view["factor_tables"][0]
@@ -62,6 +63,10 @@ def test_ppi_tables_one_per_metric_formatted_like_the_systems_table():
             "classical_ci_low": 0.6,
             "classical_ci_high": 0.8,
             "gain": 2.5,
+            "cs_low": 0.6012,
+            "cs_high": 0.8234,
+            "classical_cs_low": 0.55,
+            "classical_cs_high": 0.85,
         },
         {
             "system": "s1",
@@ -105,6 +110,8 @@ def test_ppi_tables_one_per_metric_formatted_like_the_systems_table():
         "classical": "0.700",
         "classical_sort": repr(0.7),
         "classical_interval": "0.600 – 0.800",
+        "sequence": "0.601 – 0.823",
+        "classical_sequence": "0.550 – 0.850",
         "lambda": "0.81",
         "gain": "2.50×",
         "gain_sort": repr(2.5),
@@ -128,12 +135,12 @@ def test_every_score_has_its_labelled_bootstrap_interval_and_bounds_only_below_f
             raw = next(r for r in d["systems"] if r["system"] == row["system"])
             if raw.get(metric) is None:
                 continue
-            assert cell["ci"].startswith("95% CI "), (row["system"], metric)  # human and automatic scores alike
+            assert cell["ci"]["label"] == "95% CI", (row["system"], metric)  # human and automatic scores alike
             low, high = raw[f"{metric}_ci"]
-            assert cell["ci"] == f"95% CI {page.interval_text(metric, low, high)}"
+            assert cell["ci"]["range"] == page.interval_text(metric, low, high)
             # coverage bounds only for a partially labelled system's human metrics, and named as bounds
             if row["partial"] and metric in ("hscore", "hcorrect"):
-                assert cell["bounds"].startswith("coverage bounds ")
+                assert cell["bounds"]["label"] == "coverage bounds"
             else:
                 assert cell["bounds"] is None
     # each factor delta's interval is in its cell's tooltip
@@ -198,8 +205,16 @@ def test_frame_outcomes_and_table4_on_the_page():
     outcomes = {o["key"]: (o["text"], o["n"], o["share"]) for o in shown["outcomes"]}
     assert outcomes["no_trigger"] == ("no trigger (no candidate word in the question)", 18, "1.8 %")
     assert outcomes["unknown_frame"][1:] == (35, "3.5 %") and outcomes["bad_output"][1:] == (24, "2.4 %")
-    assert shown["table4"][0] == {"label": "Frame Prediction", "full": "70 %", "partial": "20 %",
-                                  "erroneous": "10 %", "n": 50}  # fmt: skip
+    row = shown["table4"][0]
+    assert (row["label"], row["n"]) == ("Frame Prediction", 50)
+    assert [(c["key"], c["text"], c["ci"]) for c in row["cells"]] == [
+        ("full", "70 %", None),
+        ("partial", "20 %", None),
+        ("erroneous", "10 %", None),
+    ]  # fmt: skip  (a report.json made before Table 4 had intervals: none shown)
+    d["frames"]["table4"]["frame"]["full_ci"] = [56.6, 80.9]
+    full = page.report_page(d)["frames"]["table4"][0]["cells"][0]
+    assert full["ci"] == {"label": "95% CI", "range": "57 % – 81 %"}
     assert shown["agreement"][0]["ordinal"] == "0.612" and shown["agreement"][0]["label"] == "frame"
 
 

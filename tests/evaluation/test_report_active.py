@@ -84,6 +84,7 @@ def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
     f = np.where(right, 0.9 + 0.025, 0.5)
     e = active.estimate(h, f, xi=i % 3 == 0, pi=np.where(right, 0.3, 0.6))
     assert row["estimate"] == pytest.approx(e["estimate"]) and row["lambda"] == pytest.approx(e["lambda"])
+    assert row["beta"] == pytest.approx(e["beta"])
     assert (row["n_total"], row["n_sampled"], row["n_labeled"]) == (N, 14, 14)
     assert data["active_design"]["kind"] == "active" and data["config"]["design"] == "active"
     assert data["active_design"]["progress"] == "14 of 14 sampled triplets labelled"
@@ -97,9 +98,40 @@ def test_offline_report_without_probabilities_says_uniform(tmp_path):
     paths["design"] = write_jsonl(tmp_path / "uniform.jsonl", [{**d, "pi": 0.35} for d in design])
     data = offline(paths, tmp_path / "out")
     assert data["active_design"]["kind"] == "uniform"
-    assert "no probabilities" in data["active_design"]["reason"]
+    assert "same chance" in data["active_design"]["reason"]
     assert any("uniform design" in n for n in data["notes"])
     assert "uniform design" in (tmp_path / "out" / "table_active.tex").read_text()
+
+
+def test_offline_design_with_phases_applies_the_completion_rates_per_phase(tmp_path):
+    paths = files(tmp_path)
+    lines = [json.loads(x) for x in paths["design"].read_text().splitlines()]
+    # the even questions (pi 0.3) are the pilot, the odd ones (pi 0.6) the main sample; p1 = 0.3
+    phased = [
+        {**d, "phase": ("pilot" if d["pi"] == 0.3 else "main") if d["sampled"] else None, "p1": 0.3} for d in lines
+    ]
+    paths["design"] = write_jsonl(tmp_path / "phased.jsonl", phased)
+    labels = [json.loads(x) for x in paths["labels"].read_text().splitlines()]
+    main_labelled = [x for x in labels if int(x["question_id"][1:]) % 2 == 1]
+    dropped = main_labelled[0]
+    paths["labels"] = write_jsonl(tmp_path / "fewer.jsonl", [x for x in labels if x is not dropped])
+    data = offline(paths, tmp_path / "out")
+    (row,) = [r for r in data["active"] if r["metric"] == "hscore"]
+    # by hand: r1 = 1, r2 = (m - 1) / m; pi = p1 + (1 - p1) pi2 r2 with pi2 = (pi - p1) / (1 - p1)
+    i = np.arange(N)
+    right = i % 2 == 0
+    sampled = i % 3 == 0
+    m = int((sampled & ~right).sum())
+    r2 = (m - 1) / m
+    pi = np.where(right, 0.3, 0.3 + 0.7 * ((0.6 - 0.3) / 0.7) * r2)
+    xi = sampled & (i != int(dropped["question_id"][1:]))
+    h, f = np.where(right, 1.0, 0.0), np.where(right, 0.9 + 0.025, 0.5)
+    e = active.estimate(h, f, xi=xi, pi=pi)
+    assert row["estimate"] == pytest.approx(e["estimate"]) and row["beta"] == pytest.approx(e["beta"])
+    assert data["active_design"]["rates"] == pytest.approx({"pilot": 1.0, "main": r2})
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{**phased[0], "phase": "middle"}])
+    with pytest.raises(CommandError, match="phase must be pilot, main or null"):
+        offline({**paths, "design": bad}, tmp_path / "out")
 
 
 def test_offline_design_errors(tmp_path):

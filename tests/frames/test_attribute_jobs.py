@@ -278,3 +278,29 @@ def test_the_default_lexicon_is_the_one_the_corpus_frames_were_predicted_with(
     # a job whose params name no lexicon (as older jobs may) resolves it when it runs
     summary = attribute_jobs.derive_corpus(plain_fr, attribute_jobs.DeriveOptions(), progress=None)
     assert summary["lexicon"] == "framenet-fr-mini"
+
+
+def test_a_context_too_long_for_the_parser_is_reported_and_the_rest_derived(lexicon):
+    """Issue 33 point 9: a 1.2M-character context (spaCy's E088, past ``nlp.max_length``) no longer
+    fails the whole derivation: the other questions are derived, that one is named by its id."""
+    corpus = Corpus.objects.create(name="fr-long")
+    common = {"corpus": corpus, "question": "Qui a attaqué Paris ?", "answers": ["Le roi"], "language": "fr"}
+    Question.objects.create(
+        external_id="ok", context="Le roi attaqua Paris.", frame="Attack", lu="attaquer.v", position=0, **common
+    )
+    Question.objects.create(
+        external_id="huge",
+        context="Le roi attaqua Paris. " * 55_000,
+        frame="Attack",
+        lu="attaquer.v",
+        position=1,
+        **common,
+    )
+    job = derive(corpus, lexicon=lexicon.name)
+    assert job.status == Job.SUCCEEDED, job.error
+    assert job.result["not_parsed"] == [
+        {"question": "huge", "reason": "context of 1210000 characters, more than the parser takes"}
+    ]
+    ok, huge = Question.objects.get(external_id="ok"), Question.objects.get(external_id="huge")
+    assert (ok.dist, ok.trigger_in_question) == (1, True)
+    assert huge.dist is None and huge.meta == {}

@@ -249,6 +249,6 @@ def test_management_commands(corpus, stub, capsys):
     out = capsys.readouterr().out
     assert '"done": 3' in out and '"unknown_frame": 1' in out and '"no_trigger": 1' in out
     with pytest.raises(CommandError, match="no API key"):
-        call_command("predict_frames", "--corpus", corpus.name, "--api-key-env", "QAEVAL_NO_SUCH_KEY")
+        call_command("predict_frames", "--corpus", corpus.name, "--api-key-env", "LLM_KEY_NO_SUCH_KEY")
     with pytest.raises(CommandError, match="no frame lexicon named 'nope'"):
         call_command("predict_frames", "--corpus", corpus.name, "--lexicon", "nope")

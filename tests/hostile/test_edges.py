@@ -191,10 +191,15 @@ def test_no_store_on_api_and_downloads_but_not_on_pages(client, make_user, tiny_
     assert client.get("/research/").get("Cache-Control") != "no-store"
 
 
-def test_api_schema_for_logged_in_users_only(client, make_user):
+def test_api_schema_for_researchers_and_admins_only(client, make_user):
+    """Issue 33 point 9: annotators and crowd participants read neither the schema nor its pages."""
     assert client.get("/api/schema/").status_code in (401, 403)
     client.force_login(make_user("ann", "annotator"))
+    for url in ("/api/schema/?format=json", "/api/docs/", "/api/redoc/"):
+        assert client.get(url).status_code == 403, url
+    client.force_login(make_user("res", "researcher"))
     assert client.get("/api/schema/?format=json").status_code == 200
+    assert client.get("/api/docs/").status_code == 200
 
 
 def test_job_errors_without_paths_and_tracebacks_for_researchers(client, make_user):
@@ -273,6 +278,19 @@ def test_session_lifetime_is_shorter_with_secure():
     plain = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
     assert secure.stdout.split() == ["28800", "True"], secure.stderr
     assert plain.stdout.split() == ["1209600", "False"], plain.stderr
+    # an override stays sane (issue 33 point 9): a year under SECURE=1, zero or words stop the start
+    for secure_flag, age, ok in (("1", "3600", True), ("1", "31536000", False), ("", "0", False), ("", "abc", False)):
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=REPO,
+            env={**env, "SECURE": secure_flag, "SESSION_COOKIE_AGE": age},
+            capture_output=True,
+            text=True,
+        )
+        if ok:
+            assert run.stdout.split() == [age, "True"], run.stderr
+        else:
+            assert run.returncode != 0 and "SESSION_COOKIE_AGE must be a number of seconds from 300" in run.stderr
     assert Path(REPO / "README.md").read_text().count("SESSION_COOKIE_AGE") >= 1
 
 

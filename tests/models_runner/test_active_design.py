@@ -1,14 +1,15 @@
-"""The active design of a corpus (SPEC 12): chances from the judge's uncertainty, the seeded draw
-stored per triplet, folds built from the drawn sample, late triplets drawn by the same rule, and the
-uniform fallback of a judge without probabilities."""
+"""The active design of a corpus (SPEC 12 as amended): the seeded pilot stored per triplet and served
+first, the main sample opened when the pilot is labelled (residual model, pi2, the fallback that
+says why), late triplets drawn by the same rule."""
 
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation import fold_store
 from annotation.fold_store import fold_design
 from annotation.importers import import_corpus, import_predictions
-from annotation.models import Corpus, FoldItem, Triplet
+from annotation.models import Corpus, FoldItem, Label, Triplet
 from models_runner.judging import import_judge_labels
 from tests.conftest import write_jsonl
 
@@ -39,38 +40,123 @@ def judge_file(tmp_path, *, probs=True, name="j"):
     return write_jsonl(tmp_path / f"{name}.jsonl", rows)
 
 
-def test_build_folds_active_draws_where_the_judge_is_unsure(corpus, tmp_path, capsys):
+def label_pilot(corpus, user, *, only=None):
+    """A human label on every pilot triplet (the system's answers wrong, the references right)."""
+    pilot = Triplet.objects.filter(question__corpus=corpus, design_phase="pilot", design_sampled=True)
+    for t in pilot[:only] if only is not None else pilot:
+        Label.objects.create(triplet=t, annotator=user, value="correct" if t.answer.startswith("a") else "incorrect")
+
+
+def test_build_folds_active_serves_the_pilot_first(corpus, tmp_path, capsys):
     import_judge_labels(judge_file(tmp_path), corpus)
-    call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="30", judge="j")
-    fields = ("id", "answer", "design_pi", "design_sampled")
-    triplets = list(Triplet.objects.filter(question__corpus=corpus).values(*fields))
-    pi = np.array([t["design_pi"] for t in triplets])
-    assert len(triplets) == 2 * N and pi.sum() == pytest.approx(30)
-    unsure = [t["design_pi"] for t in triplets if t["answer"].startswith("b") and int(t["answer"][1:]) % 2 == 0]
-    sure = [t["design_pi"] for t in triplets if t["answer"].startswith("a")]
-    assert min(unsure) > 3 * max(sure) and min(sure) >= 0.1 * 30 / (2 * N) - 1e-12
-    in_folds = set(FoldItem.objects.filter(fold__corpus=corpus).values_list("triplet_id", flat=True))
-    assert in_folds == {t["id"] for t in triplets if t["design_sampled"]}
-    meta = fold_design(corpus)
-    assert meta["kind"] == "active" and meta["judge"] == "j" and meta["budget"] == 30 and meta["reason"] is None
-    assert "active design, judge j" in capsys.readouterr().out
-    # the same seed draws the same sample
-    first = {t["id"]: t["design_sampled"] for t in triplets}
-    call_command(
-        "build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="25%", judge="j", replace=True
+    call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="60", judge="j")
+    rows = list(
+        Triplet.objects.filter(question__corpus=corpus).values(
+            "id", "design_pi", "design_sampled", "design_phase", "design_p1"
+        )
     )
-    again = dict(Triplet.objects.filter(question__corpus=corpus).values_list("id", "design_sampled"))
-    assert again == first
-
-
-def test_a_judge_without_probabilities_gives_the_uniform_design(corpus, tmp_path, capsys):
-    import_judge_labels(judge_file(tmp_path, probs=False), corpus)
-    call_command("build_folds", corpus="act", k=2, seed=0, overlap=0, design="active", budget="0.25", judge="j")
-    pis = set(Triplet.objects.filter(question__corpus=corpus).values_list("design_pi", flat=True))
-    assert pis == {0.25}
+    p1 = 0.2 * 60 / (2 * N)  # rho B / T
+    assert [r["design_pi"] for r in rows] == pytest.approx([p1] * 2 * N)
+    assert [r["design_p1"] for r in rows] == pytest.approx([p1] * 2 * N)
+    pilot = {r["id"] for r in rows if r["design_sampled"]}
+    assert pilot == {r["id"] for r in rows if r["design_phase"] == "pilot"} and pilot
+    in_folds = set(FoldItem.objects.filter(fold__corpus=corpus).values_list("triplet_id", flat=True))
+    assert in_folds == pilot  # only the pilot is served at first
     meta = fold_design(corpus)
-    assert meta["kind"] == "uniform" and "no probabilities" in meta["reason"]
-    assert "uniform design" in capsys.readouterr().out
+    assert meta["kind"] == "active" and meta["main_open"] is False and meta["rho"] == 0.2 and meta["alpha"] == 0.1
+    assert "the main sample opens when the pilot is labelled" in capsys.readouterr().out
+    assert fold_store.pilot_progress(corpus) == {"labeled": 0, "size": len(pilot), "main_open": False}
+    # the same seed draws the same pilot
+    call_command(
+        "build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="60", judge="j", replace=True
+    )
+    assert (
+        set(Triplet.objects.filter(question__corpus=corpus, design_sampled=True).values_list("id", flat=True)) == pilot
+    )
+
+
+def test_a_small_pilot_opens_a_uniform_main_sample_and_says_why(corpus, tmp_path, make_user):
+    import_judge_labels(judge_file(tmp_path), corpus)
+    call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="60", judge="j")
+    user = make_user("ann")
+    label_pilot(corpus, user, only=1)
+    assert not fold_store.open_main_if_ready(corpus)  # not every pilot triplet is labelled yet
+    label_pilot_rest = Triplet.objects.filter(question__corpus=corpus, design_phase="pilot").exclude(
+        labels__isnull=False
+    )
+    for t in label_pilot_rest:
+        Label.objects.create(triplet=t, annotator=user, value="correct")
+    assert fold_store.open_main_if_ready(corpus)
+    meta = fold_design(corpus)
+    assert meta["main_open"] and "fewer than 50" in meta["reason"]
+    pis = np.array(Triplet.objects.filter(question__corpus=corpus).values_list("design_pi", flat=True))
+    assert pis == pytest.approx(np.full(2 * N, 60 / (2 * N)))  # uniform: pi = B / T
+    sampled = set(Triplet.objects.filter(question__corpus=corpus, design_sampled=True).values_list("id", flat=True))
+    assert set(FoldItem.objects.filter(fold__corpus=corpus).values_list("triplet_id", flat=True)) == sampled
+
+
+@pytest.fixture
+def big_corpus(tmp_path):
+    n = 500
+    questions = [{"id": f"q{i}", "context": f"c{i}", "question": f"Q{i}?", "answers": [f"a{i}"]} for i in range(n)]
+    import_corpus(write_jsonl(tmp_path / "corpus.jsonl", questions), "big")
+    c = Corpus.objects.get(name="big")
+    preds = [{"question_id": f"q{i}", "system": "sys", "answer": f"b{i}"} for i in range(n)]
+    import_predictions(write_jsonl(tmp_path / "preds.jsonl", preds), c)
+    rows = []
+    for i in range(n):
+        rows.append(
+            {
+                "question_id": f"q{i}",
+                "answer": f"a{i}",
+                "annotator": "j",
+                "label": "correct",
+                "probs": {"correct": 0.97, "partial": 0.02, "incorrect": 0.01},
+            }
+        )
+        unsure = (
+            {"correct": 0.4, "partial": 0.3, "incorrect": 0.3}
+            if i % 2 == 0
+            else {"correct": 0.02, "partial": 0.03, "incorrect": 0.95}
+        )
+        rows.append(
+            {"question_id": f"q{i}", "answer": f"b{i}", "annotator": "j", "label": "incorrect", "probs": unsure}
+        )
+    import_judge_labels(write_jsonl(tmp_path / "j.jsonl", rows), c)
+    return c
+
+
+def test_the_labelled_pilot_opens_the_main_sample_where_the_residuals_are(big_corpus, make_user):
+    call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
+    user = make_user("ann")
+    pilot = Triplet.objects.filter(question__corpus=big_corpus, design_phase="pilot")
+    rng = np.random.default_rng(0)
+    for t in pilot:  # the unsure answers are right half of the time
+        unsure = t.answer.startswith("b") and int(t.answer[1:]) % 2 == 0
+        value = (
+            ("correct" if rng.random() < 0.5 else "incorrect")
+            if unsure
+            else ("correct" if t.answer.startswith("a") else "incorrect")
+        )
+        Label.objects.create(triplet=t, annotator=user, value=value)
+    assert fold_store.open_main_if_ready(big_corpus)
+    meta = fold_design(big_corpus)
+    assert meta["main_open"] and meta["reason"] is None and meta["pilot_labels"] == pilot.count() >= 50
+    assert len(meta["model"]["gamma"]) == 3
+    rows = list(
+        Triplet.objects.filter(question__corpus=big_corpus).values_list(
+            "answer", "design_pi", "design_phase", "design_sampled"
+        )
+    )
+    assert sum(r[1] for r in rows) == pytest.approx(400)
+    unsure = [r[1] for r in rows if r[0].startswith("b") and int(r[0][1:]) % 2 == 0]
+    sure = [r[1] for r in rows if r[0].startswith("a")]
+    assert min(unsure) > 2 * max(sure)
+    main = {r[0] for r in rows if r[2] == "main"}
+    assert main and all(r[3] for r in rows if r[2] == "main")
+    served = set(FoldItem.objects.filter(fold__corpus=big_corpus).values_list("triplet__answer", flat=True))
+    assert main <= served
+    assert not fold_store.open_main_if_ready(big_corpus)  # once
 
 
 @pytest.mark.parametrize(
@@ -94,17 +180,15 @@ def test_design_errors_change_nothing(corpus, tmp_path, options, message):
 
 def test_late_triplets_are_drawn_by_the_same_rule(corpus, tmp_path):
     import_judge_labels(judge_file(tmp_path), corpus)
-    call_command("build_folds", corpus="act", k=2, seed=1, overlap=0, design="active", budget="30", judge="j")
+    call_command("build_folds", corpus="act", k=2, seed=1, overlap=0, design="active", budget="60", judge="j")
     meta = fold_design(corpus)
     late = [{"question_id": f"q{i}", "system": "late", "answer": f"z{i}"} for i in range(N)]
     import_predictions(write_jsonl(tmp_path / "late.jsonl", late), corpus)
     new = Triplet.objects.filter(question__corpus=corpus, answer__startswith="z")
-    # the judge has not seen them: q uniform, u = sqrt(2/3 * 0.25), pi = min(1, max(pi_min, c u))
-    u = np.sqrt(2 / 3 * 0.25)
-    expected = min(1.0, max(meta["pi_min"], meta["c"] * u))
-    assert {round(p, 9) for p in new.values_list("design_pi", flat=True)} == {round(expected, 9)}
+    # before the main sample opens a late triplet gets the pilot draw: pi = p1
+    assert {round(p, 9) for p in new.values_list("design_pi", flat=True)} == {round(meta["p1"], 9)}
     drawn = set(new.filter(design_sampled=True).values_list("id", flat=True))
-    assert 0 < len(drawn) < N
+    assert drawn == set(new.filter(design_phase="pilot").values_list("id", flat=True))
     in_folds = set(FoldItem.objects.filter(fold__corpus=corpus, triplet__in=new).values_list("triplet_id", flat=True))
     assert in_folds == drawn
 
@@ -121,8 +205,9 @@ def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client
     assert "needs a budget and a judge" in page and not FoldItem.objects.exists()
     page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "ghost"}, follow=True)
     assert "no judge named" in page.content.decode() and not FoldItem.objects.exists()
-    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "j"}, follow=True).content.decode()
+    page = client.post(url, {**base, "design": "active", "budget": "60", "judge": "j"}, follow=True).content.decode()
     drawn = Triplet.objects.filter(question__corpus=corpus, design_sampled=True).count()
-    assert f"from {drawn} drawn triplets (active design)" in page
+    assert f"from a pilot of {drawn} drawn triplets (active design)" in page
     assert 'id="fold-design"' in page and "triplets are in no fold yet" not in page
+    assert f"pilot 0 of {drawn} labelled" in page
     assert FoldItem.objects.filter(fold__corpus=corpus).count() == drawn

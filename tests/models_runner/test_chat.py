@@ -111,12 +111,12 @@ def test_connection_errors_are_retried():
 
 
 def test_api_key_comes_from_the_named_env_var(monkeypatch):
-    monkeypatch.delenv("MY_KEY", raising=False)
-    with pytest.raises(ChatError, match="MY_KEY"):
-        ChatClient("m", api_key_env="MY_KEY", store=None)
-    monkeypatch.setenv("MY_KEY", "sk-mine")
+    monkeypatch.delenv("LLM_KEY_MINE", raising=False)
+    with pytest.raises(ChatError, match="LLM_KEY_MINE"):
+        ChatClient("m", api_key_env="LLM_KEY_MINE", store=None)
+    monkeypatch.setenv("LLM_KEY_MINE", "sk-mine")
     with OpenAIStub(lambda body: "ok") as stub:
-        chat = ChatClient("m", base_url=stub.base_url, api_key_env="MY_KEY", store=None).as_chat(purpose="p")
+        chat = ChatClient("m", base_url=stub.base_url, api_key_env="LLM_KEY_MINE", store=None).as_chat(purpose="p")
         assert chat([{"role": "user", "content": "x"}]) == "ok" and chat.model == "m"
     assert stub.requests[0]["headers"]["authorization"] == "Bearer sk-mine"
 

@@ -34,9 +34,9 @@ def stub():
 def local(stub, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("LOCAL_LLM_KEY", "local-secret")
+    monkeypatch.setenv("LLM_KEY_LOCAL", "local-secret")
     return LLMEndpoint.objects.create(
-        name="local", base_url=stub.base_url, model="endpoint-model", api_key_env="LOCAL_LLM_KEY"
+        name="local", base_url=stub.base_url, model="endpoint-model", api_key_env="LLM_KEY_LOCAL"
     )
 
 
@@ -57,7 +57,7 @@ def test_an_unknown_endpoint_fails_the_job_in_words(corpus, local):  # noqa: F81
 
 def test_judges_and_the_openai_backend_read_the_endpoint(stub, local):
     p = judging.judge_parameters({"endpoint": "local"})
-    assert (p["base_url"], p["model"], p["api_key_env"]) == (stub.base_url, "endpoint-model", "LOCAL_LLM_KEY")
+    assert (p["base_url"], p["model"], p["api_key_env"]) == (stub.base_url, "endpoint-model", "LLM_KEY_LOCAL")
     assert judging.judge_parameters({"endpoint": "local", "model": "other"})["model"] == "other"
     with pytest.raises(judging.JudgeError, match="no LLM endpoint named 'gone'"):
         judging.judge_parameters({"endpoint": "gone"})
@@ -82,7 +82,7 @@ def test_without_an_endpoint_the_environment_is_the_fallback(monkeypatch, stub):
 
 def test_the_admin_keeps_endpoints_and_the_frames_form_offers_them(admin_client, corpus, local):  # noqa: F811
     page = admin_client.get(reverse("admin:models_runner_llmendpoint_changelist")).content.decode()
-    assert "endpoint-model" in page and "LOCAL_LLM_KEY" in page and "local-secret" not in page
+    assert "endpoint-model" in page and "LLM_KEY_LOCAL" in page and "local-secret" not in page
     bad = admin_client.post(
         reverse("admin:models_runner_llmendpoint_add"),
         {"name": "x", "base_url": "http://127.0.0.1:1/v1", "model": "m", "api_key_env": "sk-123 secret"},

@@ -41,8 +41,9 @@ class Command(BaseCommand):
         if plan is not None:
             m = plan.meta
             self.stdout.write(
-                f"{m['kind']} design, judge {m['judge']}: {m['n_sampled']} of {m['n_triplets']} triplets drawn "
-                f"(budget {m['budget']}, seed {m['seed']})" + (f"; {m['reason']}" if m["reason"] else "")
+                f"{m['kind']} design, judge {m['judge']}: pilot of {m['n_pilot']} of {m['n_triplets']} triplets drawn "
+                f"(budget {m['budget']}, p1 {m['p1']:.4f}, seed {m['seed']}); the main sample opens when the "
+                "pilot is labelled" + (f"; {m['reason']}" if m["reason"] else "")
             )
 
     def _plan(self, corpus, seed, options):

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.management.commands._common import get_corpus
 from frames import errors, jobs, lexicon_store, llm, proxy_store
 from models_runner.chat import ChatError
+from models_runner.endpoints import KeyVariableError
 
 
 class Command(BaseCommand):
@@ -40,9 +41,12 @@ class Command(BaseCommand):
         except errors.FrameJobError as exc:
             raise CommandError(str(exc)) from None
         if queue:
-            job = jobs.start_frame_job(
-                corpus.name, lexicon=lexicon_row.name, model=model, **chat_options, **run_options
-            )
+            try:
+                job = jobs.start_frame_job(
+                    corpus.name, lexicon=lexicon_row.name, model=model, **chat_options, **run_options
+                )
+            except KeyVariableError as exc:
+                raise CommandError(str(exc)) from None
             self.stdout.write(f"queued job {job.pk}")
             return
         verbose = options.get("verbosity", 1) > 1
@@ -56,6 +60,6 @@ class Command(BaseCommand):
             result = proxy_store.predict_frames(
                 corpus, lexicon_row, chat, **run_options, model=model, progress=progress
             )
-        except (errors.FrameJobError, ChatError) as exc:
+        except (errors.FrameJobError, ChatError, KeyVariableError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result, indent=2))
