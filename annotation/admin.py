@@ -31,7 +31,9 @@ class ImportForm(forms.Form):
         ],
         label=_("Kind"),
     )
-    corpus = forms.SlugField(max_length=100, help_text=_("corpus name (a new one is created for a corpus import)"))
+    corpus = forms.SlugField(
+        max_length=100, label=_("Corpus"), help_text=_("corpus name (a new one is created for a corpus import)")
+    )
     file = forms.FileField(validators=[max_upload_size], label=_("File"))
     format = forms.ChoiceField(
         choices=[("", _("from the file extension")), *formats.choices()], required=False, label=_("Format")
@@ -44,21 +46,29 @@ class ImportForm(forms.Form):
         ],
         initial="dedup",
         required=False,
+        label=_("Match"),
         help_text=_("labels: how an answer finds its triplet"),
     )
     dry_run = forms.BooleanField(
-        required=False, help_text=_("labels: check every line and list every problem; change nothing")
+        required=False,
+        label=_("Dry run"),
+        help_text=_("labels: check every line and list every problem; change nothing"),
     )
     rejects = forms.BooleanField(
         required=False,
+        label=_("Rejects"),
         help_text=_("labels: import the valid lines; the rejected ones, each with its reason, go to the job's result"),
     )
     attach_existing = forms.BooleanField(
         required=False,
+        label=_("Attach existing accounts"),
         help_text=_("labels: a name that is an account with labels made in the browser gets these labels too"),
     )
     annotator_prefix = forms.CharField(
-        required=False, max_length=50, help_text=_("labels: put before every annotator name")
+        required=False,
+        max_length=50,
+        label=_("Annotator prefix"),
+        help_text=_("labels: put before every annotator name"),
     )
 
     def clean(self):

@@ -7,6 +7,7 @@ class AnnotationConfig(AppConfig):
     verbose_name = _("Annotation")
 
     def ready(self):
-        from annotation import i18n
+        from annotation import i18n, jobs
 
         i18n.register()
+        jobs.register_job_kinds()

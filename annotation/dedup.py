@@ -27,6 +27,19 @@ from dataclasses import dataclass, field
 from core import languages
 
 POLICIES = ("whitespace", "casefold", "exact")
+
+
+def gettext_noop(text):
+    """Marks a word for the catalogues (``makemessages`` collects this name) without importing Django."""
+    return text
+
+
+#: Each policy in words, for the pages (English here; pages translate them with gettext).
+POLICY_TITLES = {
+    "whitespace": gettext_noop("spaces normalized"),
+    "casefold": gettext_noop("spaces and case normalized"),
+    "exact": gettext_noop("exact string"),
+}
 DEFAULT_POLICY = "whitespace"
 _WS = re.compile(r"\s+")
 ASCII_PUNCT_TABLE = str.maketrans("", "", string.punctuation)

@@ -45,7 +45,7 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
                 corpus=corpus,
                 kind=kind,
                 index=p.index,
-                name=f"{corpus.name} {name} {p.index + 1}",
+                name=f"{corpus.name} {Fold.NAME_WORDS.get(kind, name)} {p.index + 1}",
                 seed=seed,
                 params=params,
             )

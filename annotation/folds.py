@@ -25,6 +25,18 @@ from dataclasses import dataclass, field
 FOLD_POLICIES = ("by_question", "by_triplet")
 
 
+def gettext_noop(text):
+    """Marks a word for the catalogues (``makemessages`` collects this name) without importing Django."""
+    return text
+
+
+#: Each policy in words, for the pages (English here; pages translate them with gettext).
+FOLD_POLICY_TITLES = {
+    "by_question": gettext_noop("by question (the triplets of a question in one fold)"),
+    "by_triplet": gettext_noop("by triplet"),
+}
+
+
 @dataclass
 class FoldPlan:
     index: int

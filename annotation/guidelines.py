@@ -44,6 +44,23 @@ _GROUPED = re.compile(r"(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)")
 _GROUP_SEPARATOR = "[ \u00a0\u202f]"
 
 
+_PLAIN_GROUP_SPACE = re.compile(r"(?<!\d)(\d{1,3})((?: \d{3})+)(?!\d)")
+
+
+def keep_digit_groups(text):
+    """``text`` with a no-break space for every plain space between the digit groups of a number
+    ("13 000" never breaks between 13 and 000 at the end of a line); for the page only, the corpus
+    keeps its text. A year beside a number ("2016 410") is not a grouped number and is left alone.
+
+    >>> keep_digit_groups("13 000 hommes, 1 250 000 euros, en 2016 410 votes") == (
+    ...     "13\u00a0000 hommes, 1\u00a0250\u00a0000 euros, en 2016 410 votes")
+    True
+    """
+    if not text or " " not in text:
+        return text
+    return _PLAIN_GROUP_SPACE.sub(lambda m: m.group(1) + m.group(2).replace(" ", "\u00a0"), text)
+
+
 def _digits_pattern(digits):
     """A run of 4+ digits as written without or with a separator before every group of three:
     "20000" finds "20 000"; "2016410" does not find "2016 410" (a year then a number)."""

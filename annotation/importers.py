@@ -7,7 +7,6 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from dataclasses import dataclass, fields
@@ -16,11 +15,11 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import models, transaction
-from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_noop
 
 from annotation import formats, interchange
-from annotation.bulk import IMPORT_BATCH, insert_rows
+from annotation.bulk import IMPORT_BATCH, insert_rows, json_value, now_value
 from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
@@ -28,6 +27,27 @@ from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
 from annotation.triplet_store import lock_corpus, triplets_for
 from core.roles import ANNOTATOR, IMPORTED
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+VALIDATING_CORPUS = gettext_noop("validating corpus file")
+WROTE_QUESTIONS = gettext_noop("wrote %(done)s of %(total)s questions")
+VALIDATED_LINES = gettext_noop("validated %(count)s lines")
+READING_HELM = gettext_noop("reading HELM runs")
+VALIDATING_PREDICTIONS = gettext_noop("validating predictions file")
+DEDUPLICATING = gettext_noop("deduplicating into triplets")
+WROTE_PREDICTIONS = gettext_noop("wrote %(done)s of %(total)s predictions")
+VALIDATING_LABELS = gettext_noop("validating labels file")
+MESSAGES = (
+    VALIDATING_CORPUS,
+    WROTE_QUESTIONS,
+    VALIDATED_LINES,
+    READING_HELM,
+    VALIDATING_PREDICTIONS,
+    DEDUPLICATING,
+    WROTE_PREDICTIONS,
+    VALIDATING_LABELS,
+)
+
 
 PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "created_at")
 
@@ -60,7 +80,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     name = name or interchange._name_of(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     taken = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
-    progress(message="validating corpus file")
+    progress(message=VALIDATING_CORPUS)
     kept = None
     if reader is interchange.read_corpus:
         seen, kept = {}, _kept_records(path)
@@ -100,14 +120,10 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
             if reference_system
             else None
         )
-        batch, written, unanswered = [], 0, 0
-        for i, (_, record) in enumerate(kept if kept is not None else reader(path)):
-            batch.append(_question(corpus, start + i, record))
-            unanswered += reference_answer(record["answers"]) is None
-            if len(batch) >= IMPORT_BATCH:
-                written += _flush_questions(batch, reference, corpus)
-                progress(done=written, total=count, message=f"wrote {written} of {count} questions")
-        written += _flush_questions(batch, reference, corpus)
+        records = (record for _, record in (kept if kept is not None else reader(path)))
+        written, unanswered = _write_questions(
+            corpus, records, start=start, reference=reference, count=count, progress=progress
+        )
         if new_corpus:
             _set_language(corpus)
     return {
@@ -160,52 +176,65 @@ def _validate(entries, check, name, *, progress, every=5000):
             continue
         count += 1
         if count % every == 0:
-            progress(done=count, message=f"validated {count} lines")
+            progress(done=count, message=VALIDATED_LINES % {"count": count})
     if rejects:
         raise interchange.BadLines(name, rejects)
     return count
 
 
-def _question(corpus, position, record):
-    semantic = {k: record[k] for k in interchange.SEMANTIC_FIELDS if k in record}
-    return Question(
-        corpus=corpus,
-        external_id=record["id"],
-        position=position,
-        context=record["context"],
-        question=record["question"],
-        answers=record["answers"],
-        language=record["language"],
-        meta=record["meta"],
-        **semantic,
+QUESTION_COLUMNS = (
+    "corpus",
+    "external_id",
+    "position",
+    "context",
+    "question",
+    "answers",
+    "language",
+    *interchange.SEMANTIC_FIELDS,
+    "meta",
+)
+_JSON_COLUMNS = {f.name for f in Question._meta.concrete_fields if isinstance(f, models.JSONField)}
+
+
+def _question_row(corpus_id, position, record):
+    """A checked corpus record as the values of ``QUESTION_COLUMNS`` (JSON as text, absent attributes NULL)."""
+    values = {**record, "corpus": corpus_id, "external_id": record["id"], "position": position}
+    return tuple(
+        json_value(value) if name in _JSON_COLUMNS and value is not None else value
+        for name in QUESTION_COLUMNS
+        for value in (values.get(name),)
     )
 
 
-def _flush_questions(batch, reference, corpus):
-    """Insert questions; with a reference system, also its predictions, already linked to triplets."""
-    if not batch:
-        return 0
-    created = Question.objects.bulk_create(batch)
-    if reference is not None:
-        firsts = ((q.pk, reference_answer(q.answers)) for q in created)
-        rows = [(qid, qid, answer) for qid, answer in firsts if answer is not None]
+def _write_questions(corpus, records, *, start, reference, count, progress):
+    """Insert the questions of ``records`` from position ``start`` on, as plain rows in batches; with a
+    ``reference`` system, then its predictions (first reference answers), linked to their triplets in
+    one pass. Returns ``(questions written, questions without a reference answer)``."""
+    written, answers, batch = 0, [], []
+    for i, record in enumerate(records):
+        batch.append(_question_row(corpus.pk, start + i, record))
+        answers.append(reference_answer(record["answers"]))
+        if len(batch) >= IMPORT_BATCH:
+            written += insert_rows(Question, QUESTION_COLUMNS, batch)
+            batch.clear()
+            progress(done=written, total=count, message=WROTE_QUESTIONS % {"done": written, "total": count})
+    written += insert_rows(Question, QUESTION_COLUMNS, batch)
+    if reference is not None and written:
+        ids = dict(Question.objects.filter(corpus=corpus, position__gte=start).values_list("position", "id"))
+        rows = [(ids[start + i], ids[start + i], a) for i, a in enumerate(answers) if a is not None]
         mapping, _ = triplets_for(corpus, rows)
-        now = timezone.now()
+        now = now_value()
         insert_rows(
-            Prediction,
-            PREDICTION_COLUMNS,
-            [(reference.pk, qid, answer, mapping[qid], "{}", now) for _, qid, answer in rows],
+            Prediction, PREDICTION_COLUMNS, [(reference.pk, qid, a, mapping[qid], "{}", now) for _, qid, a in rows]
         )
-    n = len(batch)
-    batch.clear()
-    return n
+    return written, answers.count(None)
 
 
 def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
     """Import a HELM run or suite directory (``annotation.helm``): its instances as questions of
     ``corpus_name`` (those already there are kept), each run's completions as predictions of a
     system named by its model, whose ``meta`` keeps run spec, adapter and deployment. Atomic."""
-    progress(message="reading HELM runs")
+    progress(message=READING_HELM)
     data = read_helm(path)
     corpus = Corpus.objects.filter(name=corpus_name).first()
     known = set(Question.objects.filter(corpus=corpus).values_list("external_id", flat=True)) if corpus else set()
@@ -249,7 +278,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
     systems, seen, kept = set(), {}, _kept_records(path)
-    progress(message="validating predictions file")
+    progress(message=VALIDATING_PREDICTIONS)
 
     def check(line, record):
         key = (record["system"], record["question_id"])
@@ -289,7 +318,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         taken = _taken_meanwhile(corpus, by_name.values())
         for i, (line, record) in enumerate(kept if kept is not None else interchange.read_predictions(path)):
             rows.append((i, known[record["question_id"]], record["answer"]))
-            meta.append((by_name[record["system"]], record["meta"]))
+            meta.append((by_name[record["system"]].pk, json_value(record["meta"])))
             if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:
                 raise InterchangeError(
                     f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
@@ -298,20 +327,20 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
                     line,
                     field="question_id",
                 )
-        progress(message="deduplicating into triplets")
+        progress(message=DEDUPLICATING)
         mapping, n_new = triplets_for(corpus, rows)
-        now = timezone.now()
+        now = now_value()
         written = 0
         for start in range(0, len(rows), IMPORT_BATCH):
             written += insert_rows(
                 Prediction,
                 PREDICTION_COLUMNS,
                 [
-                    (meta[i][0].pk, qid, answer, mapping.get(i), json.dumps(meta[i][1]), now)
+                    (meta[i][0], qid, answer, mapping.get(i), meta[i][1], now)
                     for i, qid, answer in rows[start : start + IMPORT_BATCH]
                 ],
             )
-            progress(done=written, total=count, message=f"wrote {written} of {count} predictions")
+            progress(done=written, total=count, message=WROTE_PREDICTIONS % {"done": written, "total": count})
         triplets = {
             "new_triplets": n_new,
             "linked_predictions": len(mapping),
@@ -386,7 +415,7 @@ def import_labels(path, corpus, *, progress=_noop, source="import", name=None, *
         corpus.dedup_policy,
     )
     browser = set(Label.objects.exclude(source="import").values_list("annotator__username", flat=True).distinct())
-    progress(message="validating labels file")
+    progress(message=VALIDATING_LABELS)
     name = name or interchange._name_of(path)
     plan = plan_labels(
         interchange.each_label_line(path, name),

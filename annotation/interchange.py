@@ -92,28 +92,38 @@ def iter_json_lines(source, file=None):
     name = file or _name_of(source)
     seen_any = False
     for line_no, raw in enumerate(_binary_lines(source), start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InterchangeError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", name, line_no) from None
-        if line_no == 1:
-            text = text.lstrip("\ufeff")
-        if not text.strip():
+        obj = json_object(raw, name, line_no, bom=line_no == 1)
+        if obj is None:
             continue
-        try:
-            obj = loads_checked(text)
-        except json.JSONDecodeError as exc:
-            raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
-        except HostileValue as exc:
-            raise InterchangeError(str(exc), name, line_no) from None
-        if not isinstance(obj, dict):
-            raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
-        if "\\u" in text:  # NUL and lone surrogates can only come in as \u escapes
-            _check_storable(obj, name, line_no)
         seen_any = True
         yield line_no, obj
     if not seen_any:
         raise InterchangeError("file is empty: no JSON line found", name)
+
+
+def json_object(raw, name, line_no, *, bom=False):
+    """The JSON object of one line (bytes), or None when it is blank; ``InterchangeError`` when it is
+    not UTF-8, not JSON, hostile (``core.safe_json``), not an object, or holds what no column stores.
+    ``bom``: a leading byte order mark is dropped (the first line of a file)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InterchangeError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", name, line_no) from None
+    if bom:
+        text = text.lstrip("\ufeff")
+    if not text.strip():
+        return None
+    try:
+        obj = loads_checked(text)
+    except json.JSONDecodeError as exc:
+        raise InterchangeError(f"malformed JSON ({exc.msg} at column {exc.colno})", name, line_no) from None
+    except HostileValue as exc:
+        raise InterchangeError(str(exc), name, line_no) from None
+    if not isinstance(obj, dict):
+        raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}", name, line_no)
+    if "\\u" in text:  # NUL and lone surrogates can only come in as \u escapes
+        _check_storable(obj, name, line_no)
+    return obj
 
 
 def _check_storable(obj, name, line):
@@ -367,7 +377,9 @@ def each_line(source, parse, file=None):
             continue
         seen_any = True
         try:
-            ((_, obj),) = iter_json_lines([raw], name)
+            obj = json_object(raw, name, line_no, bom=True)  # as read alone, each line may start with one
+            if obj is None:
+                continue
             yield line_no, text, parse(obj, name, line_no)
         except InterchangeError as exc:
             yield line_no, text, InterchangeError(exc.reason, name, line_no, field=exc.field)

@@ -70,3 +70,31 @@ def _run_labels_import(path, corpus, options, *, progress):
     if rejects is not None:
         result["rejects"] = rejects
     return result
+
+
+def register_job_kinds():
+    """The import jobs in words (core.job_kinds), with the keys of their results and their messages."""
+    from django.utils.translation import gettext_lazy as _
+
+    from annotation import triplet_store
+    from core import job_kinds
+
+    results = {
+        "corpus": _("corpus"),
+        "questions": _("questions"),
+        "without_reference": _("questions without a reference answer"),
+        "new_triplets": _("new triplets"),
+        "failed_requests": _("failed requests"),
+        "predictions": _("predictions"),
+        "linked_predictions": _("predictions linked to triplets"),
+        "empty_answers": _("empty answers"),
+        "added_to_folds": _("triplets added to folds"),
+        "dry_run": _("dry run"),
+        "labels": _("labels"),
+        "created": _("created"),
+        "changed": _("changed"),
+    }
+    messages = (*importers.MESSAGES, *triplet_store.MESSAGES)
+    job_kinds.register("import_corpus", _("corpus import"), results=results, messages=messages)
+    job_kinds.register("import_predictions", _("predictions import"), results=results, messages=messages)
+    job_kinds.register("import_labels", _("labels import"), results=results, messages=messages)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from django.db import connection, transaction
-from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from annotation.bulk import ORM_BATCH, insert_rows
+from annotation.bulk import ORM_BATCH, insert_rows, now_value
 from annotation.dedup import build_triplets
 from annotation.fold_store import extend_folds_if_any
-from annotation.models import Prediction, System, Triplet
+from annotation.models import Prediction, Question, System, Triplet
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+LINKING = gettext_noop("linking %(count)s predictions to triplets")
+MESSAGES = (LINKING,)
 
 
 def _noop(*args, **kwargs):
@@ -40,17 +44,17 @@ def triplets_for(corpus, rows):
     """
     lock_corpus(corpus.pk)
     question_ids = sorted({r[1] for r in rows})
-    existing = _triplet_ids(question_ids)
+    existing = _triplet_ids(corpus, question_ids)
     groups = build_triplets(rows, corpus.dedup_policy)
     new = [g for g in groups if (g.question_key, g.normalized) not in existing]
     if new:  # plain rows (executemany, COPY on PostgreSQL), then their ids read back by their unique key
-        now = timezone.now()
+        now = now_value()
         insert_rows(
             Triplet,
             ("question", "answer", "normalized_answer", "created_at"),
             [(g.question_key, g.answer, g.normalized, now) for g in new],
         )
-        existing = _triplet_ids(sorted({g.question_key for g in new}), existing)
+        existing = _triplet_ids(corpus, sorted({g.question_key for g in new}), existing)
     mapping = {}
     for group in groups:
         tid = existing[(group.question_key, group.normalized)]
@@ -59,15 +63,33 @@ def triplets_for(corpus, rows):
     return mapping, len(new)
 
 
-def _triplet_ids(question_ids, into=None):
-    """``{(question id, normalized answer): triplet id}`` of the triplets of these questions."""
+def _triplet_ids(corpus, question_ids, into=None):
+    """``{(question id, normalized answer): triplet id}`` of the triplets of these questions of ``corpus``.
+
+    A few questions: their triplets by id lists; many (an import): every triplet of the corpus in one
+    plain statement, kept for these questions (no list of tens of thousands of ids to build)."""
     ids = {} if into is None else into
-    for chunk in _chunks(question_ids, ORM_BATCH):
-        for tid, qid, norm in Triplet.objects.filter(question_id__in=chunk).values_list(
+    if len(question_ids) <= ORM_BATCH:
+        rows = Triplet.objects.filter(question_id__in=question_ids).values_list(
             "id", "question_id", "normalized_answer"
-        ):
-            ids[(qid, norm)] = tid
+        )
+    else:
+        wanted = set(question_ids)
+        rows = (row for row in _corpus_triplets(corpus.pk) if row[1] in wanted)
+    for tid, qid, norm in rows:
+        ids[(qid, norm)] = tid
     return ids
+
+
+def _corpus_triplets(corpus_id):
+    qn = connection.ops.quote_name
+    sql = (
+        f"SELECT t.id, t.question_id, t.{qn('normalized_answer')} FROM {qn(Triplet._meta.db_table)} t "
+        f"JOIN {qn(Question._meta.db_table)} q ON q.id = t.question_id WHERE q.corpus_id = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [corpus_id])
+        return cursor.fetchall()
 
 
 @transaction.atomic
@@ -89,7 +111,7 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
         return {"new_triplets": 0, "linked_predictions": 0, "empty_answers": 0}
     pending.sort(key=lambda p: p[3] != System.KIND_REFERENCE)
     mapping, n_new = triplets_for(corpus, [(pid, qid, answer) for pid, qid, answer, _ in pending])
-    progress(message=f"linking {len(pending)} predictions to triplets")
+    progress(message=LINKING % {"count": len(pending)})
     updates = [Prediction(id=pid, triplet_id=tid) for pid, tid in mapping.items()]
     Prediction.objects.bulk_update(updates, ["triplet"], batch_size=ORM_BATCH)
     return {
@@ -98,8 +120,3 @@ def assign_triplets(corpus, progress=_noop, source="model run"):
         "empty_answers": len(pending) - len(updates),
         "added_to_folds": extend_folds_if_any(corpus, source),
     }
-
-
-def _chunks(seq, n):
-    for i in range(0, len(seq), n):
-        yield seq[i : i + n]

@@ -1,11 +1,31 @@
-"""Time to import, deduplicate and fold the full SQuAD v1.1 dev data (10,570 questions, 10 systems
-+ reference), on a fresh SQLite file (default) or PostgreSQL (--database-url).
+"""Import the full SQuAD v1.1 dev data into a new corpus (10,570 questions, 10 systems + reference:
+116,257 predictions, 35,027 triplets), side by side with a minimal baseline of the same rows, on a
+fresh SQLite file (default) or PostgreSQL (--database-url).
 
-    .venv/bin/python bench/import_bench.py [--data ../shared/data/squad-v1.1-dev] [--database-url URL]
+Each repetition runs, in its own process on its own fresh database (migrated once, then copied):
+
+- ``project``: ``import_corpus`` + ``import_predictions`` as the admin form, the API and the
+  commands run them (both files validated line by line first, predictions deduplicated into
+  triplets, everything in one transaction), then 10 folds (reported apart: an import elsewhere
+  builds none);
+- ``baseline``: the same rows with no checks at all: ``json.loads`` of every line, the questions,
+  the distinct (question, normalized answer) triplets and every prediction written as plain rows
+  (``annotation.bulk.insert_rows``: executemany, COPY on PostgreSQL), ids read back by query.
+
+The two alternate (project first, then baseline first, ...) so that a busy machine weighs on both.
+Prints each run's wall and CPU seconds, the medians, the project's time over the baseline's (a slip
+of the import shows there), and PASS / FAIL for the target of issue 34: the project's import (corpus
++ predictions, wall) no slower than Label Studio 1.23.2 importing the same items on the issue's
+machine (``--target-s``, 3.1 s).
+
+    .venv/bin/python bench/import_bench.py [--reps 3] [--database-url postgres://postgres@127.0.0.1:5432/qaeval_bench_mine]
 """
 
 import argparse
+import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -13,6 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+LABEL_STUDIO_S = 3.1  # Label Studio 1.23.2, same items, the issue's machine (issue 34)
 
 
 def clock():
@@ -23,17 +44,7 @@ def since(start):
     return time.perf_counter() - start[0], time.process_time() - start[1]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "squad-v1.1-dev"))
-    parser.add_argument("--database-url", help="e.g. postgres://postgres@127.0.0.1:5432/qaeval_bench (recreated)")
-    args = parser.parse_args()
-    tmp = tempfile.mkdtemp(prefix="qaeval-bench-")
-    url = args.database_url or f"sqlite:///{tmp}/bench.sqlite3"
-    if url.startswith("postgres"):
-        name = url.rsplit("/", 1)[1]
-        subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", name], check=True)
-        subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
+def _setup(url, tmp):
     os.environ.update(
         DATABASE_URL=url, QAEVAL_TESTING="1", QAEVAL_VAR_DIR=tmp, DJANGO_SETTINGS_MODULE="config.settings"
     )
@@ -41,35 +52,204 @@ def main():
     import django
 
     django.setup()
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
+
+def run_project(data):
     from annotation.fold_store import create_folds
     from annotation.importers import import_corpus, import_predictions
     from annotation.models import Corpus, Triplet
 
-    data = Path(args.data)
-    timings = {}  # step: (wall seconds, CPU seconds of this process: steadier on a busy machine)
     start = clock()
     result = import_corpus(data / "corpus.jsonl", "squad-dev")
-    timings["import corpus (+ reference system)"] = since(start)
+    corpus_step = since(start)
     corpus = Corpus.objects.get(name="squad-dev")
     t1 = clock()
     preds = import_predictions(data / "predictions.jsonl", corpus)
-    timings["import predictions + dedup into triplets"] = since(t1)
+    preds_step = since(t1)
+    imported = since(start)
     t2 = clock()
     folds = create_folds(corpus, k=10, seed=0)
-    timings["build 10 folds (10% overlap)"] = since(t2)
-    total = since(start)
-    print(f"database: {url.split('://')[0]}")
+    return {
+        "import corpus (+ reference system)": corpus_step,
+        "import predictions + dedup into triplets": preds_step,
+        "import (corpus + predictions)": imported,
+        "build 10 folds (10% overlap)": since(t2),
+        "counts": {
+            "questions": result["questions"],
+            "predictions": preds["predictions"] + result["questions"] - result["without_reference"],
+            "triplets": Triplet.objects.filter(question__corpus=corpus).count(),
+            "folds": len(folds),
+        },
+    }
+
+
+def run_baseline(data):
+    """The same rows with no validation, no lock, no progress: the floor of a bulk insert."""
+    from django.db import transaction
+
+    from annotation.bulk import insert_rows, now_value
+    from annotation.dedup import normalize_answer
+    from annotation.models import Corpus, Prediction, Question, System, Triplet
+
+    start = clock()
+    with transaction.atomic():
+        corpus = Corpus.objects.create(name="baseline")
+        records = [json.loads(line) for line in (data / "corpus.jsonl").read_bytes().splitlines()]
+        predictions = [json.loads(line) for line in (data / "predictions.jsonl").read_bytes().splitlines()]
+        dump = json.dumps
+        insert_rows(
+            Question,
+            ("corpus", "external_id", "position", "context", "question", "answers", "language", "meta"),
+            [
+                (corpus.pk, r["id"], i, r["context"], r["question"], dump(r["answers"]), "en", dump(r.get("meta", {})))
+                for i, r in enumerate(records)
+            ],
+        )
+        qid = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
+        systems = {p["system"] for p in predictions}
+        system = {"reference": System.objects.get_or_create(name="reference")[0].pk}
+        system.update({name: System.objects.get_or_create(name=name)[0].pk for name in sorted(systems)})
+        rows = [(system["reference"], qid[r["id"]], r["answers"][0]) for r in records if r["answers"]]
+        rows += [(system[p["system"]], qid[p["question_id"]], p["answer"]) for p in predictions]
+        keys = {(q, normalize_answer(a)): a for _s, q, a in reversed(rows) if a.strip()}
+        now = now_value()
+        columns = ("question", "answer", "normalized_answer", "created_at")
+        insert_rows(Triplet, columns, [(q, a, n, now) for (q, n), a in keys.items()])
+        triplets = Triplet.objects.filter(question__corpus=corpus)
+        tid = {(q, n): t for t, q, n in triplets.values_list("id", "question", "normalized_answer")}
+        insert_rows(
+            Prediction,
+            ("system", "question", "answer", "triplet", "meta", "created_at"),
+            [(s, q, a, tid.get((q, normalize_answer(a))), "{}", now) for s, q, a in rows],
+        )
+    return {
+        "import (corpus + predictions)": since(start),
+        "counts": {"questions": len(records), "predictions": len(rows), "triplets": len(tid)},
+    }
+
+
+def child(args):
+    _setup(args.url, args.tmp)
+    out = run_project(Path(args.data)) if args.phase == "project" else run_baseline(Path(args.data))
+    print("RESULT " + json.dumps(out))
+
+
+# --- the parent: fresh databases, alternating runs, the summary -----------------------------------
+
+
+class Databases:
+    """A migrated template database and a fresh copy of it per run."""
+
+    def __init__(self, url, tmp):
+        self.tmp, self.base = Path(tmp), url
+        self.pg = bool(url and url.startswith("postgres"))
+        if self.pg:
+            self.server, self.name = url.rsplit("/", 1)
+            self.template = f"{self.name}_template"
+            self._recreate(self.template)
+            self.template_url = f"{self.server}/{self.template}"
+        else:
+            self.template_url = f"sqlite:///{self.tmp / 'template.sqlite3'}"
+        env = {**os.environ, "DATABASE_URL": self.template_url, "QAEVAL_TESTING": "1", "QAEVAL_VAR_DIR": str(tmp)}
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+
+    def _psql(self, sql):
+        subprocess.run(
+            ["psql", "-q", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-c", sql],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def _recreate(self, name, template=None):
+        self._psql(f'DROP DATABASE IF EXISTS "{name}"')
+        self._psql(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+
+    def fresh(self, i):
+        if self.pg:
+            self._recreate(self.name, self.template)
+            return self.base
+        path = self.tmp / f"run{i}.sqlite3"
+        shutil.copy(self.tmp / "template.sqlite3", path)
+        return f"sqlite:///{path}"
+
+    def drop(self):
+        if self.pg:
+            self._psql(f'DROP DATABASE IF EXISTS "{self.name}"')
+            self._psql(f'DROP DATABASE IF EXISTS "{self.template}"')
+
+
+def one_run(phase, url, args, tmp):
+    cmd = [sys.executable, __file__, "--phase", phase, "--url", url, "--tmp", tmp, "--data", args.data]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{phase} run failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.split("RESULT ", 1)[1])
+
+
+def summary(runs, args):
+    key = "import (corpus + predictions)"
+    med = {
+        phase: [statistics.median(r[key][k] for r in runs[phase]) for k in (0, 1)] for phase in ("project", "baseline")
+    }
+    print(f"\nmedian of {args.reps} (wall / CPU s):")
+    for name in runs["project"][0]:
+        if name != "counts":
+            wall, cpu = (statistics.median(r[name][k] for r in runs["project"]) for k in (0, 1))
+            print(f"  project  {name:<45} {wall:7.2f} {cpu:7.2f}")
+    print(f"  baseline {key:<45} {med['baseline'][0]:7.2f} {med['baseline'][1]:7.2f}")
+    ratio = med["project"][0] / med["baseline"][0]
+    print(f"project / baseline: {ratio:.2f}x wall, {med['project'][1] / med['baseline'][1]:.2f}x CPU")
+    print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
+    ok = med["project"][0] <= args.target_s
     print(
-        f"questions: {result['questions']}, predictions: {preds['predictions']} + {result['questions']} reference, "
-        f"systems: {len(preds['systems'])}, triplets: {Triplet.objects.filter(question__corpus=corpus).count()}, "
-        f"folds: {len(folds)}"
+        f"{'PASS' if ok else 'FAIL'}  project import (corpus + predictions) {med['project'][0]:.2f} s wall "
+        f"<= Label Studio's {args.target_s:g} s on the same items"
     )
-    print(f"{'step':<45} {'wall':>9} {'CPU':>9}")
-    for name, (wall, cpu) in [*timings.items(), ("total", total)]:
-        print(f"{name:<45} {wall:7.2f} s {cpu:7.2f} s")
+    return {"median": med, "ratio_wall": ratio, "pass": ok}
+
+
+def parent(args):
+    tmp = tempfile.mkdtemp(prefix="qaeval-bench-")
+    dbs = Databases(args.database_url, tmp)
+    runs = {"project": [], "baseline": []}
+    try:
+        for rep in range(args.reps):
+            order = ("project", "baseline") if rep % 2 == 0 else ("baseline", "project")
+            for phase in order:
+                result = one_run(phase, dbs.fresh(len(runs["project"]) + len(runs["baseline"])), args, tmp)
+                runs[phase].append(result)
+                wall, cpu = result["import (corpus + predictions)"]
+                print(
+                    f"rep {rep} {phase:<8} import {wall:6.2f} s wall {cpu:6.2f} s CPU  {result['counts']}", flush=True
+                )
+    finally:
+        dbs.drop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"database: {(args.database_url or 'sqlite').split('://')[0]}, data {args.data}")
+    out = summary(runs, args)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": runs, **out}, indent=1))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "squad-v1.1-dev"))
+    parser.add_argument("--database-url", help="e.g. postgres://postgres@127.0.0.1:5432/qaeval_bench_mine (recreated)")
+    parser.add_argument("--reps", type=int, default=2, help="repetitions of each (project, baseline), alternating")
+    parser.add_argument("--target-s", type=float, default=LABEL_STUDIO_S, help="Label Studio's time on the same items")
+    parser.add_argument("--json", help="also write every run's figures to this file")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the target is not met")
+    parser.add_argument("--phase", choices=["project", "baseline"], help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--tmp", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        return child(args)
+    out = parent(args)
+    if args.check and not out["pass"]:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

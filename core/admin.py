@@ -15,37 +15,52 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from core import job_kinds
 from core.models import Job
 from core.reaper import health
 from core.runner import request_cancel
 from core.widgets import progress_bar
 
 # The job page's fields that change while a job runs: the status panel's poll updates them with the heading.
-LIVE_FIELDS = ("status", "progress", "message", "worker", "attempts", "started_at", "heartbeat_at", "finished_at")
+LIVE_FIELDS = ("status", "progress", "message_text", "worker", "attempts", "started_at", "heartbeat_at", "finished_at")
+
+
+class KindFilter(admin.SimpleListFilter):
+    """The jobs by kind, each kind in words (``core.job_kinds``)."""
+
+    title = _("kind")
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        kinds = set(Job.objects.values_list("kind", flat=True).distinct())
+        return sorted(((k, job_kinds.kind_title(k)) for k in kinds), key=lambda pair: str(pair[1]))
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
 
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "kind",
+        "kind_title",
         "status",
         "state",
         "progress",
-        "message",
+        "message_text",
         "error_in_list",
         "created_by",
         "created_at",
         "finished_at",
     ]
-    list_filter = ["kind", "status"]
+    list_filter = [KindFilter, "status"]
     readonly_fields = [
-        "kind",
+        "kind_title",
         "status",
         "progress",
         "parameters",
         "result",
-        "message",
+        "message_text",
         "error",
         "celery_task_id",
         "worker",
@@ -56,8 +71,16 @@ class JobAdmin(admin.ModelAdmin):
         "heartbeat_at",
         "finished_at",
     ]
-    exclude = ["params", "progress_done", "progress_total", "cancel_requested", "resumable"]
+    exclude = ["kind", "message", "params", "progress_done", "progress_total", "cancel_requested", "resumable"]
     actions = ["cancel"]
+
+    @admin.display(description=_("kind"), ordering="kind")
+    def kind_title(self, obj):
+        return obj.kind_title
+
+    @admin.display(description=_("message"))
+    def message_text(self, obj):
+        return obj.message_text
 
     @admin.display(description=_("progress"))
     def progress(self, obj):
@@ -75,6 +98,9 @@ class JobAdmin(admin.ModelAdmin):
         for name in LIVE_FIELDS:
             if name == "progress":
                 rows.append((name, self.progress(job)))
+                continue
+            if name == "message_text":  # the message in the reader's language (core.job_kinds)
+                rows.append((name, linebreaksbr(job.message_text)))
                 continue
             value = display_for_field(getattr(job, name), Job._meta.get_field(name), self.get_empty_value_display())
             rows.append((name, linebreaksbr(value)))
@@ -172,6 +198,8 @@ def status_context(job):
     return {
         "job": job,
         "polling": job.status not in Job.FINISHED,
-        "result_items": sorted((k, v) for k, v in result.items() if not isinstance(v, (dict, list))),
+        "result_items": sorted(
+            (job_kinds.result_title(k), v) for k, v in result.items() if not isinstance(v, (dict, list))
+        ),
         "next_step": next_step(job),
     }

@@ -12,6 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core import job_kinds
+
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'\"]+)+[\\/]([^\\/\s:'\"]+)")
 
 
@@ -91,7 +93,21 @@ class Job(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
-        return f"Job {self.pk} {self.kind} ({self.status})"
+        return gettext("Job %(pk)s: %(kind)s (%(status)s)") % {
+            "pk": self.pk,
+            "kind": self.kind_title,
+            "status": self.get_status_display(),
+        }
+
+    @property
+    def kind_title(self):
+        """The kind in the reader's language (``core.job_kinds``); the row keeps the English key."""
+        return job_kinds.kind_title(self.kind)
+
+    @property
+    def message_text(self):
+        """The progress message in the reader's language; the row keeps it as the worker wrote it."""
+        return job_kinds.message_text(self.message)
 
     @property
     def percent(self):

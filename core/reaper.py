@@ -29,11 +29,14 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import module_has_submodule
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from core.models import Job, WorkerBeat
 from core.runner import LOST, broker_problem
 
 log = logging.getLogger(__name__)
+# A job's progress message once its worker was lost and it was sent again (core.job_kinds translates it).
+QUEUED_AGAIN = gettext_noop("worker lost while running; queued again to resume (attempt %(attempt)s)")
 
 
 def resumers():
@@ -118,7 +121,7 @@ def _reap(job, resume):
         cancelled = same.update(status=Job.CANCELLED, finished_at=now, error=f"{LOST}; cancelled on request")
         return "cancelled" if cancelled else None
     if resume is not None and job.attempts < settings.JOB_MAX_ATTEMPTS:
-        message = f"{LOST}; queued again to resume (attempt {job.attempts + 1})"
+        message = QUEUED_AGAIN % {"attempt": job.attempts + 1}
         if not same.update(status=Job.CREATED, worker="", message=message, sent_at=now):
             return None
         try:

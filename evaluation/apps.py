@@ -19,3 +19,7 @@ class EvaluationConfig(AppConfig):
         # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
         # asks this check without importing evaluation (layering).
         studies.register_close_check(study_close_reason)
+
+        from evaluation import jobs
+
+        jobs.register_job_kinds()

@@ -142,3 +142,20 @@ def start_study_import(path, *, corpus=None, user=None, original_name=None):
     except BrokerUnavailable:
         remove_upload(path)
         raise
+
+
+def register_job_kinds():
+    """The evaluation app's jobs in words (core.job_kinds): the report and the study archive import."""
+    from django.utils.translation import gettext_lazy as _
+
+    from core import job_kinds
+    from evaluation.archive import store
+
+    job_kinds.register(
+        JOB_KIND,
+        _("report"),
+        results={"corpus": _("corpus"), "metric": _("metric"), "n_questions": _("questions")},
+    )
+    job_kinds.register(
+        STUDY_IMPORT_KIND, _("study archive import"), results={"corpus": _("corpus")}, messages=store.MESSAGES
+    )

@@ -34,7 +34,10 @@ class ConclusionsForm(forms.Form):
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.order_by("name"), to_field_name="name", label=_("Corpus"))
     judge = forms.ChoiceField(required=False, label=_("Judge"), help_text=_("default: the judge with the most labels"))
     metric = forms.ChoiceField(
-        choices=[(m, m) for m in ppi.METRICS], initial="hscore", required=False, label=_("Metric")
+        choices=[(m, metric_registry.title(m)) for m in ppi.METRICS],
+        initial="hscore",
+        required=False,
+        label=_("Metric"),
     )
     half_width = forms.FloatField(
         min_value=0.0001,

@@ -9,9 +9,10 @@ class FramesConfig(AppConfig):
     verbose_name = _("Frames")
 
     def ready(self):
-        from frames import human_checks
+        from frames import human_checks, jobs
         from frames.attribute_checks import ATTRIBUTE_CHECK
         from frames.checking import FRAME_CHECK
 
         human_checks.register(FRAME_CHECK)
         human_checks.register(ATTRIBUTE_CHECK)
+        jobs.register_job_kinds()

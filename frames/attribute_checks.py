@@ -13,6 +13,7 @@ import re
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.fold_store import clear_folds, store_fold_plans
 from annotation.models import Fold, Question
@@ -214,7 +215,7 @@ class AttributeChecks(human_checks.CheckKind):
     name, item, related, not_found = Fold.KIND_ATTRIBUTE, "question", ("question",), AttributeCheckNotFound
     model, event_model = AttributeCheck, AttributeCheckEvent
     build_form, build, errors = BuildAttributeFoldsForm, staticmethod(create_attribute_folds), (AttributeFoldError,)
-    readiness = staticmethod(readiness)
+    readiness, label = staticmethod(readiness), gettext_lazy("attribute-check folds")
 
     def read(self, post):
         span = (_position(post.get("trigger_start")), _position(post.get("trigger_end")))

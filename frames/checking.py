@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
@@ -70,15 +71,18 @@ def frame_readiness(corpus):
     )
     if running:
         return 0, (
-            f"Frame prediction is under way (job {running.pk}): follow it",
+            gettext("Frame prediction is under way (job %(pk)s): follow it") % {"pk": running.pk},
             reverse("admin:core_job_change", args=[running.pk]),
         )
     tried = annotations.count()
     text = (
-        f"Frame prediction gave no usable frame for the {tried} questions tried: see its job's outcomes, then "
-        "predict frames again (another model, endpoint or lexicon)"
+        gettext(
+            "Frame prediction gave no usable frame for the %(n)s questions tried: see its job's outcomes, "
+            "then predict frames again (another model, endpoint or lexicon)"
+        )
+        % {"n": tried}
         if tried
-        else "No question of this corpus has a predicted frame yet: predict frames first"
+        else gettext("No question of this corpus has a predicted frame yet: predict frames first")
     )
     return 0, (text, reverse("admin:annotation_predict_frames", args=[corpus.pk]))
 
@@ -140,7 +144,7 @@ class FrameChecks(human_checks.CheckKind):
     name, item, guidelines, not_found = Fold.KIND_FRAME, "frame_annotation", True, FrameCheckNotFound
     model, event_model, related = FrameCheck, FrameCheckEvent, ("frame_annotation__question", "frame_annotation__frame")
     build_form, build, errors = BuildFrameFoldsForm, staticmethod(create_frame_folds), (FrameFoldError,)
-    readiness = staticmethod(frame_readiness)
+    readiness, label = staticmethod(frame_readiness), gettext_lazy("frame-check folds")
 
     def read(self, post):
         return {"frame_rating": post.get("frame_rating"), "fe_rating": post.get("fe_rating")}

@@ -17,6 +17,18 @@ from frames import attributes, parsing
 from frames.framenet import LexiconError, load_lexicon
 
 
+def gettext_noop(text):
+    """Marks a job message for the catalogues (``makemessages`` collects this name) without Django."""
+    return text
+
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+PARSING = gettext_noop("parsing the contexts of %(total)s questions with a frame")
+PARSED = gettext_noop("parsing: %(done)s/%(total)s distinct contexts")
+DERIVED = gettext_noop("attributes derived")
+MESSAGES = (PARSING, PARSED, DERIVED)
+
+
 def _noop(*args, **kwargs):
     pass
 
@@ -65,10 +77,10 @@ def derive_records(records, parse, *, lexicon, options):
     progress = options.get("progress") or _noop
     todo = [r for r in records if r.get("lu") and r.get("frame")]
     total = len(todo)
-    progress(done=0, total=total, message=f"parsing the contexts of {total} questions with a frame", force=True)
+    progress(done=0, total=total, message=PARSING % {"total": total}, force=True)
 
     def parse_progress(done, contexts):
-        progress(done=done, total=contexts, message=f"parsing: {done}/{contexts} distinct contexts")
+        progress(done=done, total=contexts, message=PARSED % {"done": done, "total": contexts})
 
     parsed = parse([r.get("context") or "" for r in todo], parse_progress)
     out, derived, missing, kept, unparsed = [], Counter(), Counter(), Counter(), []
@@ -105,5 +117,5 @@ def derive_records(records, parse, *, lexicon, options):
         "not_parsed": unparsed,
         "source": options["source"],
     }
-    progress(done=total, total=total, message="attributes derived", force=True)
+    progress(done=total, total=total, message=DERIVED, force=True)
     return out, summary

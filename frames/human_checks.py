@@ -44,7 +44,7 @@ class CheckKind:
     item's page reads with it (``select_related``); ``guidelines``, the page shows the corpus
     guidelines and what changed in them; ``not_found``, the :class:`CheckNotFound` it raises; and the
     fold pieces of ``annotation.fold_kinds.FoldKind``: ``build_form``, ``build``, ``errors``,
-    ``readiness``.
+    ``readiness``, ``label``.
 
     Methods: ``read(post) -> answer``, the verdict as the page posts it; ``clean(item, answer) ->
     values``, the fields to save (``ValueError`` with the annotator's message when incomplete);
@@ -63,6 +63,7 @@ class CheckKind:
     build: Callable
     errors: tuple = ()
     readiness: Callable
+    label: str  # names the built folds in the fold page's message
 
     def read(self, post):
         raise NotImplementedError
@@ -209,7 +210,7 @@ def register(kind: CheckKind) -> CheckKind:
             build_form=kind.build_form,
             build=kind.build,
             errors=kind.errors,
-            label=f"{kind.name}-check folds",
+            label=kind.label,
             readiness=kind.readiness,
         ),
     )

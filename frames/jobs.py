@@ -88,3 +88,52 @@ def start_frame_job(corpus, *, user=None, **options):
     client_settings({k: params.get(k) for k in ("endpoint", "model", "base_url", "api_key_env")})  # refused early
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
     return enqueue(job, predict_frames_task)
+
+
+def register_job_kinds():
+    """The frames app's jobs in words (core.job_kinds): frame prediction, lexicon import, attributes."""
+    from django.utils.translation import gettext_lazy as _
+
+    from core import job_kinds
+    from frames import attribute_jobs, derivation, lexicon_jobs, proxy_store
+
+    job_kinds.register(
+        JOB_KIND,
+        _("frame prediction"),
+        results={
+            "corpus": _("corpus"),
+            "lexicon": _("lexicon"),
+            "model": _("model"),
+            "prompts": _("language of the prompts"),
+            "processed": _("questions processed"),
+            "skipped_done": _("questions already done"),
+            "skipped_manual": _("questions with frames set by hand"),
+        },
+        messages=proxy_store.MESSAGES,
+    )
+    job_kinds.register(
+        lexicon_jobs.JOB_KIND,
+        _("FrameNet lexicon import"),
+        results={
+            "lexicon": _("lexicon"),
+            "frames": _("frames"),
+            "new_frames": _("new frames"),
+            "updated_frames": _("updated frames"),
+            "removed_frames": _("removed frames"),
+            "frame_elements": _("frame elements"),
+            "lexical_units": _("lexical units"),
+            "created": _("created"),
+        },
+    )
+    job_kinds.register(
+        attribute_jobs.JOB_KIND,
+        _("attribute derivation"),
+        results={
+            "corpus": _("corpus"),
+            "questions": _("questions"),
+            "with_frame": _("questions with a frame"),
+            "without_frame": _("questions without a frame"),
+            "contexts_parsed": _("contexts parsed"),
+        },
+        messages=derivation.MESSAGES,
+    )

@@ -6,17 +6,18 @@ The tables keep the names they had when these models lived in ``annotation`` (``
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import FRAME_CHECK_VALUES
+from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
 from frames import outcomes
 
 
 class FrameLexicon(models.Model):
-    name = models.SlugField(max_length=100, unique=True)
-    source_path = models.CharField(max_length=500, blank=True)
-    meta = models.JSONField(default=dict, blank=True)
-    imported_at = models.DateTimeField(auto_now_add=True)
+    name = models.SlugField(max_length=100, unique=True, verbose_name=_("name"))
+    source_path = models.CharField(max_length=500, blank=True, verbose_name=_("source path"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("notes"))
+    imported_at = models.DateTimeField(auto_now_add=True, verbose_name=_("imported at"))
 
     class Meta:
         verbose_name = _("FrameNet lexicon")
@@ -28,10 +29,12 @@ class FrameLexicon(models.Model):
 
 
 class FrameDef(models.Model):
-    lexicon = models.ForeignKey(FrameLexicon, on_delete=models.CASCADE, related_name="frames")
-    name = models.CharField(max_length=200)
-    fn_id = models.IntegerField(null=True, blank=True)
-    definition = models.TextField(blank=True)
+    lexicon = models.ForeignKey(
+        FrameLexicon, on_delete=models.CASCADE, related_name="frames", verbose_name=_("lexicon")
+    )
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    fn_id = models.IntegerField(null=True, blank=True, verbose_name=_("FrameNet id"))
+    definition = models.TextField(blank=True, verbose_name=_("definition"))
 
     class Meta:
         verbose_name = _("frame")
@@ -45,10 +48,10 @@ class FrameDef(models.Model):
 
 
 class FrameElementDef(models.Model):
-    frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="elements")
-    name = models.CharField(max_length=200)
-    core_type = models.CharField(max_length=40, blank=True)
-    definition = models.TextField(blank=True)
+    frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="elements", verbose_name=_("frame"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    core_type = models.CharField(max_length=40, blank=True, verbose_name=_("core type"))
+    definition = models.TextField(blank=True, verbose_name=_("definition"))
 
     class Meta:
         verbose_name = _("frame element")
@@ -61,10 +64,10 @@ class FrameElementDef(models.Model):
 
 
 class LexicalUnitDef(models.Model):
-    frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="lexical_units")
-    name = models.CharField(max_length=200, help_text="e.g. attack.v")
-    pos = models.CharField(max_length=20, blank=True)
-    fn_id = models.IntegerField(null=True, blank=True)
+    frame = models.ForeignKey(FrameDef, on_delete=models.CASCADE, related_name="lexical_units", verbose_name=_("frame"))
+    name = models.CharField(max_length=200, help_text=_("e.g. attack.v"), verbose_name=_("name"))
+    pos = models.CharField(max_length=20, blank=True, verbose_name=_("part of speech"))
+    fn_id = models.IntegerField(null=True, blank=True, verbose_name=_("FrameNet id"))
 
     class Meta:
         verbose_name = _("lexical unit")
@@ -80,28 +83,41 @@ class FrameAnnotation(models.Model):
     """The outcome of the frame proxy for one question (trigger candidates, LLM frame, LLM FEs)."""
 
     NO_TRIGGER, UNKNOWN_FRAME, BAD_OUTPUT, DONE, ERROR = outcomes.ALL_OUTCOMES
-    OUTCOMES = [(o, o) for o in outcomes.ALL_OUTCOMES]
+    OUTCOMES = [(o, _(outcomes.OUTCOME_TEXT[o])) for o in outcomes.ALL_OUTCOMES]  # marked in outcomes
 
-    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="frame_annotations")
-    lexicon = models.ForeignKey(FrameLexicon, on_delete=models.CASCADE, related_name="annotations")
-    job = models.ForeignKey("core.Job", null=True, blank=True, on_delete=models.SET_NULL)
-    outcome = models.CharField(max_length=20, choices=OUTCOMES)
-    candidates = models.JSONField(default=list, blank=True, help_text="[[frame, word], ...]")
-    frame = models.ForeignKey(FrameDef, null=True, blank=True, on_delete=models.SET_NULL)
-    frame_name = models.CharField(max_length=200, blank=True, help_text="As the LLM named it.")
-    trigger = models.CharField(max_length=200, blank=True)
-    lu = models.CharField(max_length=200, blank=True)
-    frame_elements = models.JSONField(default=dict, blank=True, help_text="FE name -> text span")
-    frame_prompt = models.TextField(blank=True)
-    frame_reply = models.TextField(blank=True)
-    fe_prompt = models.TextField(blank=True)
-    fe_reply = models.TextField(blank=True)
-    model = models.CharField(max_length=200, blank=True)
-    meta = models.JSONField(
-        default=dict, blank=True, help_text="Parsing notes: dropped FEs, replaced words, the reason of a bad outcome."
+    question = models.ForeignKey(
+        "annotation.Question", on_delete=models.CASCADE, related_name="frame_annotations", verbose_name=_("question")
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    lexicon = models.ForeignKey(
+        FrameLexicon, on_delete=models.CASCADE, related_name="annotations", verbose_name=_("lexicon")
+    )
+    job = models.ForeignKey("core.Job", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("job"))
+    outcome = models.CharField(max_length=20, choices=OUTCOMES, verbose_name=_("outcome"))
+    candidates = models.JSONField(
+        default=list, blank=True, help_text=_("[[frame, word], ...]"), verbose_name=_("candidates")
+    )
+    frame = models.ForeignKey(FrameDef, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("frame"))
+    frame_name = models.CharField(
+        max_length=200, blank=True, help_text=_("As the LLM named it."), verbose_name=_("frame name")
+    )
+    trigger = models.CharField(max_length=200, blank=True, verbose_name=_("trigger"))
+    lu = models.CharField(max_length=200, blank=True, verbose_name=_("lexical unit"))
+    frame_elements = models.JSONField(
+        default=dict, blank=True, help_text=_("FE name -> text span"), verbose_name=_("frame elements")
+    )
+    frame_prompt = models.TextField(blank=True, verbose_name=_("frame prompt"))
+    frame_reply = models.TextField(blank=True, verbose_name=_("frame reply"))
+    fe_prompt = models.TextField(blank=True, verbose_name=_("FE prompt"))
+    fe_reply = models.TextField(blank=True, verbose_name=_("FE reply"))
+    model = models.CharField(max_length=200, blank=True, verbose_name=_("model"))
+    meta = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_("Parsing notes: dropped FEs, replaced words, the reason of a bad outcome."),
+        verbose_name=_("notes"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         verbose_name = _("frame prediction")
@@ -119,20 +135,34 @@ class HumanCheck(models.Model):
     """What every kind of human check keeps (``frames.human_checks``): one row per item and annotator,
     the latest verdict (the concrete model's fields), skipped, the time spent; the fold it was made in."""
 
-    fold = models.ForeignKey("annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL)
-    skipped = models.BooleanField(default=False)
-    seconds_spent = models.FloatField(default=0.0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    ITEM = ""  # the foreign key to what is checked
-    VERDICT = ""  # the verdict in words, a str.format over the row's fields
+    fold = models.ForeignKey(
+        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
+    )
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds_spent = models.FloatField(default=0.0, verbose_name=_("seconds spent"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         abstract = True
 
-    def __str__(self):
-        verdict = "skipped" if self.skipped else self.VERDICT.format(**vars(self))
-        return f"{self.annotator_id} {getattr(self, self.ITEM + '_id')} {verdict}"
+
+class HumanCheckEvent(models.Model):
+    """Every submission of a human check (its verdict fields, skipped, time, the client's id)."""
+
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
+    submission_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text=_("Chosen by the client; unique per judgement row (annotator and item)."),
+        verbose_name=_("submission id"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        abstract = True
 
 
 def one_per_annotator(item, name):
@@ -140,42 +170,58 @@ def one_per_annotator(item, name):
     return models.UniqueConstraint(fields=[item, "annotator"], name=name)
 
 
-class HumanCheckEvent(models.Model):
-    """Every submission of a human check (its verdict fields, skipped, time, the client's id)."""
-
-    skipped = models.BooleanField(default=False)
-    seconds = models.FloatField(default=0.0)
-    submission_id = models.CharField(
-        max_length=64,
-        null=True,
-        blank=True,
-        help_text="Chosen by the client; sent again for the same judgement row, a no-op.",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        abstract = True
-
-
 class FrameCheck(HumanCheck):
     """An annotator's rating of one frame annotation: frame and FEs, each full/partial/erroneous."""
 
-    frame_annotation = models.ForeignKey(FrameAnnotation, on_delete=models.CASCADE, related_name="checks")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks")
-    frame_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
-    fe_rating = models.CharField(max_length=16, choices=[(v, v) for v in FRAME_CHECK_VALUES], null=True, blank=True)
-    ITEM, VERDICT = "frame_annotation", "frame {frame_rating}, FEs {fe_rating}"
+    frame_annotation = models.ForeignKey(
+        FrameAnnotation, on_delete=models.CASCADE, related_name="checks", verbose_name=_("frame annotation")
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks", verbose_name=_("annotator")
+    )
+    frame_rating = models.CharField(
+        max_length=16,
+        choices=[(v, FRAME_CHECK_TITLES[v]) for v in FRAME_CHECK_VALUES],
+        null=True,
+        blank=True,
+        verbose_name=_("frame rating"),
+    )
+    fe_rating = models.CharField(
+        max_length=16,
+        choices=[(v, FRAME_CHECK_TITLES[v]) for v in FRAME_CHECK_VALUES],
+        null=True,
+        blank=True,
+        verbose_name=_("FE rating"),
+    )
 
     class Meta:
         verbose_name, verbose_name_plural = _("frame check"), _("frame checks")
         db_table = "annotation_framecheck"
         constraints = [one_per_annotator("frame_annotation", "uniq_frame_check_per_annotator")]
 
+    def __str__(self):
+        ratings = (
+            gettext("skipped")
+            if self.skipped
+            else gettext("frame %(frame)s, FEs %(fes)s")
+            % {
+                "frame": FRAME_CHECK_TITLES.get(self.frame_rating, "—"),
+                "fes": FRAME_CHECK_TITLES.get(self.fe_rating, "—"),
+            }
+        )
+        return gettext("prediction %(prediction)s by annotator %(annotator)s: %(ratings)s") % {
+            "prediction": self.frame_annotation_id,
+            "annotator": self.annotator_id,
+            "ratings": ratings,
+        }
+
 
 class FrameCheckEvent(HumanCheckEvent):
-    frame_check = models.ForeignKey(FrameCheck, on_delete=models.CASCADE, related_name="events")
-    frame_rating = models.CharField(max_length=16, null=True, blank=True)
-    fe_rating = models.CharField(max_length=16, null=True, blank=True)
+    frame_check = models.ForeignKey(
+        FrameCheck, on_delete=models.CASCADE, related_name="events", verbose_name=_("frame check")
+    )
+    frame_rating = models.CharField(max_length=16, null=True, blank=True, verbose_name=_("frame rating"))
+    fe_rating = models.CharField(max_length=16, null=True, blank=True, verbose_name=_("FE rating"))
 
     class Meta:
         verbose_name = _("frame check event")
@@ -197,6 +243,12 @@ TRIGGER_CORRECT, TRIGGER_OTHER, TRIGGER_ABSENT = "correct", "other", "absent"
 TRIGGER_VERDICTS = (TRIGGER_CORRECT, TRIGGER_OTHER, TRIGGER_ABSENT)
 DIST_ONE, DIST_MORE = "1", "2+"
 DIST_CLASSES = (DIST_ONE, DIST_MORE)
+TRIGGER_TITLES = {
+    TRIGGER_CORRECT: _("correct"),
+    TRIGGER_OTHER: _("another word of the passage"),
+    TRIGGER_ABSENT: _("absent from the passage"),
+}
+DIST_TITLES = {DIST_ONE: _("1 arc"), DIST_MORE: _("2 arcs or more")}
 
 
 def dist_class(dist):
@@ -215,25 +267,46 @@ class AttributeCheck(HumanCheck):
     word at ``trigger_start``..``trigger_end`` of the context, or absent from the passage) and the
     distance class between trigger and answer (1 arc, or 2 or more)."""
 
-    question = models.ForeignKey("annotation.Question", on_delete=models.CASCADE, related_name="attribute_checks")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attribute_checks")
-    trigger_verdict = models.CharField(max_length=8, choices=[(v, v) for v in TRIGGER_VERDICTS], null=True, blank=True)
-    trigger_start = models.PositiveIntegerField(null=True, blank=True)
-    trigger_end = models.PositiveIntegerField(null=True, blank=True)
-    dist_class = models.CharField(max_length=2, choices=[(v, v) for v in DIST_CLASSES], null=True, blank=True)
-    ITEM, VERDICT = "question", "trigger {trigger_verdict}, dist {dist_class}"
+    question = models.ForeignKey(
+        "annotation.Question", on_delete=models.CASCADE, related_name="attribute_checks", verbose_name=_("question")
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attribute_checks", verbose_name=_("annotator")
+    )
+    trigger_verdict = models.CharField(
+        max_length=8,
+        choices=[(v, TRIGGER_TITLES[v]) for v in TRIGGER_VERDICTS],
+        null=True,
+        blank=True,
+        verbose_name=_("trigger verdict"),
+    )
+    trigger_start = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("trigger start"))
+    trigger_end = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("trigger end"))
+    dist_class = models.CharField(
+        max_length=2,
+        choices=[(v, DIST_TITLES[v]) for v in DIST_CLASSES],
+        null=True,
+        blank=True,
+        verbose_name=_("dist class"),
+    )
 
     class Meta:
         verbose_name, verbose_name_plural = _("attribute check"), _("attribute checks")
         constraints = [one_per_annotator("question", "uniq_attribute_check_per_annotator")]
 
+    def __str__(self):
+        verdict = "skipped" if self.skipped else f"trigger {self.trigger_verdict}, dist {self.dist_class}"
+        return f"{self.annotator_id} {self.question_id} {verdict}"
+
 
 class AttributeCheckEvent(HumanCheckEvent):
-    attribute_check = models.ForeignKey(AttributeCheck, on_delete=models.CASCADE, related_name="events")
-    trigger_verdict = models.CharField(max_length=8, null=True, blank=True)
-    trigger_start = models.PositiveIntegerField(null=True, blank=True)
-    trigger_end = models.PositiveIntegerField(null=True, blank=True)
-    dist_class = models.CharField(max_length=2, null=True, blank=True)
+    attribute_check = models.ForeignKey(
+        AttributeCheck, on_delete=models.CASCADE, related_name="events", verbose_name=_("attribute check")
+    )
+    trigger_verdict = models.CharField(max_length=8, null=True, blank=True, verbose_name=_("trigger verdict"))
+    trigger_start = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("trigger start"))
+    trigger_end = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("trigger end"))
+    dist_class = models.CharField(max_length=2, null=True, blank=True, verbose_name=_("dist class"))
 
     class Meta:
         verbose_name = _("attribute check event")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from annotation.models import Question
 from frames import proxy
@@ -19,6 +20,12 @@ from frames.errors import FrameJobError
 from frames.lexicon_store import lexicon_from_db
 from frames.models import FrameAnnotation, FrameDef
 from frames.outcomes import ALL_OUTCOMES, DONE, ERROR
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+TO_ANNOTATE = gettext_noop("%(count)s questions to annotate with %(lexicon)s")
+ANNOTATED = gettext_noop("%(done)s/%(total)s: %(question)s -> %(outcome)s")
+MESSAGES = (TO_ANNOTATE, ANNOTATED)
+
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +154,9 @@ def predict_frames(corpus, lexicon_row, chat, *, model=None, progress=_noop, job
         todo = todo[: max(0, int(limit))]
     run = Counter()
     errors_in_row = 0
-    progress(done=0, total=len(todo), message=f"{len(todo)} questions to annotate with {lexicon_row.name}", force=True)
+    progress(
+        done=0, total=len(todo), message=TO_ANNOTATE % {"count": len(todo), "lexicon": lexicon_row.name}, force=True
+    )
     for i, question in enumerate(todo, 1):
         ask = partial(chat, question=question.pk)  # every exchange linked to its question
         try:
@@ -167,7 +176,12 @@ def predict_frames(corpus, lexicon_row, chat, *, model=None, progress=_noop, job
         run[result.outcome] += 1
         if errors_in_row >= max_consecutive_errors:
             raise FrameJobError(f"{errors_in_row} LLM calls failed in a row; last error: {result.flags['error']}")
-        progress(done=i, total=len(todo), message=f"{i}/{len(todo)}: {question.external_id} -> {result.outcome}")
+        progress(
+            done=i,
+            total=len(todo),
+            message=ANNOTATED
+            % {"done": i, "total": len(todo), "question": question.external_id, "outcome": result.outcome},
+        )
     return {
         "corpus": corpus.name,
         "lexicon": lexicon_row.name,

@@ -68,7 +68,7 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
 
     @admin.display(description=_("status"), ordering="job__status")
     def status(self, obj):
-        return obj.job.status
+        return obj.job.get_status_display()
 
     @admin.display(description=_("progress"))
     def progress(self, obj):
@@ -145,7 +145,7 @@ class JudgeAdmin(admin.ModelAdmin):
     *Judge a corpus* starts a run."""
 
     form = JudgeForm
-    list_display = ["name", "kind", "model", "n_labels", "created_at"]
+    list_display = ["name", "kind", "llm_model", "n_labels", "created_at"]
     list_filter = ["kind"]
     actions = ["judge_corpus"]
 
@@ -163,7 +163,7 @@ class JudgeAdmin(admin.ModelAdmin):
         return {"prompt": judging.DEFAULT_PROMPT, "parameters": {"model": "", "base_url": ""}}
 
     @admin.display(description=_("model"))
-    def model(self, obj):
+    def llm_model(self, obj):  # not "model": a ModelAdmin's model attribute is its model class
         return obj.parameters.get("model", "") if obj.kind == Judge.LLM else "-"
 
     @admin.display(description=_("labels"))
@@ -256,4 +256,8 @@ class LLMEndpointAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("key variable set (web process)"))
     def key_present(self, obj):
-        return "yes" if os.environ.get(obj.api_key_env) else "no: set it for the web and worker processes"
+        return (
+            gettext("yes")
+            if os.environ.get(obj.api_key_env)
+            else gettext("no: set it for the web and worker processes")
+        )

@@ -7,6 +7,8 @@ class ModelsRunnerConfig(AppConfig):
     verbose_name = _("Models")
 
     def ready(self):
+        from models_runner import jobs
         from models_runner.design_registry import register_design
 
         register_design()
+        jobs.register_job_kinds()

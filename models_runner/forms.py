@@ -7,7 +7,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
-from models_runner.backends import REGISTRY
+from models_runner.backends import REGISTRY, TITLES
 from models_runner.models import Judge
 
 
@@ -16,7 +16,7 @@ class StartRunForm(forms.Form):
     system = forms.CharField(
         label=_("System"), max_length=200, help_text=_("name of the system whose predictions the run writes")
     )
-    backend = forms.ChoiceField(label=_("Backend"), choices=[(name, name) for name in REGISTRY])
+    backend = forms.ChoiceField(label=_("Backend"), choices=[(name, _(TITLES[name])) for name in REGISTRY])
     model = forms.CharField(
         label=_("Model"),
         required=False,

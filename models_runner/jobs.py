@@ -15,6 +15,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.models import Prediction, Question, Triplet
 from annotation.triplet_store import assign_triplets
@@ -33,6 +34,16 @@ from models_runner.judging import (
     prepare_judge_run,
 )
 from models_runner.models import InferenceRun, JudgeLabel, JudgeRun
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+LOADING = gettext_noop("loading %(backend)s")
+LOADING_RESUMING = gettext_noop("loading %(backend)s, resuming after %(done)s")
+ANSWERED = gettext_noop("answered %(done)s of %(total)s (%(rate)s q/s)")
+LINKING = gettext_noop("linking predictions to triplets")
+JUDGING = gettext_noop("judging with %(model)s")
+JUDGING_RESUMING = gettext_noop("judging with %(model)s, resuming after %(done)s")
+JUDGED = gettext_noop("judged %(done)s of %(total)s (%(rate)s triplets/s)")
+MESSAGES = (LOADING, LOADING_RESUMING, ANSWERED, LINKING, JUDGING, JUDGING_RESUMING, JUDGED)
 
 
 def start_run(corpus, system_name, backend, *, options=None, batch_size=8, device="auto", user=None, queue=None):
@@ -66,8 +77,8 @@ def run_body(job, progress, backend_factory=create_backend):
     already = total - len(pending)
     if job.attempts <= 1:
         InferenceRun.objects.filter(pk=run.pk).update(skipped_existing=already, questions_total=total)
-    resuming = f", resuming after {already}" if already else ""
-    progress(done=already, total=total, message=f"loading {run.backend}{resuming}", force=True)
+    loading = (LOADING_RESUMING if already else LOADING) % {"backend": run.backend, "done": already}
+    progress(done=already, total=total, message=loading, force=True)
     backend.load()
     info = backend.describe()
     InferenceRun.objects.filter(pk=run.pk).update(
@@ -102,7 +113,9 @@ def run_body(job, progress, backend_factory=create_backend):
         done += len(rows)
         spent += dt
         rate = done / spent if spent else 0
-        progress(done=already + done, message=f"answered {already + done} of {total} ({rate:.1f} q/s)")
+        progress(
+            done=already + done, message=ANSWERED % {"done": already + done, "total": total, "rate": f"{rate:.1f}"}
+        )
         if check_cancel:  # every batch, not only when progress is written
             check_cancel()
     run.refresh_from_db()
@@ -111,7 +124,7 @@ def run_body(job, progress, backend_factory=create_backend):
     run.questions_done = Prediction.objects.filter(system_id=run.system_id, meta__run=run.pk).count()
     run.throughput_qps = run.questions_done / run.duration_s if run.duration_s else None
     run.save(update_fields=["questions_done", "throughput_qps"])
-    progress(done=total, message="linking predictions to triplets", force=True)
+    progress(done=total, message=LINKING, force=True)
     triplets = assign_triplets(run.corpus)
     return {
         "system": run.system.name,
@@ -166,7 +179,7 @@ def judge_body(job, progress, sleep=None):
     progress(
         done=already,
         total=total,
-        message=f"judging with {client.model}" + (f", resuming after {already}" if already else ""),
+        message=(JUDGING_RESUMING if already else JUDGING) % {"model": client.model, "done": already},
         force=True,
     )
     done = unparsed = failed = 0
@@ -211,7 +224,7 @@ def judge_body(job, progress, sleep=None):
         spent += dt
         progress(
             done=already + done,
-            message=f"judged {already + done} of {total} ({done / spent if spent else 0:.1f} triplets/s)",
+            message=JUDGED % {"done": already + done, "total": total, "rate": f"{done / spent if spent else 0:.1f}"},
         )
         if check_cancel:
             check_cancel()
@@ -225,3 +238,46 @@ def judge_body(job, progress, sleep=None):
         "failed": failed,
         "logprobs": "refused by the server: labels one-hot" if asker.refused else parameters["logprobs"],
     }
+
+
+def register_job_kinds():
+    """The models app's jobs in words (core.job_kinds): inference runs and judge runs."""
+    from django.utils.translation import gettext_lazy as _
+
+    from core import job_kinds
+    from models_runner import inference, judging
+
+    common = {
+        "corpus": _("corpus"),
+        "skipped_existing": _("already done"),
+        "batch_size": _("batch size"),
+        "duration_s": _("duration (s)"),
+    }
+    job_kinds.register(
+        inference.JOB_KIND,
+        _("inference run"),
+        results={
+            **common,
+            "system": _("system"),
+            "questions": _("questions"),
+            "answered_now": _("answered now"),
+            "device": _("device"),
+            "throughput_qps": _("throughput (questions/s)"),
+            "revision": _("revision"),
+        },
+        messages=MESSAGES,
+    )
+    job_kinds.register(
+        judging.JOB_KIND,
+        _("judge run"),
+        results={
+            **common,
+            "judge": _("judge"),
+            "triplets": _("triplets"),
+            "judged_now": _("judged now"),
+            "unparsed": _("unparsed"),
+            "failed": _("failed"),
+            "logprobs": _("log-probabilities"),
+        },
+        messages=MESSAGES,
+    )

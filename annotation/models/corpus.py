@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from annotation.dedup import DEFAULT_POLICY, POLICIES
+from annotation.dedup import DEFAULT_POLICY, POLICIES, POLICY_TITLES
 from annotation.interchange import REFERENCE
 
 
@@ -11,7 +11,10 @@ class Corpus(models.Model):
     name = models.SlugField(max_length=100, unique=True, verbose_name=_("name"))
     description = models.TextField(blank=True, verbose_name=_("description"))
     dedup_policy = models.CharField(
-        max_length=20, choices=[(p, p) for p in POLICIES], default=DEFAULT_POLICY, verbose_name=_("dedup policy")
+        max_length=20,
+        choices=[(p, _(POLICY_TITLES[p])) for p in POLICIES],
+        default=DEFAULT_POLICY,
+        verbose_name=_("dedup policy"),
     )
     guidelines = models.TextField(
         blank=True,

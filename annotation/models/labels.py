@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import LABEL_TITLES, LABEL_VALUES
@@ -40,7 +41,11 @@ class Label(models.Model):
         indexes = [models.Index(fields=["annotator", "fold"])]
 
     def __str__(self):
-        return f"{self.annotator_id} {self.triplet_id} {self.value or 'skipped'}"
+        return gettext("triplet %(triplet)s by annotator %(annotator)s: %(value)s") % {
+            "triplet": self.triplet_id,
+            "annotator": self.annotator_id,
+            "value": LABEL_TITLES.get(self.value, self.value) if self.value else gettext("skipped"),
+        }
 
 
 class LabelEvent(models.Model):
@@ -66,4 +71,5 @@ class LabelEvent(models.Model):
         constraints = [models.UniqueConstraint(fields=["label", "submission_id"], name="uniq_label_event_submission")]
 
     def __str__(self):
-        return f"label {self.label_id}: {'skipped' if self.skipped else self.value}"
+        value = gettext("skipped") if self.skipped else LABEL_TITLES.get(self.value, self.value)
+        return gettext("label %(label)s: %(value)s") % {"label": self.label_id, "value": value}

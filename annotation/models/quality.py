@@ -3,6 +3,7 @@ admin picked where annotators disagree)."""
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.labels import LABEL_TITLES, LABEL_VALUES
@@ -30,7 +31,8 @@ class GoldItem(models.Model):
         verbose_name_plural = _("gold items")
 
     def __str__(self):
-        return f"gold {self.expected} for triplet {self.triplet_id}"
+        value = LABEL_TITLES.get(self.expected, self.expected)
+        return gettext("gold %(value)s for triplet %(triplet)s") % {"value": value, "triplet": self.triplet_id}
 
 
 class Adjudication(models.Model):
@@ -48,4 +50,5 @@ class Adjudication(models.Model):
         verbose_name_plural = _("adjudications")
 
     def __str__(self):
-        return f"adjudicated {self.value} for triplet {self.triplet_id}"
+        value = LABEL_TITLES.get(self.value, self.value)
+        return gettext("adjudicated %(value)s for triplet %(triplet)s") % {"value": value, "triplet": self.triplet_id}

@@ -14,8 +14,9 @@ from core.i18n import supported, validate_site_language
 
 
 class Study(models.Model):
+    # no angle brackets in a help text: the admin shows it as HTML ("/study/<slug>/" showed "/study//")
     slug = models.SlugField(
-        max_length=50, unique=True, help_text=_("In the participants' link: /study/<slug>/."), verbose_name=_("slug")
+        max_length=50, unique=True, help_text=_("In the participants' link: /study/the-slug/."), verbose_name=_("slug")
     )
     title = models.CharField(max_length=200, verbose_name=_("title"))
     consent = models.TextField(

@@ -75,6 +75,15 @@ class Fold(models.Model):
         verbose_name=_("annotators"),
     )
 
+    # A built fold is named "{corpus} {word} {n}" (annotation.fold_store.store_fold_plans, in English:
+    # downloads and the API keep it); pages say that name in the reader's language (``title``).
+    NAME_WORDS = {KIND_TRIPLET: "fold", KIND_FRAME: "frames", KIND_ATTRIBUTE: "attributes"}
+    TITLES = {
+        KIND_TRIPLET: _("%(corpus)s fold %(n)s"),
+        KIND_FRAME: _("%(corpus)s frames %(n)s"),
+        KIND_ATTRIBUTE: _("%(corpus)s attributes %(n)s"),
+    }
+
     class Meta:
         verbose_name = _("fold")
         verbose_name_plural = _("folds")
@@ -82,7 +91,16 @@ class Fold(models.Model):
         ordering = ["corpus", "kind", "index"]
 
     def __str__(self):
-        return self.name
+        return self.title
+
+    @property
+    def title(self):
+        """The fold's name in the reader's language when it is the name it was built with (corpus, kind
+        and number); a name given by hand is shown as it is."""
+        suffix = f" {self.NAME_WORDS.get(self.kind)} {self.index + 1}"
+        if self.kind not in self.TITLES or not self.name.endswith(suffix) or self.name == suffix.strip():
+            return self.name
+        return self.TITLES[self.kind] % {"corpus": self.name[: -len(suffix)], "n": self.index + 1}
 
 
 def new_handle():

@@ -15,8 +15,8 @@ from django.views.decorators.http import require_POST, require_safe
 from annotation import fold_designs, fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
 from annotation.fold_store import FoldError, create_folds, fold_design, pilot_progress
-from annotation.folds import FOLD_POLICIES
-from annotation.models import Assignment, Corpus, Fold, Triplet
+from annotation.folds import FOLD_POLICIES, FOLD_POLICY_TITLES
+from annotation.models import Assignment, Corpus, Fold, FoldItem, Triplet
 from core import ids
 from core.permissions import admin_required
 
@@ -25,12 +25,15 @@ class BuildFoldsForm(forms.Form):
     k = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=gettext_lazy("Folds (K)"))
     seed = forms.IntegerField(initial=0, label=gettext_lazy("Seed"))
     policy = forms.ChoiceField(
-        choices=[(p, p) for p in FOLD_POLICIES], initial="by_question", label=gettext_lazy("Policy")
+        choices=[(p, gettext_lazy(FOLD_POLICY_TITLES[p])) for p in FOLD_POLICIES],
+        initial="by_question",
+        label=gettext_lazy("Policy"),
     )
     overlap = forms.FloatField(
         min_value=0,
         max_value=1,
         initial=0.1,
+        localize=True,  # "0,1" for a French reader, typed either way
         label=gettext_lazy("Overlap"),
         help_text=gettext_lazy("share of questions labeled twice"),
     )
@@ -164,7 +167,9 @@ def fold_action(request, corpus_id):
                     "kind": plan.meta["kind"],
                 }
             reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
-            messages.success(request, said + reason)
+            items = FoldItem.objects.filter(fold__in=folds).count()
+            said += ngettext(" (%(items)d item in all)", " (%(items)d items in all)", items) % {"items": items}
+            messages.success(request, said + reason + _(". Next: assign them to annotators (Assign, below)."))
         elif fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
         elif action == "interleave_gold":

@@ -33,6 +33,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.models import Q
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.models import Corpus
 from core.models import Job
@@ -41,6 +42,13 @@ from evaluation.archive import format as archive
 from evaluation.archive import unpack, values
 from evaluation.archive.format import ArchiveError
 from evaluation.jobs import report_dir
+
+# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+READING = gettext_noop("reading %(member)s")
+WRITING = gettext_noop("writing the archive")
+RESTORING = gettext_noop("restoring %(member)s")
+MESSAGES = (READING, WRITING, RESTORING)
+
 
 USER = "users"  # the pseudo-model of users.jsonl in foreign-key maps
 CORPUS = "annotation.Corpus"
@@ -326,7 +334,7 @@ def collect(corpus, progress=_noop):
     referenced = {}
     rows_by = {}
     for done, member in enumerate(reversed(members)):
-        progress(done=done, total=len(members) + 2, message=f"reading {member.label}")
+        progress(done=done, total=len(members) + 2, message=READING % {"member": member.label})
         rows = _select(member, corpus, referenced.get(member.label, ()))
         rows_by[member.label] = rows
         for column, (target, _) in member.foreign.items():
@@ -384,7 +392,7 @@ def export_study(corpus, out, progress=_noop):
         blobs[archive.rows_member(label)] = (archive.encode_rows(rows), len(rows))
     for name, path in _job_files(rows_by.get(JOB, ())).items():
         blobs[name] = (path.read_bytes(), None)
-    progress(message="writing the archive", force=True)
+    progress(message=WRITING, force=True)
     members = {name: archive.describe(data, rows) for name, (data, rows) in blobs.items()}
     manifest = archive.build_manifest(
         members, corpus=corpus.name, schema=schema, exported_at=timezone.now().isoformat()
@@ -451,10 +459,11 @@ def _parse(manifest, data, members):
         if unknown:
             raise ArchiveError(f"archive member {name}: column(s) {', '.join(sorted(unknown))} unknown here")
         specs, convert = _specs(by_label[label].model)
-        values.check_rows(rows, specs, name, convert=convert)
+        pk = by_label[label].model._meta.pk.attname
+        values.check_rows(rows, specs, name, convert=convert, required=(pk,))
         rows_by[label] = rows
     users = data[archive.USERS]
-    values.check_rows(users, USER_SPECS, archive.USERS)
+    values.check_rows(users, USER_SPECS, archive.USERS, required=("id", "username"))
     for name, entry in manifest["members"].items():
         count = len(users) if name == archive.USERS else len(rows_by.get(name[5:-6], ()))
         counted = name.startswith(archive.ROWS_PREFIX) or name == archive.USERS
@@ -463,7 +472,11 @@ def _parse(manifest, data, members):
     return rows_by, users
 
 
-USER_SPECS = {"id": {"kind": "int", "null": False}, "username": {"kind": "str", "null": False, "max_length": 150}}
+USER_SPECS = {
+    "id": {"kind": "int", "null": False},
+    "username": {"kind": "str", "null": False, "max_length": 150},
+    "roles": {"kind": "list", "null": True},
+}
 
 
 def _specs(model):
@@ -703,7 +716,7 @@ def _restore_all(zf, manifest, *, members, rows_by, users, context, progress):
             maps = {USER: _restore_users(users)}
             for done, member in enumerate(members):
                 current = archive.rows_member(member.label)
-                progress(done=done, total=len(members) + 1, message=f"restoring {member.label}")
+                progress(done=done, total=len(members) + 1, message=RESTORING % {"member": member.label})
                 maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context=context)
             current = "files/"
             _restore_files(zf, manifest, job_map=maps.get(JOB, {}), written=written)

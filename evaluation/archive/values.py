@@ -117,7 +117,7 @@ def value_problem(value, spec: dict) -> str | None:
     value :
         The value as JSON gave it.
     spec : dict
-        ``kind`` (int, float, bool, str, json, other), ``null`` (None allowed), and ``max_length``
+        ``kind`` (int, float, bool, str, json, list of str, other), ``null`` (None allowed), and ``max_length``
         (str) or ``range`` (int: ``(lowest, highest)``) when the column has one.
 
     Returns
@@ -167,6 +167,8 @@ def value_problem(value, spec: dict) -> str | None:
         return _text_problem(value)
     elif kind == "json":
         return _json_problem(value)
+    elif kind == "list" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        return _wrong("a list of strings", value)
     return None
 
 
@@ -179,7 +181,7 @@ def _wrong(expected: str, value) -> str:
     return f"expected {expected}, got {got} ({shown[:40] + '...' if len(shown) > 40 else shown})"
 
 
-def check_rows(rows: list, specs: dict, member: str, *, convert=None) -> None:
+def check_rows(rows: list, specs: dict, member: str, *, convert=None, required=()) -> None:
     """Refuse the first value of ``rows`` its column cannot take, naming member, row and field.
 
     Parameters
@@ -192,6 +194,8 @@ def check_rows(rows: list, specs: dict, member: str, *, convert=None) -> None:
         The member, for errors.
     convert : dict, optional
         ``{column: function}`` for the ``other`` kinds (datetimes...): it raises on a bad value.
+    required : tuple of str
+        Columns every row must have (its id).
 
     Returns
     -------
@@ -208,6 +212,9 @@ def check_rows(rows: list, specs: dict, member: str, *, convert=None) -> None:
     """
     convert = convert or {}
     for number, row in enumerate(rows, 1):
+        for column in required:
+            if column not in row:
+                raise ArchiveError(f"archive member {member}, row {number}, field {column}: missing")
         for column, value in row.items():
             spec = specs.get(column)
             if spec is None:

@@ -10,7 +10,7 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 from evaluation.report.config import DEFAULT_DESIGN, config_field_defaults, recorded_aggregate
 from evaluation.report.options import SIGNIFICANCE_WORDS
@@ -21,6 +21,13 @@ AGGREGATE_TEXT = {
     "majority": gettext_lazy("majority label of an answer (ties: mean of the tied labels)"),
 }
 #: The same in one word, for a caption (English in the files: they are written under English).
+# The dedup policies (annotation.dedup) as the caption names them: the key itself in English (the
+# report files keep "dedup whitespace"), in words in French.
+POLICY_WORDS = {
+    "whitespace": pgettext_lazy("dedup policy", "whitespace"),
+    "casefold": pgettext_lazy("dedup policy", "casefold"),
+    "exact": pgettext_lazy("dedup policy", "exact"),
+}
 AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority")}
 DESIGN_TEXT = {
     "uniform": gettext_lazy("uniform (the labelled answers are a random sample)"),
@@ -126,7 +133,8 @@ def report_choices(data) -> list[dict]:
     voters = ", ".join(config["systems"]) if config["systems"] else _("all systems but reference")
     out.append(_choice("systems", _("ROVER voters"), voters, _("ROVER voters: %(voters)s") % {"voters": voters}))
     policy = config["dedup_policy"]
-    out.append(_choice("dedup_policy", _("Answer dedup"), policy, _("dedup %(policy)s") % {"policy": policy}))
+    words = str(POLICY_WORDS.get(policy, policy))
+    out.append(_choice("dedup_policy", _("Answer dedup"), words, _("dedup %(policy)s") % {"policy": words}))
     return out
 
 

@@ -677,7 +677,7 @@ def frames_section(data):
     ]
     table4 = [
         {
-            "label": t["label"],
+            "label": _(t["label"]),
             "cells": [
                 {"key": k, "text": percent(t.get(k), 0), "ci": _share_interval(t.get(f"{k}_ci"))}
                 for k in ("full", "partial", "erroneous")

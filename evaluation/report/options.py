@@ -79,7 +79,7 @@ OPTIONS = (
         "choice",
         "hscore",
         _("Metric"),
-        choices=lambda: [(m, m) for m in metric_registry.all_keys()],
+        choices=lambda: [(m, metric_registry.title(m)) for m in metric_registry.all_keys()],
         config="metric",
         cli="--metric",
         required=True,

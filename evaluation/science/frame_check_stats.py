@@ -26,10 +26,10 @@ import pandas as pd
 from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
 from evaluation.science.agreement import krippendorff_alpha
 from evaluation.science.attribute_check_stats import wilson
-from frames.outcomes import ERROR, OUTCOMES
+from frames.outcomes import ERROR, OUTCOMES, gettext_noop
 
 RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
-TABLE4_ROWS = {"frame": "Frame Prediction", "fes": "Frame Elements"}
+TABLE4_ROWS = {"frame": gettext_noop("Frame Prediction"), "fes": gettext_noop("Frame Elements")}  # pages: gettext
 
 
 def outcome_counts(outcomes):

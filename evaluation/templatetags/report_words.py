@@ -2,9 +2,9 @@
 report.json and the downloads)."""
 
 from django import template
-from django.utils.translation import gettext, pgettext
 
 from annotation.labels import FRAME_CHECK_TITLES, LABEL_TITLES
+from core import job_kinds
 
 register = template.Library()
 
@@ -32,11 +32,9 @@ def rating_title(key):
 @register.filter
 def progress_message(message):
     """A job's progress message, stored in English (marked with ``gettext_noop`` where a job writes
-    it), in the reader's language; ``done`` (core.runner's last word) in the sense of a finished job.
+    it), in the reader's language: ``core.job_kinds.message_text``.
 
     >>> progress_message("done"), progress_message("reading labels.csv")
     ('done', 'reading labels.csv')
     """
-    if message == "done":
-        return pgettext("job progress", "done")
-    return gettext(message)
+    return job_kinds.message_text(message)

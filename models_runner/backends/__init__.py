@@ -16,6 +16,21 @@ REGISTRY = {
     "causal": "models_runner.backends.causal:CausalBackend",
     "openai": "models_runner.backends.openai_chat:OpenAIBackend",
 }
+
+
+def gettext_noop(text):
+    """Marks a word for the catalogues (``makemessages`` collects this name) without importing Django."""
+    return text
+
+
+#: Each backend in words, for the forms (English here; the forms translate them with gettext).
+TITLES = {
+    "baseline": gettext_noop("baseline (lexical overlap, no model)"),
+    "extractive": gettext_noop("extractive (a span of the passage)"),
+    "seq2seq": gettext_noop("seq2seq (sequence to sequence)"),
+    "causal": gettext_noop("causal (language model)"),
+    "openai": gettext_noop("openai (OpenAI-compatible chat API)"),
+}
 LOCAL = ("baseline", "extractive", "seq2seq", "causal")
 NEEDS_WEIGHTS = ("extractive", "seq2seq", "causal")
 
@@ -32,4 +47,14 @@ def create_backend(name: str, options=None, **kwargs) -> Backend:
     return backend_class(name)({**(options or {}), **kwargs})
 
 
-__all__ = ["LOCAL", "NEEDS_WEIGHTS", "REGISTRY", "Backend", "BackendError", "QAItem", "backend_class", "create_backend"]
+__all__ = [
+    "LOCAL",
+    "NEEDS_WEIGHTS",
+    "REGISTRY",
+    "TITLES",
+    "Backend",
+    "BackendError",
+    "QAItem",
+    "backend_class",
+    "create_backend",
+]

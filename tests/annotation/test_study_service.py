@@ -93,7 +93,7 @@ def label_all(path, pid, answer, limit=40):
 
 
 def run_paths(tmp_path, answer, **settings):
-    build_study(tmp_path, n_questions=8, k=1, gold=3, slots_per_fold=3, **settings)
+    build_study(tmp_path, n_questions=8, k=1, gold=3, slots_per_fold=4, **settings)
     return {path: label_all(path, f"p-{path}", answer) for path in ("page", "htmx", "api")}
 
 
@@ -134,6 +134,10 @@ def test_every_path_completes_a_careful_participant_and_ends_their_labelling(tmp
 def test_whole_fold_through_the_api_then_the_page_shows_the_completion_code(tmp_path):
     """Defect 1: the page opened after an API-labelled fold answered 500 (settle without an item)."""
     build_study(tmp_path, n_questions=8, k=1, gold=3, min_gold_accuracy=0.5)
+    api_then_page()
+
+
+def api_then_page():
     client, participant = arrive("api-first")
     client.get(f"/annotate/{participant.fold_id}/?start=1")
     # an older client that never reads the study status: the labels are all there
@@ -167,6 +171,7 @@ def test_same_status_on_postgresql(tmp_path):
     runs = run_paths(tmp_path, wrong_on_gold, min_gold_accuracy=0.7)
     assert {path: p.status for path, (_c, p, _s) in runs.items()} == dict.fromkeys(runs, "excluded")
     assert len({steps for _c, _p, steps in runs.values()}) == 1
+    api_then_page()  # defect 1 on PostgreSQL: a fourth slot of the same study
 
 
 @pytest.mark.django_db

@@ -113,7 +113,7 @@ def test_frame_admin_pages_in_french(admin_client, world):  # noqa: F811
     assert_french(
         client,
         reverse("admin:annotation_corpus_changelist"),
-        french=["prédire les frames…", "dériver les attributs…"],
+        french=["prédire les cadres…", "dériver les attributs…"],
         english=["predict frames…", "derive attributes…"],
     )
     corpus = world["corpus"]

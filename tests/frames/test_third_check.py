@@ -69,7 +69,7 @@ def toy(transactional_db, settings):
         build_form = check_folds_form(
             "toy", doc="Toy folds.", k_label="K", sample_help="", replace_help="", target="_build_toy_folds"
         )
-        build, errors = staticmethod(_build_toy_folds), (ValueError,)
+        build, errors, label = staticmethod(_build_toy_folds), (ValueError,), "toy-check folds"
         readiness = staticmethod(lambda corpus: (Question.objects.filter(corpus=corpus).count(), None))
 
         def read(self, post):

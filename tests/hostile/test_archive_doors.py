@@ -74,7 +74,10 @@ CASES = {
     "too long": (LABELS, with_value("source", json.dumps("x" * 5000)), "field source: longer than"),
     "deep params": (JOBS, with_value("params", "[" * 200 + "]" * 200), "field params: nested more than 64"),
     "100000 deep": (JOBS, with_value("params", "[" * 100000 + "]" * 100000), "line 1: nested too deeply"),
-    "null id": (JOBS, with_value("status", "null"), "field status: may not be null"),
+    "null status": (JOBS, with_value("status", "null"), "field status: may not be null"),
+    "no id": (JOBS, lambda row: json.dumps({k: v for k, v in row.items() if k != "id"}), "row 1, field id: missing"),
+    "roles": ("users.jsonl", with_value("roles", "7"), "field roles: expected a list of strings"),
+    "no name": ("users.jsonl", lambda row: json.dumps({"id": row["id"]}), "row 1, field username: missing"),
 }
 
 
@@ -88,7 +91,7 @@ def check_refusals(study):  # noqa: F811
         text = str(caught.value)
         assert message in text, (case, text)
         assert text.startswith(f"archive member {member}"), (case, text)  # the member ...
-        assert ", line 1:" in text or ", row 1 (id " in text, (case, text)  # ... the row ...
+        assert ", line 1:" in text or ", row 1" in text, (case, text)  # ... the row ...
         assert "line 1:" in text or "field " in text, (case, text)  # ... and the field
         assert _counts() == before, case
 

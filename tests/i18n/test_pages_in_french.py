@@ -150,7 +150,6 @@ def world_data():
     from django.contrib.auth import get_user_model
 
     from annotation.models import Corpus, Fold, Question, Study, System, Triplet
-    from core.models import Job
 
     values = set(get_user_model().objects.values_list("username", flat=True))
     for q in Question.objects.all():
@@ -164,9 +163,6 @@ def world_data():
     for s in Study.objects.all():
         values |= {s.title, s.slug, s.consent, s.completion_code}
     values |= lexicon_data()
-    values |= set(Job.objects.values_list("kind", flat=True))
-    # a job's progress message is the worker's log line, stored as written (English): shown as data
-    values |= set(Job.objects.values_list("message", flat=True))
     return sorted((v for v in values if v and v.strip()), key=len, reverse=True)
 
 
