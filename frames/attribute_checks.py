@@ -19,7 +19,7 @@ from annotation.fold_store import clear_folds, store_fold_plans
 from annotation.models import Fold, Question
 from core import ids
 from frames import human_checks
-from frames.attributes import TRACE_KEY
+from frames.attributes import TRACE_KEY, dist_class
 from frames.forms import BuildAttributeFoldsForm
 from frames.models import (
     DIST_CLASSES,
@@ -28,7 +28,6 @@ from frames.models import (
     TRIGGER_VERDICTS,
     AttributeCheck,
     AttributeCheckEvent,
-    dist_class,
 )
 
 

@@ -13,7 +13,8 @@ import re
 from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
-from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
+from annotation.label_titles import FRAME_CHECK_TITLES
+from annotation.labels import FRAME_CHECK_VALUES
 from annotation.models import Fold
 from frames import human_checks
 from frames.folds import FrameFoldError, create_frame_folds

@@ -211,6 +211,7 @@ def register(kind: CheckKind) -> CheckKind:
             build=kind.build,
             errors=kind.errors,
             label=kind.label,
+            page=kind.url_name,
             readiness=kind.readiness,
         ),
     )

@@ -9,7 +9,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import FRAME_CHECK_TITLES, FRAME_CHECK_VALUES
+from annotation.label_titles import FRAME_CHECK_TITLES
+from annotation.labels import FRAME_CHECK_VALUES
 from frames import outcomes
 
 
@@ -249,17 +250,6 @@ TRIGGER_TITLES = {
     TRIGGER_ABSENT: _("absent from the passage"),
 }
 DIST_TITLES = {DIST_ONE: _("1 arc"), DIST_MORE: _("2 arcs or more")}
-
-
-def dist_class(dist):
-    """``"1"`` for one arc, ``"2+"`` for two or more, None when unknown (or 0: trigger in the answer).
-
-    >>> dist_class(1), dist_class(4), dist_class(None)
-    ('1', '2+', None)
-    """
-    if dist is None or dist < 1:
-        return None
-    return "1" if dist == 1 else "2+"
 
 
 class AttributeCheck(HumanCheck):

@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 
 from annotation import design
-from annotation.fold_designs import Plan
+from annotation.fold_designs import DesignError, Plan
 from annotation.labels import LABEL_VALUES
 from annotation.models import Label, Triplet
-from models_runner.design_registry import DesignError
 from models_runner.models import Judge, JudgeLabel
 
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label
@@ -58,7 +57,8 @@ def plan(corpus, *, budget, judge, seed=0, metric="hscore") -> Plan:
     tids = list(Triplet.objects.filter(question__corpus=corpus).order_by("id").values_list("id", flat=True))
     if not tids:
         _refuse(f"corpus {corpus.name} has no triplets yet: import predictions first")
-    _, _, has_probs, n_judged = _judge_view(judge, tids, metric)
+    judged = JudgeLabel.objects.filter(judge=judge, triplet__question__corpus=corpus, value__isnull=False)
+    n_judged, has_probs = judged.count(), judged.filter(probs__isnull=False).exists()
     if not n_judged:
         _refuse(f"judge {judge.name!r} has no labels in corpus {corpus.name}: run or import the judge first")
     try:
