@@ -147,3 +147,15 @@ def test_a_third_check_is_one_record_and_walks_like_the_others(toy, client, make
     assert sorted(toy.rows(corpus))[0] == ("f0", "checker", "no")
     # a fold of the toy kind is out of reach of the other kinds' pages, and theirs of the toy's
     assert client.get(reverse("frame-check", args=[fold.pk])).status_code == 404
+
+
+def test_the_two_kinds_urls_are_their_records():
+    from frames import urls
+    from frames.attribute_checks import ATTRIBUTE_CHECK
+    from frames.checking import FRAME_CHECK
+
+    def shape(patterns):
+        return sorted((str(p.pattern), p.name, p.callback, tuple(p.default_args.items())) for p in patterns)
+
+    listed = [p for p in urls.urlpatterns if p.name != "api-attributes"]
+    assert shape(listed) == shape(urls.check_urls(FRAME_CHECK) + urls.check_urls(ATTRIBUTE_CHECK))
