@@ -75,7 +75,7 @@ def build_study(folder, *, n_questions=8, k=4, gold=0, slug="pilot", **settings)
 
 # --- a live server and arriving participants (the parallel-arrivals test and bench/crowd_load.py) --------
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]  # the repository root (this file is bench/kit/crowd.py)
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 

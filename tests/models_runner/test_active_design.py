@@ -211,3 +211,27 @@ def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client
     assert 'id="fold-design"' in page and "triplets are in no fold yet" not in page
     assert f"pilot 0 of {drawn} labelled" in page
     assert FoldItem.objects.filter(fold__corpus=corpus).count() == drawn
+
+
+def test_finishing_the_last_pilot_fold_on_the_annotator_page_opens_the_main_sample(big_corpus, make_user):
+    from annotation import annotating
+    from annotation.models import Assignment, Fold
+
+    call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
+    ann = make_user("ann", "annotator")
+    folds = list(Fold.objects.filter(corpus=big_corpus, kind=Fold.KIND_TRIPLET).order_by("index"))
+    for fold in folds:
+        Assignment.objects.create(fold=fold, annotator=ann)
+    for n, fold in enumerate(folds):
+        assignment = annotating.open_fold(ann, fold.pk)
+        item = annotating.next_item(fold, ann.pk)
+        while item is not None:
+            value = "correct" if item.triplet.answer.startswith("a") else "incorrect"
+            _, _, item = annotating.judge(assignment, item, value=value)
+        # the first fold done leaves pilot triplets unlabelled; the last one completes the pilot
+        assert fold_design(big_corpus)["main_open"] is (n == len(folds) - 1)
+    main = Triplet.objects.filter(question__corpus=big_corpus, design_phase="main")
+    assert main.exists()
+    assert set(main.values_list("id", flat=True)) <= set(
+        FoldItem.objects.filter(fold__corpus=big_corpus).values_list("triplet_id", flat=True)
+    )
