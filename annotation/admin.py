@@ -9,7 +9,8 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation import formats, models, studies
-from annotation.labels import CORRECT, INCORRECT, LABEL_TITLES, PARTIAL
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import CORRECT, INCORRECT, PARTIAL
 from core.uploads import max_upload_size
 
 
@@ -208,9 +209,13 @@ class AssignmentInline(admin.TabularInline):
 
 @admin.register(models.Fold)
 class FoldAdmin(admin.ModelAdmin):
-    list_display = ["name", "corpus", "kind", "index", "item_count"]
+    list_display = ["title", "corpus", "kind", "index", "item_count"]
     list_filter = ["corpus", "kind"]
     inlines = [AssignmentInline]
+
+    @admin.display(description=_("name"), ordering="name")
+    def title(self, obj):
+        return obj.title  # the built name in the reader's language (Fold.title)
 
     @admin.display(description=_("items"))
     def item_count(self, obj):

@@ -49,3 +49,32 @@ def insert_rows(model, fields, rows, *, batch=IMPORT_BATCH):
             cursor.executemany(sql, chunk)
             written += len(chunk)
     return written
+
+
+def update_rows(model, fields, rows, *, batch=IMPORT_BATCH):
+    """Set ``fields`` of many rows by primary key: ``rows`` are tuples ``(pk, *values)`` in the order of
+    ``fields`` (model field names, values database-ready). The ORM's ``bulk_update`` builds one
+    ``CASE WHEN`` per field and row, which takes minutes for 35,000 triplets; this runs one
+    ``UPDATE ... FROM (VALUES ...)`` per batch on PostgreSQL and ``executemany`` of a plain ``UPDATE``
+    by primary key elsewhere. Runs inside the caller's transaction."""
+    opts = model._meta
+    qn = connection.ops.quote_name
+    table, pk = qn(opts.db_table), qn(opts.pk.column)
+    columns = [qn(opts.get_field(name).column) for name in fields]
+    rows = list(rows)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            types = [opts.pk.db_type(connection), *(opts.get_field(name).db_type(connection) for name in fields)]
+            casts = "(" + ", ".join(f"%s::{t}" for t in types) + ")"
+            names = ", ".join(["id", *(f"v{i}" for i in range(len(fields)))])
+            sets = ", ".join(f"{c} = v.v{i}" for i, c in enumerate(columns))
+            for start in range(0, len(rows), batch):
+                chunk = rows[start : start + batch]
+                values = ", ".join([casts] * len(chunk))
+                sql = f"UPDATE {table} SET {sets} FROM (VALUES {values}) AS v({names}) WHERE {table}.{pk} = v.id"
+                cursor.execute(sql, [x for row in chunk for x in row])
+            return len(rows)
+        sql = "UPDATE {} SET {} WHERE {} = %s".format(table, ", ".join(f"{c} = %s" for c in columns), pk)
+        for start in range(0, len(rows), batch):
+            cursor.executemany(sql, [(*row[1:], row[0]) for row in rows[start : start + batch]])
+    return len(rows)

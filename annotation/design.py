@@ -121,11 +121,27 @@ def judge_distribution(judge_labels: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     q[np.arange(len(rows)), rows["label"].map({v: i for i, v in enumerate(LABEL_VALUES)}).to_numpy()] = 1.0
     has_probs = False
     if "probs" in rows:
-        for i, probs in enumerate(rows["probs"].tolist()):
-            if isinstance(probs, dict) and probs:
-                q[i] = check_probs(probs)
-                has_probs = True
+        given = [i for i, p in enumerate(rows["probs"].tolist()) if isinstance(p, dict) and p]
+        if given:
+            listed = rows["probs"].tolist()
+            q[given] = _checked_probs([listed[i] for i in given])
+            has_probs = True
     return pd.DataFrame(q, index=pd.Index(rows["tkey"].to_numpy(), name="tkey"), columns=list(LABEL_VALUES)), has_probs
+
+
+def _checked_probs(dicts: list) -> np.ndarray:
+    """``check_probs`` of many dicts at once (a judge's 35,000 labels in milliseconds); the first bad
+    one raises ``check_probs``'s own error."""
+    labels = set(LABEL_VALUES)
+    plain = all(
+        set(d) <= labels and all(type(v) in (int, float) for v in d.values()) for d in dicts
+    )  # bools, strings and unknown labels go the slow way, which names the error
+    if plain:
+        values = np.array([[d.get(label, 0.0) for label in LABEL_VALUES] for d in dicts], dtype=float)
+        total = values.sum(axis=1)
+        if np.isfinite(values).all() and (values >= 0).all() and (total > 0).all():
+            return values / total[:, None]
+    return np.array([check_probs(d) for d in dicts])
 
 
 def check_probs(probs: dict) -> np.ndarray:

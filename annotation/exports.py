@@ -117,3 +117,20 @@ def triplet_map_rows(corpus=None):
             "answer": t.answer,
             "predictions": behind.get(t.pk, []),
         }
+
+
+def design_rows(corpus):
+    """The corpus's active design (SPEC 12), one line per triplet with a chance, in the design-file format
+    of the offline report (``manage.py report ... --design FILE``): ``question_id``, ``answer``, ``pi``,
+    ``sampled``, and the ``phase`` (``pilot``, ``main`` or null) and ``p1`` that make the completion
+    rates apply per phase."""
+    triplets = (
+        Triplet.objects.filter(question__corpus=corpus, design_pi__isnull=False)
+        .order_by("question__position", "id")
+        .values_list("question__external_id", "answer", "design_pi", "design_sampled", "design_phase", "design_p1")
+    )
+    for qid, answer, pi, sampled, phase, p1 in triplets.iterator(chunk_size=5000):
+        row = {"question_id": qid, "answer": answer, "pi": pi, "sampled": bool(sampled)}
+        if p1 is not None:
+            row.update(phase=phase, p1=p1)
+        yield row

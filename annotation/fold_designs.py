@@ -22,6 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from core.errors import UserFacingError
+
+
+class DesignError(UserFacingError, ValueError):
+    """A design that cannot be built (no judge labels, a budget out of range, ...): the message says what to fix."""
+
 
 @dataclass(frozen=True)
 class Design:

@@ -25,7 +25,9 @@ class FoldKind:
     (a Form class whose ``options()`` are the keyword arguments of ``build(corpus, **options) -> folds``),
     and ``errors``, the exceptions of ``build`` shown to the admin as a message; ``label`` names the
     built folds in that message; optional ``readiness(corpus) -> (n, next_step)``: how many items the
-    corpus offers to such folds and, when it offers none, ``(text, url)`` of what to do first.
+    corpus offers to such folds and, when it offers none, ``(text, url)`` of what to do first; ``page`` is
+    the URL name of the page where an annotator works on such a fold (its one argument: the fold's id),
+    which the home page links to.
     """
 
     progress: Callable
@@ -36,6 +38,7 @@ class FoldKind:
     errors: tuple = ()
     label: str = "folds"
     readiness: Callable | None = None
+    page: str = "annotate"
 
 
 _KINDS: dict[str, FoldKind] = {}
@@ -43,6 +46,11 @@ _KINDS: dict[str, FoldKind] = {}
 
 def register(kind, fold_kind, *, into=None):
     (_KINDS if into is None else into)[kind] = fold_kind
+
+
+def unregister(kind):
+    """Forget a kind (tests that register a toy one)."""
+    _KINDS.pop(kind, None)
 
 
 def get(kind):

@@ -10,7 +10,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.bulk import ORM_BATCH, insert_rows
+from annotation.bulk import ORM_BATCH, insert_rows, update_rows
 from annotation.folds import build_folds, interleave
 from annotation.models import Fold, FoldItem, Label, Triplet
 from annotation.models.triplets import new_handles
@@ -104,12 +104,8 @@ def store_design(corpus, design):
 
 
 def _write_design(rows: dict):
-    """{tid: (pi, sampled, phase, p1)} onto the triplets."""
-    objs = [
-        Triplet(id=t, design_pi=pi, design_sampled=bool(x), design_phase=ph, design_p1=p1)
-        for t, (pi, x, ph, p1) in rows.items()
-    ]
-    Triplet.objects.bulk_update(objs, DESIGN_FIELDS, batch_size=ORM_BATCH)
+    """{tid: (pi, sampled, phase, p1)} onto the triplets (``bulk.update_rows``: seconds for 35,000)."""
+    update_rows(Triplet, DESIGN_FIELDS, [(t, pi, bool(x), ph, p1) for t, (pi, x, ph, p1) in rows.items()])
 
 
 def pilot_progress(corpus) -> dict | None:

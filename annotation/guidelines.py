@@ -9,6 +9,7 @@ targets are not made links (markdown-it's own link validation).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 
 from markdown_it import MarkdownIt
@@ -16,8 +17,12 @@ from markdown_it import MarkdownIt
 _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
 
 
+@functools.lru_cache(maxsize=64)
 def render_markdown(text):
-    """HTML of ``text`` (Markdown); raw HTML in the source is escaped, never passed through."""
+    """HTML of ``text`` (Markdown); raw HTML in the source is escaped, never passed through.
+
+    Kept for the last 64 texts: a study's consent and a corpus's guidelines are the same for every
+    arrival and every page (a pure function of the text, so an edit is simply a new text)."""
     return _MARKDOWN.render(text or "")
 
 

@@ -15,8 +15,6 @@ from core.uploads import remove_upload
 
 def start_import(kind, corpus, path, *, fmt=None, user=None, original_name=None, options=None):
     """Create the import job of a stored file and queue it; the file is removed if nothing will read it."""
-    from annotation.tasks import import_file
-
     params = {
         "kind": kind,
         "corpus": corpus,
@@ -28,7 +26,7 @@ def start_import(kind, corpus, path, *, fmt=None, user=None, original_name=None,
         params["options"] = {k: options[k] for k in importers.LABEL_OPTIONS if k in options}
     job = create_job(f"import_{kind}", params, user=user)
     try:
-        enqueue(job, import_file)
+        enqueue(job, "annotation.tasks.import_file")
     except BrokerUnavailable:
         Path(path).unlink(missing_ok=True)  # nothing will read it
         raise

@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from annotation import quality
-from annotation.labels import LABEL_TITLES, LABEL_VALUES
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import LABEL_VALUES
 from annotation.models import Adjudication, GoldItem, Label, Triplet
 
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import LABEL_TITLES, LABEL_VALUES
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import LABEL_VALUES
 from annotation.models import FoldItem, Label
 
 TODO, SKIPPED, JUDGED = "todo", "skipped", "judged"

@@ -26,6 +26,7 @@ urlpatterns = [
     path("downloads/labels/", downloads.labels, name="download-labels"),
     path("downloads/triplet-map/", downloads.triplet_map, name="download-triplet-map"),
     path("downloads/flags/", downloads.flags, name="download-flags"),
+    path("downloads/design/", downloads.design, name="download-design"),
     # REST API
     path("api/corpora/", api.CorpusList.as_view(), name="api-corpora"),
     path("api/corpora/<id:pk>/", api.CorpusDetail.as_view(), name="api-corpus"),

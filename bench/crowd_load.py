@@ -49,13 +49,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.crowd_fixtures import arrive_over_http, free_port, start_gunicorn, stop_gunicorn  # noqa: E402
+from bench.kit.crowd import arrive_over_http, free_port, start_gunicorn, stop_gunicorn  # noqa: E402
 
 SETUP = """
 import django, json, sys
 from pathlib import Path
 django.setup()
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 s = build_study(Path(sys.argv[1]), n_questions=int(sys.argv[2]), k=int(sys.argv[3]), slug="load",
                 slots_per_fold=int(sys.argv[4]))
 print(json.dumps({"study": s.pk}))
@@ -201,7 +201,8 @@ def run(args):
         subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], env=env, cwd=REPO, check=True)
         python(env, SETUP, workdir, args.folds * 2, args.folds, args.slots)
         port = free_port()
-        server = start_gunicorn(env, port)
+        sizing = [f"--{k}={v}" for k, v in (("workers", args.workers), ("threads", args.threads)) if v]
+        server = start_gunicorn(env, port, *sizing)
         cpu0, client0 = server_cpu_ms(server), time.process_time()
         results, elapsed = arrivals(args, f"http://127.0.0.1:{port}")
         server_ms, client_ms = server_cpu_ms(server) - cpu0, (time.process_time() - client0) * 1000
@@ -212,6 +213,7 @@ def run(args):
         outcomes = Counter(r["outcome"] if not r["outcome"].startswith("error") else "error" for r in results)
         figures = {
             "db": args.db,
+            "server": f"{args.workers or 'config'} workers x {args.threads or 'config'} threads",
             "participants": args.participants,
             "within_s": args.seconds,
             "elapsed_s": round(elapsed, 1),
@@ -248,6 +250,8 @@ def main():
     parser.add_argument("--slots", type=int, default=2, help="slots per fold")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, help="gunicorn workers (default: config/gunicorn.conf.py, 2)")
+    parser.add_argument("--threads", type=int, help="threads per worker (default: config/gunicorn.conf.py, 4)")
     parser.add_argument("--p99-ms", type=float, default=500.0, help="target: entry and consent p99 at most this")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails (errors, slots, p99)")
     args = parser.parse_args()

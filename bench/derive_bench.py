@@ -26,8 +26,8 @@ import django  # noqa: E402
 
 django.setup()
 
+from bench.kit.french import framed_by_first_candidate, french_words  # noqa: E402
 from frames import attributes, derivation, parsing  # noqa: E402
-from tests.frames.french import framed_by_first_candidate, french_words  # noqa: E402
 
 PIAF = pathlib.Path(os.environ.get("QAEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")) / "piaf-v1.1"
 

@@ -10,12 +10,11 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, render
 from django.template.defaultfilters import linebreaksbr
-from django.urls import NoReverseMatch, path, reverse
-from django.utils.http import urlencode
+from django.urls import path
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core import job_kinds
+from core import job_kinds, next_steps
 from core.models import Job
 from core.reaper import health
 from core.runner import request_cancel
@@ -164,32 +163,12 @@ class JobAdmin(admin.ModelAdmin):
         return False
 
 
-# Where to go once a job of a kind succeeded: (kind prefix, URL name, link text, how its URL is built).
-NEXT_STEPS = (
-    ("import_", "fold-assignments", _("Build folds for this corpus"), "corpus"),
-    ("frames_lexicon", "admin:annotation_corpus_changelist", _("Predict frames for a corpus (Corpora)"), "plain"),
-    ("frames", "fold-assignments", _("Build frame-check folds for this corpus"), "corpus"),
-    ("report", "report-detail", _("Open the report"), "pk"),
-)
-
-
 def next_step(job):
-    """(text, URL) of what to do after ``job`` succeeded, or None."""
+    """(text, URL) of what to do after ``job`` succeeded, or None: the step its app registered
+    (``core.next_steps``, filled by the apps above core at start-up)."""
     if job.status != Job.SUCCEEDED:
         return None
-    for prefix, name, text, how in NEXT_STEPS:
-        if not job.kind.startswith(prefix):
-            continue
-        try:
-            if how == "pk":
-                return text, reverse(name, args=[job.pk])
-            if how == "plain":
-                return text, reverse(name)
-            corpus = job.params.get("corpus") or job.result.get("corpus")
-            return text, f"{reverse(name)}?{urlencode({'corpus': corpus})}" if corpus else reverse(name)
-        except NoReverseMatch:  # that app is not installed
-            return None
-    return None
+    return next_steps.of(job)
 
 
 def status_context(job):

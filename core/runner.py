@@ -27,6 +27,7 @@ import threading
 import time
 import traceback
 from datetime import timedelta
+from importlib import import_module
 
 from django.conf import settings
 from django.db import connection, connections, transaction
@@ -87,13 +88,36 @@ def _unavailable(problem):
     )
 
 
+def task_named(name):
+    """The Celery task registered under ``name`` (``"evaluation.tasks.build_report"``).
+
+    A job's ``start_*`` function sends its Celery shell by name, so the shells import the job bodies
+    and never the other way round. A name not yet registered in this process is looked for in the
+    module it names (``evaluation.tasks``), then in every installed app's ``tasks`` module (Celery's
+    autodiscovery: a task registered under an older name), so a web process loads only the shells it sends.
+    """
+    from celery import current_app
+    from django.apps import apps
+
+    if name not in current_app.tasks:
+        module = name.rpartition(".")[0]
+        if any(module == f"{config.name}.tasks" for config in apps.get_app_configs()):
+            import_module(module)
+    if name not in current_app.tasks:
+        current_app.autodiscover_tasks([config.name for config in apps.get_app_configs()], force=True)
+    return current_app.tasks[name]
+
+
 def enqueue(job, task, **options):
-    """Send ``task(job.id)`` once the surrounding transaction commits.
+    """Send ``task(job.id)`` once the surrounding transaction commits; ``task`` is a Celery task or
+    the name it is registered under (:func:`task_named`).
 
     The broker is checked first: when it is down the job row is removed and ``BrokerUnavailable``
     raised, so no job waits "created" for a task that was never sent. If the broker fails between
     the check and the send, the row is marked failed with the reason.
     """
+    if isinstance(task, str):
+        task = task_named(task)
     problem = broker_problem()
     if problem:
         Job.objects.filter(pk=job.pk).delete()

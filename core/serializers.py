@@ -29,6 +29,7 @@ class JobSerializer(serializers.ModelSerializer):
             "message",
             "error",
             "attempts",
+            "resends",
             "created_at",
             "started_at",
             "finished_at",

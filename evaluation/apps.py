@@ -2,6 +2,13 @@ from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
 
+def report_folder(job_id):
+    """Where a report job wrote its files (``evaluation.jobs.report_dir``, imported on first use)."""
+    from evaluation.jobs import report_dir
+
+    return report_dir(job_id)
+
+
 def _load_metric_registry():
     """Import the report's metric registry: it fills ``annotation.human_metrics`` (the active design)."""
     from evaluation.science import metric_registry  # noqa: F401
@@ -13,13 +20,15 @@ class EvaluationConfig(AppConfig):
 
     def ready(self):
         from annotation import human_metrics, studies
+        from core import next_steps
+        from evaluation import jobs
+        from evaluation.archive.store import register_job_files
         from evaluation.live import study_close_reason
 
         human_metrics.set_loader(_load_metric_registry)
         # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
         # asks this check without importing evaluation (layering).
         studies.register_close_check(study_close_reason)
-
-        from evaluation import jobs
-
+        register_job_files("report", report_folder)  # study archives carry the report files
+        next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
         jobs.register_job_kinds()

@@ -94,8 +94,6 @@ def start_report(corpus, user=None, **options):
 
     ``options`` are any of ``REPORT_OPTIONS`` (by keyword); the others keep their default.
     """
-    from evaluation.tasks import build_report
-
     unknown = set(options) - set(REPORT_OPTIONS)
     if unknown:
         raise TypeError(f"start_report() got unknown option(s): {', '.join(sorted(unknown))}")
@@ -105,7 +103,7 @@ def start_report(corpus, user=None, **options):
         if option.kind == "bool":
             params[option.name] = bool(params[option.name])
     job = create_job(JOB_KIND, params, user=user, total=6)
-    return enqueue(job, build_report)
+    return enqueue(job, "evaluation.tasks.build_report")
 
 
 def start_report_from(data: dict, user=None):
@@ -133,12 +131,11 @@ def start_study_import(path, *, corpus=None, user=None, original_name=None):
     """Create the import job of a stored study archive and queue ``evaluation.tasks.import_study_archive``."""
     from core.runner import BrokerUnavailable
     from core.uploads import remove_upload
-    from evaluation.tasks import import_study_archive
 
     params = {"path": str(path), "file": original_name or Path(path).name, "corpus": corpus or ""}
     job = create_job(STUDY_IMPORT_KIND, params, user=user)
     try:
-        return enqueue(job, import_study_archive)
+        return enqueue(job, "evaluation.tasks.import_study_archive")
     except BrokerUnavailable:
         remove_upload(path)
         raise

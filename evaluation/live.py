@@ -81,7 +81,7 @@ def _context(request):
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)
         context["sequence"] = _sequence(d, (predictions, labels, jl), metric=metric, width=width)
-        context["active"] = _active(d["corpus"], (predictions, labels), metric=metric)
+        context["active"] = _active(d["corpus"], (predictions, labels), metric=metric, loaded=(judge, jl))
         context.update(
             corpus=d["corpus"],
             judge=judge,
@@ -129,8 +129,9 @@ def conclusions_panel(request):
     return render(request, "evaluation/_conclusions_panel.html", _context(request))
 
 
-def _active(corpus, snapshot, *, metric):
-    """The active design's live figures (``active.active_conclusions``), None without a design."""
+def _active(corpus, snapshot, *, metric, loaded=(None, None)):
+    """The active design's live figures (``active.active_conclusions``), None without a design.
+    ``loaded``: (judge, its labels) the page has read already, reused when it is the design's judge."""
     from models_runner.models import Judge
 
     meta = fold_design(corpus)
@@ -138,7 +139,8 @@ def _active(corpus, snapshot, *, metric):
     if not meta or plan is None:
         return None
     judge = Judge.objects.filter(name=meta.get("judge")).first()
-    judge_labels = judge_inputs.judge_labels(corpus, judge)
+    same = judge is not None and loaded[0] is not None and loaded[0].pk == judge.pk
+    judge_labels = loaded[1] if same else judge_inputs.judge_labels(corpus, judge)
     if judge_labels is None:
         return None
     predictions, labels = snapshot

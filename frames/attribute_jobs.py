@@ -120,11 +120,9 @@ def start_attribute_job(corpus, *, user=None, **options):
     """Create the Job row and queue ``frames.tasks.derive_attributes`` once the current transaction
     commits. ``options``: :class:`DeriveOptions`; without a lexicon, the corpus's own
     (``lexicon_store.corpus_lexicon``), named in the params. Resumable (the reaper sends it again after a crash)."""
-    from frames.tasks import derive_attributes as task
-
     params = {"corpus": corpus, **asdict(DeriveOptions(**options))}
     row = Corpus.objects.filter(name=corpus).first()
     if params["lexicon"] is None and row is not None:
         params["lexicon"] = corpus_lexicon(row)
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
-    return enqueue(job, task)
+    return enqueue(job, "frames.tasks.derive_attributes")

@@ -264,3 +264,14 @@ def merge(record, derivation, *, source, overwrite=False):
         meta.pop(SOURCES_KEY)
     out["meta"] = meta
     return out, kept
+
+
+def dist_class(dist):
+    """``"1"`` for one arc, ``"2+"`` for two or more, None when unknown (or 0: trigger in the answer).
+
+    >>> dist_class(1), dist_class(4), dist_class(None)
+    ('1', '2+', None)
+    """
+    if dist is None or dist < 1:
+        return None
+    return "1" if dist == 1 else "2+"

@@ -82,12 +82,10 @@ def start_frame_job(corpus, *, user=None, **options):
     requests_per_minute). Resumable: each question is committed on its own, so a redelivered task
     continues the work.
     """
-    from frames.tasks import predict_frames as predict_frames_task
-
     params = job_params(corpus, **options)
     client_settings({k: params.get(k) for k in ("endpoint", "model", "base_url", "api_key_env")})  # refused early
     job = create_job(JOB_KIND, params=params, user=user, resumable=True)
-    return enqueue(job, predict_frames_task)
+    return enqueue(job, "annotation.frame_tasks.predict_frames")  # its name of old (queued messages)
 
 
 def register_job_kinds():

@@ -29,12 +29,10 @@ class LexiconUploadError(UserFacingError):
 
 def start_lexicon_import(path, *, name, user=None, original_name=None):
     """Create the lexicon job of a stored upload and queue it."""
-    from frames.tasks import import_lexicon_upload
-
     params = {"path": str(path), "name": name, "file": original_name or Path(path).name}
     job = create_job(JOB_KIND, params, user=user)
     try:
-        enqueue(job, import_lexicon_upload)
+        enqueue(job, "frames.tasks.import_lexicon_upload")
     except BrokerUnavailable:
         remove_upload(path)  # nothing will read it
         raise

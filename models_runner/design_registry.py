@@ -1,15 +1,10 @@
-"""The active fold design's registration and its user error, kept apart from
+"""The active fold design's registration (its user error is ``annotation.fold_designs.DesignError``), kept apart from
 ``models_runner.active_design`` so that registering it at start-up (``AppConfig.ready``) loads
 neither numpy nor pandas: the web workers and the worker import the design on its first use."""
 
 from __future__ import annotations
 
-from annotation.fold_designs import Design, register
-from core.errors import UserFacingError
-
-
-class DesignError(UserFacingError, ValueError):
-    """A design that cannot be built: the message says what to fix."""
+from annotation.fold_designs import Design, DesignError, register
 
 
 def _plan(corpus, **kwargs):

@@ -111,9 +111,11 @@ def client_settings(settings, endpoints=None):
             check_key_env(settings["api_key_env"])
         return dict(settings or {})
     if endpoints is None:
-        from models_runner.models import LLMEndpoint
+        from django.apps import apps
 
-        record = LLMEndpoint.objects.filter(name=name).first()
+        # The record by its label: models_runner.models imports this module (its clean() checks the key
+        # variable), so this module does not import it back.
+        record = apps.get_model("models_runner", "LLMEndpoint").objects.filter(name=name).first()
     else:
         record = endpoints.get(name)
     if record is None:

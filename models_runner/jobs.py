@@ -48,12 +48,10 @@ MESSAGES = (LOADING, LOADING_RESUMING, ANSWERED, LINKING, JUDGING, JUDGING_RESUM
 
 def start_run(corpus, system_name, backend, *, options=None, batch_size=8, device="auto", user=None, queue=None):
     """``inference.prepare_run`` then send the Celery task (``gpu`` queue for weights unless device=cpu)."""
-    from models_runner import tasks
-
     run = prepare_run(
         corpus, system_name, backend, options=options, batch_size=batch_size, device=device, user=user, queue=queue
     )
-    task = tasks.run_inference_gpu if run.queue == "gpu" else tasks.run_inference
+    task = "models_runner.tasks.run_inference_gpu" if run.queue == "gpu" else "models_runner.tasks.run_inference"
     enqueue(run.job, task, queue=run.queue)
     return run
 
@@ -149,10 +147,8 @@ def mark_worker_dead(job):
 
 def start_judge_run(corpus, judge, batch_size=8, *, user=None) -> JudgeRun:
     """``judging.prepare_judge_run`` then send the Celery task ``models_runner.tasks.run_judge``."""
-    from models_runner import tasks
-
     run = prepare_judge_run(corpus, judge, batch_size=batch_size, user=user)
-    enqueue(run.job, tasks.run_judge, queue="default")
+    enqueue(run.job, "models_runner.tasks.run_judge", queue="default")
     return run
 
 

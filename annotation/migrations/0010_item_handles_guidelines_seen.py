@@ -18,8 +18,7 @@ def fill_handles(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0009_crowd_studies"),
-        ("frames", "0001_initial"),
+        ("annotation", "0009_crowd_studies"),  # frames.0001 comes before through 0007 (the one migration that names frames)
     ]
 
     operations = [

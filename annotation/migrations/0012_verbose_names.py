@@ -10,8 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0011_corpus_language'),
-        ('frames', '0001_initial'),
+        ('annotation', '0011_corpus_language'),  # frames.0001 comes before through 0007 (the one migration that names frames)
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,8 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0014_apostrophe_keys'),
-        ('frames', '0001_initial'),
+        ('annotation', '0014_apostrophe_keys'),  # frames.0001 comes before through 0007 (the one migration that names frames)
     ]
 
     operations = [

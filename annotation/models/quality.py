@@ -6,7 +6,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation.labels import LABEL_TITLES, LABEL_VALUES
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import LABEL_VALUES
 
 _CHOICES = [(v, LABEL_TITLES[v]) for v in LABEL_VALUES]
 

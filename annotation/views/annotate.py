@@ -17,7 +17,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from annotation import annotating, judgements, reviewing, studies
-from annotation.labels import LABEL_KEYS, LABEL_TITLES, LABEL_VALUES
+from annotation.label_titles import LABEL_TITLES
+from annotation.labels import LABEL_KEYS, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
 from annotation.views import study
 from core import ids, roles

@@ -1,4 +1,6 @@
+from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from annotation import exports
@@ -47,3 +49,17 @@ def flags(request):
             exports.csv_lines(rows, exports.FLAG_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8"
         )
     return streamed_download(exports.jsonl_lines(rows), f"{stem}.jsonl", "application/x-ndjson; charset=utf-8")
+
+
+@researcher_required
+@require_safe
+def design(request):
+    """The active design of ``?corpus=NAME`` (required), as the offline report's design file (SPEC 12)."""
+    corpus = _corpus(request)
+    if corpus is None:
+        return HttpResponseBadRequest(_("give a corpus: ?corpus=NAME"))
+    return streamed_download(
+        exports.jsonl_lines(exports.design_rows(corpus)),
+        f"design-{corpus.name}.jsonl",
+        "application/x-ndjson; charset=utf-8",
+    )

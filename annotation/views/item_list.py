@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from annotation import annotating, reviewing
-from annotation.labels import LABEL_TITLES
+from annotation.label_titles import LABEL_TITLES
 from core import ids
 from core.permissions import annotator_required
 

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotation import quality_data
-from annotation.labels import LABEL_TITLES
+from annotation.label_titles import LABEL_TITLES
 from annotation.models import Corpus
 from core.ids import parse_id
 from core.permissions import admin_required

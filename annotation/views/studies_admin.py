@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import crowd, studies
 from annotation.exports import csv_lines
-from annotation.models import Participant, Study
+from annotation.models import Fold, Participant, Study
 from core.export_safety import streamed_download
 from core.permissions import admin_required
 
@@ -72,7 +72,15 @@ def study_page(request, slug):
         return redirect("study-admin", slug=study.slug)
     studies.release_idle(study)
     words = dict(Participant.STATUSES)  # the page shows statuses in words; the CSV and the API keep the codes
-    rows = [{**row, "status_words": words.get(row["status"], row["status"])} for row in studies.participant_rows(study)]
+    titles = {fold.name: fold.title for fold in Fold.objects.filter(participants__study=study).distinct()}
+    rows = [
+        {
+            **row,
+            "status_words": words.get(row["status"], row["status"]),
+            "fold_title": titles.get(row["fold"], row["fold"]),
+        }
+        for row in studies.participant_rows(study)
+    ]
     link = request.build_absolute_uri(f"/study/{study.slug}/")
     context = {
         "study": study,

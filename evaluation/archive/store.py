@@ -41,7 +41,6 @@ from core.roles import ADMIN, ROLES, ensure_groups, is_admin
 from evaluation.archive import format as archive
 from evaluation.archive import unpack, values
 from evaluation.archive.format import ArchiveError
-from evaluation.jobs import report_dir
 
 # Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
 READING = gettext_noop("reading %(member)s")
@@ -70,8 +69,28 @@ EXTRA_SCOPES = {
     "frames.LexicalUnitDef": ("frame__lexicon__annotations__question__corpus",),
 }
 
-# Files a finished job wrote, archived under files/<kind>/<archived job id>/.
-JOB_FILES = {"report": report_dir}
+# Files a finished job wrote, archived under files/<kind>/<archived job id>/: job kind -> folder_of(job id).
+# The app that runs the job registers its folder at start-up (EvaluationConfig.ready: the report's), so
+# this wing names no shell above it.
+JOB_FILES = {}
+
+
+def register_job_files(kind, folder_of):
+    """Archive the files that jobs of ``kind`` wrote in ``folder_of(job_id)``.
+
+    Parameters
+    ----------
+    kind : str
+        The job kind (``core.models.Job.kind``).
+    folder_of : callable
+        ``folder_of(job_id) -> pathlib.Path``, the folder of a job's files.
+
+    Returns
+    -------
+    None
+    """
+    JOB_FILES[kind] = folder_of
+
 
 _PATH_DEPTH = 5
 _READ_CHUNK = 900  # ids per "pk IN (...)" query (under SQLite's 999 parameters)

@@ -9,6 +9,7 @@ bootstrap (replicates and seed), the ROVER Levenshtein alpha and voters, and the
 
 from __future__ import annotations
 
+from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
@@ -20,7 +21,21 @@ AGGREGATE_TEXT = {
     "mean": gettext_lazy("labels of an answer averaged (correct 1, partial 0.5, incorrect 0)"),
     "majority": gettext_lazy("majority label of an answer (ties: mean of the tied labels)"),
 }
+
+
 #: The same in one word, for a caption (English in the files: they are written under English).
+def _count(n):
+    """A count with its digits grouped as the reader's language does: ``1 000`` (narrow no-break
+    space) where the decimal mark is a comma (French), ``1000`` otherwise (the report files' form).
+
+    >>> _count(1000), _count(25)
+    ('1000', '25')
+    """
+    if isinstance(n, int) and formats.get_format("DECIMAL_SEPARATOR") == ",":
+        return f"{n:,}".replace(",", "\u202f")
+    return str(n)
+
+
 # The dedup policies (annotation.dedup) as the caption names them: the key itself in English (the
 # report files keep "dedup whitespace"), in words in French.
 POLICY_WORDS = {
@@ -113,10 +128,10 @@ def report_choices(data) -> list[dict]:
             "n_boot",
             _("Bootstrap"),
             _("%(n)s replicates over the questions, seed %(seed)s: 95%% percentile intervals")
-            % {"n": n_boot, "seed": seed}
+            % {"n": _count(n_boot), "seed": seed}
             if n_boot
             else _("none (no intervals)"),
-            _("95%% CI: %(n)s bootstrap replicates, seed %(seed)s") % {"n": n_boot, "seed": seed}
+            _("95%% CI: %(n)s bootstrap replicates, seed %(seed)s") % {"n": _count(n_boot), "seed": seed}
             if n_boot
             else _("no bootstrap"),
         )

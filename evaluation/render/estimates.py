@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from evaluation.render.page import gain, interval_text, metric_value, score, sort_key
+from evaluation.render.numbers import gain, interval_text, metric_value, score, sort_key
 from evaluation.science import metric_registry
 
 
@@ -84,8 +84,10 @@ def active_tables(data):
     Returns
     -------
     dict or None
-        ``design`` (``kind``, ``reason``, ``progress``) and ``tables`` (``metric``, ``title``, ``rows``
-        with formatted ``n``, ``estimate``, ``interval``, ``lambda``, ``gain``); None without rows.
+        ``design`` (``active_design``: ``kind``, ``reason``, ``progress``, the pilot, the residual
+        model, the measured gains) and ``tables`` (one per human metric of the registry: ``metric``,
+        ``title``, ``rows`` with formatted ``n``, ``estimate``, ``interval``, ``lambda``, ``beta``,
+        ``gain`` and ``vs_uniform``, the measured gain against uniform PPI++); None without rows.
 
     Examples
     --------
@@ -100,8 +102,10 @@ def active_tables(data):
     rows = data.get("active") or []
     if not rows:
         return None
+    design = data.get("active_design") or {}
+    measured = {(g["system"], g["metric"]): g.get("vs_uniform_ppi") for g in design.get("gains") or []}
     tables = []
-    for metric in ("hscore", "hcorrect"):
+    for metric in metric_registry.human_keys():
         mine = [r for r in rows if r["metric"] == metric]
         if mine:
             tables.append(
@@ -118,11 +122,14 @@ def active_tables(data):
                             "estimate_sort": sort_key(r.get("estimate")),
                             "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
                             "lambda": score(r.get("lambda"), 2),
+                            "beta": metric_value(metric, r.get("beta")),
                             "gain": gain(r.get("gain")),
                             "gain_sort": sort_key(r.get("gain")),
+                            "vs_uniform": gain(measured.get((r["system"], metric))),
+                            "vs_uniform_sort": sort_key(measured.get((r["system"], metric))),
                         }
                         for r in mine
                     ],
                 }
             )
-    return {"design": data.get("active_design") or {}, "tables": tables}
+    return {"design": design, "tables": tables}

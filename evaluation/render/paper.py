@@ -605,11 +605,14 @@ def table_active(data) -> PaperTable | None:
     for r in rows:
         by_system.setdefault(r["system"], {})[r["metric"]] = r
     records, latex_rows = [], []
+    keys = [k for k in metric_registry.human_keys() if any(k in m for m in by_system.values())]
     for system, metrics in by_system.items():
-        h, c = metrics.get("hscore", {}), metrics.get("hcorrect", {})
+        h = metrics.get(keys[0], {})
         record = {"system": system}
         cells = [escape(system)]
-        for title, r, decimals in (("Hscore", h, 2), ("% Hcorrect", c, 1)):
+        for key in keys:
+            r, m = metrics.get(key, {}), metric_registry.get(key)
+            title, decimals = m.title, m.paper_decimals
             v, lo, hi = (fixed(r.get(k), decimals) for k in ("estimate", "ci_low", "ci_high"))
             record.update({title: v, f"{title} low": lo, f"{title} high": hi})
             interval = f" [{_cell(lo, decimals)}, {_cell(hi, decimals)}]" if lo is not None else ""
@@ -622,8 +625,9 @@ def table_active(data) -> PaperTable | None:
     kind = design.get("kind", "active")
     judge = escape((data.get("judge") or {}).get("name", "the judge"))
     how = (
-        f"humans labelled the triplets drawn by an active design (each triplet's chance grows with the "
-        f"uncertainty of judge {judge}; estimates re-weighted by that chance)"
+        f"humans labelled a uniform pilot, then a main sample drawn where a residual model fitted on the pilot "
+        f"expects judge {judge} to be wrong (estimates re-weighted by each triplet's chance, with the judge's "
+        "score and an intercept as control variates)"
         if kind == "active"
         else f"uniform design ({escape(design.get('reason') or 'every triplet had the same chance')})"
     )
@@ -632,10 +636,10 @@ def table_active(data) -> PaperTable | None:
         "Brackets: 95\\% intervals. Gain: how many times fewer human labels than without the judge for the "
         "same width. " + _choices(data)
     )
-    header = ["Model", "Hscore", r"\% Hcorrect", "Human labels", "Gain"]
+    header = ["Model", *(metric_registry.get(k).latex for k in keys), "Human labels", "Gain"]
     return PaperTable(
         pd.DataFrame(records).set_index("system"),
-        booktabs(header, latex_rows, caption, label="tab:active", align="lllrr"),
+        booktabs(header, latex_rows, caption, label="tab:active", align="l" + "l" * len(keys) + "rr"),
     )
 
 

@@ -24,6 +24,7 @@ from annotation.design import MAIN, PILOT, expected_score, judge_distribution, l
 from evaluation.science import human, metric_registry
 
 Z95 = 1.96
+MIN_MEASURED = 10  # labelled items below which the gain against uniform PPI++ is not measured
 SINGULAR_TOL = 1e-10  # S (or var(a)) counts as singular below this share of the product of its variances
 ROW_KEYS = (
     "system",
@@ -98,7 +99,10 @@ def estimate(h, f, *, xi, pi, groups=None) -> dict:
     out["n"], out["n_labeled"] = n.astype(int), np.bincount(groups, weights=xi, minlength=size).astype(int)
     if not one:
         return out
-    return {k: (int(v[0]) if k in ("n", "n_labeled") else (float(v[0]) if n[0] >= 2 else None)) for k, v in out.items()}
+    return {
+        k: (int(v[0]) if k in ("n", "n_labeled") else (float(v[0]) if n[0] >= 2 and np.isfinite(v[0]) else None))
+        for k, v in out.items()
+    }
 
 
 def _control_variates(terms, groups, n):
@@ -128,9 +132,10 @@ def _control_variates(terms, groups, n):
     )
     beta = np.where(full, -(s_aa * s_cb - s_ac * s_ab) / safe, 0.0)
     var_z = s_bb + 2 * lam * s_ab + 2 * beta * s_cb + lam**2 * s_aa + 2 * lam * beta * s_ac + beta**2 * s_cc
-    var_z = np.maximum(var_z, 0.0)
+    var_z = np.where(var_z > 1e-12 * s_bb, var_z, 0.0)  # below: rounding of an exact fit (a handful of labels)
     theta = means["b"] + lam * means["a"] + beta * means["c"]
-    gain = np.where(var_z > 0, s_bb / np.where(var_z > 0, var_z, 1.0), 1.0)
+    # var(b) / var(z); undefined (NaN) when the control variates fit b exactly, 1 when b does not vary
+    gain = np.where(var_z > 0, s_bb / np.where(var_z > 0, var_z, 1.0), np.where(s_bb > 0, np.nan, 1.0))
     return {"estimate": theta, "variance": var_z / n, "lambda": lam, "beta": beta, "gain": gain}
 
 
@@ -208,17 +213,20 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     labeled_keys = set(scores.loc[scores[f"h_{keys[0]}"].notna(), "tkey"])  # judged by the judge or not
     keep = scores["tkey"].isin(plan.index) & scores["tkey"].isin(q.index)
     scores = scores[keep].reset_index(drop=True)
+    at_q = q.index.get_indexer(scores["tkey"])  # one hash pass each, reused by every column
+    at_plan = plan.index.get_indexer(scores["tkey"])
+    q_rows = q.to_numpy()[at_q]
     for metric in keys:
-        scores[f"f_{metric}"] = expected_score(q.loc[scores["tkey"]].to_numpy(), metric_registry.label_values(metric))
+        scores[f"f_{metric}"] = expected_score(q_rows, metric_registry.label_values(metric))
     sampled = plan["sampled"].astype(bool)
     phased = "phase" in plan and "p1" in plan and plan["phase"].notna().any()
     phase = plan["phase"].to_numpy(dtype=object) if phased else None
     p1 = plan["p1"].fillna(0.0).to_numpy(dtype=float) if phased else None
     labeled = plan.index.isin(labeled_keys)
     xi_t, pi_t, rates = live_design(plan["pi"].to_numpy(), sampled.to_numpy(), labeled, phase=phase, p1=p1)
-    scores["pi"] = pd.Series(pi_t, index=plan.index).loc[scores["tkey"]].to_numpy()
-    scores["xi"] = pd.Series(xi_t, index=plan.index).loc[scores["tkey"]].to_numpy()
-    scores["sampled"] = sampled.loc[scores["tkey"]].to_numpy()
+    scores["pi"] = pi_t[at_plan]
+    scores["xi"] = xi_t[at_plan]
+    scores["sampled"] = sampled.to_numpy()[at_plan]
     pilot = sampled.to_numpy() & (phase == PILOT) if phased else None
     facts = {
         "n_triplets": len(plan),
@@ -252,19 +260,21 @@ def uniform_variance(h, f, *, xi, pi) -> float | None:
     Returns
     -------
     float or None
-        None with fewer than three labelled items.
+        None with fewer than ``MIN_MEASURED`` (10) labelled items: too few to measure anything.
 
     Examples
     --------
     >>> from evaluation.science.active import uniform_variance
-    >>> h, f = [1.0, 0.0, 0.5, 1.0, 0.5], [0.9, 0.2, 0.6, 0.8, 0.4]
-    >>> round(uniform_variance(h, f, xi=[True, True, False, True, True], pi=[0.5, 0.5, 0.25, 0.25, 0.8]), 5)
-    0.00044
+    >>> import numpy as np
+    >>> h, f = np.tile([1.0, 0.0, 0.5, 1.0], 5), np.tile([0.9, 0.2, 0.6, 0.8], 5)
+    >>> xi, pi = np.arange(20) % 4 != 2, np.tile([0.5, 0.5, 0.25, 0.8], 5)
+    >>> round(uniform_variance(h, f, xi=xi, pi=pi) * 1e5, 1)
+    5.9
     """
     h, f = np.asarray(h, dtype=float), np.asarray(f, dtype=float)
     xi, pi = np.asarray(xi, dtype=bool), np.asarray(pi, dtype=float)
     n, big_n = int(xi.sum()), len(f)
-    if n < 3:
+    if n < MIN_MEASURED:
         return None
     w = 1.0 / pi[xi]
     x = np.column_stack([np.ones(n), f[xi]])
@@ -300,12 +310,20 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     [('a', 'hscore', 3, 2, 1, 1.0), ('a', 'hcorrect', 3, 2, 1, 100.0)]
     """
     systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
+    where = _positions(scores)
+    columns = {k: scores[k].to_numpy() for k in scores.columns if k.startswith(("h_", "f_"))}
+    all_xi, all_pi, all_sampled = (
+        scores["xi"].to_numpy(dtype=bool),
+        scores["pi"].to_numpy(),
+        scores["sampled"].to_numpy(),
+    )
     rows = []
     for system in systems:
-        part = scores[scores["system"] == system]
-        xi, pi = part["xi"].to_numpy(dtype=bool), part["pi"].to_numpy()
+        at = where.get(system, np.array([], dtype=int))
+        part = {"sampled": all_sampled[at]}
+        xi, pi = all_xi[at], all_pi[at]
         for metric in metric_registry.human_keys():
-            e = estimate(part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy(), xi=xi, pi=pi)
+            e = estimate(columns[f"h_{metric}"][at], columns[f"f_{metric}"][at], xi=xi, pi=pi)
             defined = e["estimate"] is not None and e["n_labeled"] > 0
             low, high = interval(e) if defined else (None, None)
             s = metric_registry.get(metric).scale
@@ -313,7 +331,7 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
                 {
                     "system": system,
                     "metric": metric,
-                    "n_total": len(part),
+                    "n_total": len(at),
                     "n_sampled": int(part["sampled"].sum()),
                     "n_labeled": int(xi.sum()),
                     "lambda": e["lambda"] if defined else None,
@@ -352,15 +370,22 @@ def measured_gains(scores: pd.DataFrame, rows: list[dict]) -> list[dict]:
     {'system': 'a', 'metric': 'hscore', 'vs_uniform_ppi': None}
     """
     out = []
+    where = _positions(scores)
+    all_xi, all_pi = scores["xi"].to_numpy(dtype=bool), scores["pi"].to_numpy()
     for row in rows:
-        part = scores[scores["system"] == row["system"]]
-        h, f = part[f"h_{row['metric']}"].to_numpy(), part[f"f_{row['metric']}"].to_numpy()
-        xi, pi = part["xi"].to_numpy(dtype=bool), part["pi"].to_numpy()
+        at = where.get(row["system"], np.array([], dtype=int))
+        h, f = scores[f"h_{row['metric']}"].to_numpy()[at], scores[f"f_{row['metric']}"].to_numpy()[at]
+        xi, pi = all_xi[at], all_pi[at]
         uniform = uniform_variance(h, f, xi=xi, pi=pi)
         active = estimate(h, f, xi=xi, pi=pi)["variance"] if uniform is not None else None
         ratio = uniform / active if uniform is not None and active else None
         out.append({"system": row["system"], "metric": row["metric"], "vs_uniform_ppi": ratio})
     return out
+
+
+def _positions(scores):
+    """{system: positions of its rows}: one hash pass instead of a string comparison per system."""
+    return scores.groupby("system", sort=False).indices if len(scores) else {}
 
 
 def _example_frames():
@@ -536,7 +561,8 @@ def active_conclusions(predictions, labels, judge_labels, *, design_frame, metri
     Returns
     -------
     dict
-        ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first) and
+        ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first, each with
+        ``vs_uniform_ppi``, the measured gain against uniform PPI++) and
         ``pairs`` (``systems``, ``settled``, ``ahead``, ``more_labels``, ``beyond_sample``: more than
         the sample's unlabelled triplets).
 
@@ -549,7 +575,8 @@ def active_conclusions(predictions, labels, judge_labels, *, design_frame, metri
     ('1 of 2 sampled triplets labelled (completion-rate rule)', ['a'], [])
     """
     rows, design, _ = active_section(predictions, labels, judge_labels, design_frame=design_frame, facts=facts)
-    rows = [r for r in rows if r["metric"] == metric]
+    measured = {g["system"]: g["vs_uniform_ppi"] for g in design["gains"] if g["metric"] == metric}
+    rows = [{**r, "vs_uniform_ppi": measured.get(r["system"])} for r in rows if r["metric"] == metric]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     left = design["n_sampled"] - design["n_labeled"]
     pairs = []

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from frames.models import dist_class  # "1" / "2+" of a derived distance (one home: the check's model)
+from frames.attributes import dist_class  # "1" / "2+" of a derived distance (one home: the derived attributes)
 
 Z95 = 1.959963984540054
 

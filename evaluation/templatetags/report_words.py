@@ -3,7 +3,7 @@ report.json and the downloads)."""
 
 from django import template
 
-from annotation.labels import FRAME_CHECK_TITLES, LABEL_TITLES
+from annotation.label_titles import FRAME_CHECK_TITLES, LABEL_TITLES
 from core import job_kinds
 
 register = template.Library()

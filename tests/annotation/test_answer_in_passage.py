@@ -1,5 +1,6 @@
 """The ``answer_in_passage`` filter writes what the template loop over ``answer_segments`` wrote
-(each piece escaped, the answer in <mark>, line breaks as <br>), in one call."""
+(each piece escaped, the answer in <mark>, line breaks as <br>), in one call, over the passage with
+no-break spaces between digit groups (``guidelines.keep_digit_groups``, as the page shows numbers)."""
 
 import pytest
 from django.template import Context, Template
@@ -27,7 +28,8 @@ FILTER = "{% load annotator_help %}{{ context|answer_in_passage:answer }}"
     ],
 )
 def test_filter_writes_what_the_loop_wrote(context, answer):
-    looped = Template(LOOP).render(Context({"segments": guidelines.answer_segments(context, answer)}))
+    shown = guidelines.keep_digit_groups(context)
+    looped = Template(LOOP).render(Context({"segments": guidelines.answer_segments(shown, answer)}))
     filtered = Template(FILTER).render(Context({"context": context, "answer": answer}))
     assert filtered == looped
     assert "<script>" not in filtered

@@ -76,6 +76,10 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     page = admin_client.get(reverse("fold-assignments") + f"?corpus={tiny_corpus.name}").content.decode()
     assert "100% (1/1)" in page and "0% (0/1)" in page  # accuracy on gold: ann right, other wrong
     assert "50% (1/2)" in page and "Adjudicate disagreements (1 open)" in page
+    french = admin_client.get(
+        reverse("fold-assignments") + f"?corpus={tiny_corpus.name}", HTTP_ACCEPT_LANGUAGE="fr"
+    ).content.decode()
+    assert "100\u202f% (1/1)" in french and "0\u202f% (0/1)" in french and "0% (0/1)" not in french
     api = admin_client.get("/api/quality/", {"corpus": tiny_corpus.name}).json()
     by_name = {q["annotator"]: q for q in api["annotators"]}
     assert by_name["ann"]["gold_accuracy"] == 1.0 and by_name["other"]["gold_accuracy"] == 0.0

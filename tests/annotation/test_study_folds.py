@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from annotation import studies
 from annotation.models import Fold, Study
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 
 pytestmark = pytest.mark.django_db
 

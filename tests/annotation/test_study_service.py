@@ -12,7 +12,7 @@ from django.test import Client
 
 from annotation import studies
 from annotation.models import FoldItem, Participant
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 
 ITEM = re.compile(r'name="item" value="(\d+)"')
 SUB = re.compile(r'name="submission_id" value="(\w+)"')

@@ -12,9 +12,9 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import FoldItem, Label, Participant, Study
+from bench.kit.crowd import build_study
 from tests.browser.test_accessibility_browser import axe_violations
 from tests.browser_fixtures import login
-from tests.crowd_fixtures import build_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -129,3 +129,169 @@ def test_settings_keep_their_own_wiring(tmp_path):
         "MIDDLEWARE = ['core.middleware.DomainErrorMiddleware', 'axes.middleware.AxesMiddleware']\n",
     )
     assert list(check.breaches(tmp_path)) == []
+
+
+# --- issue 31: the string links, the wings, the circles, planted one at a time in a scratch copy -----
+
+TREE = ("core", "annotation", "models_runner", "frames", "evaluation", "config", "templates", "bench", "manage.py")
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A copy of the production tree (code, templates, migrations, benchmarks; no catalogues)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("tree")
+    for name in TREE:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__", "locale", "*.pyc"))
+        else:
+            shutil.copy(source, root / name)
+    return root
+
+
+@pytest.fixture
+def plant(scratch):
+    """``plant(rel, text)`` appends ``text`` to a file of the scratch tree (made if new); undone after the test."""
+    saved = {}
+
+    def _plant(rel, text):
+        path = scratch / rel
+        if rel not in saved:
+            saved[rel] = path.read_text(encoding="utf-8") if path.exists() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text((saved[rel] or "") + textwrap.dedent(text), encoding="utf-8")
+
+    yield _plant
+    for rel, text in saved.items():
+        if text is None:
+            (scratch / rel).unlink()
+        else:
+            (scratch / rel).write_text(text, encoding="utf-8")
+
+
+def test_the_scratch_copy_keeps_the_rules(scratch):
+    assert list(check.breaches(scratch)) == []
+
+
+PLANTED = [
+    # a URL include of an upper app
+    ("core/urls.py", "urlpatterns += [path('', include('evaluation.urls'))]\n", "core names evaluation.urls"),
+    # import_module: an f-string, a relative name with package=, a module constant; __import__(name=...)
+    ("frames/x.py", "import importlib\nm = importlib.import_module(f'evaluation.{x}')\n", "frames imports evaluation"),
+    (
+        "annotation/x.py",
+        "from importlib import import_module\nimport_module('.views', package='frames')\n",
+        "frames.views",
+    ),
+    ("core/x.py", "from importlib import import_module\nimport_module(JOBS)\nJOBS = 'frames.jobs'\n", "frames.jobs"),
+    ("annotation/x.py", "__import__(name='models_runner.jobs')\n", "annotation imports models_runner.jobs"),
+    # a name that is not written: refused unless listed with a reason
+    ("frames/x.py", "from importlib import import_module\nimport_module(name)\n", "a dynamic import of name"),
+    ("core/x.py", "from django.utils.module_loading import import_string\nimport_string(path)\n", "dynamic import"),
+    # relation strings, import_string, apps.get_model
+    (
+        "annotation/models/extra.py",
+        "from django.db import models\nclass X(models.Model):\n"
+        "    a = models.ForeignKey('evaluation.StudyArchive', on_delete=models.CASCADE)\n",
+        "annotation names the app label 'evaluation'",
+    ),
+    (
+        "models_runner/x.py",
+        "from django.db import models\n"
+        "b = models.OneToOneField(to='frames.FrameAnnotation', on_delete=models.CASCADE)\n",
+        "models_runner names the app label 'frames'",
+    ),
+    (
+        "core/x.py",
+        "from django.utils.module_loading import import_string\nimport_string('annotation.api.X')\n",
+        "annotation",
+    ),
+    (
+        "annotation/x.py",
+        "from django.apps import apps\napps.get_model('frames', 'FrameAnnotation')\n",
+        "label 'frames'",
+    ),
+    ("frames/x.py", "from django.apps import apps\napps.get_model('evaluation.StudyArchive')\n", "label 'evaluation'"),
+    # settings: MIDDLEWARE += / .append of an app above core
+    (
+        "config/settings.py",
+        "MIDDLEWARE += ['annotation.middleware.Guard']\n",
+        "MIDDLEWARE names annotation.middleware.Guard",
+    ),
+    ("config/settings.py", "MIDDLEWARE.append('frames.middleware.G')\n", "MIDDLEWARE names frames.middleware.G"),
+    # Celery beat and routes written in a lower app
+    (
+        "core/worker.py",
+        "BEAT = {'nightly': {'task': 'evaluation.tasks.build_report'}}\n",
+        "core names evaluation.tasks",
+    ),
+    ("annotation/x.py", "ROUTES = {'frames.tasks.*': {'queue': 'gpu'}}\n", "annotation names frames.tasks"),
+    # core's admin knowing the URL names of the apps above it (NEXT_STEPS)
+    ("core/admin.py", "NEXT = (('report', 'report-detail', 'pk'),)\n", "core names the URL name 'report-detail'"),
+    ("core/x.py", "from django.urls import reverse\nreverse('fold-assignments')\n", "URL name 'fold-assignments'"),
+    # templates: {% url %} of an upper app's page, {% load %} of its tags, {% include %} of its template
+    (
+        "annotation/templates/annotation/home.html",
+        "{% url 'frame-check' 1 %}\n",
+        "template of annotation: annotation names the URL name 'frame-check'",
+    ),
+    ("frames/templates/frames/x.html", "{% load i18n report_words %}\n", "frames names the tag library 'report_words'"),
+    ("core/templates/core/x.html", '{% include "annotation/_item.html" %}\n', "the template 'annotation/_item.html'"),
+    # migrations: an annotation migration depending on frames
+    (
+        "annotation/migrations/0999_x.py",
+        "from django.db import migrations\nclass Migration(migrations.Migration):\n"
+        "    dependencies = [('annotation', '0001_initial'), ('frames', '0001_initial')]\n",
+        "annotation names the app label 'frames'",
+    ),
+    # the wings of evaluation, and science's purity
+    ("evaluation/science/x.py", "from frames.models import FrameCheck\n", "which imports django"),
+    ("evaluation/science/x.py", "from django.db import models\n", "evaluation.science imports django.db"),
+    ("evaluation/science/x.py", "from evaluation.report import config\n", "science may use no other wing"),
+    ("evaluation/science/x.py", "NAME = 'annotation.Corpus'\n", "science is pure (it names no app)"),
+    ("evaluation/report/x.py", "from evaluation.render import page\n", "report may use science"),
+    ("evaluation/render/x.py", "from evaluation import views\n", "render may use science, report"),
+    ("evaluation/archive/x.py", "from evaluation.jobs import report_dir\n", "archive may use no other wing"),
+    # circles between two files
+    ("evaluation/render/choices.py", "def f():\n    from evaluation.render import page\n", "import each other"),
+    ("annotation/jobs.py", "def f():\n    from annotation.tasks import import_file\n", "import each other"),
+    # benchmarks do not import the tests
+    ("bench/x.py", "from tests.conftest import REPO\n", "bench imports tests.conftest"),
+]
+
+
+@pytest.mark.parametrize(("rel", "text", "expected"), PLANTED, ids=[f"{r}:{e}" for r, _, e in PLANTED])
+def test_each_link_breach_is_caught_in_a_copy_of_the_tree(plant, scratch, rel, text, expected):
+    plant(rel, text)
+    found = list(check.breaches(scratch))
+    assert found, "the planted breach was not caught"
+    assert any(expected in line for line in found), found
+    assert all(line.startswith(f"{rel}:") or "import each other" in line for line in found), found
+
+
+def test_allowed_links_pass_in_a_copy_of_the_tree(plant, scratch):
+    """Down the layers, config naming every app, the site layout, a listed dynamic import, a shell using
+    every wing, science on a pure module of another app, a library's tags and names."""
+    plant("frames/x.py", "from django.apps import apps\napps.get_model('annotation', 'Corpus')\n")
+    plant("evaluation/x.py", "from evaluation.render import page\nfrom evaluation.archive import store\n")
+    plant("evaluation/science/x.py", "from frames.outcomes import OUTCOMES\nfrom evaluation.science import stats\n")
+    plant("evaluation/render/x.py", "from evaluation.report import config\nfrom evaluation.science import human\n")
+    plant("config/x.py", "BEAT = {'n': {'task': 'evaluation.tasks.build_report'}}\n")
+    plant("frames/templates/frames/x.html", '{% extends "base.html" %}{% load i18n annotator_help %}{% url "home" %}\n')
+    plant("models_runner/x.py", "NAMES = ('admin:index', 'frame-like-but-unknown', 'config.json')\n")
+    assert list(check.breaches(scratch)) == []
+
+
+def test_known_links_and_dynamic_imports_each_say_why():
+    assert all(len(reason) > 40 for reason in [*check.KNOWN_LINKS.values(), *check.DYNAMIC_IMPORTS.values()])
+    assert all((REPO / path).exists() for path, _ in [*check.KNOWN_LINKS, *check.DYNAMIC_IMPORTS])
+
+
+def test_a_known_link_covers_its_own_file_only(plant, scratch):
+    plant(
+        "annotation/models/other.py", "from django.db import models\nx = models.ForeignKey('frames.FrameAnnotation')\n"
+    )
+    (found,) = {line.split(":")[0] for line in check.breaches(scratch)}
+    assert found == "annotation/models/other.py"

@@ -149,6 +149,9 @@ def test_a_job_never_taken_is_sent_again_after_the_stated_time_once_at_a_time(br
     Job.objects.filter(pk=lost.pk).update(sent_at=timezone.now() - timedelta(seconds=601))
     assert reaper.resend_lost_jobs() == [lost.pk] and len(broker) == 2
     assert "sent again (2)" in Job.objects.get(pk=lost.pk).message
+    from core.serializers import JobSerializer
+
+    assert JobSerializer(Job.objects.get(pk=lost.pk)).data["resends"] == 2  # the API says so too
     for other in (recent, running_job, cancelled):
         assert Job.objects.get(pk=other.pk).resends == 0
 

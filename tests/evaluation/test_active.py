@@ -136,6 +136,30 @@ def test_five_items_by_hand():
     assert e["estimate"] == pytest.approx(np.mean(b + lam * a + beta * c))
 
 
+def test_uniform_variance_is_the_weighted_residual_variance_by_numpy():
+    rng = np.random.default_rng(8)
+    n = 400
+    f = rng.random(n)
+    h = np.clip(f + rng.normal(0, 0.2, n), 0, 1)
+    pi = np.clip(0.1 + 0.6 * np.abs(h - f), 0, 1)
+    xi = rng.random(n) < pi
+    # weighted least squares of h on (1, f) with weights 1 / pi over the labelled, by the normal equations
+    w = 1 / pi[xi]
+    x = np.column_stack([np.ones(xi.sum()), f[xi]])
+    coef = np.linalg.solve(x.T @ (w[:, None] * x), x.T @ (w * h[xi]))
+    r = h[xi] - x @ coef
+    m = xi.sum()
+    sigma2 = (w * r**2).sum() / w.sum() * m / (m - 1)
+    assert active.uniform_variance(h, f, xi=xi, pi=pi) == pytest.approx(sigma2 * (1 / m - 1 / n))
+    assert active.uniform_variance(h, f, xi=np.arange(n) < 9, pi=pi) is None  # too few to measure
+
+
+def test_an_exact_fit_has_no_gain_to_speak_of():
+    # two labelled items and two control variates: z is fitted exactly, var(z) = 0 up to rounding
+    e = active.estimate([1.0, 0.0, 0.5], [0.8, 0.3, 0.5], xi=[True, True, False], pi=[0.5, 0.25, 0.5])
+    assert e["variance"] == 0.0 and e["gain"] is None
+
+
 def test_singular_s_drops_c_then_a():
     # f constant: a = 0.4 c, S singular -> beta = 0, lambda = -cov(a, b) / var(a)
     h = np.array([1.0, 0.0, 0.5, 1.0, 0.0, 1.0])

@@ -7,11 +7,11 @@ import pytest
 
 from annotation import studies
 from annotation.models import Label, Participant, Triplet
+from bench.kit.crowd import build_study
 from core.models import Job
 from evaluation import database
 from evaluation.jobs import report_dir, start_report
 from evaluation.tasks import build_report
-from tests.crowd_fixtures import build_study
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation import fold_store
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, FoldItem, Label, Triplet
 from evaluation.jobs import report_dir, start_report
+from evaluation.report.inputs import questions_frame, read_design
 from evaluation.science import active
 from evaluation.tasks import build_report
 from models_runner.judging import import_judge_labels
@@ -196,10 +198,34 @@ def test_app_report_over_an_active_design_while_labelling(tmp_path, settings, ma
     assert design["progress"] == f"{len(done)} of {len(sampled)} sampled triplets labelled (completion-rate rule)"
     assert design["completion"] == pytest.approx(len(done) / len(sampled))
     assert {r["system"] for r in data["active"]} >= {"sys"}
+    assert design["pilot"] == {
+        "size": len(sampled),
+        "labeled": len(done),
+        "main": 0,
+        "progress": f"pilot {len(done)} of {len(sampled)} labelled",
+    }
+    assert design["rho"] == 0.2 and design["main_open"] is False and design["model"] is None
     client.force_login(researcher)
     html = client.get(f"/research/reports/{job.pk}/").content.decode()
     assert 'id="active-estimates"' in html and "completion-rate rule" in html
     assert html.index('id="ppi-estimates"') < html.index('id="active-estimates"')
+    assert f"pilot {len(done)} of {len(sampled)} labelled" in html
+    assert "the main sample opens when every pilot triplet is labelled" in html
+    assert "What the design buys" in html and "vs uniform PPI++" in html
+    # the design exported as the offline report's design file, phase and p1 included
+    body = b"".join(client.get("/downloads/design/?corpus=act").streaming_content).decode()
+    lines = [json.loads(x) for x in body.splitlines()]
+    assert len(lines) == Triplet.objects.filter(question__corpus=corpus).count()
+    assert {x["phase"] for x in lines if x["sampled"]} == {"pilot"} and sum(x["sampled"] for x in lines) == len(sampled)
+    assert {round(x["p1"], 9) for x in lines} == {round(x["pi"], 9) for x in lines} == {round(0.2 * 20 / len(lines), 9)}
+    read = read_design(
+        write_jsonl(tmp_path / "exported.jsonl", lines),
+        questions_frame([json.loads(x) for x in paths["corpus"].read_text().splitlines()]),
+    )
+    assert read["phase"].fillna("-").tolist() == [x["phase"] or "-" for x in lines]
+    assert client.get("/downloads/design/").status_code == 400
+    html = client.get(f"/research/reports/{job.pk}/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert f"pilote : {len(done)} sur {len(sampled)} étiquetés" in html and "Ce que le plan apporte" in html
 
 
 def test_labels_to_settle_by_hand():
@@ -228,6 +254,7 @@ def test_live_page_shows_the_active_design_and_labels_to_settle(tmp_path, make_u
     html = client.get("/research/conclusions/panel/?corpus=act").content.decode()
     k = len(sampled) // 2
     assert 'id="active-live"' in html and f"{k} of {len(sampled)} sampled triplets labelled" in html
+    assert f"pilot {k} of {len(sampled)} labelled" in html and "What the design buys" in html
     assert "Labels that would settle each pair" in html
     body = client.get("/research/api/conclusions/?corpus=act").json()
     act = body["active"]
@@ -235,3 +262,14 @@ def test_live_page_shows_the_active_design_and_labels_to_settle(tmp_path, make_u
     assert {r["system"] for r in act["rows"]} == {"sys", "reference"}
     (pair,) = act["pairs"]
     assert pair["settled"] or pair["more_labels"] is None or pair["more_labels"] > 0
+    # the rest of the pilot labelled: the main sample opens; a pilot this small falls back to uniform and says why
+    for tid in sampled[len(sampled) // 2 :]:
+        t = Triplet.objects.get(pk=tid)
+        Label.objects.create(triplet=t, annotator=ann, value="correct" if t.answer.startswith("a") else "incorrect")
+    assert fold_store.open_main_if_ready(corpus)
+    body = client.get("/research/api/conclusions/?corpus=act").json()
+    design = body["active"]["design"]
+    assert design["kind"] == "uniform" and "fewer than 50" in design["reason"] and design["main_open"]
+    html = client.get("/research/conclusions/panel/?corpus=act").content.decode()
+    assert "fewer than 50" in html and "main sample:" in html
+    assert all("vs_uniform_ppi" in r for r in body["active"]["rows"])

@@ -149,7 +149,7 @@ def world_data():
     """Every string the world's rows hold that a page may show as it is (never translated)."""
     from django.contrib.auth import get_user_model
 
-    from annotation.models import Corpus, Fold, Question, Study, System, Triplet
+    from annotation.models import Corpus, Question, Study, System, Triplet
 
     values = set(get_user_model().objects.values_list("username", flat=True))
     for q in Question.objects.all():
@@ -158,7 +158,7 @@ def world_data():
     values |= set(Triplet.objects.values_list("answer", flat=True))
     for corpus in Corpus.objects.all():
         values |= {corpus.name, corpus.dedup_policy, corpus.language, corpus.description}
-    values |= set(Fold.objects.values_list("name", flat=True))
+    # fold names are not data: pages show Fold.title, in the reader's language (issue 32)
     values |= set(System.objects.values_list("name", flat=True))
     for s in Study.objects.all():
         values |= {s.title, s.slug, s.consent, s.completion_code}

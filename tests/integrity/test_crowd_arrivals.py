@@ -16,7 +16,7 @@ from django.contrib.auth.models import Group
 
 from annotation import studies
 from annotation.models import Assignment, Participant
-from tests.crowd_fixtures import (
+from bench.kit.crowd import (
     CSRF,
     REPO,
     arrive_over_http,
