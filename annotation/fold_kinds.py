@@ -48,6 +48,11 @@ def register(kind, fold_kind, *, into=None):
     (_KINDS if into is None else into)[kind] = fold_kind
 
 
+def unregister(kind):
+    """Forget a kind (tests that register a toy one)."""
+    _KINDS.pop(kind, None)
+
+
 def get(kind):
     """The registered kind, or ``None`` (its app is not installed)."""
     if kind not in _KINDS:

@@ -12,6 +12,7 @@ writes (``gettext_noop`` strings with named placeholders, such as
 import re
 from dataclasses import dataclass, field
 
+from django.utils import formats
 from django.utils.translation import gettext, pgettext
 
 
@@ -29,6 +30,7 @@ _KINDS: dict[str, JobKind] = {}
 _RESULTS: dict[str, object] = {}
 _MESSAGES: dict[str, re.Pattern] = {}
 _PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+_DECIMAL = re.compile(r"\d+\.\d+")
 
 
 def register(kind, title, *, results=None, messages=()):
@@ -75,8 +77,16 @@ def message_text(message):
     for template, pattern in _MESSAGES.items():
         found = pattern.fullmatch(message)
         if found:
-            return gettext(template) % found.groupdict()
+            return gettext(template) % {k: _decimal(v) if k == "rate" else v for k, v in found.groupdict().items()}
     return message
+
+
+def _decimal(value):
+    """A rate of a message (``1.5`` q/s: a ``%(rate)s`` placeholder) with the reader's decimal mark
+    (names and ids keep their points)."""
+    if _DECIMAL.fullmatch(value):
+        return value.replace(".", formats.get_format("DECIMAL_SEPARATOR"))
+    return value
 
 
 def _pattern(template):

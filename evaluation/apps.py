@@ -9,6 +9,14 @@ def report_folder(job_id):
     return report_dir(job_id)
 
 
+def _study_close_reason(study):
+    """The live conclusions' close rule (``evaluation.live``, which pulls numpy and pandas: imported on
+    first use, never at start-up)."""
+    from evaluation.live import study_close_reason
+
+    return study_close_reason(study)
+
+
 def _load_metric_registry():
     """Import the report's metric registry: it fills ``annotation.human_metrics`` (the active design)."""
     from evaluation.science import metric_registry  # noqa: F401
@@ -21,14 +29,13 @@ class EvaluationConfig(AppConfig):
     def ready(self):
         from annotation import human_metrics, studies
         from core import next_steps
-        from evaluation import jobs
+        from evaluation import kinds
         from evaluation.archive.store import register_job_files
-        from evaluation.live import study_close_reason
 
         human_metrics.set_loader(_load_metric_registry)
         # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
         # asks this check without importing evaluation (layering).
-        studies.register_close_check(study_close_reason)
+        studies.register_close_check(_study_close_reason)
         register_job_files("report", report_folder)  # study archives carry the report files
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
-        jobs.register_job_kinds()
+        kinds.register_job_kinds()

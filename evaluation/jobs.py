@@ -15,12 +15,11 @@ from annotation.models import Corpus
 from core.errors import UserFacingError
 from core.runner import create_job, enqueue
 from evaluation import database, judge_inputs
+from evaluation.kinds import JOB_KIND, STUDY_IMPORT_KIND
 from evaluation.render.outputs import write_report
 from evaluation.report import options as report_options
 from evaluation.report.config import ReportConfig, ReportExtras
 from evaluation.report.pipeline import compute_report
-
-JOB_KIND = "report"
 
 
 class ReportInputError(UserFacingError, ValueError):
@@ -111,9 +110,6 @@ def start_report_from(data: dict, user=None):
     return start_report(data["corpus"], user, **{name: value for name, value in data.items() if name != "corpus"})
 
 
-STUDY_IMPORT_KIND = "import_study"
-
-
 def study_import_body(job, progress):
     """The job body of a study archive import: ``archive.store.import_study`` on the stored upload,
     which is removed once the job ends, whatever the outcome."""
@@ -139,20 +135,3 @@ def start_study_import(path, *, corpus=None, user=None, original_name=None):
     except BrokerUnavailable:
         remove_upload(path)
         raise
-
-
-def register_job_kinds():
-    """The evaluation app's jobs in words (core.job_kinds): the report and the study archive import."""
-    from django.utils.translation import gettext_lazy as _
-
-    from core import job_kinds
-    from evaluation.archive import store
-
-    job_kinds.register(
-        JOB_KIND,
-        _("report"),
-        results={"corpus": _("corpus"), "metric": _("metric"), "n_questions": _("questions")},
-    )
-    job_kinds.register(
-        STUDY_IMPORT_KIND, _("study archive import"), results={"corpus": _("corpus")}, messages=store.MESSAGES
-    )

@@ -10,10 +10,12 @@ class FramesConfig(AppConfig):
 
     def ready(self):
         from core import next_steps
-        from frames import attribute_checks, checking, jobs
+        from frames import human_checks, jobs
+        from frames.attribute_checks import ATTRIBUTE_CHECK
+        from frames.checking import FRAME_CHECK
 
-        checking.register_fold_kind()
-        attribute_checks.register_fold_kind()
+        human_checks.register(FRAME_CHECK)
+        human_checks.register(ATTRIBUTE_CHECK)
         jobs.register_job_kinds()
         corpora = next_steps.page("admin:annotation_corpus_changelist", _("Predict frames for a corpus (Corpora)"))
         next_steps.register("frames_lexicon", corpora)

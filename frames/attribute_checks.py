@@ -1,28 +1,26 @@
-"""Attribute checks (issue 26 point 4): humans confirm or correct the derived context trigger and the
-distance class (1 arc / 2 or more) of a question (SPEC 15, ``meta.derivation``).
-
-Same shape as frame checks (``frames.checking``): folds of kind ``attribute`` whose items are the
-questions with a derived trigger, built with ``annotation.folds.build_folds`` after an optional seeded
-sample; one AttributeCheck per (question, annotator), every change kept as an event; an annotator
-only reaches attribute folds assigned to them and names items by handle. The statistics are
-``evaluation.science.attribute_check_stats``.
+"""Attribute checks, one kind of human check (``frames.human_checks``; issue 26 point 4): humans confirm
+or correct the derived context trigger and the distance class (1 arc / 2 or more) of a question
+(SPEC 15, ``meta.derivation``). This module is the kind's record (:data:`ATTRIBUTE_CHECK`) and what
+only it needs: which questions can be checked (a derived trigger), their folds (after an optional
+seeded sample), the passage cut into clickable words, the verdict's check, the rows of the report.
+Keys of the page: Y trigger right, N click another word, A not in the passage; 1 one arc, 2 two or
+more. The statistics are ``evaluation.science.attribute_check_stats``.
 """
 
 from __future__ import annotations
 
-import random
 import re
 
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from annotation import annotating, fold_kinds, judgements
 from annotation.fold_store import clear_folds, store_fold_plans
-from annotation.folds import build_folds
-from annotation.models import Fold, FoldItem, Question
-from frames.attributes import TRACE_KEY
+from annotation.models import Fold, Question
+from core import ids
+from frames import human_checks
+from frames.attributes import TRACE_KEY, dist_class
+from frames.forms import BuildAttributeFoldsForm
 from frames.models import (
     DIST_CLASSES,
     TRIGGER_ABSENT,
@@ -37,7 +35,7 @@ class AttributeFoldError(ValueError):
     pass
 
 
-class AttributeCheckNotFound(LookupError):
+class AttributeCheckNotFound(human_checks.CheckNotFound):
     """No such attribute fold among the user's assignments, or no such item in the fold."""
 
 
@@ -104,14 +102,16 @@ _WORD = re.compile(r"\w+|\W+")
 
 def plan_attribute_folds(question_ids, *, k=1, seed=0, overlap=0.0, sample=None):
     """FoldPlans over question ids; ``sample``: check only that many, drawn with the seed. Pure."""
-    ids = list(question_ids)
-    if sample is not None:
-        if sample < 1:
-            raise AttributeFoldError(_("the sample must hold at least one question"))
-        ids = sorted(random.Random(f"attribute-sample:{seed}").sample(ids, min(sample, len(ids))))
-    if not ids:
-        raise AttributeFoldError(_("no derived attribute to check"))
-    return build_folds([(i, i) for i in ids], k=k, seed=seed, policy="by_question", overlap=overlap)
+    return human_checks.plan_folds(
+        question_ids,
+        what="attribute",
+        empty=_("no derived attribute to check"),
+        error=AttributeFoldError,
+        k=k,
+        seed=seed,
+        overlap=overlap,
+        sample=sample,
+    )
 
 
 def _candidates(corpus):
@@ -158,92 +158,6 @@ def readiness(corpus):
     )
 
 
-def get_assigned_fold(user, fold_id):
-    fold = annotating.assigned_folds(user, kind=Fold.KIND_ATTRIBUTE).filter(pk=fold_id).first()
-    if fold is None:
-        raise AttributeCheckNotFound("no such fold among your assignments")
-    return fold
-
-
-def get_fold_item(fold, handle):
-    item = FoldItem.objects.filter(handle=handle, fold=fold).select_related("question").first()
-    if item is None:
-        raise AttributeCheckNotFound("no such item in this fold")
-    return item
-
-
-def fold_progress(fold, user):
-    mine = Q(question__attribute_checks__annotator=user)
-    counts = FoldItem.objects.filter(fold=fold).aggregate(
-        total=Count("id", distinct=True),
-        done=Count(
-            "question__attribute_checks", filter=mine & Q(question__attribute_checks__trigger_verdict__isnull=False)
-        ),
-        skipped=Count(
-            "question__attribute_checks",
-            filter=mine
-            & Q(question__attribute_checks__trigger_verdict__isnull=True, question__attribute_checks__skipped=True),
-        ),
-    )
-    return annotating.FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
-
-
-def judged(fold, annotator):
-    return AttributeCheck.objects.filter(
-        annotator=annotator, trigger_verdict__isnull=False, question__fold_items__fold=fold
-    ).count()
-
-
-def register_fold_kind():
-    """Tell annotation's fold pages about attribute folds (``FramesConfig.ready``)."""
-    from frames.forms import BuildAttributeFoldsForm
-
-    fold_kinds.register(
-        Fold.KIND_ATTRIBUTE,
-        fold_kinds.FoldKind(
-            progress=fold_progress,
-            judged=judged,
-            build_action="build_attributes",
-            build_form=BuildAttributeFoldsForm,
-            build=create_attribute_folds,
-            errors=(AttributeFoldError,),
-            label=gettext_lazy("attribute-check folds"),
-            page="attribute-check",
-            readiness=readiness,
-        ),
-    )
-
-
-def next_item(fold, user):
-    items = FoldItem.objects.filter(fold=fold).select_related("question").order_by("position")
-    todo = items.exclude(question__attribute_checks__annotator=user).first()
-    if todo is not None:
-        return todo
-    return items.filter(
-        question__attribute_checks__annotator=user, question__attribute_checks__trigger_verdict__isnull=True
-    ).first()
-
-
-def previous_item(fold, user, before_position=None):
-    items = FoldItem.objects.filter(fold=fold, question__attribute_checks__annotator=user).select_related("question")
-    if before_position is not None:
-        items = items.filter(position__lt=before_position)
-    return items.order_by("-position").first()
-
-
-def item_after(fold, position):
-    return (
-        FoldItem.objects.filter(fold=fold, position__gt=position)
-        .select_related("question")
-        .order_by("position")
-        .first()
-    )
-
-
-def current_check(item, user):
-    return AttributeCheck.objects.filter(question_id=item.question_id, annotator=user).first()
-
-
 def validate(context_length, *, verdict, start, end, dist):
     """The error message of a verdict, or None. Pure: ``other`` needs a span inside the context.
 
@@ -261,31 +175,18 @@ def validate(context_length, *, verdict, start, end, dist):
     return None
 
 
+def _position(value):
+    """A character position from the form: an int within a PositiveIntegerField's range, else None."""
+    number = ids.parse_int(value)
+    return number if number is not None and 0 <= number <= 2**31 - 1 else None
+
+
 def save_attribute_check(user, fold, item, *, answer, skip=False, seconds=0.0, submission_id=None):
     """Record a verdict (or a skip) for ``item``; returns ``(check, changed)``. ``answer`` holds
     ``verdict``, ``start``, ``end`` (the right word's characters, for ``other``) and ``dist``;
     ``ValueError`` (its message for the annotator) when it is incomplete or out of the passage."""
-    verdict, start, end, dist = (answer.get(k) for k in ("verdict", "start", "end", "dist"))
-    if not skip:
-        error = validate(len(item.question.context), verdict=verdict, start=start, end=end, dist=dist)
-        if error:
-            raise ValueError(error)
-        if verdict != TRIGGER_OTHER:
-            start = end = None
-        if verdict == TRIGGER_ABSENT:
-            dist = None
-    return judgements.save(
-        AttributeCheck,
-        AttributeCheckEvent,
-        "attribute_check",
-        keys={"question_id": item.question_id, "annotator": user},
-        sent=judgements.Submission(
-            {"trigger_verdict": verdict, "trigger_start": start, "trigger_end": end, "dist_class": dist},
-            skip=skip,
-            seconds=seconds,
-            submission_id=submission_id,
-        ),
-        fold=fold,
+    return ATTRIBUTE_CHECK.save(
+        user, fold, item, answer=answer, skip=skip, seconds=seconds, submission_id=submission_id
     )
 
 
@@ -304,3 +205,48 @@ def attribute_check_rows(corpus):
             "question__external_id", "annotator__username", "question__dist", "trigger_verdict", "dist_class"
         )
     ]
+
+
+class AttributeChecks(human_checks.CheckKind):
+    """Attribute checks: the item is a question with a derived trigger, the verdict the trigger (right,
+    another word of the passage, absent) and the distance class (keys Y/N/A and 1/2)."""
+
+    name, item, related, not_found = Fold.KIND_ATTRIBUTE, "question", ("question",), AttributeCheckNotFound
+    model, event_model = AttributeCheck, AttributeCheckEvent
+    build_form, build, errors = BuildAttributeFoldsForm, staticmethod(create_attribute_folds), (AttributeFoldError,)
+    readiness, label = staticmethod(readiness), gettext_lazy("attribute-check folds")
+
+    def read(self, post):
+        span = (_position(post.get("trigger_start")), _position(post.get("trigger_end")))
+        return {
+            "verdict": post.get("trigger_verdict"),
+            "start": span[0],
+            "end": span[1],
+            "dist": post.get("dist_class"),
+        }
+
+    def clean(self, item, answer):
+        """The verdict's fields; ``ValueError`` (its message for the annotator) when it is incomplete or
+        out of the passage. The span only for ``other``, no distance class for ``absent``."""
+        verdict, start, end, dist = (answer.get(k) for k in ("verdict", "start", "end", "dist"))
+        error = validate(len(item.question.context), verdict=verdict, start=start, end=end, dist=dist)
+        if error:
+            raise ValueError(error)
+        if verdict != TRIGGER_OTHER:
+            start = end = None
+        if verdict == TRIGGER_ABSENT:
+            dist = None
+        return {"trigger_verdict": verdict, "trigger_start": start, "trigger_end": end, "dist_class": dist}
+
+    def shown(self, item, check):
+        """The passage cut into clickable words with the trigger and the answer marked; the parser's class."""
+        question = item.question
+        found = marks(question.meta)
+        words = passage_words(passage_segments(question.context, *found)) if found else []
+        return {"question": question, "segments": words, "derived_class": dist_class(question.dist)}
+
+    def rows(self, corpus):
+        return attribute_check_rows(corpus)
+
+
+ATTRIBUTE_CHECK = AttributeChecks()

@@ -1,97 +1,56 @@
-"""Checking frames, the annotator's side: the loop over a frame fold (next item, progress, saving a
-frame check; SPEC 1, paper Table 4) and the rows of all checks for the report.
-
-Mirrors ``annotation.annotating`` (triplet labels): one FrameCheck per (frame annotation, annotator)
-under a unique constraint, every change kept as a FrameCheckEvent, a repeated ``submission_id`` is a
-no-op, and an annotator only reaches folds of kind ``frame`` assigned to them. A fold or item out of
-reach raises :class:`FrameCheckNotFound` (the views answer 404). The statistics over the checks
-(Table 4, agreement) are ``evaluation.science.frame_check_stats``.
+"""Frame checks, one kind of human check (``frames.human_checks``; SPEC 1, paper Table 4): an annotator
+rates the frame the proxy predicted for a question, and its frame elements, each full / partial /
+erroneous. This module is the kind's record (:data:`FRAME_CHECK`) and what only it needs: the
+question cut into trigger and FE marks, the ratings' check, the readiness of a corpus, the rows of
+the report. The statistics over the checks (Table 4, agreement) are
+``evaluation.science.frame_check_stats``.
 """
 
 from __future__ import annotations
 
 import re
 
-from django.db.models import Count, Q
 from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext as _
 
-from annotation import annotating, fold_kinds, fold_sql, judgements
+from annotation.label_titles import FRAME_CHECK_TITLES
 from annotation.labels import FRAME_CHECK_VALUES
-from annotation.models import Fold, FoldItem
-from core import roles
+from annotation.models import Fold
+from frames import human_checks
+from frames.folds import FrameFoldError, create_frame_folds
+from frames.forms import BuildFrameFoldsForm
 from frames.models import FrameCheck, FrameCheckEvent
 from frames.proxy import normalize_text, word_pattern
 
-_RELATED = ("frame_annotation__question", "frame_annotation__frame")
+# The keys of the page: 1/2/3 rate the frame, 4/5/6 its FEs.
+FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in zip(("1", "2", "3"), FRAME_CHECK_VALUES)]
+FE_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in zip(("4", "5", "6"), FRAME_CHECK_VALUES)]
 
 
-class FrameCheckNotFound(LookupError):
+class FrameCheckNotFound(human_checks.CheckNotFound):
     """No such frame fold among the user's assignments, or no such item in the fold."""
 
 
-def get_assigned_fold(user, fold_id):
-    """The frame fold if it is assigned to ``user``; :class:`FrameCheckNotFound` otherwise."""
-    fold = annotating.assigned_folds(user, kind=Fold.KIND_FRAME).filter(pk=fold_id).first()
-    if fold is None:
-        raise FrameCheckNotFound("no such fold among your assignments")
-    return fold
+def _elements(annotation):
+    """Predicted FEs with their definitions: [(name, span, core_type, definition)]."""
+    defs = {}
+    if annotation.frame_id:
+        defs = {fe.name: fe for fe in annotation.frame.elements.all()}
+    return [
+        (name, span, getattr(defs.get(name), "core_type", ""), getattr(defs.get(name), "definition", ""))
+        for name, span in (annotation.frame_elements or {}).items()
+    ]
 
 
-def get_fold_item(fold, handle):
-    """The item of ``fold`` an annotator names by its ``handle`` (never its id, as on the triplet pages)."""
-    item = FoldItem.objects.filter(handle=handle, fold=fold).select_related(*_RELATED).first()
-    if item is None:
-        raise FrameCheckNotFound("no such item in this fold")
-    return item
+def save_frame_check(
+    user, fold, item, *, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None
+):
+    """Record a rating pair (or a skip) for ``item``; returns ``(check, changed)``.
 
-
-def guidelines_news(fold, user):
-    """What changed in the corpus guidelines since ``user`` last read them, once (as on the triplet
-    pages: ``annotation.annotating.guidelines_news``)."""
-    found = fold_sql.assignment(user.pk, fold.pk, kind=Fold.KIND_FRAME, role=roles.ANNOTATOR)
-    return annotating.guidelines_news(found[0]) if found else []
-
-
-def fold_progress(fold, user):
-    mine = Q(frame_annotation__checks__annotator=user)
-    counts = FoldItem.objects.filter(fold=fold).aggregate(
-        total=Count("id", distinct=True),
-        done=Count("frame_annotation__checks", filter=mine & Q(frame_annotation__checks__frame_rating__isnull=False)),
-        skipped=Count(
-            "frame_annotation__checks",
-            filter=mine
-            & Q(frame_annotation__checks__frame_rating__isnull=True, frame_annotation__checks__skipped=True),
-        ),
-    )
-    return annotating.FoldProgress(done=counts["done"], skipped=counts["skipped"], total=counts["total"])
-
-
-def judged(fold, annotator):
-    """Items of ``fold`` whose frame ``annotator`` has rated (the admin's fold page)."""
-    return FrameCheck.objects.filter(
-        annotator=annotator, frame_rating__isnull=False, frame_annotation__fold_items__fold=fold
-    ).count()
-
-
-def register_fold_kind():
-    """Tell annotation's fold pages about frame folds (``FramesConfig.ready``)."""
-    from frames.folds import FrameFoldError, create_frame_folds
-    from frames.forms import BuildFrameFoldsForm
-
-    fold_kinds.register(
-        Fold.KIND_FRAME,
-        fold_kinds.FoldKind(
-            progress=fold_progress,
-            judged=judged,
-            build_action="build_frames",
-            build_form=BuildFrameFoldsForm,
-            build=create_frame_folds,
-            errors=(FrameFoldError,),
-            label=gettext_lazy("frame-check folds"),
-            page="frame-check",
-            readiness=frame_readiness,
-        ),
-    )
+    Both ratings are one of full / partial / erroneous; ``skip`` keeps existing ratings untouched.
+    """
+    answer = {"frame_rating": frame_rating, "fe_rating": fe_rating}
+    return FRAME_CHECK.save(user, fold, item, answer=answer, skip=skip, seconds=seconds, submission_id=submission_id)
 
 
 def frame_readiness(corpus):
@@ -127,58 +86,6 @@ def frame_readiness(corpus):
         else gettext("No question of this corpus has a predicted frame yet: predict frames first")
     )
     return 0, (text, reverse("admin:annotation_predict_frames", args=[corpus.pk]))
-
-
-def next_item(fold, user):
-    """First item not rated yet; when only skipped ones are left, the first skipped one."""
-    items = FoldItem.objects.filter(fold=fold).select_related(*_RELATED).order_by("position")
-    todo = items.exclude(frame_annotation__checks__annotator=user).first()
-    if todo is not None:
-        return todo
-    return items.filter(
-        frame_annotation__checks__annotator=user, frame_annotation__checks__frame_rating__isnull=True
-    ).first()
-
-
-def previous_item(fold, user, before_position=None):
-    items = FoldItem.objects.filter(fold=fold, frame_annotation__checks__annotator=user).select_related(*_RELATED)
-    if before_position is not None:
-        items = items.filter(position__lt=before_position)
-    return items.order_by("-position").first()
-
-
-def item_after(fold, position):
-    return (
-        FoldItem.objects.filter(fold=fold, position__gt=position).select_related(*_RELATED).order_by("position").first()
-    )
-
-
-def current_check(item, user):
-    return FrameCheck.objects.filter(frame_annotation_id=item.frame_annotation_id, annotator=user).first()
-
-
-def save_frame_check(
-    user, fold, item, *, frame_rating=None, fe_rating=None, skip=False, seconds=0.0, submission_id=None
-):
-    """Record a rating pair (or a skip) for ``item``; returns ``(check, changed)``.
-
-    Both ratings are one of full / partial / erroneous; ``skip`` keeps existing ratings untouched.
-    """
-    if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
-        raise ValueError(f"frame and FE ratings must each be one of {', '.join(FRAME_CHECK_VALUES)}")
-    return judgements.save(
-        FrameCheck,
-        FrameCheckEvent,
-        "frame_check",
-        keys={"frame_annotation_id": item.frame_annotation_id, "annotator": user},
-        sent=judgements.Submission(
-            {"frame_rating": frame_rating, "fe_rating": fe_rating},
-            skip=skip,
-            seconds=seconds,
-            submission_id=submission_id,
-        ),
-        fold=fold,
-    )
 
 
 def question_segments(question, trigger="", frame_elements=None):
@@ -230,3 +137,41 @@ def frame_check_rows(corpus, lexicon=None):
             "fe_rating",
         )
     ]
+
+
+class FrameChecks(human_checks.CheckKind):
+    """Frame checks: the item is a frame prediction, the verdict two ratings (keys 1/2/3 and 4/5/6)."""
+
+    name, item, guidelines, not_found = Fold.KIND_FRAME, "frame_annotation", True, FrameCheckNotFound
+    model, event_model, related = FrameCheck, FrameCheckEvent, ("frame_annotation__question", "frame_annotation__frame")
+    build_form, build, errors = BuildFrameFoldsForm, staticmethod(create_frame_folds), (FrameFoldError,)
+    readiness, label = staticmethod(frame_readiness), gettext_lazy("frame-check folds")
+
+    def read(self, post):
+        return {"frame_rating": post.get("frame_rating"), "fe_rating": post.get("fe_rating")}
+
+    def clean(self, item, answer):
+        """Both ratings, each one of full / partial / erroneous."""
+        ratings = answer.get("frame_rating"), answer.get("fe_rating")
+        if not all(r in FRAME_CHECK_VALUES for r in ratings):
+            raise ValueError(_("rate both the frame and the frame elements: full, partial or erroneous"))
+        return dict(zip(("frame_rating", "fe_rating"), ratings))
+
+    def shown(self, item, check):
+        """The question with the trigger and the FEs marked, the predicted frame, its FEs, the buttons."""
+        annotation = item.frame_annotation
+        question = annotation.question
+        return {
+            "fa": annotation,
+            "question": question,
+            "segments": question_segments(question.question, annotation.trigger, annotation.frame_elements),
+            "elements": _elements(annotation),
+            "frame_buttons": FRAME_BUTTONS,
+            "fe_buttons": FE_BUTTONS,
+        }
+
+    def rows(self, corpus):
+        return frame_check_rows(corpus)
+
+
+FRAME_CHECK = FrameChecks()

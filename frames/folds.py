@@ -8,13 +8,11 @@ same as for triplet folds (``annotation.assignments.assign_fold`` / ``assign_all
 
 from __future__ import annotations
 
-import random
-
 from django.db import transaction
 
 from annotation.fold_store import clear_folds, store_fold_plans
-from annotation.folds import build_folds
 from annotation.models import Fold
+from frames.human_checks import plan_folds
 from frames.models import FrameAnnotation, FrameCheck
 from frames.outcomes import DONE
 
@@ -25,14 +23,16 @@ class FrameFoldError(ValueError):
 
 def plan_frame_folds(annotation_ids, *, k=1, seed=0, overlap=0.0, sample=None):
     """FoldPlans over frame annotation ids; ``sample``: check only that many, drawn with the seed."""
-    ids = list(annotation_ids)
-    if sample is not None:
-        if sample < 1:
-            raise FrameFoldError("the sample must hold at least one question")
-        ids = sorted(random.Random(f"frame-sample:{seed}").sample(ids, min(sample, len(ids))))
-    if not ids:
-        raise FrameFoldError("no frame annotation to check")
-    return build_folds([(i, i) for i in ids], k=k, seed=seed, policy="by_question", overlap=overlap)
+    return plan_folds(
+        annotation_ids,
+        what="frame",
+        empty="no frame annotation to check",
+        error=FrameFoldError,
+        k=k,
+        seed=seed,
+        overlap=overlap,
+        sample=sample,
+    )
 
 
 @transaction.atomic

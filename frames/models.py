@@ -132,7 +132,46 @@ class FrameAnnotation(models.Model):
         return f"{self.question_id}: {self.outcome} {self.frame_name}"
 
 
-class FrameCheck(models.Model):
+class HumanCheck(models.Model):
+    """What every kind of human check keeps (``frames.human_checks``): one row per item and annotator,
+    the latest verdict (the concrete model's fields), skipped, the time spent; the fold it was made in."""
+
+    fold = models.ForeignKey(
+        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
+    )
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds_spent = models.FloatField(default=0.0, verbose_name=_("seconds spent"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    class Meta:
+        abstract = True
+
+
+class HumanCheckEvent(models.Model):
+    """Every submission of a human check (its verdict fields, skipped, time, the client's id)."""
+
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
+    submission_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text=_("Chosen by the client; unique per judgement row (annotator and item)."),
+        verbose_name=_("submission id"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        abstract = True
+
+
+def one_per_annotator(item, name):
+    """The unique constraint of a human check: one judgement row per item and annotator."""
+    return models.UniqueConstraint(fields=[item, "annotator"], name=name)
+
+
+class FrameCheck(HumanCheck):
     """An annotator's rating of one frame annotation: frame and FEs, each full/partial/erroneous."""
 
     frame_annotation = models.ForeignKey(
@@ -140,9 +179,6 @@ class FrameCheck(models.Model):
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="frame_checks", verbose_name=_("annotator")
-    )
-    fold = models.ForeignKey(
-        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
     )
     frame_rating = models.CharField(
         max_length=16,
@@ -158,18 +194,11 @@ class FrameCheck(models.Model):
         blank=True,
         verbose_name=_("FE rating"),
     )
-    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
-    seconds_spent = models.FloatField(default=0.0, verbose_name=_("seconds spent"))
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
-    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
-        verbose_name = _("frame check")
-        verbose_name_plural = _("frame checks")
+        verbose_name, verbose_name_plural = _("frame check"), _("frame checks")
         db_table = "annotation_framecheck"
-        constraints = [
-            models.UniqueConstraint(fields=["frame_annotation", "annotator"], name="uniq_frame_check_per_annotator")
-        ]
+        constraints = [one_per_annotator("frame_annotation", "uniq_frame_check_per_annotator")]
 
     def __str__(self):
         ratings = (
@@ -188,22 +217,12 @@ class FrameCheck(models.Model):
         }
 
 
-class FrameCheckEvent(models.Model):
+class FrameCheckEvent(HumanCheckEvent):
     frame_check = models.ForeignKey(
         FrameCheck, on_delete=models.CASCADE, related_name="events", verbose_name=_("frame check")
     )
     frame_rating = models.CharField(max_length=16, null=True, blank=True, verbose_name=_("frame rating"))
     fe_rating = models.CharField(max_length=16, null=True, blank=True, verbose_name=_("FE rating"))
-    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
-    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
-    submission_id = models.CharField(
-        max_length=64,
-        null=True,
-        blank=True,
-        help_text=_("Chosen by the client; unique per judgement row (annotator and item)."),
-        verbose_name=_("submission id"),
-    )
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("frame check event")
@@ -233,7 +252,7 @@ TRIGGER_TITLES = {
 DIST_TITLES = {DIST_ONE: _("1 arc"), DIST_MORE: _("2 arcs or more")}
 
 
-class AttributeCheck(models.Model):
+class AttributeCheck(HumanCheck):
     """An annotator's verdict on one question's derived attributes: the context trigger (correct, another
     word at ``trigger_start``..``trigger_end`` of the context, or absent from the passage) and the
     distance class between trigger and answer (1 arc, or 2 or more)."""
@@ -243,9 +262,6 @@ class AttributeCheck(models.Model):
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attribute_checks", verbose_name=_("annotator")
-    )
-    fold = models.ForeignKey(
-        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
     )
     trigger_verdict = models.CharField(
         max_length=8,
@@ -263,24 +279,17 @@ class AttributeCheck(models.Model):
         blank=True,
         verbose_name=_("dist class"),
     )
-    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
-    seconds_spent = models.FloatField(default=0.0, verbose_name=_("seconds spent"))
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
-    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
-        verbose_name = _("attribute check")
-        verbose_name_plural = _("attribute checks")
-        constraints = [
-            models.UniqueConstraint(fields=["question", "annotator"], name="uniq_attribute_check_per_annotator")
-        ]
+        verbose_name, verbose_name_plural = _("attribute check"), _("attribute checks")
+        constraints = [one_per_annotator("question", "uniq_attribute_check_per_annotator")]
 
     def __str__(self):
         verdict = "skipped" if self.skipped else f"trigger {self.trigger_verdict}, dist {self.dist_class}"
         return f"{self.annotator_id} {self.question_id} {verdict}"
 
 
-class AttributeCheckEvent(models.Model):
+class AttributeCheckEvent(HumanCheckEvent):
     attribute_check = models.ForeignKey(
         AttributeCheck, on_delete=models.CASCADE, related_name="events", verbose_name=_("attribute check")
     )
@@ -288,10 +297,6 @@ class AttributeCheckEvent(models.Model):
     trigger_start = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("trigger start"))
     trigger_end = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("trigger end"))
     dist_class = models.CharField(max_length=2, null=True, blank=True, verbose_name=_("dist class"))
-    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
-    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
-    submission_id = models.CharField(max_length=64, null=True, blank=True, verbose_name=_("submission id"))
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("attribute check event")

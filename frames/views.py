@@ -1,9 +1,12 @@
-"""The frame-check page: an annotator rates a predicted frame and its FEs (full / partial / erroneous).
+"""The pages of every kind of human check (``frames.human_checks``): an annotator sees an item with what
+a tool derived for it and gives a verdict (frame checks: the frame and its FEs, each full / partial /
+erroneous; attribute checks: the context trigger and the distance class).
 
-Same shape as the triplet page (``annotation.views.annotate``): one POST saves the ratings and returns
-the next item as an htmx fragment; folds of kind ``frame`` assigned to the user only.
-Keys: 1/2/3 rate the frame, 4/5/6 rate the FEs; once both are chosen the pair is saved; Enter saves
-the choice shown, S skips, B goes back. A fold or item out of reach is a 404.
+Same shape as the triplet page (``annotation.views.annotate``): one POST saves the verdict and returns
+the next item as an htmx fragment; folds of the kind assigned to the user only. Every view takes the
+kind (the ``kind`` keyword ``frames.urls`` gives each kind's URLs). Enter saves the choice shown, S
+skips, B goes back; the kind's own keys are in its page's guidelines. A fold or item out of reach is
+a 404, an incomplete verdict a 400 with what is missing.
 """
 
 from django.http import HttpResponse, HttpResponseBadRequest
@@ -12,16 +15,9 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation import annotating, judgements
-from annotation.label_titles import FRAME_CHECK_TITLES
-from annotation.labels import FRAME_CHECK_VALUES
 from core import ids
 from core.permissions import annotator_required
-from frames import checking
-
-FRAME_KEYS = dict(zip(("1", "2", "3"), FRAME_CHECK_VALUES))
-FE_KEYS = dict(zip(("4", "5", "6"), FRAME_CHECK_VALUES))
-FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FRAME_KEYS.items()]
-FE_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in FE_KEYS.items()]
+from frames import human_checks
 
 
 def _conflict_response(conflict):
@@ -29,104 +25,89 @@ def _conflict_response(conflict):
     return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
-def _elements(annotation):
-    """Predicted FEs with their definitions: [(name, span, core_type, definition)]."""
-    defs = {}
-    if annotation.frame_id:
-        defs = {fe.name: fe for fe in annotation.frame.elements.all()}
-    return [
-        (name, span, getattr(defs.get(name), "core_type", ""), getattr(defs.get(name), "definition", ""))
-        for name, span in (annotation.frame_elements or {}).items()
-    ]
-
-
-def _item_context(request, fold, item):
-    annotation = item.frame_annotation if item else None
-    check = checking.current_check(item, request.user) if item else None
-    before = item.position if item else None
-    news = checking.guidelines_news(fold, request.user)
-    return {
+def _item_context(request, kind, fold, *, item):
+    check = kind.current_check(item, request.user) if item else None
+    news = kind.guidelines_news(fold, request.user) if kind.guidelines else []
+    context = {
+        "kind": kind,
+        "urls": {what: f"{kind.url_name}-{what}" for what in ("item", "previous", "rate")},
         "fold": fold,
         "item": item,
-        "fa": annotation,
-        "question": annotation.question if annotation else None,
-        "segments": checking.question_segments(
-            annotation.question.question, annotation.trigger, annotation.frame_elements
-        )
-        if annotation
-        else [],
-        "elements": _elements(annotation) if annotation else [],
         "check": check,
-        "frame_buttons": FRAME_BUTTONS,
-        "fe_buttons": FE_BUTTONS,
-        "progress": checking.fold_progress(fold, request.user),
+        "complete": check is not None and getattr(check, kind.verdict) is not None,  # Save (Enter) enabled
+        "progress": kind.fold_progress(fold, request.user),
         "submission_id": annotating.new_submission_id(),
-        "has_previous": checking.previous_item(fold, request.user, before) is not None,
+        "has_previous": kind.previous_item(fold, request.user, item.position if item else None) is not None,
         "guidelines_news": news,
         # the corpus guidelines beside the item are refreshed with the news (htmx out-of-band swap)
         "guidelines_now": fold.corpus.guidelines if news and request.htmx else None,
     }
+    if item:
+        context.update(kind.shown(item, check))
+    return context
 
 
-def _render_item(request, fold, item, *, status=200):
-    template = "frames/frame_check_item.html" if request.htmx else "frames/frame_check.html"
-    return render(request, template, _item_context(request, fold, item), status=status)
-
-
-@annotator_required
-@require_safe
-def check(request, fold_id):
-    fold = checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, checking.next_item(fold, request.user))
+def _render_item(request, kind, fold, *, item):
+    page, fragment = kind.templates
+    return render(request, fragment if request.htmx else page, _item_context(request, kind, fold, item=item))
 
 
 @annotator_required
 @require_safe
-def show_item(request, fold_id, handle):
-    fold = checking.get_assigned_fold(request.user, fold_id)
-    return _render_item(request, fold, checking.get_fold_item(fold, handle))
+def check(request, fold_id, *, kind):
+    kind = human_checks.get(kind)
+    fold = kind.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, kind, fold, item=kind.next_item(fold, request.user))
 
 
 @annotator_required
 @require_safe
-def previous(request, fold_id):
-    fold = checking.get_assigned_fold(request.user, fold_id)
-    item = checking.previous_item(fold, request.user, ids.parse_int(request.GET.get("before")))
-    return _render_item(request, fold, item or checking.next_item(fold, request.user))
+def show_item(request, fold_id, handle, *, kind):
+    kind = human_checks.get(kind)
+    fold = kind.get_assigned_fold(request.user, fold_id)
+    return _render_item(request, kind, fold, item=kind.get_fold_item(fold, handle))
+
+
+@annotator_required
+@require_safe
+def previous(request, fold_id, *, kind):
+    kind = human_checks.get(kind)
+    fold = kind.get_assigned_fold(request.user, fold_id)
+    item = kind.previous_item(fold, request.user, ids.parse_int(request.GET.get("before")))
+    return _render_item(request, kind, fold, item=item or kind.next_item(fold, request.user))
 
 
 @annotator_required
 @require_POST
-def rate(request, fold_id):
-    fold = checking.get_assigned_fold(request.user, fold_id)
+def rate(request, fold_id, *, kind):
+    kind = human_checks.get(kind)
+    fold = kind.get_assigned_fold(request.user, fold_id)
     handle = ids.parse_id(request.POST.get("item"))
     if handle is None:
         return HttpResponseBadRequest(gettext("missing item"))
-    item = checking.get_fold_item(fold, handle)
+    item = kind.get_fold_item(fold, handle)
     skip = request.POST.get("action") == "skip"
-    frame_rating, fe_rating = request.POST.get("frame_rating"), request.POST.get("fe_rating")
-    if not skip and (frame_rating not in FRAME_CHECK_VALUES or fe_rating not in FRAME_CHECK_VALUES):
-        return HttpResponseBadRequest(gettext("rate both the frame and the frame elements: full, partial or erroneous"))
     try:
-        checking.save_frame_check(
+        kind.save(
             request.user,
             fold,
             item,
-            frame_rating=frame_rating,
-            fe_rating=fe_rating,
+            answer=kind.read(request.POST),
             skip=skip,
             seconds=request.POST.get("seconds"),
             submission_id=request.POST.get("submission_id"),
         )
     except judgements.SubmissionConflict as conflict:
         return _conflict_response(conflict)
+    except ValueError as error:
+        return HttpResponseBadRequest(str(error))
     nxt = annotating.choose_next(
         item,
         skip=skip,
         revisit=request.POST.get("revisit") == "1",
-        next_todo=lambda: checking.next_item(fold, request.user),
-        after=lambda position: checking.item_after(fold, position),
+        next_todo=lambda: kind.next_item(fold, request.user),
+        after=lambda position: kind.item_after(fold, position),
     )
     if not request.htmx:
-        return redirect("frame-check", fold_id=fold.pk)
-    return _render_item(request, fold, nxt)
+        return redirect(kind.url_name, fold_id=fold.pk)
+    return _render_item(request, kind, fold, item=nxt)

@@ -31,8 +31,10 @@ from models_runner.models import Judge, JudgeLabel
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label
 
 
-def _judge_view(judge, tids, metric):
-    """(f, u) of each triplet id (``tids`` order), whether the judge gave probabilities, how many it labelled."""
+def _judge_view(judge, tids, metric, *, judge_has_probs=None):
+    """(f, u) of each triplet id (``tids`` order), whether the judge gave probabilities, how many it labelled.
+    ``judge_has_probs``: whether the judge gives probabilities at all (default: whether it gave some on
+    ``tids``), which decides what a triplet it did not label counts as."""
     rows = list(
         JudgeLabel.objects.filter(judge=judge, triplet_id__in=tids, value__isnull=False).values_list(
             "triplet_id", "value", "probs"
@@ -40,7 +42,8 @@ def _judge_view(judge, tids, metric):
     )
     frame = pd.DataFrame.from_records(rows, columns=["tkey", "label", "probs"])
     q, has_probs = design.judge_distribution(frame)
-    full = np.tile(UNKNOWN_Q if has_probs else np.array([1.0, 0.0, 0.0]), (len(tids), 1))
+    probs = has_probs if judge_has_probs is None else judge_has_probs
+    full = np.tile(UNKNOWN_Q if probs else np.array([1.0, 0.0, 0.0]), (len(tids), 1))
     known = pd.Index(tids).get_indexer(q.index)
     full[known] = q.to_numpy()
     return design.expected_score(full, metric), design.uncertainty(full, metric), has_probs, len(rows)
@@ -143,7 +146,10 @@ def late(corpus, tids, meta) -> dict:
     if not meta.get("main_open"):
         return {t: (p1, bool(x), design.PILOT if x else None, p1) for t, x in zip(tids, xi1)}
     judge = Judge.objects.filter(name=meta["judge"]).first()
-    f, u = (np.zeros(len(tids)), np.zeros(len(tids))) if judge is None else _judge_view(judge, tids, meta["metric"])[:2]
+    if judge is None:
+        f, u = np.zeros(len(tids)), np.zeros(len(tids))
+    else:
+        f, u = _judge_view(judge, tids, meta["metric"], judge_has_probs=meta.get("judge_has_probs", True))[:2]
     pi2 = design.late_chance(meta, f, u)
     xi2 = np.array([np.random.default_rng([seed, int(t), 2]).random() < p for t, p in zip(tids, pi2)], dtype=bool)
     pi = design.combine(p1, pi2)

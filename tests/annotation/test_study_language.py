@@ -7,7 +7,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.models import Corpus, Study
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 
 pytestmark = pytest.mark.django_db
 

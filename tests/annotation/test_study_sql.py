@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from annotation import crowd, studies, study_sql
 from annotation.models import FoldItem, Label, Participant, Study
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 
 pytestmark = pytest.mark.django_db
 

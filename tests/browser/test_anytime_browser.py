@@ -10,11 +10,11 @@ import pytest
 from annotation import studies
 from annotation.importers import import_labels
 from annotation.models import Label, Participant, Study, Triplet
+from bench.kit.crowd import build_study
 from tests.browser.test_conclusions_browser import judged_corpus  # noqa: F401 (fixture)
 from tests.browser.test_crowd_browser import consent
 from tests.browser_fixtures import login
 from tests.conftest import write_jsonl
-from tests.crowd_fixtures import build_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = os.environ.get("ANYTIME_SHOTS", "/tmp/anytime-shots")

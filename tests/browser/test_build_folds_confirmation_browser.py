@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Fold, FoldItem
+from bench.kit.crowd import build_study
 from tests.browser_fixtures import login
-from tests.crowd_fixtures import build_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = Path(os.environ.get("QAEVAL_SHOTS", "/tmp/frictions-shots"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Participant, Study
-from tests.crowd_fixtures import build_study
+from bench.kit.crowd import build_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = Path(os.environ.get("QAEVAL_SHOTS", "/tmp/frictions-shots"))

@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from annotation import studies
 from annotation.models import Corpus, Participant, Study
+from bench.kit.crowd import build_study
 from evaluation import judge_inputs
 from tests.annotation.test_study_service import arrive
-from tests.crowd_fixtures import build_study
 
 pytestmark = pytest.mark.django_db
 

@@ -120,7 +120,7 @@ def test_page_marks_trigger_and_answer_and_saves(client, fold_and_user):
     client.force_login(user)
     page = client.get(reverse("attribute-check", args=[fold.pk]))
     html = page.content.decode()
-    first = checks.next_item(fold, user)
+    first = checks.ATTRIBUTE_CHECK.next_item(fold, user)
     assert f'data-item="{first.handle}"' in html and f"item/{first.pk}/" not in html
     assert '<span class="w k-trigger" data-start="' in html and '<span class="w k-answer"' in html
     assert "scripted" not in html  # no model/system name on the annotator's page
@@ -156,12 +156,12 @@ def test_page_marks_trigger_and_answer_and_saves(client, fold_and_user):
         submission_id="s1",
     )
     assert again.status_code == 200 and AttributeCheckEvent.objects.count() == 1
-    second = checks.next_item(fold, user)
+    second = checks.ATTRIBUTE_CHECK.next_item(fold, user)
     assert second != first
     post(client, fold, item=second.handle, trigger_verdict="absent", dist_class="1")
     row2 = AttributeCheck.objects.get(question=second.question, annotator=user)
     assert (row2.trigger_verdict, row2.dist_class) == ("absent", None)
-    assert checks.fold_progress(fold, user).done == 2
+    assert checks.ATTRIBUTE_CHECK.fold_progress(fold, user).done == 2
     rows = checks.attribute_check_rows(fold.corpus)
     assert {r["trigger_verdict"] for r in rows} == {"other", "absent"}
 

@@ -75,7 +75,7 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
     page = client.get(reverse("frame-check", args=[fold.pk]))
     assert page.status_code == 200
     html = page.content.decode()
-    first = frame_checking.next_item(fold, user)
+    first = frame_checking.FRAME_CHECK.next_item(fold, user)
     fa = first.frame_annotation
     assert fa.frame.name in html and fa.frame.definition in html and fa.trigger in html
     for name, span in fa.frame_elements.items():
@@ -94,9 +94,9 @@ def test_rate_skip_back_and_double_submit(client, fold_for):
     assert (check.frame_rating, check.fe_rating, check.seconds_spent) == ("full", "partial", 2.5)
     assert FrameCheckEvent.objects.filter(frame_check=check).count() == 1
 
-    second = frame_checking.next_item(fold, user)
+    second = frame_checking.FRAME_CHECK.next_item(fold, user)
     post(client, fold, item=second.handle, action="skip", submission_id="s2")
-    assert frame_checking.fold_progress(fold, user).skipped == 1
+    assert frame_checking.FRAME_CHECK.fold_progress(fold, user).skipped == 1
     assert post(client, fold, item=second.handle, frame_rating="full", submission_id="s3").status_code == 400
     assert (
         post(client, fold, item=second.handle, frame_rating="full", fe_rating="correct", submission_id="s4").status_code
@@ -177,9 +177,9 @@ def test_report_from_database_rows(framed_corpus, make_user):
 def test_api_my_folds_lists_only_folds_its_next_endpoint_serves(client, fold_for):
     fold, user = fold_for()
     client.force_login(user)
-    first = frame_checking.next_item(fold, user)
+    first = frame_checking.FRAME_CHECK.next_item(fold, user)
     post(client, fold, item=first.handle, frame_rating="full", fe_rating="full", submission_id="p1")
-    second = frame_checking.next_item(fold, user)
+    second = frame_checking.FRAME_CHECK.next_item(fold, user)
     post(client, fold, item=second.handle, action="skip", submission_id="p2")
     # Frame-check folds are labelled on their page (the home page shows their progress); the API's
     # list holds only the folds whose /next/ it answers (issue 27 point 9).

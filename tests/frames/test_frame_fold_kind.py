@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def test_frames_registers_the_frame_kind():
     kind = fold_kinds.get(Fold.KIND_FRAME)
-    assert kind.progress is checking.fold_progress and kind.build_action == "build_frames"
+    assert kind.progress == checking.FRAME_CHECK.fold_progress and kind.build_action == "build_frames"
     assert fold_kinds.by_action("build_frames") is kind and fold_kinds.get(Fold.KIND_TRIPLET) is not None
 
 
@@ -33,7 +33,7 @@ def test_fold_page_builds_frame_folds_and_counts_checks(client, framed_corpus, m
     fold = Fold.objects.filter(kind=Fold.KIND_FRAME).order_by("index").first()
     checker = make_user("checker", "annotator")
     assign_fold(fold, checker)
-    item = checking.next_item(fold, checker)
+    item = checking.FRAME_CHECK.next_item(fold, checker)
     checking.save_frame_check(checker, fold, item, frame_rating="full", fe_rating="partial")
     table = client.get(reverse("fold-assignments"), {"corpus": framed_corpus.name}).context["table"]
     people = {row["fold"].pk: row["people"] for row in table}
@@ -48,10 +48,10 @@ def test_out_of_reach_is_a_domain_error_and_a_404(client, framed_corpus, make_us
     fold = create_frame_folds(framed_corpus, k=1)[0]
     stranger = make_user("stranger", "annotator")
     with pytest.raises(checking.FrameCheckNotFound):
-        checking.get_assigned_fold(stranger, fold.pk)
+        checking.FRAME_CHECK.get_assigned_fold(stranger, fold.pk)
     assign_fold(fold, stranger)
     with pytest.raises(checking.FrameCheckNotFound):
-        checking.get_fold_item(fold, 10**9)
+        checking.FRAME_CHECK.get_fold_item(fold, 10**9)
     client.force_login(stranger)
     assert client.get(reverse("frame-check-item", args=[fold.pk, 10**9])).status_code == 404
 

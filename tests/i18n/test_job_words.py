@@ -121,11 +121,14 @@ def test_every_progress_message_can_be_translated():
 
 def test_message_text_keeps_values_and_falls_back():
     from annotation.importers import WROTE_QUESTIONS
+    from models_runner.jobs import ANSWERED
 
     with translation.override("fr"):
         assert job_kinds.message_text(WROTE_QUESTIONS % {"done": 120, "total": 857}) == "120 questions écrites sur 857"
         assert job_kinds.message_text("done") == "terminé"
         assert job_kinds.message_text("something a worker wrote") == "something a worker wrote"
+        answered = ANSWERED % {"done": 10, "total": 857, "rate": "1.5"}
+        assert job_kinds.message_text(answered) == "10 réponses sur 857 (1,5 q/s)"
     assert job_kinds.message_text(WROTE_QUESTIONS % {"done": 1, "total": 2}) == "wrote 1 of 2 questions"
 
 

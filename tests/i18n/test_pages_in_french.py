@@ -235,9 +235,18 @@ def test_crowd_participant_pages_are_in_french(world, client):  # noqa: F811
     from annotation.models import Participant
 
     data = world_data()
-    # a newcomer from the panel: the consent page
-    entry = reverse("study-entry", kwargs={"slug": world["study"]})
-    assert untranslated(client, f"{entry}?PROLIFIC_PID=new-person", data) == []
+    from annotation.models import Study
+
+    # a newcomer from the panel: the consent page, in the study's language whatever the browser asks
+    # (issue 32): the study in English, then in French
+    entry = reverse("study-entry", kwargs={"slug": world["study"]}) + "?PROLIFIC_PID=new-person"
+    pages = {}
+    for code in ("en", "fr"):
+        Study.objects.filter(slug=world["study"]).update(language=code)
+        pages[code] = client.get(entry, HTTP_ACCEPT_LANGUAGE="en" if code == "fr" else "fr").content.decode()
+    assert '<html lang="fr"' in pages["fr"] and '<html lang="en"' in pages["en"]
+    french_blocks = set(blocks(pages["fr"]))
+    assert sorted({b for b in blocks(pages["en"]) if b in french_blocks and language(b, data)}) == []
     # a participant at work: their fold's pages
     participant = Participant.objects.get(external_id="matrix-p1")
     client.force_login(participant.user)

@@ -210,4 +210,52 @@ def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client
     assert f"from a pilot of {drawn} drawn triplets (active design)" in page
     assert 'id="fold-design"' in page and "triplets are in no fold yet" not in page
     assert f"pilot 0 of {drawn} labelled" in page
+    page = client.get(reverse("fold-assignments") + "?corpus=act", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert f"pilote : 0 sur {drawn} étiquetés" in page and "fichier du plan" in page
     assert FoldItem.objects.filter(fold__corpus=corpus).count() == drawn
+
+
+def test_finishing_the_last_pilot_fold_on_the_annotator_page_opens_the_main_sample(big_corpus, make_user):
+    from annotation import annotating
+    from annotation.models import Assignment, Fold
+
+    call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
+    ann = make_user("ann", "annotator")
+    folds = list(Fold.objects.filter(corpus=big_corpus, kind=Fold.KIND_TRIPLET).order_by("index"))
+    for fold in folds:
+        Assignment.objects.create(fold=fold, annotator=ann)
+    for n, fold in enumerate(folds):
+        assignment = annotating.open_fold(ann, fold.pk)
+        item = annotating.next_item(fold, ann.pk)
+        while item is not None:
+            value = "correct" if item.triplet.answer.startswith("a") else "incorrect"
+            _, _, item = annotating.judge(assignment, item, value=value)
+        # the first fold done leaves pilot triplets unlabelled; the last one completes the pilot
+        assert fold_design(big_corpus)["main_open"] is (n == len(folds) - 1)
+    main = Triplet.objects.filter(question__corpus=big_corpus, design_phase="main")
+    assert main.exists()
+    assert set(main.values_list("id", flat=True)) <= set(
+        FoldItem.objects.filter(fold__corpus=big_corpus).values_list("triplet_id", flat=True)
+    )
+
+
+def test_late_triplets_after_the_main_sample_follow_the_fitted_model(big_corpus, make_user, tmp_path):
+    from annotation import design
+
+    call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
+    label_pilot(big_corpus, make_user("ann"))
+    assert fold_store.open_main_if_ready(big_corpus)
+    meta = fold_design(big_corpus)
+    late = [{"question_id": f"q{i}", "system": "late", "answer": f"z{i}"} for i in range(200)]
+    import_predictions(write_jsonl(tmp_path / "late.jsonl", late), big_corpus)
+    new = Triplet.objects.filter(question__corpus=big_corpus, answer__startswith="z")
+    # the judge has not seen them: q uniform, so f = 0.5 and u^2 = 1/6; pi = p1 + (1 - p1) pi2(model, c)
+    pi2 = design.late_chance(meta, [0.5], [np.sqrt(1 / 6)])[0]
+    expected = meta["p1"] + (1 - meta["p1"]) * pi2
+    assert {round(p, 9) for p in new.values_list("design_pi", flat=True)} == {round(expected, 9)}
+    drawn = set(new.filter(design_sampled=True).values_list("id", flat=True))
+    assert drawn and drawn == set(new.exclude(design_phase=None).values_list("id", flat=True))
+    in_folds = set(
+        FoldItem.objects.filter(fold__corpus=big_corpus, triplet__in=new).values_list("triplet_id", flat=True)
+    )
+    assert in_folds == drawn

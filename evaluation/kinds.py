@@ -1,0 +1,27 @@
+"""The evaluation app's job kinds and their words, light enough to load at start-up.
+
+``evaluation.jobs`` (the bodies) pulls numpy and pandas; ``EvaluationConfig.ready`` registers the
+kinds from here so that no web process pays for the report stack before it computes a report.
+"""
+
+from __future__ import annotations
+
+JOB_KIND = "report"
+STUDY_IMPORT_KIND = "import_study"
+
+
+def register_job_kinds():
+    """The evaluation app's jobs in words (core.job_kinds): the report and the study archive import."""
+    from django.utils.translation import gettext_lazy as _
+
+    from core import job_kinds
+    from evaluation.archive import store
+
+    job_kinds.register(
+        JOB_KIND,
+        _("report"),
+        results={"corpus": _("corpus"), "metric": _("metric"), "n_questions": _("questions")},
+    )
+    job_kinds.register(
+        STUDY_IMPORT_KIND, _("study archive import"), results={"corpus": _("corpus")}, messages=store.MESSAGES
+    )
