@@ -5,8 +5,8 @@ What it does, all on 127.0.0.1:
 1. sets up a throwaway database (SQLite file in a temp dir, or ``--db postgres``: the database
    ``--pg-name``, dropped and created), migrates it and builds a study: a generated corpus of
    ``--folds`` folds, ``--slots`` slots per fold, open;
-2. starts gunicorn as ``bin/run-demo`` does (``config/gunicorn.conf.py``: gthread, 2 workers x 4
-   threads, the app preloaded);
+2. starts gunicorn as ``bin/run-demo`` does (``config/gunicorn.conf.py``: gthread, 2 workers x 8
+   threads, the app preloaded; ``--workers`` / ``--threads`` to try others);
 3. ``--participants`` people arrive at seeded random moments spread over ``--seconds`` seconds (0: all
    at once), each in a thread with its own cookies: GET the study link (PROLIFIC_PID, STUDY_ID,
    SESSION_ID), POST the consent with the form's CSRF token, and for those given a slot GET the
@@ -251,7 +251,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: config/gunicorn.conf.py, 2)")
-    parser.add_argument("--threads", type=int, help="threads per worker (default: config/gunicorn.conf.py, 4)")
+    parser.add_argument("--threads", type=int, help="threads per worker (default: config/gunicorn.conf.py, 8)")
     parser.add_argument("--p99-ms", type=float, default=500.0, help="target: entry and consent p99 at most this")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails (errors, slots, p99)")
     args = parser.parse_args()

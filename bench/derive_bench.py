@@ -7,7 +7,7 @@ the pure rules on every framed question.
 
 Prints contexts, sentences and tokens per second of the parse (one process, ``nlp.pipe`` in
 batches, NER excluded), and the questions per second of the rules. Frames come from the proxy's
-first candidate with the test French lexicon (tests/frames/french.py): the LLM step is not timed.
+first candidate with the test French lexicon (bench/kit/french.py): the LLM step is not timed.
 For a figure comparable between runs, set OMP_NUM_THREADS=1 (the parser is single-threaded then).
 """
 

@@ -86,7 +86,7 @@ def free_port():
 
 
 def start_gunicorn(env, port, *extra):
-    """gunicorn as ``bin/run-demo`` starts it (``config/gunicorn.conf.py``: gthread, 2 workers x 4
+    """gunicorn as ``bin/run-demo`` starts it (``config/gunicorn.conf.py``: gthread, 2 workers x 8
     threads, app preloaded), on 127.0.0.1:``port``; returns the process once it answers."""
     cmd = [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{port}"]
     proc = subprocess.Popen(

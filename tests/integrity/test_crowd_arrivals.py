@@ -1,4 +1,4 @@
-"""Participants arriving at once, through real HTTP against gunicorn (2 worker processes x 4 threads,
+"""Participants arriving at once, through real HTTP against gunicorn (2 worker processes x 8 threads,
 as bin/run-demo runs it) on PostgreSQL: no fold ever gets more participants than its slots, every
 slot is filled exactly once, the others are told the study is full, and one id sent from several
 browsers at the same moment makes one participant. The slot grant locks the study's row
