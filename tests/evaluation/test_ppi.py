@@ -326,6 +326,7 @@ def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
         "imported": 0,
         "gold": 0,
         "gold_keys": [],
+        "design_meta": None,  # uniform folds: no active design for the report to describe (SPEC 12)
     }  # nothing started
     ann = make_user("ann", "annotator")
     first, second = (f.items.order_by("position").first().triplet for f in folds[:2])
@@ -337,6 +338,7 @@ def test_sample_facts_of_the_validity_guard(tiny_corpus, make_user):
         "imported": 0,
         "gold": 0,
         "gold_keys": [],
+        "design_meta": None,
     }
 
 
