@@ -133,11 +133,10 @@ def _checked_probs(dicts: list) -> np.ndarray:
     """``check_probs`` of many dicts at once (a judge's 35,000 labels in milliseconds); the first bad
     one raises ``check_probs``'s own error."""
     labels = set(LABEL_VALUES)
-    plain = all(
-        set(d) <= labels and all(type(v) in (int, float) for v in d.values()) for d in dicts
-    )  # bools, strings and unknown labels go the slow way, which names the error
-    if plain:
-        values = np.array([[d.get(label, 0.0) for label in LABEL_VALUES] for d in dicts], dtype=float)
+    plain = set().union(*dicts) <= labels and set(map(type, [v for d in dicts for v in d.values()])) <= {int, float}
+    if plain:  # bools, strings and unknown labels go the slow way, which names the error
+        zero = (0.0,) * len(LABEL_VALUES)  # a missing label counts 0 (a NaN given stays NaN and is refused)
+        values = np.array([tuple(map(d.get, LABEL_VALUES, zero)) for d in dicts], dtype=float)
         total = values.sum(axis=1)
         if np.isfinite(values).all() and (values >= 0).all() and (total > 0).all():
             return values / total[:, None]

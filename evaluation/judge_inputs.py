@@ -74,7 +74,7 @@ def judge_names():
     )
 
 
-def pick_judge(corpus, name=None):
+def pick_judge(corpus, name=None, *, judges=None):
     """The judge of a report of ``corpus``.
 
     Parameters
@@ -83,13 +83,15 @@ def pick_judge(corpus, name=None):
         The corpus.
     name : str, optional
         The judge's name; default the judge with the most labels in the corpus.
+    judges : list of models_runner.models.Judge, optional
+        ``corpus_judges(corpus)`` when the caller read them already.
 
     Returns
     -------
     models_runner.models.Judge or None
         None when no judge (of that name) has labels in the corpus.
     """
-    judges = corpus_judges(corpus)
+    judges = corpus_judges(corpus) if judges is None else judges
     if name:
         return next((j for j in judges if j.name == name), None)
     return judges[0] if judges else None

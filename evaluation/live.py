@@ -71,7 +71,8 @@ def _context(request):
         d = form.cleaned_data
         metric = d["metric"] or "hscore"
         width = d["half_width"] or (2.0 if metric == "hcorrect" else 0.02)
-        judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
+        judges = judge_inputs.corpus_judges(d["corpus"])
+        judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None, judges=judges)
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
         facts = judge_inputs.sample_facts(d["corpus"])
@@ -85,7 +86,7 @@ def _context(request):
         context.update(
             corpus=d["corpus"],
             judge=judge,
-            judges=judge_inputs.corpus_judges(d["corpus"]),
+            judges=judges,
             result=result,
             reasons=result["reasons"],
             query=request.GET.urlencode() or f"corpus={d['corpus'].name}",
