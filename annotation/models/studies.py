@@ -133,7 +133,10 @@ class Study(models.Model):
 
     @property
     def page_language(self):
-        """The site language of the participants' pages (the study's, else the site's default)."""
+        """The site language of the participants' pages: the study's; for a row that has none (restored
+        from an archive made before studies had a language), its corpus's; else the site's default."""
+        if not self.language and self.corpus_id:
+            return supported(self.corpus.language) or settings.LANGUAGE_CODE
         return supported(self.language) or settings.LANGUAGE_CODE
 
 

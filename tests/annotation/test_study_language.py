@@ -44,3 +44,14 @@ def test_participants_get_the_study_language_and_no_account_controls(tmp_path):
     chooser = Client(HTTP_ACCEPT_LANGUAGE="fr")
     chooser.cookies["qaeval_language"] = "en"
     assert chooser.get(link.replace("P1", "P2"))["Content-Language"] == "en"
+
+
+def test_a_study_restored_without_a_language_speaks_its_corpus_language(tmp_path):
+    """Archives made before studies had a language restore rows with none (bulk writes skip save())."""
+    study = build_study(tmp_path, n_questions=2, k=1, language="en")
+    Corpus.objects.filter(pk=study.corpus_id).update(language="fr-CA")
+    Study.objects.filter(pk=study.pk).update(language="")
+    restored = Study.objects.get(pk=study.pk)
+    assert restored.language == "" and restored.page_language == "fr"
+    consent = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/study/{study.slug}/?PROLIFIC_PID=P9&STUDY_ID=s&SESSION_ID=x")
+    assert consent["Content-Language"] == "fr"
