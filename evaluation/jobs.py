@@ -58,7 +58,8 @@ def report_body(job, progress):
         report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
-    files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True))
+    languages = [code for code, _name in settings.LANGUAGES if code != "en"]  # the page's figures in each
+    files = write_report(report, report_dir(job.pk), render_figures=p.get("figures", True), page_languages=languages)
     return {
         "corpus": corpus.name,
         "files": files,

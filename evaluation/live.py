@@ -19,7 +19,6 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.fold_store import fold_design
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
@@ -75,13 +74,14 @@ def _context(request):
         judge = judge_inputs.pick_judge(d["corpus"], d["judge"] or None)
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
-        result = ppi.conclusions(
-            predictions, labels, jl, metric=metric, half_width=width, facts=judge_inputs.sample_facts(d["corpus"])
-        )
+        facts = judge_inputs.sample_facts(d["corpus"])
+        scores = ppi.live_scores(predictions, labels, jl, facts=facts)  # once per request, shared by every part
+        result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width, facts=facts, scores=scores)
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)
-        context["sequence"] = _sequence(d, (predictions, labels, jl), metric=metric, width=width)
-        context["active"] = _active(d["corpus"], (predictions, labels), metric=metric, loaded=(judge, jl))
+        context["sequence"] = _sequence(d, (scores, result["has_judge"]), metric=metric, width=width)
+        inputs = (predictions, labels, scores if result["has_judge"] else None)  # gold left out: the active h
+        context["active"] = _active(d["corpus"], inputs, metric=metric, loaded=(judge, jl), facts=facts)
         context.update(
             corpus=d["corpus"],
             judge=judge,
@@ -129,13 +129,15 @@ def conclusions_panel(request):
     return render(request, "evaluation/_conclusions_panel.html", _context(request))
 
 
-def _active(corpus, snapshot, *, metric, loaded=(None, None)):
+def _active(corpus, inputs, *, metric, loaded=(None, None), facts):
     """The active design's live figures (``active.active_conclusions``), None without a design.
-    ``loaded``: (judge, its labels) the page has read already, reused when it is the design's judge."""
+    ``inputs``: predictions, labels and the page's scores when their gold labels are left out (else
+    None: computed here); ``loaded``: (judge, its labels) the page has read already, reused when it is
+    the design's judge; ``facts``: ``judge_inputs.sample_facts`` (``gold_keys``, ``design_meta``)."""
     from models_runner.models import Judge
 
-    meta = fold_design(corpus)
-    plan = judge_inputs.design_frame(corpus)
+    meta = facts["design_meta"]
+    plan = judge_inputs.design_frame(corpus) if meta else None
     if not meta or plan is None:
         return None
     judge = Judge.objects.filter(name=meta.get("judge")).first()
@@ -143,14 +145,15 @@ def _active(corpus, snapshot, *, metric, loaded=(None, None)):
     judge_labels = loaded[1] if same else judge_inputs.judge_labels(corpus, judge)
     if judge_labels is None:
         return None
-    predictions, labels = snapshot
+    predictions, labels, scores = inputs
     result = active.active_conclusions(
         predictions,
         labels,
         judge_labels,
         design_frame=plan,
         metric=metric,
-        facts={"gold_keys": judge_inputs.gold_keys(corpus), "design_meta": meta},
+        facts={"gold_keys": facts["gold_keys"], "design_meta": meta},
+        human_scores=scores,
     )
     result["judge"] = judge.name
     return result
@@ -158,16 +161,14 @@ def _active(corpus, snapshot, *, metric, loaded=(None, None)):
 
 def _sequence(d, inputs, *, metric, width):
     """The confidence sequences of SPEC 16 (``anytime.live_conclusions``), each row with its bar."""
-    predictions, labels, judge_labels = inputs
-    result = anytime.live_conclusions(
-        predictions,
-        labels,
-        judge_labels,
+    scores, has_judge = inputs
+    result = anytime.live_from_scores(
+        scores,
+        has_judge=has_judge,
         metric=metric,
         half_width=width,
         n_plan=judge_inputs.planned_labels(d["corpus"]),
         stop_when=d.get("stop_when") or "ranking",
-        facts={"gold_keys": judge_inputs.gold_keys(d["corpus"])},
     )
     scale = metric_registry.get(metric).scale
     for r in result["rows"]:

@@ -3,6 +3,7 @@ download every file. Researchers and admins only; annotators get 403."""
 
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
 from django.views.decorators.http import require_http_methods, require_safe
 
 from core.permissions import researcher_required
@@ -10,7 +11,7 @@ from core.reaper import health
 from evaluation import files
 from evaluation.forms import ReportForm
 from evaluation.jobs import start_report_from
-from evaluation.render.page import figure_titles, report_page
+from evaluation.render.page import downloads, figure_titles, report_page
 
 
 @researcher_required
@@ -48,10 +49,10 @@ def report_detail(request, pk):
     context = {
         "job": job,
         "health": _waiting_health(job),
-        "files": names,
+        "files": downloads(names),
         "data": data,
         "page": report_page(data) if data else None,
-        "figures": figure_titles([n for n in names if n.endswith(".svg")], data or {}),
+        "figures": figure_titles(names, data or {}, get_language()),
     }
     return render(request, "evaluation/report_detail.html", context)
 

@@ -6,7 +6,11 @@ gets colour i mod 10 of ``PALETTE`` (dark and light colours alternate, so neighb
 differ in lightness as well as in hue), marker i mod 7 and line style i div 10; no two of the first
 70 share colour and marker. Legends sit outside the axes (right of the plot), never over the data.
 ROVER is drawn thick and black, translucent and under the systems: a system whose line coincides with
-ROVER's (a system that agrees with ROVER on every partition) shows on top of it, never hidden under it."""
+ROVER's (a system that agrees with ROVER on every partition) shows on top of it, never hidden under it.
+
+The words go through gettext and the value axes take the decimal separator of the active language:
+``evaluation.render.outputs`` draws the paper's files in English and the page's copies in each page
+language (``figure3_partitions.fr.svg``)."""
 
 from __future__ import annotations
 
@@ -15,11 +19,21 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from matplotlib.figure import Figure
+from matplotlib.ticker import ScalarFormatter
 
+from evaluation.render.choices import AGGREGATE_SHORT
 from evaluation.science import metric_registry
 
-SUBSET_LABELS = {"neither": "neither", "only_f1": "only {a}", "only_f2": "only {b}", "both": "both"}
+SUBSET_LABELS = {
+    "neither": pgettext_lazy("questions subset", "neither"),
+    "only_f1": pgettext_lazy("questions subset", "only {a}"),
+    "only_f2": pgettext_lazy("questions subset", "only {b}"),
+    "both": pgettext_lazy("questions subset", "both"),
+}
 
 
 # Five dark and five light colours, alternating (greyscale 0.18-0.36 vs 0.62-0.73: neighbours differ by
@@ -92,6 +106,25 @@ def _legend_outside(fig, ax, n_entries, *, title=None):
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small", ncols=ncols, title=title)
 
 
+class _LocalFormatter(ScalarFormatter):
+    """Matplotlib's default tick labels with the decimal separator of the active language."""
+
+    def __init__(self, separator):
+        super().__init__()
+        self.separator = separator
+
+    def __call__(self, x, pos=None):
+        return super().__call__(x, pos).replace(".", self.separator)
+
+
+def _local_ticks(axis):
+    """Tick labels of a value axis in the active language's number format (``0,5`` in French); the
+    English figures keep matplotlib's own formatter untouched."""
+    separator = formats.get_format("DECIMAL_SEPARATOR")
+    if separator != ".":
+        axis.set_major_formatter(_LocalFormatter(separator))
+
+
 def _num(v):
     return v if v is not None and isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
 
@@ -133,9 +166,10 @@ def partitions_figure(data) -> Figure:
         ax.plot(range(len(keys)), [_num(values.get(k)) for k in keys], label=system, **style)
     counts = data.get("counts") or {}
     ax.set_xticks(range(len(keys)), [f"P{k}\n(n={counts[k]})" if k in counts else f"P{k}" for k in keys])
-    ax.set_xlabel("agreement partition (number of systems agreeing with the ROVER answer)")
+    ax.set_xlabel(_("agreement partition (number of systems agreeing with the ROVER answer)"))
     ax.set_ylabel(_axis(data))
-    ax.set_title(f"{_axis(data)} per ROVER agreement partition{_suffix(data)}")
+    ax.set_title(_("{axis} per ROVER agreement partition").format(axis=_axis(data)) + _suffix(data))
+    _local_ticks(ax.yaxis)
     ax.grid(alpha=0.3)
     _legend_outside(fig, ax, n)
     return fig
@@ -143,7 +177,9 @@ def partitions_figure(data) -> Figure:
 
 def _suffix(data):
     aggregate = data.get("human_aggregate")
-    return f"\n(labels: {aggregate})" if aggregate and data.get("metric") in metric_registry.human_keys() else ""
+    if not aggregate or data.get("metric") not in metric_registry.human_keys():
+        return ""
+    return "\n" + _("(labels: {aggregate})").format(aggregate=AGGREGATE_SHORT.get(aggregate, aggregate))
 
 
 def per_frame_figure(data) -> Figure:
@@ -174,7 +210,8 @@ def per_frame_figure(data) -> Figure:
     values = [_num(r["by_system"].get("ROVER")) for r in rows][::-1]
     ax.barh(names, values, color="#3b6ea8")
     ax.set_xlabel(f"ROVER {_axis(data)}")
-    ax.set_title(f"ROVER per frame, sorted (questions in brackets){_suffix(data)}")
+    ax.set_title(_("ROVER per frame, sorted (questions in brackets)") + _suffix(data))
+    _local_ticks(ax.xaxis)
     ax.grid(axis="x", alpha=0.3)
     ax.tick_params(axis="y", labelsize=8)
     return fig
@@ -211,15 +248,16 @@ def combinations_figure(data) -> Figure:
     width = 0.8 / len(labels)
     for i, label in enumerate(labels):
         xs = [j + (i - (len(labels) - 1) / 2) * width for j in range(len(systems))]
-        name = SUBSET_LABELS[label].format(a=a, b=b) + f" (n={subsets[label]['n']})"
+        name = str(SUBSET_LABELS[label]).format(a=a, b=b) + f" (n={subsets[label]['n']})"
         color, hatch = PALETTE[i % len(PALETTE)], HATCHES[i % len(HATCHES)]
         values = [_num(subsets[label]["by_system"][s]) for s in systems]
         ax.bar(xs, values, width, label=name, color=color, hatch=hatch, edgecolor="black", linewidth=0.4)
     ax.set_xticks(range(len(systems)), systems, rotation=30, ha="right")
     ax.set_ylabel(_axis(data))
-    ax.set_title(f"{_axis(data)} by combination of {a} and {b}{_suffix(data)}")
+    ax.set_title(_("{axis} by combination of {a} and {b}").format(axis=_axis(data), a=a, b=b) + _suffix(data))
     ax.grid(axis="y", alpha=0.3)
-    _legend_outside(fig, ax, len(labels), title="questions")
+    _local_ticks(ax.yaxis)
+    _legend_outside(fig, ax, len(labels), title=_("questions"))
     return fig
 
 

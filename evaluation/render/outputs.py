@@ -15,6 +15,7 @@ from core.export_safety import safe_frame
 from evaluation.render import figures as figs
 from evaluation.render import paper
 from evaluation.render.choices import choices_caption
+from evaluation.render.page import page_figure_name
 from evaluation.report.inputs import corpus_records
 
 REPORT_JSON = "report.json"
@@ -101,13 +102,27 @@ def latex_table(table: pd.DataFrame, bold: pd.DataFrame | None = None, caption: 
     return paper.standalone(styler.to_latex(convert_css=True, hrules=True, caption=caption, environment="table"))
 
 
+def _page_figures(report, out, language):
+    """Draw the page's SVG copy of each figure with its words and numbers in ``language``."""
+    written = []
+    with translation.override(language):
+        for name, data in report.figures.items():
+            fig = figs.FIGURES[name]({**data, "human_aggregate": report.data.get("human_aggregate")})
+            file = page_figure_name(figs.FIGURE_FILES[name], language)
+            fig.savefig(out / file, dpi=150)
+            written.append(file)
+    return written
+
+
 @translation.override("en")
-def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
+def write_report(report, out_dir, render_figures: bool = True, *, page_languages=()) -> list[str]:
     """Write every file of ``report`` under ``out_dir``, in the paper's language and number format
     whatever language the caller reads (the page translates; the files never do).
 
     report.json, each data table as CSV and LaTeX, the paper tables (``evaluation.render.paper``), each
-    figure as PNG, PDF and SVG, and the hard subset as corpus JSONL.
+    figure as PNG, PDF and SVG, and the hard subset as corpus JSONL. The page's copy of each figure in
+    another language is one more SVG, ``<stem>.<language>.svg`` (``page.page_figure_name``), its words and
+    numbers in that language; the paper's files keep their names and stay in English.
 
     Parameters
     ----------
@@ -117,6 +132,8 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
         The folder (created when missing).
     render_figures : bool, default True
         Draw the figures (the slowest part).
+    page_languages : iterable of str, default ()
+        Languages (codes other than ``en``) the page's figures are also drawn in.
 
     Returns
     -------
@@ -162,6 +179,8 @@ def write_report(report, out_dir, render_figures: bool = True) -> list[str]:
             for ext in figs.FORMATS:
                 fig.savefig(out / f"{stem}.{ext}", dpi=150)
                 written.append(f"{stem}.{ext}")
+        for language in page_languages:
+            written += _page_figures(report, out, language)
     if report.hard_subset is not None:
         extra = {qid: {"partition": int(k)} for qid, k in report.hard_subset["partition"].items()}
         records = corpus_records(report.hard_subset.drop(columns="partition"), extra)

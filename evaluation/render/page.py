@@ -513,33 +513,98 @@ def frames_section(data):
     return {"outcomes": outcomes, "total": total, "table4": table4, "agreement": agreement_rows}
 
 
-def figure_titles(names, data):
-    """The page's figures titled in words, from their file names.
+PAGE_FORMAT = "svg"  # the format the page shows a figure in
+
+
+def page_figure_name(stem: str, language: str) -> str:
+    """The file name of the page's copy of a figure in ``language`` (the English one is the paper's).
+
+    Parameters
+    ----------
+    stem : str
+        The figure's file stem (``figures.FIGURE_FILES``, the keys of ``FIGURE_TITLES``).
+    language : str
+        A language code.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.render.page import page_figure_name
+    >>> page_figure_name("figure3_partitions", "fr"), page_figure_name("figure3_partitions", "en")
+    ('figure3_partitions.fr.svg', 'figure3_partitions.svg')
+    """
+    infix = "" if language == "en" else f".{language}"
+    return f"{stem}{infix}.{PAGE_FORMAT}"
+
+
+def _is_page_copy(name: str) -> bool:
+    stem, _dot, rest = name.partition(".")
+    return stem in FIGURE_TITLES and rest.count(".") == 1 and rest.endswith(f".{PAGE_FORMAT}")
+
+
+def downloads(names):
+    """The report's files to download: all but the page's copies of the figures in other languages.
 
     Parameters
     ----------
     names : list of str
-        The figures' SVG file names.
+        The report's file names.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from evaluation.render.page import downloads
+    >>> downloads(["report.json", "figure3_partitions.svg", "figure3_partitions.fr.svg"])
+    ['report.json', 'figure3_partitions.svg']
+    """
+    return [n for n in names if not _is_page_copy(n)]
+
+
+def figure_titles(names, data, language="en"):
+    """The page's figures titled in words, each the copy in ``language`` when the report has one
+    (reports made before the copies existed, or in a language without one, show the English file).
+
+    Parameters
+    ----------
+    names : list of str
+        The report's file names.
     data : dict
         report.json data (``metric``).
+    language : str, default "en"
+        The reader's language.
 
     Returns
     -------
     list of dict
-        ``name`` (the file) and ``title``.
+        ``name`` (the file shown), ``file`` (the paper's file of the figure) and ``title``.
 
     Examples
     --------
     >>> from evaluation.render.page import figure_titles
-    >>> figure_titles(["figure3_partitions.svg"], {"metric": "hscore"})
-    [{'name': 'figure3_partitions.svg', 'title': 'Figure 3: Hscore of each system per ROVER agreement partition'}]
+    >>> figure_titles(["figure3_partitions.svg", "figure3_partitions.fr.svg"], {"metric": "hscore"})
+    [{'name': 'figure3_partitions.svg', 'file': 'figure3_partitions.svg',
+      'title': 'Figure 3: Hscore of each system per ROVER agreement partition'}]
+    >>> figure_titles(["figure3_partitions.svg", "figure3_partitions.fr.svg"], {"metric": "f1"}, "fr")[0]["name"]
+    'figure3_partitions.fr.svg'
+    >>> figure_titles(["figure3_partitions.svg"], {"metric": "f1"}, "fr")[0]["name"]
+    'figure3_partitions.svg'
     """
     metric = metric_registry.title(data.get("metric"))
+    present = set(names)
     out = []
-    for name in names:
-        stem = name.rsplit(".", 1)[0]
+    for name in downloads(names):
+        stem, _dot, ext = name.rpartition(".")
+        if ext != PAGE_FORMAT:
+            continue
+        local = page_figure_name(stem, language)
         title = str(FIGURE_TITLES.get(stem, stem.replace("_", " "))).format(metric=metric)
-        out.append({"name": name, "title": title})
+        out.append({"name": local if local in present else name, "file": name, "title": title})
     return out
 
 

@@ -166,7 +166,9 @@ def interval(e: dict) -> tuple:
 # --- the report section ----------------------------------------------------------------------
 
 
-def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None, aggregate=human.DEFAULT_AGGREGATE):
+def active_scores(
+    predictions, labels, judge_labels, *, design_frame, gold=None, aggregate=human.DEFAULT_AGGREGATE, human_scores=None
+):
     """One row per prediction in the design: human scores, the judge's f, pi and the live xi.
 
     Parameters
@@ -184,6 +186,10 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
         Gold triplet keys: their human labels are not drawn by the design and are left out.
     aggregate : {"mean", "majority"}, default "mean"
         How a triplet's labels make its score (SPEC 3).
+    human_scores : DataFrame, optional
+        ``ppi.prediction_scores`` of the same predictions and labels with the same ``gold`` and
+        ``aggregate``, when the caller computed them already (only their ``h_*`` columns are read);
+        default computed here.
 
     Returns
     -------
@@ -207,7 +213,9 @@ def active_scores(predictions, labels, judge_labels, *, design_frame, gold=None,
     from evaluation.science import ppi
 
     q, has_probs = judge_distribution(judge_labels)
-    scores = ppi.prediction_scores(predictions, labels, None, gold=gold, aggregate=aggregate)
+    scores = human_scores
+    if scores is None:
+        scores = ppi.prediction_scores(predictions, labels, None, gold=gold, aggregate=aggregate)
     plan = design_frame.drop_duplicates("tkey", keep="last").set_index("tkey")
     keys = metric_registry.human_keys()
     labeled_keys = set(scores.loc[scores[f"h_{keys[0]}"].notna(), "tkey"])  # judged by the judge or not
@@ -409,7 +417,15 @@ def _example_frames():
 
 
 def active_section(
-    predictions, labels, judge_labels, *, design_frame, systems=None, facts=None, aggregate=human.DEFAULT_AGGREGATE
+    predictions,
+    labels,
+    judge_labels,
+    *,
+    design_frame,
+    systems=None,
+    facts=None,
+    aggregate=human.DEFAULT_AGGREGATE,
+    human_scores=None,
 ):
     """The active part of one report: rows, what the design was, and the ``active`` data table.
 
@@ -430,6 +446,8 @@ def active_section(
         record of the design (``rho``, ``alpha``, ``model``, ``reason``, ``main_open``).
     aggregate : {"mean", "majority"}, default "mean"
         How a triplet's labels make its score (SPEC 3).
+    human_scores : DataFrame, optional
+        As ``active_scores``.
 
     Returns
     -------
@@ -459,6 +477,7 @@ def active_section(
         design_frame=design_frame,
         gold=(facts or {}).get("gold_keys"),
         aggregate=aggregate,
+        human_scores=human_scores,
     )
     rows = active_rows(scores, systems)
     return rows, _design_summary(d, (facts or {}).get("design_meta"), measured_gains(scores, rows)), _table(rows)
@@ -540,7 +559,9 @@ def labels_to_settle(a: dict, b: dict, n_labeled: int) -> int | None:
     return math.ceil(round(n_labeled * (spread / diff) ** 2 - n_labeled, 9))  # no ceil of float noise
 
 
-def active_conclusions(predictions, labels, judge_labels, *, design_frame, metric="hscore", facts=None) -> dict:
+def active_conclusions(
+    predictions, labels, judge_labels, *, design_frame, metric="hscore", facts=None, human_scores=None
+) -> dict:
     """What the live page shows of an active design: estimates now, and labels that would settle each pair.
 
     Parameters
@@ -557,6 +578,8 @@ def active_conclusions(predictions, labels, judge_labels, *, design_frame, metri
         The metric shown.
     facts : dict, optional
         ``gold_keys``.
+    human_scores : DataFrame, optional
+        As ``active_scores``.
 
     Returns
     -------
@@ -574,7 +597,9 @@ def active_conclusions(predictions, labels, judge_labels, *, design_frame, metri
     >>> result["design"]["progress"], [r["system"] for r in result["rows"]], result["pairs"]
     ('1 of 2 sampled triplets labelled (completion-rate rule)', ['a'], [])
     """
-    rows, design, _ = active_section(predictions, labels, judge_labels, design_frame=design_frame, facts=facts)
+    rows, design, _ = active_section(
+        predictions, labels, judge_labels, design_frame=design_frame, facts=facts, human_scores=human_scores
+    )
     measured = {g["system"]: g["vs_uniform_ppi"] for g in design["gains"] if g["metric"] == metric}
     rows = [{**r, "vs_uniform_ppi": measured.get(r["system"])} for r in rows if r["metric"] == metric]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])

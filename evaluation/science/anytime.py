@@ -519,6 +519,44 @@ def live_conclusions(
     """
     from evaluation.science import ppi  # ppi holds the per-prediction scores
 
+    has_judge = judge_labels is not None and not judge_labels.empty
+    scores = ppi.live_scores(predictions, labels, judge_labels, facts=facts)
+    return live_from_scores(
+        scores, has_judge=has_judge, metric=metric, half_width=half_width, n_plan=n_plan, stop_when=stop_when
+    )
+
+
+def live_from_scores(scores, *, has_judge, metric="hscore", half_width=None, n_plan=None, stop_when="ranking"):
+    """``live_conclusions`` from the per-prediction scores already computed (the live page computes
+    them once and shares them between its parts).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``ppi.live_scores`` of the page's inputs.
+    has_judge : bool
+        Whether a judge's labels went into ``scores``.
+    metric, half_width, n_plan, stop_when
+        As ``live_conclusions``.
+
+    Returns
+    -------
+    dict
+        As ``live_conclusions``.
+
+    Raises
+    ------
+    ValueError
+        As ``live_conclusions``.
+
+    Examples
+    --------
+    >>> from evaluation.science import anytime, ppi
+    >>> labels, judge, predictions = ppi._example_frames()
+    >>> live = anytime.live_from_scores(ppi.live_scores(predictions, labels, judge), has_judge=True)
+    >>> live == anytime.live_conclusions(predictions, labels, judge)
+    True
+    """
     if metric not in metric_registry.human_keys():
         raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")
     if stop_when not in STOP_RULES:
@@ -526,9 +564,6 @@ def live_conclusions(
     width = target_width(metric, half_width)
     if not width > 0:
         raise ValueError("the target half-width must be positive")
-    has_judge = judge_labels is not None and not judge_labels.empty
-    gold = (facts or {}).get("gold_keys") if has_judge else None
-    scores = ppi.prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold)
     systems = list(pd.unique(scores["system"]))
     rows = [r for r in sequence_rows(scores, systems, n_plan=n_plan) if r["metric"] == metric]
     for r in rows:

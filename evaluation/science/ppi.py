@@ -181,9 +181,11 @@ def prediction_scores(
     out = pd.DataFrame({"system": predictions["system"].to_numpy(), "tkey": tkeys.to_numpy()})
     for prefix, rows, how in sides:
         keys, counts = human.triplet_label_counts(rows) if rows is not None and len(rows) else (pd.Index([]), None)
+        at = keys.get_indexer(tkeys) if counts is not None else np.full(len(tkeys), -1)  # one hash pass per side
         for metric in metric_registry.human_keys():
             values = metric_registry.get(metric).per_triplet(counts, how) if counts is not None else []
-            out[f"{prefix}_{metric}"] = tkeys.map(pd.Series(values, index=keys, dtype=float)).to_numpy(dtype=float)
+            values = np.append(np.asarray(values, dtype=float), np.nan)  # position -1: no label, NaN
+            out[f"{prefix}_{metric}"] = values[at]
     return out
 
 
@@ -587,6 +589,7 @@ def conclusions(
     metric: str = "hscore",
     half_width: float = 0.02,
     facts: dict | None = None,
+    scores: pd.DataFrame | None = None,
 ) -> dict:
     """What the live page shows, recomputed from the per-prediction inputs only.
 
@@ -608,6 +611,9 @@ def conclusions(
         The target half-width, on the metric's scale.
     facts : dict, optional
         Platform facts (``judge_inputs.sample_facts``).
+    scores : DataFrame, optional
+        ``live_scores`` of the same inputs, when the caller computed them already (the live page
+        shares them between its parts); default computed here.
 
     Returns
     -------
@@ -632,12 +638,10 @@ def conclusions(
     if metric not in metric_registry.human_keys():
         raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")
     has_judge = judge_labels is not None and not judge_labels.empty
-    # gold triplets' labels stay out of the prediction-powered estimate only (with a judge)
-    scores = prediction_scores(
-        predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys") if has_judge else None
-    )
-    if judge_labels is None or judge_labels.empty:
-        scores[f"f_{metric}"] = 0.0  # no judge: a constant judge gives lambda 0, the classical estimate
+    if scores is None:
+        scores = live_scores(predictions, labels, judge_labels, facts=facts)
+    if not has_judge:  # no judge: a constant judge gives lambda 0, the classical estimate
+        scores = scores.assign(**{f"f_{metric}": 0.0})  # a copy: the caller's scores stay as they are
     reasons = validity_reasons(scores, facts) if has_judge else []
     rows = _live_rows(scores, metric, half_width=half_width, has_judge=has_judge)
     return {
@@ -649,6 +653,37 @@ def conclusions(
         "has_judge": has_judge,
         "reasons": reasons,
     }
+
+
+def live_scores(predictions, labels, judge_labels, *, facts=None) -> pd.DataFrame:
+    """``prediction_scores`` as the live page's parts read them: gold triplets' human labels left out
+    with a judge only (with a judge they are not a random draw; without one the classical estimate
+    keeps them, as ``conclusions`` and ``anytime.live_conclusions`` always did).
+
+    Parameters
+    ----------
+    predictions, labels, judge_labels : DataFrame or None
+        As ``prediction_scores``.
+    facts : dict, optional
+        ``gold_keys``.
+
+    Returns
+    -------
+    DataFrame
+        As ``prediction_scores``.
+
+    Examples
+    --------
+    >>> from evaluation.science import ppi
+    >>> labels, judge, predictions = ppi._example_frames()
+    >>> ppi.live_scores(predictions, labels, judge, facts={"gold_keys": ["t1"]})["h_hscore"].tolist()[:2]
+    [nan, 0.0]
+    >>> ppi.live_scores(predictions, labels, None, facts={"gold_keys": ["t1"]})["h_hscore"].tolist()[:2]
+    [1.0, 0.0]
+    """
+    has_judge = judge_labels is not None and not judge_labels.empty
+    gold = (facts or {}).get("gold_keys") if has_judge else None
+    return prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold)
 
 
 def _live_rows(scores, metric, *, half_width, has_judge):
