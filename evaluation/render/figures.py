@@ -25,6 +25,7 @@ from django.utils.translation import pgettext_lazy
 from matplotlib.figure import Figure
 from matplotlib.ticker import ScalarFormatter
 
+from evaluation.render.choices import AGGREGATE_SHORT
 from evaluation.science import metric_registry
 
 SUBSET_LABELS = {
@@ -178,7 +179,7 @@ def _suffix(data):
     aggregate = data.get("human_aggregate")
     if not aggregate or data.get("metric") not in metric_registry.human_keys():
         return ""
-    return "\n" + _("(labels: {aggregate})").format(aggregate=aggregate)
+    return "\n" + _("(labels: {aggregate})").format(aggregate=AGGREGATE_SHORT.get(aggregate, aggregate))
 
 
 def per_frame_figure(data) -> Figure:

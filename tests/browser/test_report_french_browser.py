@@ -77,6 +77,15 @@ def test_reports_and_a_report_in_french(browser, live_server, report_job, width)
         text = page.inner_text("body")
         for english in ("Choices that change the numbers", "Systems", "Agreement between annotators", "95% CI", "done"):
             assert english not in text, english
+        # the figures drawn in French (issue 32): the page's French copies, loaded, their words in French
+        images = page.locator(".figure-card img")
+        sources = [images.nth(i).get_attribute("src") for i in range(images.count())]
+        assert sources and all(s.endswith(".fr.svg") for s in sources), sources
+        assert all(images.nth(i).evaluate("img => img.naturalWidth > 0") for i in range(images.count()))
+        svg = page.context.request.get(f"{live_server.url}{sources[0]}").text()
+        assert "par partition d’accord de ROVER" in svg and "per ROVER agreement partition" not in svg
+        images.first.scroll_into_view_if_needed()
+        page.locator(".figure-card").first.screenshot(path=str(SCREENSHOTS / f"figure3-{width}.png"))
         # a file of the report, fetched in French, is the English paper-format file
         href = page.locator('a[href$=".tex"]').first.get_attribute("href")
         tex = page.context.request.get(f"{live_server.url}{href}")

@@ -201,6 +201,10 @@ download-labels        anonymous   L    L    L    L    L    L
 download-labels        annotator   403  403  403  403  403  403
 download-labels        researcher  200  200  405  405  405  405
 download-labels        admin       200  200  405  405  405  405
+download-design        anonymous   L    L    L    L    L    L
+download-design        annotator   403  403  403  403  403  403
+download-design        researcher  400  400  405  405  405  405
+download-design        admin       400  400  405  405  405  405
 download-triplet-map   anonymous   L    L    L    L    L    L
 download-triplet-map   annotator   403  403  403  403  403  403
 download-triplet-map   researcher  200  200  405  405  405  405

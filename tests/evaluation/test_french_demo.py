@@ -71,7 +71,7 @@ def test_load_demo_fr_on_piaf_small(piaf_small_dir, tmp_path, settings, client):
 
     # `bin/run-demo --lang fr` (README) hands its options to this command
     script = (Path(settings.BASE_DIR) / "bin" / "run-demo").read_text()
-    assert 'manage.py load_demo "$@"' in script
+    assert 'manage.py load_demo --no-print-users "$@"' in script
 
     # a report on it: automatic metrics under the French normalization (no labels yet)
     job = run_job(start_report(corpus, n_boot=0, figures=False).pk, report_body)

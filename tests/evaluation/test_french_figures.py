@@ -38,8 +38,8 @@ def test_report_job_draws_french_page_figures(figured_job):
     files = figured_job.result["files"]
     assert "figure3_partitions.fr.svg" in files
     english, french = svg_text(folder / "figure3_partitions.svg"), svg_text(folder / "figure3_partitions.fr.svg")
-    assert "Hscore per ROVER agreement partition" in english
-    assert "Hscore par partition d’accord de ROVER" in french
+    assert "Hscore per ROVER agreement partition" in english and "(labels: mean)" in english
+    assert "Hscore par partition d’accord de ROVER" in french and "(étiquettes moyennées)" in french
     assert not any("per ROVER agreement partition" in t or "agreement partition (" in t for t in french)
     assert any(t.startswith("partition d’accord (nombre de systèmes") for t in french)
     assert not any("partition d’accord" in t for t in english)
