@@ -77,7 +77,8 @@ def test_the_form_and_the_api_offer_a_toy_metric(toy_metric):
     from evaluation.forms import ReportForm
 
     Corpus.objects.create(name="c1")
-    assert ("short", "short") in ReportForm().fields["metric"].choices
+    offered = dict(ReportForm().fields["metric"].choices)  # key -> the metric's title, in words
+    assert str(offered["short"]) == "Short answers"
     request = ReportRequest(data={"corpus": "c1", "metric": "short"})
     assert request.is_valid(), request.errors
     assert request.validated_data["metric"] == "short"
