@@ -242,11 +242,12 @@ def sequence_rows(scores: pd.DataFrame, systems=None, *, n_plan=None, alpha: flo
     >>> [(r["system"], r["metric"], r["n"], r["n_plan"], r["alpha_split"], r["cs_low"]) for r in rows][:2]
     [('a', 'hscore', 2, 100, 0.025, None), ('a', 'hcorrect', 2, 100, 0.025, None)]
     """
-    systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
-    alpha_s = alpha / max(len(systems), 1)
+    from evaluation.science.ppi import system_parts  # ppi holds the per-prediction scores
+
+    parts = system_parts(scores, systems)
+    alpha_s = alpha / max(len(parts), 1)
     rows = []
-    for system in systems:
-        part = scores[scores["system"] == system]
+    for system, part in parts:
         labelled_all = int(part["h_hscore"].notna().sum())
         plan = _plan_for(system, n_plan, labelled_all)
         for metric in metric_registry.human_keys():

@@ -276,6 +276,34 @@ def interval(mean, variance):
 # --- per system ------------------------------------------------------------------------------
 
 
+def system_parts(scores: pd.DataFrame, systems=None) -> list[tuple]:
+    """Per system its rows of ``scores``, in one grouping pass (not one comparison of every row per system).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``prediction_scores`` (or any frame with ``system``).
+    systems : iterable of str, optional
+        The systems, in order (default: order of appearance); one without rows gets an empty part.
+
+    Returns
+    -------
+    list of (str, DataFrame)
+        Each part keeps the rows' order and index.
+
+    Examples
+    --------
+    >>> from evaluation.science import ppi
+    >>> labels, judge, predictions = ppi._example_frames()
+    >>> [(s, len(p)) for s, p in ppi.system_parts(ppi.prediction_scores(predictions, labels, judge), ["b", "a", "z"])]
+    [('b', 3), ('a', 3), ('z', 0)]
+    """
+    systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
+    positions = scores.groupby("system", sort=False).indices
+    empty = np.array([], dtype=np.intp)
+    return [(system, scores.iloc[positions.get(system, empty)]) for system in systems]
+
+
 def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     """The ``ppi`` rows of ``report.json``: per system and metric, over the predictions judged.
 
@@ -305,10 +333,8 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0),
      ('b', 'hscore', 2, 3, 0.75), ('b', 'hcorrect', 2, 3, 50.0)]
     """
-    systems = list(systems) if systems is not None else list(pd.unique(scores["system"]))
     rows = []
-    for system in systems:
-        part = scores[scores["system"] == system]
+    for system, part in system_parts(scores, systems):
         for metric in metric_registry.human_keys():
             h, f = part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy()
             judged = ~np.isnan(f)
