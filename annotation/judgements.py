@@ -8,9 +8,10 @@ under the unique constraint, so two tabs or a double click never create a second
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 
 MAX_SECONDS_PER_VISIT = 3600.0
 
@@ -47,6 +48,67 @@ def state(row, values):
     return judged, (not judged) and row.skipped
 
 
+@functools.cache
+def _locked_row_sql(model, names, vendor):
+    """``SELECT`` of the row of ``model`` at the fields ``names`` (``FOR UPDATE`` where the database
+    has it), written once per model and key names: building it with the ORM on every judgement cost
+    more CPU than running it. ``vendor`` keys the cache by database."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
+    where = " AND ".join(f"{quote(model._meta.get_field(name).column)} = %s" for name in names)
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return f"SELECT * FROM {quote(model._meta.db_table)} WHERE {where}{lock}"
+
+
+def _locked_row(model, keys):
+    """The row of ``model`` at ``keys`` (field name -> value or model instance), locked until the end
+    of the transaction, or None. ``keys`` are the fields of a unique constraint (at most one row)."""
+    names = tuple(keys)
+    sql = _locked_row_sql(model, names, connections[DEFAULT_DB_ALIAS].vendor)
+    params = [getattr(keys[name], "pk", keys[name]) for name in names]
+    return next(iter(model.objects.raw(sql, params)), None)
+
+
+@functools.cache
+def _insert_sql(model, vendor):
+    """``(fields, INSERT statement)`` of one row of ``model``: every concrete field but an
+    auto-incremented primary key, which the statement returns where the database can. Written once
+    per model (``vendor`` keys the cache by database)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    fields = tuple(f for f in model._meta.concrete_fields if not (f is pk and f.db_returning))
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))})"
+    )
+    if pk.db_returning and connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {quote(pk.column)}"
+    return fields, sql
+
+
+def _create(model, **values):
+    """``model.objects.create(**values)`` as one INSERT written once per model: the ORM compiled the
+    statement on every judgement. Same row: the model's defaults, ``auto_now`` / ``auto_now_add`` and
+    each field's conversion for the database (``pre_save``, ``get_db_prep_save``); no signal is
+    connected to the judgement models, and an IntegrityError is raised as ``create`` raises it."""
+    row = model(**values)
+    connection = connections[DEFAULT_DB_ALIAS]
+    fields, sql = _insert_sql(model, connection.vendor)
+    params = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        pk = model._meta.pk
+        if pk.db_returning:
+            row.pk = (
+                cursor.fetchone()[0]
+                if connection.features.can_return_columns_from_insert
+                else connection.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
+            )
+    row._state.adding, row._state.db = False, DEFAULT_DB_ALIAS
+    return row
+
+
 def save(
     model,
     event_model,
@@ -76,7 +138,7 @@ def save(
             with transaction.atomic():
                 # Lock the row if it exists, else insert it; a concurrent insert raises
                 # IntegrityError here and the retry finds the row (no savepoint needed).
-                row = model.objects.select_for_update().filter(**keys).first()
+                row = _locked_row(model, keys)
                 if row is not None and submission_id:
                     earlier = event_model.objects.filter(**{event_field: row}, submission_id=submission_id).first()
                     if earlier is not None:
@@ -90,7 +152,8 @@ def save(
                         )
                 before = None if row is None else state(row, values)
                 if row is None:
-                    row = model.objects.create(
+                    row = _create(
+                        model,
                         **keys,
                         **{"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
                     )
@@ -104,8 +167,13 @@ def save(
                     row.seconds_spent += seconds
                     row.fold = row.fold or fold
                     row.save(update_fields=[*values, "skipped", "seconds_spent", "fold", "updated_at"])
-                event_model.objects.create(
-                    **{event_field: row}, **given, skipped=skip, seconds=seconds, submission_id=submission_id
+                _create(
+                    event_model,
+                    **{event_field: row},
+                    **given,
+                    skipped=skip,
+                    seconds=seconds,
+                    submission_id=submission_id,
                 )
                 if on_saved is not None:
                     on_saved(before, row)

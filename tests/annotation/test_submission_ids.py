@@ -119,3 +119,46 @@ def test_a_skip_then_a_label_with_the_same_id_is_a_conflict_not_a_silent_drop(sh
     assert skip.status_code == 200
     assert page_judge(client, fold, item, "correct", "k").status_code == 409
     assert Label.objects.get(annotator=shared["ann"], triplet=item.triplet).skipped
+
+
+def test_a_label_inserted_by_a_concurrent_request_turns_the_insert_into_an_update(shared, monkeypatch):
+    """The first look finds no row (another request inserted it and committed just after): the INSERT
+    hits the unique constraint, nothing of this attempt stays, and the retry updates that row."""
+    from annotation import annotating, judgements
+
+    fold, ann = shared["folds"][0], shared["ann"]
+    item = items_of(fold)[0]
+    theirs, _ = annotating.save_judgement(ann, fold, item, value="correct", submission_id="theirs", source="api")
+    looks = []
+    real = judgements._locked_row
+
+    def racing(model, keys):
+        looks.append(model)
+        return None if len(looks) == 1 else real(model, keys)  # the first look ran before their commit
+
+    monkeypatch.setattr(judgements, "_locked_row", racing)
+    label, changed = annotating.save_judgement(ann, fold, item, value="partial", seconds=4, submission_id="mine")
+    assert changed and len(looks) == 2
+    row = Label.objects.get(annotator=ann, triplet=item.triplet)
+    assert (row.pk, row.value, row.skipped, row.source, row.fold_id) == (theirs.pk, "partial", False, "api", fold.pk)
+    assert label.pk == theirs.pk and row.seconds_spent == 4.0 and row.updated_at >= row.created_at
+    events = LabelEvent.objects.filter(label=row).order_by("pk")
+    assert [(e.value, e.submission_id, e.seconds) for e in events] == [
+        ("correct", "theirs", 0.0),
+        ("partial", "mine", 4.0),
+    ]
+
+
+def test_the_first_judgement_of_an_item_writes_every_field_of_its_label_and_event(shared):
+    from annotation import annotating
+
+    fold, ann = shared["folds"][0], shared["ann"]
+    item = items_of(fold)[1]
+    label, changed = annotating.save_judgement(ann, fold, item, value="incorrect", seconds="7.5", submission_id="s")
+    row = Label.objects.get(pk=label.pk)
+    assert changed and (row.triplet_id, row.annotator_id, row.fold_id) == (item.triplet_id, ann.pk, fold.pk)
+    assert (row.value, row.skipped, row.seconds_spent, row.source) == ("incorrect", False, 7.5, "ui")
+    assert row.created_at == label.created_at and row.updated_at == label.updated_at
+    event = LabelEvent.objects.get(label=row)
+    assert (event.value, event.skipped, event.seconds, event.submission_id) == ("incorrect", False, 7.5, "s")
+    assert event.created_at >= row.created_at
