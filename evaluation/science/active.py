@@ -93,7 +93,7 @@ def estimate(h, f, *, xi, pi, groups=None) -> dict:
     terms = {"a": f * (1 - w), "c": 1 - w, "b": np.where(xi, h, 0.0) * w}
     one = groups is None
     groups = np.zeros(len(f), dtype=np.intp) if one else np.asarray(groups, dtype=np.intp)
-    size = int(groups.max()) + 1 if len(groups) else 0
+    size = int(groups.max()) + 1 if len(groups) else int(one)  # one estimate of nothing: undefined
     n = np.bincount(groups, minlength=size).astype(float)
     out = _control_variates(terms, groups, n)
     out["n"], out["n_labeled"] = n.astype(int), np.bincount(groups, weights=xi, minlength=size).astype(int)
@@ -136,7 +136,8 @@ def _control_variates(terms, groups, n):
     theta = means["b"] + lam * means["a"] + beta * means["c"]
     # var(b) / var(z); undefined (NaN) when the control variates fit b exactly, 1 when b does not vary
     gain = np.where(var_z > 0, s_bb / np.where(var_z > 0, var_z, 1.0), np.where(s_bb > 0, np.nan, 1.0))
-    return {"estimate": theta, "variance": var_z / n, "lambda": lam, "beta": beta, "gain": gain}
+    variance = np.where(n > 0, var_z / np.where(n > 0, n, 1), np.nan)  # a group of no item: undefined
+    return {"estimate": theta, "variance": variance, "lambda": lam, "beta": beta, "gain": gain}
 
 
 def interval(e: dict) -> tuple:

@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from evaluation.science import metric_registry
+from evaluation.science import metric_registry, ppi
 
 ALPHA = 0.05  # the level of every statement of the page, split between the systems
 MIN_LABELS = 30  # below this many human labels a sequence is not given (null bounds)
@@ -336,21 +336,7 @@ def settled(rows: list[dict], metric: str) -> list[dict]:
     >>> [(p["systems"], p["settled"], p["ahead"]) for p in settled(rows, "hscore")]
     [(['a', 'b'], True, 'a'), (['a', 'c'], False, None), (['b', 'c'], False, None)]
     """
-    rows = [r for r in rows if r["metric"] == metric]
-    out = []
-    for a, b in itertools.combinations(rows, 2):
-        known = a["cs_low"] is not None and b["cs_low"] is not None
-        apart = known and (a["cs_low"] > b["cs_high"] or b["cs_low"] > a["cs_high"])
-        ahead = a if apart and a["cs_low"] > b["cs_high"] else b
-        out.append(
-            {
-                "systems": [a["system"], b["system"]],
-                "metric": metric,
-                "settled": bool(apart),
-                "ahead": ahead["system"] if apart else None,
-            }
-        )
-    return out
+    return ppi.interval_pairs([r for r in rows if r["metric"] == metric], metric, low="cs_low", high="cs_high")
 
 
 def ranking_settled(rows: list[dict]) -> bool:

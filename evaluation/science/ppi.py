@@ -439,16 +439,49 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
     [{'systems': ['a', 'b'], 'metric': 'hscore', 'settled': True, 'ahead': 'a'}]
     """
     rows = [r for r in rows if r["metric"] == metric and r["ci_low"] is not None]
+    return interval_pairs(rows, metric)
+
+
+def interval_pairs(rows: list[dict], metric: str, *, low: str = "ci_low", high: str = "ci_high") -> list[dict]:
+    """Every pair of ``rows``: ``settled`` when their intervals ``[low, high]`` are apart, and which is ahead.
+
+    The one pairing rule of the fixed intervals (``settled_pairs``) and of the confidence sequences
+    (``evaluation.science.anytime.settled``). A row whose bounds are None is never settled.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows with ``system`` and the bounds ``low`` and ``high`` (one metric's).
+    metric : str
+        The metric, copied into each pair.
+    low, high : str
+        The keys of the bounds.
+
+    Returns
+    -------
+    list of dict
+        ``systems``, ``metric``, ``settled``, ``ahead`` (the system whose interval lies above; None
+        unless settled), in the order of ``itertools.combinations(rows, 2)``.
+
+    Examples
+    --------
+    >>> from evaluation.science.ppi import interval_pairs
+    >>> rows = [{"system": "a", "lo": 0.5, "hi": 0.7}, {"system": "b", "lo": 0.75, "hi": 0.85},
+    ...         {"system": "c", "lo": None, "hi": None}]
+    >>> [(p["systems"], p["settled"], p["ahead"]) for p in interval_pairs(rows, "hscore", low="lo", high="hi")]
+    [(['a', 'b'], True, 'b'), (['a', 'c'], False, None), (['b', 'c'], False, None)]
+    """
     out = []
     for a, b in itertools.combinations(rows, 2):
-        apart = a["ci_low"] > b["ci_high"] or b["ci_low"] > a["ci_high"]
-        ahead = a if a["estimate"] >= b["estimate"] else b
+        known = a[low] is not None and b[low] is not None
+        above = known and a[low] > b[high]
+        below = known and b[low] > a[high]
         out.append(
             {
                 "systems": [a["system"], b["system"]],
                 "metric": metric,
-                "settled": bool(apart),
-                "ahead": ahead["system"] if apart else None,
+                "settled": bool(above or below),
+                "ahead": a["system"] if above else b["system"] if below else None,
             }
         )
     return out

@@ -236,6 +236,18 @@ def test_rows_carry_beta_and_the_design_its_pilot():
     assert summary["rates"] == {"pilot": 1.0, "main": 0.0}
 
 
+def test_a_system_with_no_prediction_in_the_design_has_an_undefined_row():
+    """A report's system that has no judged prediction in the design (the report crashed on it)."""
+    predictions, labels, judge, plan = active._example_frames()
+    scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
+    rows = active.active_rows(scores, ["a", "nobody"])
+    empty = [r for r in rows if r["system"] == "nobody"]
+    assert len(empty) == len(rows) // 2 and all(r["n_total"] == 0 and r["estimate"] is None for r in empty)
+    assert all(r["estimate"] is not None for r in rows if r["system"] == "a")
+    nothing = active.estimate([], [], xi=[], pi=[])
+    assert nothing["estimate"] is None and nothing["n"] == 0 and nothing["n_labeled"] == 0
+
+
 @pytest.mark.parametrize(
     ("budget", "message"),
     [(0, "positive"), ("-3", "positive"), ("x", "count"), ("2.5", "whole"), (11, "more than the 10")],
