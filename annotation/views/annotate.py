@@ -7,6 +7,7 @@ cursor in one transaction; nothing here counts or scans the annotator's past. Re
 (``annotation/reviewing.py``) walks one's labelled items instead.
 """
 
+import functools
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
@@ -14,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from annotation import annotating, judgements, reviewing, studies
@@ -24,6 +26,17 @@ from annotation.views import study
 from core import ids, roles
 
 BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
+
+
+@functools.cache
+def _choices(language):
+    """``(buttons, flag reasons)`` with their titles translated into ``language`` once per process:
+    the fragment sent for every judgement translated the same seven lazy titles each time."""
+    with translation.override(language):
+        return (
+            tuple((key, value, str(title)) for key, value, title in BUTTONS),
+            tuple((value, str(title)) for value, title in FLAG_REASONS),
+        )
 
 
 def conflict_response(conflict):
@@ -37,17 +50,18 @@ def _item_context(request, assignment, item, *, notice=None, review=False):
     news = annotating.guidelines_news(assignment)
     label = item.my_label if item is not None and started else None
     fold = assignment.fold
+    buttons, flag_reasons = _choices(translation.get_language())
     return {
         "fold": fold,
         "item": item,
         "label": label,
-        "buttons": BUTTONS,
+        "buttons": buttons,
         "progress": progress,
         "submission_id": annotating.new_submission_id(),
         "has_previous": started and (item.has_previous if item is not None else True),
         "notice": notice,
         "label_words": LABEL_TITLES.get(label.value) if label is not None and label.value else None,
-        "flag_reasons": FLAG_REASONS,
+        "flag_reasons": flag_reasons,
         "review": review,
         "review_next": reviewing.labelled_after(fold, request.user, item.position) if review and item else None,
         "guidelines_news": news,

@@ -140,3 +140,23 @@ def test_labels_written_elsewhere_are_counted_when_the_fold_is_opened(big_fold):
     Label.objects.filter(annotator=ann).delete()
     html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
     assert "0 / 60" in html and fields(html)[0] == items[0].handle
+
+
+def test_the_fragment_titles_follow_each_request_s_language(big_fold):
+    """The label and flag-reason titles are translated once per language (annotate._choices): an
+    English request after a French one still gets English, and the French one French."""
+    fold, _ann, client = big_fold
+    html = client.get(reverse("annotate", args=[fold.pk])).content.decode()
+    item, sub = fields(html)
+    for language, words in (("fr", ("Correcte", "Question ambiguë")), ("en", ("Correct", "Ambiguous question"))):
+        response = client.post(
+            reverse("judge", args=[fold.pk]),
+            {"item": item, "submission_id": sub, "seconds": "1", "value": "correct"},
+            HTTP_HX_REQUEST="true",
+            HTTP_ACCEPT_LANGUAGE=language,
+        )
+        html = response.content.decode()
+        assert response.status_code == 200 and response["Content-Language"] == language
+        assert f"</kbd>{words[0]}</button>" in html
+        assert f'<option value="ambiguous_question">{words[1]}</option>' in html
+        item, sub = fields(html)
