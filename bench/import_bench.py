@@ -1,6 +1,12 @@
-"""Import the full SQuAD v1.1 dev data into a new corpus (10,570 questions, 10 systems + reference:
-116,257 predictions, 35,027 triplets), side by side with a minimal baseline of the same rows, on a
-fresh SQLite file (default) or PostgreSQL (--database-url).
+"""Import real SQuAD v1.1 dev data into a new corpus, side by side with a minimal baseline of the same
+rows and, given ``--label-studio VENV``, with Label Studio importing the same items, on a fresh SQLite
+file (default) or PostgreSQL (--database-url).
+
+The items: ``--items 14282`` (default, the issue's count) takes the first questions of the dev set
+(in its order) whose triplets (reference + 10 systems, deduplicated as the platform does) make that
+count, or the nearest above it: 14,283 triplets from 4,356 questions and 43,557 system predictions
+(+ 4,356 references); ``--items 0`` takes the whole set (10,570 questions, 105,687 system predictions
++ 10,570 references, 35,027 triplets).
 
 Each repetition runs, in its own process on its own fresh database (migrated once, then copied):
 
@@ -12,13 +18,19 @@ Each repetition runs, in its own process on its own fresh database (migrated onc
   the distinct (question, normalized answer) triplets and every prediction written as plain rows
   (``annotation.bulk.insert_rows``: executemany, COPY on PostgreSQL), ids read back by query.
 
-The two alternate (project first, then baseline first, ...) so that a busy machine weighs on both.
+- ``label-studio`` (with ``--label-studio``, ``bench/kit/label_studio.py``): the same triplets as
+  Label Studio tasks (context, question, answer), imported through its API into a new project of a
+  server started once for the run (the same gunicorn), the wall time of the import call; Label Studio
+  does no deduplication, so it is given the triplets, not the predictions.
+
+The runs alternate (project first, then baseline first, ...) so that a busy machine weighs on all.
 Prints each run's wall and CPU seconds, the medians, the project's time over the baseline's (a slip
 of the import shows there), and PASS / FAIL for the target of issue 34: the project's import (corpus
-+ predictions, wall) no slower than Label Studio 1.23.2 importing the same items on the issue's
-machine (``--target-s``, 3.1 s).
++ predictions, wall) no slower than Label Studio importing the same items in the same run (without
+``--label-studio``: than ``--target-s``, the 3.1 s the issue measured).
 
-    .venv/bin/python bench/import_bench.py [--reps 3] [--database-url postgres://postgres@127.0.0.1:5432/qaeval_bench_mine]
+    .venv/bin/python bench/import_bench.py --label-studio /tmp/ls-venv [--reps 3] [--items 0]
+    .venv/bin/python bench/import_bench.py --database-url postgres://postgres@127.0.0.1:5432/qaeval_bench_mine
 """
 
 import argparse
@@ -32,8 +44,42 @@ import tempfile
 import time
 from pathlib import Path
 
+from kit.label_studio import LabelStudio, venv_from
+
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 LABEL_STUDIO_S = 3.1  # Label Studio 1.23.2, same items, the issue's machine (issue 34)
+ISSUE_ITEMS = 14282  # the issue's item count
+
+
+def subset(data, items, tmp):
+    """The data folder to import and the items as Label Studio tasks: the first questions whose
+    triplets reach ``items`` (0: all), written to ``tmp`` when it is a part. The triplets are the
+    platform's own (``annotation.dedup.build_triplets``, reference first, as ``import_corpus``)."""
+    from annotation.dedup import build_triplets
+
+    records = [json.loads(line) for line in (data / "corpus.jsonl").read_bytes().splitlines()]
+    predictions = [json.loads(line) for line in (data / "predictions.jsonl").read_bytes().splitlines()]
+    by_question = {}
+    for p in predictions:
+        by_question.setdefault(p["question_id"], []).append(p["answer"])
+    chosen, tasks = [], []
+    for r in records:
+        answers = r["answers"][:1] + by_question.get(r["id"], [])
+        groups = build_triplets((i, r["id"], a) for i, a in enumerate(answers))
+        chosen.append(r)
+        tasks += [{"context": r["context"], "question": r["question"], "answer": g.answer} for g in groups]
+        if items and len(tasks) >= items:
+            break
+    if len(chosen) == len(records):
+        return data, tasks, {"questions": len(records), "predictions": len(predictions), "triplets": len(tasks)}
+    part = Path(tmp) / "data"
+    part.mkdir()
+    ids = {r["id"] for r in chosen}
+    (part / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    kept = [p for p in predictions if p["question_id"] in ids]
+    (part / "predictions.jsonl").write_text("".join(json.dumps(p) + "\n" for p in kept))
+    return part, tasks, {"questions": len(chosen), "predictions": len(kept), "triplets": len(tasks)}
 
 
 def clock():
@@ -179,8 +225,8 @@ class Databases:
             self._psql(f'DROP DATABASE IF EXISTS "{self.template}"')
 
 
-def one_run(phase, url, args, tmp):
-    cmd = [sys.executable, __file__, "--phase", phase, "--url", url, "--tmp", tmp, "--data", args.data]
+def one_run(phase, url, data, tmp):
+    cmd = [sys.executable, __file__, "--phase", phase, "--url", url, "--tmp", tmp, "--data", str(data)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{phase} run failed:\n{done.stderr[-3000:]}")
@@ -192,41 +238,78 @@ def summary(runs, args):
     med = {
         phase: [statistics.median(r[key][k] for r in runs[phase]) for k in (0, 1)] for phase in ("project", "baseline")
     }
+    measured = [r["seconds"] for r in runs.get("label-studio", [])]
     print(f"\nmedian of {args.reps} (wall / CPU s):")
     for name in runs["project"][0]:
         if name != "counts":
             wall, cpu = (statistics.median(r[name][k] for r in runs["project"]) for k in (0, 1))
             print(f"  project  {name:<45} {wall:7.2f} {cpu:7.2f}")
     print(f"  baseline {key:<45} {med['baseline'][0]:7.2f} {med['baseline'][1]:7.2f}")
+    if measured:
+        print(f"  label-studio import of the same triplets as tasks          {statistics.median(measured):7.2f}")
     ratio = med["project"][0] / med["baseline"][0]
     print(f"project / baseline: {ratio:.2f}x wall, {med['project'][1] / med['baseline'][1]:.2f}x CPU")
+    if measured:
+        target, where = statistics.median(measured), "measured in this run"
+        print(f"project / label-studio: {med['project'][0] / target:.2f}x wall")
+    else:
+        target, where = args.target_s, "given by --target-s, not measured"
     print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
-    ok = med["project"][0] <= args.target_s
+    ok = med["project"][0] <= target
     print(
         f"{'PASS' if ok else 'FAIL'}  project import (corpus + predictions) {med['project'][0]:.2f} s wall "
-        f"<= Label Studio's {args.target_s:g} s on the same items"
+        f"<= Label Studio's {target:.2f} s on the same items ({where})"
     )
-    return {"median": med, "ratio_wall": ratio, "pass": ok}
+    return {
+        "median": med,
+        "label_studio_s": target,
+        "label_studio_measured": bool(measured),
+        "ratio_wall": ratio,
+        "pass": ok,
+    }
 
 
 def parent(args):
     tmp = tempfile.mkdtemp(prefix="qaeval-bench-")
+    data, tasks, counts = subset(Path(args.data), args.items, tmp)
+    print(
+        f"items: {counts['triplets']} triplets from {counts['questions']} questions "
+        f"and {counts['predictions']} system predictions"
+    )
     dbs = Databases(args.database_url, tmp)
+    phases = ["project", "baseline"]
     runs = {"project": [], "baseline": []}
+    label_studio = None
     try:
+        if args.label_studio:
+            label_studio = LabelStudio(args.label_studio, tmp)
+            label_studio.init()
+            label_studio.start(argparse.Namespace(workers=args.workers, threads=args.threads))
+            phases.append("label-studio")
+            runs["label-studio"] = []
         for rep in range(args.reps):
-            order = ("project", "baseline") if rep % 2 == 0 else ("baseline", "project")
+            order = phases if rep % 2 == 0 else phases[::-1]
             for phase in order:
-                result = one_run(phase, dbs.fresh(len(runs["project"]) + len(runs["baseline"])), args, tmp)
+                if phase == "label-studio":
+                    project = label_studio.new_project(f"squad-dev {rep}")
+                    seconds = label_studio.import_tasks(project, tasks)
+                    runs[phase].append({"seconds": seconds, "tasks": len(tasks)})
+                    print(f"rep {rep} {phase:<8} import {seconds:6.2f} s wall  {{'tasks': {len(tasks)}}}", flush=True)
+                    continue
+                result = one_run(phase, dbs.fresh(len(runs["project"]) + len(runs["baseline"])), data, tmp)
                 runs[phase].append(result)
                 wall, cpu = result["import (corpus + predictions)"]
                 print(
                     f"rep {rep} {phase:<8} import {wall:6.2f} s wall {cpu:6.2f} s CPU  {result['counts']}", flush=True
                 )
+                if result["counts"]["triplets"] != len(tasks):
+                    raise SystemExit(f"{phase} made {result['counts']['triplets']} triplets, not {len(tasks)}")
     finally:
+        if label_studio:
+            label_studio.stop()
         dbs.drop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"database: {(args.database_url or 'sqlite').split('://')[0]}, data {args.data}")
+    print(f"database: {(args.database_url or 'sqlite').split('://')[0]}, data {args.data}, {counts['triplets']} items")
     out = summary(runs, args)
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": runs, **out}, indent=1))
@@ -238,7 +321,19 @@ def main():
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "squad-v1.1-dev"))
     parser.add_argument("--database-url", help="e.g. postgres://postgres@127.0.0.1:5432/qaeval_bench_mine (recreated)")
     parser.add_argument("--reps", type=int, default=2, help="repetitions of each (project, baseline), alternating")
-    parser.add_argument("--target-s", type=float, default=LABEL_STUDIO_S, help="Label Studio's time on the same items")
+    parser.add_argument(
+        "--items", type=int, default=ISSUE_ITEMS, help="triplets to import: the first questions that make them (0: all)"
+    )
+    parser.add_argument(
+        "--label-studio",
+        help="virtual environment with label-studio (1.23.2) and gunicorn: import the same items there, side by "
+        "side (default: $LABEL_STUDIO_VENV)",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="Label Studio's gunicorn workers")
+    parser.add_argument("--threads", type=int, default=4, help="Label Studio's gunicorn threads per worker")
+    parser.add_argument(
+        "--target-s", type=float, default=LABEL_STUDIO_S, help="Label Studio's time when it does not run here"
+    )
     parser.add_argument("--json", help="also write every run's figures to this file")
     parser.add_argument("--check", action="store_true", help="exit 1 when the target is not met")
     parser.add_argument("--phase", choices=["project", "baseline"], help=argparse.SUPPRESS)
@@ -247,6 +342,7 @@ def main():
     args = parser.parse_args()
     if args.phase:
         return child(args)
+    args.label_studio = venv_from(args.label_studio)
     out = parent(args)
     if args.check and not out["pass"]:
         sys.exit(1)
