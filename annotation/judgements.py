@@ -69,46 +69,6 @@ def _locked_row(model, keys):
     return next(iter(model.objects.raw(sql, params)), None)
 
 
-@functools.cache
-def _insert_sql(model, vendor):
-    """``(fields, INSERT statement)`` of one row of ``model``: every concrete field but an
-    auto-incremented primary key, which the statement returns where the database can. Written once
-    per model (``vendor`` keys the cache by database)."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    quote = connection.ops.quote_name
-    pk = model._meta.pk
-    fields = tuple(f for f in model._meta.concrete_fields if not (f is pk and f.db_returning))
-    sql = (
-        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))})"
-    )
-    if pk.db_returning and connection.features.can_return_columns_from_insert:
-        sql += f" RETURNING {quote(pk.column)}"
-    return fields, sql
-
-
-def _create(model, **values):
-    """``model.objects.create(**values)`` as one INSERT written once per model: the ORM compiled the
-    statement on every judgement. Same row: the model's defaults, ``auto_now`` / ``auto_now_add`` and
-    each field's conversion for the database (``pre_save``, ``get_db_prep_save``); no signal is
-    connected to the judgement models, and an IntegrityError is raised as ``create`` raises it."""
-    row = model(**values)
-    connection = connections[DEFAULT_DB_ALIAS]
-    fields, sql = _insert_sql(model, connection.vendor)
-    params = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        pk = model._meta.pk
-        if pk.db_returning:
-            row.pk = (
-                cursor.fetchone()[0]
-                if connection.features.can_return_columns_from_insert
-                else connection.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
-            )
-    row._state.adding, row._state.db = False, DEFAULT_DB_ALIAS
-    return row
-
-
 def save(
     model,
     event_model,
@@ -152,8 +112,7 @@ def save(
                         )
                 before = None if row is None else state(row, values)
                 if row is None:
-                    row = _create(
-                        model,
+                    row = model.objects.create(
                         **keys,
                         **{"fold": fold, **given, "skipped": skip, "seconds_spent": seconds, **(defaults or {})},
                     )
@@ -167,8 +126,7 @@ def save(
                     row.seconds_spent += seconds
                     row.fold = row.fold or fold
                     row.save(update_fields=[*values, "skipped", "seconds_spent", "fold", "updated_at"])
-                _create(
-                    event_model,
+                event_model.objects.create(
                     **{event_field: row},
                     **given,
                     skipped=skip,
