@@ -32,8 +32,6 @@ import random
 import re
 import secrets
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
+from kit.servers import free_port, stop
 
 REPO = Path(__file__).resolve().parent.parent
 PASSWORD = "bench-" + secrets.token_hex(6)
@@ -56,12 +55,6 @@ DONE_RE = re.compile(r"Fold finished")
 
 
 # --- environment: database, demo data, server ---------------------------------------------------
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_env(args, workdir):
@@ -136,13 +129,7 @@ def start_server(args, env, port):
 
 
 def stop_server(proc):
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    stop(proc)
 
 
 # --- one annotator ------------------------------------------------------------------------------

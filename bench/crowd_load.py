@@ -49,7 +49,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.kit.crowd import arrive_over_http, free_port, start_gunicorn, stop_gunicorn  # noqa: E402
+from bench.kit.crowd import arrive_over_http, start_gunicorn, stop_gunicorn  # noqa: E402
+from bench.kit.servers import free_port  # noqa: E402
 
 SETUP = """
 import django, json, sys

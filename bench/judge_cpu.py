@@ -45,7 +45,6 @@ import os
 import random
 import secrets
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -56,16 +55,16 @@ from pathlib import Path
 import requests
 
 # The login, form parsing and port helpers of the load benchmark (same folder).
-from annotate_load import CSRF_RE, ITEM_RE, LABELS, SUBMISSION_RE, free_port
+from annotate_load import CSRF_RE, ITEM_RE, LABELS, SUBMISSION_RE
 from kit.label_studio import LabelStudio, LabelStudioAnnotator, venv_from
+from kit.servers import Gunicorn, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data")) / "squad-v1.1-dev"
 PASSWORD = "bench-" + secrets.token_hex(6)
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-class Tree:
+class Tree(Gunicorn):
     """One checkout: its environment, database copy and server."""
 
     def __init__(self, path, workdir, index):
@@ -92,8 +91,6 @@ class Tree:
                 "DATABASE_URL": f"sqlite:///{self.db}",
             }
         )
-        self.proc = None
-        self.base = None
 
     def manage(self, *argv):
         subprocess.run(
@@ -121,59 +118,8 @@ class Tree:
 
     def start(self, args):
         port = free_port()
-        self.proc = subprocess.Popen(
-            self.server_command(args, port),
-            env=self.env,
-            cwd=self.path,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-        )
         self.base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"{self.name}: gunicorn exited with {self.proc.returncode}")
-            if len(self.workers()) == args.workers:
-                try:
-                    t0 = time.perf_counter()
-                    if requests.get(f"{self.base}/login/", timeout=30).status_code == 200:
-                        return (time.perf_counter() - t0) * 1000
-                except requests.RequestException:
-                    pass
-            time.sleep(0.2)
-        raise SystemExit(f"{self.name}: gunicorn did not answer within 120 s")
-
-    def workers(self):
-        pids = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    stat = Path(f"/proc/{entry}/stat").read_text()
-                except OSError:
-                    continue
-                if int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid:
-                    pids.append(int(entry))
-        return pids
-
-    def cpu_ms(self):
-        """utime + stime of all worker processes (all their threads), in ms."""
-        total = 0
-        for pid in self.workers():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-        return total * 1000 / CLK_TCK
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        return self.launch(self.server_command(args, port), env=self.env, cwd=self.path, workers=args.workers)
 
 
 class Annotator:

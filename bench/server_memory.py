@@ -22,7 +22,6 @@ import http.client
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,15 +29,10 @@ import time
 from pathlib import Path
 
 import requests
+from kit.servers import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 OLD_FLAGS = ["config.wsgi", "--workers", "2", "--threads", "4", "--worker-class", "gthread"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def server_command(repo, port):

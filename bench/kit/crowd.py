@@ -5,16 +5,15 @@ browser tests, the parallel-arrivals test and ``bench/crowd_load.py``."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import requests
+
+from .servers import stop
 
 CONSENT = "## What you do\n\nYou judge **answers**. <script>alert(1)</script>\n\n- paid by the minute\n"
 
@@ -79,12 +78,6 @@ REPO = Path(__file__).resolve().parents[2]  # the repository root (this file is 
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_gunicorn(env, port, *extra):
     """gunicorn as ``bin/run-demo`` starts it (``config/gunicorn.conf.py``: gthread, 2 workers x 8
     threads, app preloaded), on 127.0.0.1:``port``; returns the process once it answers."""
@@ -106,13 +99,7 @@ def start_gunicorn(env, port, *extra):
 
 
 def stop_gunicorn(proc):
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    stop(proc)
 
 
 def arrive_over_http(base, slug, pid, *, timeout=60):

@@ -32,14 +32,14 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import requests
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
+from .servers import Gunicorn, free_port
+
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 LABEL_CONFIG = """<View>
   <Header value="$question"/>
@@ -63,15 +63,7 @@ def venv_from(arg):
     return venv
 
 
-def free_port():
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LabelStudio:
+class LabelStudio(Gunicorn):
     """One Label Studio server in its own data folder, with an admin token and one project per call
     of :meth:`new_project`. Same interface as the judge benchmark's checkouts: ``name``,
     ``start``, ``cpu_ms``, ``workers``, ``stop``."""
@@ -110,8 +102,6 @@ class LabelStudio:
                 "DEBUG": "false",
             }
         )
-        self.proc = None
-        self.base = None
         self.annotators = 0
 
     def init(self):
@@ -139,6 +129,7 @@ class LabelStudio:
 
     def start(self, args):
         port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
         command = [
             self.python,
             "-m",
@@ -155,59 +146,9 @@ class LabelStudio:
             "--log-level",
             "warning",
         ]
-        self.proc = subprocess.Popen(
-            command,
-            env=self.env,
-            cwd=self.data,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        return self.launch(
+            command, env=self.env, cwd=self.data, workers=args.workers, probe="/user/login/", stderr=subprocess.DEVNULL
         )
-        self.base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"{self.name}: gunicorn exited with {self.proc.returncode}")
-            if len(self.workers()) == args.workers:
-                try:
-                    t0 = time.perf_counter()
-                    if requests.get(f"{self.base}/user/login/", timeout=60).status_code == 200:
-                        return (time.perf_counter() - t0) * 1000
-                except requests.RequestException:
-                    pass
-            time.sleep(0.3)
-        raise SystemExit(f"{self.name}: gunicorn did not answer within 180 s")
-
-    def workers(self):
-        pids = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    stat = Path(f"/proc/{entry}/stat").read_text()
-                except OSError:
-                    continue
-                if int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid:
-                    pids.append(int(entry))
-        return pids
-
-    def cpu_ms(self):
-        total = 0
-        for pid in self.workers():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])
-        return total * 1000 / CLK_TCK
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
 
     # --- the admin's API ----------------------------------------------------------------------
 

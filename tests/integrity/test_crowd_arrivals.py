@@ -21,10 +21,10 @@ from bench.kit.crowd import (
     REPO,
     arrive_over_http,
     build_study,
-    free_port,
     start_gunicorn,
     stop_gunicorn,
 )
+from bench.kit.servers import free_port
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
