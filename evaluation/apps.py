@@ -17,6 +17,13 @@ def _study_close_reason(study):
     return study_close_reason(study)
 
 
+def research_url():
+    """The research reports' page, which annotation's home page links to (``core.pages``)."""
+    from django.urls import reverse
+
+    return reverse("reports")
+
+
 def _load_metric_registry():
     """Import the report's metric registry: it fills ``annotation.human_metrics`` (the active design)."""
     from evaluation.science import metric_registry  # noqa: F401
@@ -28,7 +35,7 @@ class EvaluationConfig(AppConfig):
 
     def ready(self):
         from annotation import human_metrics, studies
-        from core import next_steps
+        from core import next_steps, pages
         from evaluation import kinds
         from evaluation.archive.store import register_job_files
 
@@ -39,3 +46,4 @@ class EvaluationConfig(AppConfig):
         register_job_files("report", report_folder)  # study archives carry the report files
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
         kinds.register_job_kinds()
+        pages.PAGES.register("research", research_url)

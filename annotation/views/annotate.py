@@ -71,9 +71,11 @@ def _item_context(request, assignment, item, *, notice=None, review=False):
 
 
 def _render_item(request, assignment, item, *, notice=None, status=200, review=False):
-    template = "annotation/_item.html" if request.htmx else "annotation/annotate.html"
     return render(
-        request, template, _item_context(request, assignment, item, notice=notice, review=review), status=status
+        request,
+        "annotation/_item.html" if request.htmx else "annotation/annotate.html",
+        _item_context(request, assignment, item, notice=notice, review=review),
+        status=status,
     )
 
 

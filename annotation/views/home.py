@@ -5,7 +5,7 @@ from django.views.decorators.http import require_safe
 
 from annotation import fold_kinds
 from annotation.annotating import assigned_folds
-from core import roles
+from core import pages, roles
 
 
 @login_required
@@ -17,4 +17,5 @@ def home(request):
             (fold, fold_kinds.progress_of(fold, request.user), reverse(fold_kinds.get(fold.kind).page, args=[fold.pk]))
             for fold in assigned_folds(request.user)
         ]
-    return render(request, "annotation/home.html", {"folds": folds})
+    # the research reports are evaluation's page: their address comes from the app that serves them
+    return render(request, "annotation/home.html", {"folds": folds, "research_url": pages.url("research")})

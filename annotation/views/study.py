@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.auth import login
 from django.db import transaction
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
@@ -57,7 +57,7 @@ def page_for(request, participant):
     """Where a participant whose work ended (or whose slot is gone) is sent: their study link (home
     when the session's participant no longer exists)."""
     url = study_link(participant) if participant is not None else reverse("home")
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return HttpResponseClientRedirect(url) if request.htmx else HttpResponseRedirect(url)
 
 
 def current_participant(request):

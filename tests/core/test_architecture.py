@@ -295,3 +295,157 @@ def test_a_known_link_covers_its_own_file_only(plant, scratch):
     )
     (found,) = {line.split(":")[0] for line in check.breaches(scratch)}
     assert found == "annotation/models/other.py"
+
+
+# --- issue 43: a checker that trusts no computed name -----------------------------------------------
+
+COMPUTED = "a name computed at run time"
+PLANTED_43 = [
+    # a lower app hands a resolver a name it computes: URL names, models, tasks, objects, templates
+    ("annotation/x.py", "from django.urls import reverse\nreverse(f'{kind}-detail')\n", COMPUTED),
+    ("core/x.py", "from django.shortcuts import redirect\nredirect(name, pk=1)\n", COMPUTED),
+    ("frames/x.py", "from django.apps import apps\napps.get_model(label)\n", COMPUTED),
+    ("models_runner/x.py", "from celery import current_app\ncurrent_app.send_task(f'{app}.tasks.run')\n", COMPUTED),
+    ("annotation/x.py", "import pkgutil\npkgutil.resolve_name(path)\n", COMPUTED),
+    ("annotation/x.py", "from django.shortcuts import render\nrender(request, page, {})\n", COMPUTED),
+    ("core/x.py", "from django.template.loader import render_to_string\nrender_to_string(name)\n", COMPUTED),
+    ("frames/x.py", "from django.template.loader import get_template\nget_template(kind.page)\n", COMPUTED),
+    ("annotation/x.py", "from django.template import loader\nloader.select_template(['a.html', page])\n", COMPUTED),
+    ("core/x.py", "from core.registry import Registry\nRegistry('x').register_path('k', path)\n", COMPUTED),
+    ("annotation/templates/annotation/x.html", "{% include fragment %}\n", "{% include fragment %}: " + COMPUTED),
+    ("core/templates/core/x.html", "{% extends layout %}\n", "{% extends layout %}: " + COMPUTED),
+    # template names read in Python: a template of an upper app named from a lower one
+    (
+        "annotation/x.py",
+        "from django.shortcuts import render\nrender(request, 'evaluation/report_detail.html', {})\n",
+        "annotation names the template 'evaluation/report_detail.html'",
+    ),
+    ("core/x.py", "class V:\n    template_name = 'frames/frame_check.html'\n", "core names the template 'frames/"),
+    # every dotted-path setting, not only the platform-wide lists
+    ("config/settings.py", "SESSION_ENGINE = 'annotation.sessions'\n", "SESSION_ENGINE names annotation.sessions"),
+    ("config/settings.py", "CSRF_FAILURE_VIEW = 'frames.views.csrf'\n", "CSRF_FAILURE_VIEW names frames.views.csrf"),
+    (
+        "config/settings.py",
+        "DEFAULT_EXCEPTION_REPORTER = 'evaluation.errors.Reporter'\n",
+        "DEFAULT_EXCEPTION_REPORTER names evaluation.errors.Reporter",
+    ),
+    # ContentType natural keys and app_label= lookups
+    (
+        "core/x.py",
+        "from django.contrib.contenttypes.models import ContentType\n"
+        "ContentType.objects.get_by_natural_key('frames', 'frameannotation')\n",
+        "core names the app label 'frames'",
+    ),
+    (
+        "annotation/x.py",
+        "from django.contrib.contenttypes.models import ContentType\n"
+        "ContentType.objects.filter(app_label='evaluation', model='studyarchive')\n",
+        "annotation names the app label 'evaluation'",
+    ),
+    # Django reached from science through importlib, directly or through __import__
+    ("evaluation/science/x.py", "import importlib\nimportlib.import_module('django.db')\n", "imports django.db"),
+    ("evaluation/science/x.py", "models = __import__('django.db.models')\n", "imports django.db.models"),
+    # benchmarks loading the tests through importlib
+    ("bench/x.py", "import importlib\nimportlib.import_module('tests.conftest')\n", "bench imports tests.conftest"),
+    (
+        "bench/x.py",
+        "import importlib.util\nimportlib.util.spec_from_file_location('c', 'tests/conftest.py')\n",
+        "bench loads tests/conftest.py",
+    ),
+    # upper apps' mounted URL prefixes written in a lower app's templates and scripts
+    (
+        "annotation/templates/annotation/x.html",
+        '<a href="/research/reports/1/">r</a>\n',
+        "annotation names the path /research/, mounted for evaluation",
+    ),
+    ("core/templates/core/x.html", "<a href='/frames/check/3/'>c</a>\n", "core names the path /frames/"),
+    ("annotation/templates/annotation/x.html", '<a href="/runs/api/runs/">r</a>\n', "the path /runs/"),
+    ("frames/templates/frames/x.html", '<a href="/admin/evaluation/">a</a>\n', "the path /admin/evaluation/"),
+    ("static/js/annotate.js", 'fetch("/research/api/conclusions/");\n', "script of annotation: annotation names"),
+]
+
+
+@pytest.mark.parametrize(("rel", "text", "expected"), PLANTED_43, ids=[f"{r}:{e}" for r, _, e in PLANTED_43])
+def test_each_issue_43_breach_is_caught_in_a_copy_of_the_tree(plant, scratch43, rel, text, expected):
+    plant(rel, text)
+    found = list(check.breaches(scratch43))
+    assert found, "the planted breach was not caught"
+    assert any(expected in line for line in found), found
+    assert all(line.startswith(f"{rel}:") for line in found), found
+
+
+@pytest.fixture
+def scratch43(scratch):
+    """The scratch tree with the site's scripts (``static/js``), which the prefix rule reads."""
+    import shutil
+
+    if not (scratch / "static").exists():
+        shutil.copytree(REPO / "static" / "js", scratch / "static" / "js")
+    return scratch
+
+
+def test_a_circle_of_three_files_through_a_function_level_import_is_caught(plant, scratch):
+    plant("annotation/circle_a.py", "from annotation import circle_b\n")
+    plant("annotation/circle_b.py", "import annotation.circle_c\n")
+    plant("annotation/circle_c.py", "def f():\n    from annotation.circle_a import x\n")
+    (found,) = check.breaches(scratch)
+    assert found == (
+        "annotation/circle_a.py:1: annotation.circle_a, annotation.circle_b and annotation.circle_c import one "
+        "another in a circle: break it where it does not belong"
+    )
+
+
+def test_strongly_connected_components_of_any_length():
+    chain = {f"m{i}": {f"m{i + 1}": 1} for i in range(6)} | {"m6": {"m0": 1}, "x": {"m0": 1}, "y": {"y": 1}}
+    assert check.strongly_connected(chain) == [[f"m{i}" for i in range(7)]]
+    assert check.strongly_connected({"a": {"b": 1}, "b": {}, "c": {"d": 1}, "d": {"c": 1}}) == [["c", "d"]]
+
+
+def test_a_foreign_key_to_a_setting_names_the_model_the_setting_holds(plant, scratch):
+    plant("config/settings.py", "STUDY_MODEL = 'evaluation.StudyArchive'\n")
+    plant(
+        "annotation/models/extra.py",
+        "from django.conf import settings\nfrom django.db import models\n"
+        "x = models.ForeignKey(settings.STUDY_MODEL, on_delete=models.CASCADE)\n",
+    )
+    found = [line for line in check.breaches(scratch) if not line.startswith("config/settings.py:")]
+    assert found == [
+        "annotation/models/extra.py:3: annotation names the app label 'evaluation': evaluation sits above "
+        "annotation (core <- annotation <- models_runner <- frames <- evaluation <- config)"
+    ]
+
+
+def test_names_written_where_they_are_resolved_pass(plant, scratch43):
+    """Literal names (a constant, a choice of two), URLs rather than names, a lower app's template and
+    path, the site's layout, and config naming anything: no breach."""
+    plant(
+        "frames/x.py",
+        "from django.shortcuts import redirect, render\nfrom django.urls import reverse\nPAGE = 'frames/x.html'\n"
+        "def v(request, ok):\n"
+        "    render(request, PAGE if ok else 'annotation/annotate.html')\n"
+        "    redirect(reverse('frame-check', args=[1]) + '?review=1')\n"
+        "    redirect(f'/annotate/{ok}/')\n"
+        "    redirect('home')\n"
+        "    return template.render({}, request)\n",
+    )
+    plant("frames/templates/frames/x.html", '{% include "annotation/_item.html" %}<a href="/annotate/1/">a</a>\n')
+    plant("evaluation/templates/evaluation/x.html", '<a href="/research/">r</a><a href="/frames/check/1/">f</a>\n')
+    plant("config/x.py", "from django.urls import reverse\nreverse(name)\n")
+    plant("config/settings.py", "SESSION_ENGINE = 'core.sessions'\nCSRF_FAILURE_VIEW = 'config.views.csrf'\n")
+    assert list(check.breaches(scratch43)) == []
+
+
+def test_each_computed_name_listed_is_still_there():
+    """An entry of ``COMPUTED_NAMES`` that no longer matches is a door left open: each one is in use."""
+    rooms = check.gather_rooms(REPO)
+    used = set()
+    for _app, path in check.production_files(REPO):
+        rel = path.relative_to(REPO).as_posix()
+        used |= {(rel, t) for _, k, t in check.python_links(check.parse(path)) if k == "computed"}
+    for _app, folder in check.template_folders(REPO):
+        for path in folder.rglob("*.html"):
+            rel = path.relative_to(REPO).as_posix()
+            used |= {(rel, t) for _, k, t in check.template_links(path.read_text()) if k == "computed"}
+    assert rooms.url_prefixes["/research"] == "evaluation"
+    assert set(check.COMPUTED_NAMES) <= used
+    assert all(len(reason) > 40 for reason in check.COMPUTED_NAMES.values())
