@@ -8,8 +8,6 @@ class AnnotationConfig(AppConfig):
 
     def ready(self):
         from annotation import i18n, jobs
-        from core import next_steps
 
         i18n.register()
-        jobs.register_job_kinds()
-        next_steps.register("import_", next_steps.corpus_page("fold-assignments", _("Build folds for this corpus")))
+        jobs.register_job_kinds()  # with their next step: build folds for the imported corpus

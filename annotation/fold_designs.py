@@ -11,10 +11,9 @@ corpus, the phase of the drawn ones, and the ``meta`` the folds keep in ``params
 rule) and, for a design in two phases, ``open_main(corpus, meta) -> (meta, {tid: (pi, sampled,
 phase, p1)})``: the main draw once the pilot is labelled (``fold_store.open_main_if_ready``).
 
->>> designs = {}
->>> register("active", Design(plan=len, late=len), into=designs)
->>> sorted(designs)
-['active']
+>>> with DESIGNS.override({"toy": Design(plan=len, late=len)}):
+...     get("toy").open_main is None
+True
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.errors import UserFacingError
+from core.registry import Registry
 
 
 class DesignError(UserFacingError, ValueError):
@@ -49,15 +49,16 @@ class Plan:
     phase: dict = field(default_factory=dict)
 
 
-_DESIGNS: dict[str, Design] = {}
+#: design name -> Design (core.registry's shape); models_runner registers the active one by its path.
+DESIGNS = Registry("fold designs")
 
 
-def register(name: str, design: Design, *, into: dict | None = None) -> None:
-    (_DESIGNS if into is None else into)[name] = design
+def register(name: str, design: Design) -> None:
+    DESIGNS.register(name, design)
 
 
 def get(name: str) -> Design:
     """The design called ``name``; a ``ValueError`` naming the known ones otherwise."""
-    if name not in _DESIGNS:
-        raise ValueError(f"unknown fold design {name!r}; known: uniform, {', '.join(sorted(_DESIGNS))}")
-    return _DESIGNS[name]
+    if name not in DESIGNS:
+        raise ValueError(f"unknown fold design {name!r}; known: uniform, {', '.join(sorted(DESIGNS))}")
+    return DESIGNS[name]

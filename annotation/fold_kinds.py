@@ -4,16 +4,17 @@ annotation owns folds and their answer-triplet kind. Another app whose items liv
 frame checks) registers its kind from its ``AppConfig.ready()``, so the home page, the fold API and
 the admin's fold page show it without annotation importing that app.
 
->>> kinds = {}
->>> register("triplet", FoldKind(progress=len, judged=len), into=kinds)
->>> sorted(kinds)
-['triplet']
+>>> with KINDS.override({"toy": FoldKind(progress=len, judged=len, build_action="build_toys")}):
+...     by_action("build_toys") is get("toy"), get("toy").page
+(True, 'annotate')
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from core.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -41,32 +42,32 @@ class FoldKind:
     page: str = "annotate"
 
 
-_KINDS: dict[str, FoldKind] = {}
+#: fold kind -> FoldKind (core.registry's shape); annotation's own kind is added on first use.
+KINDS = Registry("fold kinds")
+KINDS.fill_on_first_use("annotation.fold_kinds:_register_own")
 
 
-def register(kind, fold_kind, *, into=None):
-    (_KINDS if into is None else into)[kind] = fold_kind
+def register(kind, fold_kind):
+    return KINDS.register(kind, fold_kind)
 
 
 def unregister(kind):
     """Forget a kind (tests that register a toy one)."""
-    _KINDS.pop(kind, None)
+    KINDS.unregister(kind)
 
 
 def get(kind):
     """The registered kind, or ``None`` (its app is not installed)."""
-    if kind not in _KINDS:
-        _register_own()
-    return _KINDS.get(kind)
+    return KINDS.get(kind)
 
 
 def by_action(action):
     """The kind that builds folds for the fold page's ``action``, or ``None``."""
-    return next((k for k in _KINDS.values() if k.build_action and k.build_action == action), None)
+    return next((k for k in KINDS.all().values() if k.build_action and k.build_action == action), None)
 
 
 def build_errors():
-    return tuple(e for k in _KINDS.values() for e in k.errors)
+    return tuple(e for k in KINDS.all().values() for e in k.errors)
 
 
 def progress_of(fold, user):
@@ -82,4 +83,5 @@ def _register_own():
     def judged(fold, annotator):
         return Label.objects.filter(annotator=annotator, value__isnull=False, triplet__fold_items__fold=fold).count()
 
-    _KINDS.setdefault(Fold.KIND_TRIPLET, FoldKind(progress=annotating.fold_progress, judged=judged))
+    if Fold.KIND_TRIPLET not in KINDS:  # (a test may have registered its own first)
+        KINDS.register(Fold.KIND_TRIPLET, FoldKind(progress=annotating.fold_progress, judged=judged))

@@ -4,9 +4,9 @@ registry (``evaluation.science.metric_registry``) fills, so that the active desi
 
 A human metric registered there brings its per-triplet scorer; the value of label v under it is the
 scorer applied to a triplet with one label v (``evaluation.science.metric_registry.register``).
-The evaluation app installs a loader at start-up (``EvaluationConfig.ready``) that imports its
-registry the first time a value is asked for, so a management command that never loaded the report
-still sees every human metric.
+The evaluation app names its registry's module at start-up (``EvaluationConfig.ready``:
+``VALUES.fill_on_first_use``), imported the first time a value is asked for, so a management command
+that never loaded the report still sees every human metric.
 
 Pure, no database.
 
@@ -18,41 +18,29 @@ Pure, no database.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from core.registry import Registry
 
-_VALUES: dict[str, tuple] = {}
-_LOADER: list[Callable] = []
+#: human metric key -> the values of (correct, partial, incorrect) (core.registry's shape).
+VALUES = Registry("human metric values")
 
 
 def register(key: str, label_values) -> None:
     """Record the values of (correct, partial, incorrect) under the human metric ``key``."""
-    _VALUES[key] = tuple(float(v) for v in label_values)
+    VALUES.register(key, tuple(float(v) for v in label_values))
 
 
 def unregister(key: str) -> None:
     """Forget ``key`` (for tests that add a toy metric)."""
-    _VALUES.pop(key, None)
-
-
-def set_loader(loader: Callable) -> None:
-    """``loader()`` fills the registry; called once, the first time it is read."""
-    _LOADER[:] = [loader]
-
-
-def _load():
-    while _LOADER:
-        _LOADER.pop()()
+    VALUES.unregister(key)
 
 
 def keys() -> tuple:
     """The human metrics' keys, in the registry's order."""
-    _load()
-    return tuple(_VALUES)
+    return tuple(VALUES)
 
 
 def values(key: str) -> tuple:
     """The values of (correct, partial, incorrect) under ``key``; ``ValueError`` naming the known ones."""
-    _load()
-    if key not in _VALUES:
-        raise ValueError(f"metric must be one of {', '.join(_VALUES) or '(none registered)'}, got {key!r}")
-    return _VALUES[key]
+    if key not in VALUES:
+        raise ValueError(f"metric must be one of {', '.join(VALUES) or '(none registered)'}, got {key!r}")
+    return VALUES[key]

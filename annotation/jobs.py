@@ -75,7 +75,7 @@ def register_job_kinds():
     from django.utils.translation import gettext_lazy as _
 
     from annotation import triplet_store
-    from core import job_kinds
+    from core import job_kinds, next_steps
 
     results = {
         "corpus": _("corpus"),
@@ -93,6 +93,8 @@ def register_job_kinds():
         "changed": _("changed"),
     }
     messages = (*importers.MESSAGES, *triplet_store.MESSAGES)
-    job_kinds.register("import_corpus", _("corpus import"), results=results, messages=messages)
-    job_kinds.register("import_predictions", _("predictions import"), results=results, messages=messages)
-    job_kinds.register("import_labels", _("labels import"), results=results, messages=messages)
+    words = {"results": results, "messages": messages}
+    words["next_step"] = next_steps.corpus_page("fold-assignments", _("Build folds for this corpus"))
+    job_kinds.register("import_corpus", _("corpus import"), **words)
+    job_kinds.register("import_predictions", _("predictions import"), **words)
+    job_kinds.register("import_labels", _("labels import"), **words)

@@ -9,7 +9,7 @@ participant opens their fold, ``on_open``. A new study rule goes into these, so 
 
 A study may close by itself (SPEC 16, ``Study.close_when``, off by default) once the live conclusions
 say the ranking is settled or every system is done: ``after_judgement`` asks the check that the
-evaluation app registers at start-up (``register_close_check``: annotation never imports evaluation),
+evaluation app registers at start-up (``CLOSE_CHECKS``, by its dotted path: annotation never imports evaluation),
 at most once per ``CLOSE_CHECK_SECONDS`` per study; the study then records when and why, and each
 participant still working finishes the item in hand and gets the completion page.
 
@@ -38,17 +38,19 @@ from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
 from core.errors import UserFacingError
+from core.registry import Registry
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
 CLOSE_CHECK_SECONDS = 10  # a study's close rule is asked at most this often (it reads the corpus's labels)
-_CLOSE_CHECK = {}  # "check": study -> reason (str) to close now, or None; registered by evaluation
+# "check": study -> reason (str) to close now, or None; registered by evaluation (core.registry's shape)
+CLOSE_CHECKS = Registry("study close checks")
 _LAST_CHECK = {}  # study pk -> monotonic time of the last check, in this process
 
 
 def register_close_check(check):
     """Register ``check(study) -> str | None``: why ``study`` should close by itself now (its rule
     ``close_when`` being met), or None. The evaluation app registers it from ``AppConfig.ready``."""
-    _CLOSE_CHECK["check"] = check
+    CLOSE_CHECKS.register("check", check)
 
 
 def _check_due(study):
@@ -81,9 +83,9 @@ def closed_by_itself(study, *, check=True, now=None):
     """
     if study.closed_at is not None and not study.open:
         return True
-    if not (check and study.open and study.close_when and "check" in _CLOSE_CHECK and _check_due(study)):
+    if not (check and study.open and study.close_when and "check" in CLOSE_CHECKS and _check_due(study)):
         return False
-    reason = _CLOSE_CHECK["check"](study)
+    reason = CLOSE_CHECKS["check"](study)
     if not reason:
         return False
     now = now or timezone.now()

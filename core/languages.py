@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.registry import Registry
+
 DEFAULT = "en"  # the language of a corpus that names none
 
 
@@ -60,7 +62,8 @@ class Language:
     interface: bool = False
 
 
-_REGISTRY: dict[str, Language] = {}
+#: Every language, by its code (core.registry's shape: register, get, all, override).
+LANGUAGES = Registry("languages")
 
 
 def register(language: Language) -> Language:
@@ -71,13 +74,12 @@ def register(language: Language) -> Language:
     """
     if not language.code or language.code != primary(language.code):
         raise ValueError(f"a language's code is a primary subtag in lowercase, got {language.code!r}")
-    _REGISTRY[language.code] = language
-    return language
+    return LANGUAGES.register(language.code, language)
 
 
 def unregister(code: str) -> None:
     """Remove a language (tests that add a toy one)."""
-    _REGISTRY.pop(code, None)
+    LANGUAGES.unregister(code)
 
 
 def primary(tag: str | None) -> str:
@@ -95,17 +97,17 @@ def get(tag: str | None) -> Language | None:
     >>> get("fr-CA").code, get("").code, get("de")
     ('fr', 'en', None)
     """
-    return _REGISTRY.get(primary(tag) or DEFAULT)
+    return LANGUAGES.get(primary(tag) or DEFAULT)
 
 
 def default() -> Language:
     """The record of :data:`DEFAULT`."""
-    return _REGISTRY[DEFAULT]
+    return LANGUAGES[DEFAULT]
 
 
 def all_languages() -> list[Language]:
     """Every record, in the order of registration."""
-    return list(_REGISTRY.values())
+    return list(LANGUAGES.all().values())
 
 
 def interface_languages() -> list[tuple[str, str]]:
@@ -114,7 +116,7 @@ def interface_languages() -> list[tuple[str, str]]:
     >>> interface_languages()[:2]
     [('en', 'English'), ('fr', 'Français')]
     """
-    return [(lang.code, lang.name) for lang in _REGISTRY.values() if lang.interface]
+    return [(lang.code, lang.name) for lang in LANGUAGES.all().values() if lang.interface]
 
 
 # Paper, appendix A.5 (line breaks of the two-column layout joined). Sent to the LLM by the corpus

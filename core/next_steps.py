@@ -1,18 +1,19 @@
 """What to do once a job succeeded, registered by the app that owns the job's kind.
 
 core shows a finished job (the admin's job page and status panel) but knows neither the kinds of
-jobs the apps above it run nor their pages: each app registers, from its ``AppConfig.ready()``, a
-step for a prefix of its job kinds (``"import_"``, ``"report"``), and the job page asks :func:`of`.
-The longest registered prefix of a kind wins (``"frames_lexicon"`` before ``"frames"``).
+jobs the apps above it run nor their pages: each app gives the kinds it registers in
+``core.job_kinds`` their step (``next_step=``, made with the helpers below), and the job page asks
+:func:`of`.
 
->>> steps = {}
->>> register("report", lambda job: ("Open the report", f"/research/reports/{job.pk}/"), into=steps)
+>>> from core import job_kinds
+>>> step = lambda job: ("Open the report", f"/research/reports/{job.pk}/")
 >>> class Job:
-...     kind, pk = "report", 7
->>> of(Job(), steps=steps)
+...     kind, pk = "toy_report", 7
+>>> with job_kinds.KINDS.override({"toy_report": job_kinds.JobKind("toy_report", "toy", next_step=step)}):
+...     of(Job())
 ('Open the report', '/research/reports/7/')
->>> Job.kind = "import_corpus"
->>> of(Job(), steps=steps) is None
+>>> Job.kind = "toy_import"
+>>> of(Job()) is None
 True
 """
 
@@ -21,22 +22,16 @@ from __future__ import annotations
 from django.urls import NoReverseMatch, reverse
 from django.utils.http import urlencode
 
-_STEPS: dict = {}
+from core import job_kinds
 
 
-def register(prefix, step, *, into=None):
-    """``step(job) -> (text, url)`` for the succeeded jobs whose kind starts with ``prefix``."""
-    (_STEPS if into is None else into)[prefix] = step
-
-
-def of(job, *, steps=None):
+def of(job):
     """``(text, url)`` of what to do after ``job``, or None (no step for its kind, or its page is gone)."""
-    steps = _STEPS if steps is None else steps
-    prefixes = [p for p in steps if job.kind.startswith(p)]
-    if not prefixes:
+    record = job_kinds.get(job.kind)
+    if record is None or record.next_step is None:
         return None
     try:
-        return steps[max(prefixes, key=len)](job)
+        return record.next_step(job)
     except NoReverseMatch:  # the page's app is not installed
         return None
 

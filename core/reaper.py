@@ -12,25 +12,23 @@ without persistence), so it is sent again -- once per round of that length, whic
 there first (a conditional update), and the job's message says so. A copy that arrives while the job
 already runs is a no-op (a job starts only from ``created``).
 
-Resume functions are found, not imported by hand: an installed app's ``tasks`` module declares
-``RESUMERS = {kind: resume}`` next to its Celery shells, and ``resumers()`` reads them all (the way
-Celery's autodiscovery finds the tasks).
+Resume functions are registered, not imported by hand: the app that owns a resumable kind names its
+resume function in the kind's record (``core.job_kinds``: ``resume="frames.tasks:resume"``, imported
+on first use), and ``resumers()`` reads them all.
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from importlib import import_module
 
-from django.apps import apps
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.module_loading import module_has_submodule
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from core import job_kinds
 from core.models import Job, WorkerBeat
 from core.runner import LOST, broker_problem
 
@@ -40,13 +38,9 @@ QUEUED_AGAIN = gettext_noop("worker lost while running; queued again to resume (
 
 
 def resumers():
-    """Every resumable kind -> its resume function(job), which sends the job's task again: the
-    ``RESUMERS`` that each installed app's ``tasks`` module declares."""
-    found = {}
-    for app in apps.get_app_configs():
-        if module_has_submodule(app.module, "tasks"):
-            found.update(getattr(import_module(f"{app.name}.tasks"), "RESUMERS", {}))
-    return found
+    """Every resumable kind -> its resume function(job), which sends the job's task again (the
+    ``resume`` of each kind's record in ``core.job_kinds``)."""
+    return {kind: record.resumer() for kind, record in job_kinds.registered().items() if record.resume}
 
 
 def stale_jobs(seconds=None):

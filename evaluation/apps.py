@@ -2,31 +2,11 @@ from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
 
-def report_folder(job_id):
-    """Where a report job wrote its files (``evaluation.jobs.report_dir``, imported on first use)."""
-    from evaluation.jobs import report_dir
-
-    return report_dir(job_id)
-
-
-def _study_close_reason(study):
-    """The live conclusions' close rule (``evaluation.live``, which pulls numpy and pandas: imported on
-    first use, never at start-up)."""
-    from evaluation.live import study_close_reason
-
-    return study_close_reason(study)
-
-
 def research_url():
     """The research reports' page, which annotation's home page links to (``core.pages``)."""
     from django.urls import reverse
 
     return reverse("reports")
-
-
-def _load_metric_registry():
-    """Import the report's metric registry: it fills ``annotation.human_metrics`` (the active design)."""
-    from evaluation.science import metric_registry  # noqa: F401
 
 
 class EvaluationConfig(AppConfig):
@@ -35,15 +15,14 @@ class EvaluationConfig(AppConfig):
 
     def ready(self):
         from annotation import human_metrics, studies
-        from core import next_steps, pages
+        from core import pages
         from evaluation import kinds
-        from evaluation.archive.store import register_job_files
 
-        human_metrics.set_loader(_load_metric_registry)
+        # the report's metric registry fills annotation.human_metrics (the active design) when first read
+        human_metrics.VALUES.fill_on_first_use("evaluation.science.metric_registry")
         # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
         # asks this check without importing evaluation (layering).
-        studies.register_close_check(_study_close_reason)
-        register_job_files("report", report_folder)  # study archives carry the report files
-        next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
-        kinds.register_job_kinds()
+        # (evaluation.live pulls numpy and pandas: imported on first use, never at start-up)
+        studies.CLOSE_CHECKS.register_path("check", "evaluation.live:study_close_reason")
+        kinds.register_job_kinds()  # with their next steps and the report's files
         pages.PAGES.register("research", research_url)

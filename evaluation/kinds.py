@@ -14,14 +14,21 @@ def register_job_kinds():
     """The evaluation app's jobs in words (core.job_kinds): the report and the study archive import."""
     from django.utils.translation import gettext_lazy as _
 
-    from core import job_kinds
+    from core import job_kinds, next_steps
     from evaluation.archive import store
 
     job_kinds.register(
         JOB_KIND,
         _("report"),
         results={"corpus": _("corpus"), "metric": _("metric"), "n_questions": _("questions")},
+        next_step=next_steps.job_page("report-detail", _("Open the report")),
+        files="evaluation.jobs:report_dir",  # study archives carry the report files
     )
+    corpus_import = job_kinds.get("import_corpus")  # annotation's: build folds for the imported corpus
     job_kinds.register(
-        STUDY_IMPORT_KIND, _("study archive import"), results={"corpus": _("corpus")}, messages=store.MESSAGES
+        STUDY_IMPORT_KIND,
+        _("study archive import"),
+        results={"corpus": _("corpus")},
+        messages=store.MESSAGES,
+        next_step=corpus_import.next_step if corpus_import else None,
     )

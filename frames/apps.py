@@ -9,15 +9,10 @@ class FramesConfig(AppConfig):
     verbose_name = _("Frames")
 
     def ready(self):
-        from core import next_steps
         from frames import human_checks, jobs
         from frames.attribute_checks import ATTRIBUTE_CHECK
         from frames.checking import FRAME_CHECK
 
         human_checks.register(FRAME_CHECK)
         human_checks.register(ATTRIBUTE_CHECK)
-        jobs.register_job_kinds()
-        corpora = next_steps.page("admin:annotation_corpus_changelist", _("Predict frames for a corpus (Corpora)"))
-        next_steps.register("frames_lexicon", corpora)
-        folds = next_steps.corpus_page("fold-assignments", _("Build frame-check folds for this corpus"))
-        next_steps.register("frames", folds)
+        jobs.register_job_kinds()  # with their next steps and resume functions

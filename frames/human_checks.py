@@ -26,6 +26,7 @@ from annotation import annotating, fold_kinds, fold_sql, judgements
 from annotation.folds import build_folds
 from annotation.models import FoldItem
 from core import roles
+from core.registry import Registry
 
 
 class CheckNotFound(LookupError):
@@ -195,12 +196,13 @@ class CheckKind:
         )
 
 
-_KINDS: dict[str, CheckKind] = {}
+#: fold kind -> CheckKind (core.registry's shape).
+KINDS = Registry("check kinds")
 
 
 def register(kind: CheckKind) -> CheckKind:
     """Add a kind of check and tell annotation's fold pages about its folds (``FramesConfig.ready``)."""
-    _KINDS[kind.fold_kind] = kind
+    KINDS.register(kind.fold_kind, kind)
     fold_kinds.register(
         kind.fold_kind,
         fold_kinds.FoldKind(
@@ -220,16 +222,16 @@ def register(kind: CheckKind) -> CheckKind:
 
 def unregister(fold_kind: str) -> None:
     """Remove a kind (tests that add a toy one)."""
-    _KINDS.pop(fold_kind, None)
+    KINDS.unregister(fold_kind)
     fold_kinds.unregister(fold_kind)
 
 
 def get(fold_kind: str) -> CheckKind:
-    return _KINDS[fold_kind]
+    return KINDS[fold_kind]
 
 
 def all_kinds() -> list[CheckKind]:
-    return list(_KINDS.values())
+    return list(KINDS.all().values())
 
 
 def plan_folds(ids, *, what, empty, error, k=1, seed=0, overlap=0.0, sample=None):

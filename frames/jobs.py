@@ -92,7 +92,7 @@ def register_job_kinds():
     """The frames app's jobs in words (core.job_kinds): frame prediction, lexicon import, attributes."""
     from django.utils.translation import gettext_lazy as _
 
-    from core import job_kinds
+    from core import job_kinds, next_steps
     from frames import attribute_jobs, derivation, lexicon_jobs, proxy_store
 
     job_kinds.register(
@@ -108,6 +108,8 @@ def register_job_kinds():
             "skipped_manual": _("questions with frames set by hand"),
         },
         messages=proxy_store.MESSAGES,
+        next_step=next_steps.corpus_page("fold-assignments", _("Build frame-check folds for this corpus")),
+        resume="frames.tasks:resume",
     )
     job_kinds.register(
         lexicon_jobs.JOB_KIND,
@@ -122,6 +124,7 @@ def register_job_kinds():
             "lexical_units": _("lexical units"),
             "created": _("created"),
         },
+        next_step=next_steps.page("admin:annotation_corpus_changelist", _("Predict frames for a corpus (Corpora)")),
     )
     job_kinds.register(
         attribute_jobs.JOB_KIND,
@@ -134,4 +137,5 @@ def register_job_kinds():
             "contexts_parsed": _("contexts parsed"),
         },
         messages=derivation.MESSAGES,
+        resume="frames.tasks:resume_attributes",
     )

@@ -36,7 +36,3 @@ def resume_attributes(job):
 def import_lexicon_upload(job_id):
     job = run_job(job_id, lexicon_jobs.lexicon_job_body)
     return job.status if job else None
-
-
-# The reaper's resume function of each resumable kind (read by ``core.reaper.resumers``).
-RESUMERS = {jobs.JOB_KIND: resume, attribute_jobs.JOB_KIND: resume_attributes}

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from annotation import design
-from annotation.fold_designs import DesignError, Plan
+from annotation.fold_designs import Design, DesignError, Plan
 from annotation.labels import LABEL_VALUES
 from annotation.models import Label, Triplet
 from models_runner.models import Judge, JudgeLabel
@@ -161,3 +161,8 @@ def late(corpus, tids, meta) -> dict:
 
 def _refuse(message):
     raise DesignError(message)
+
+
+#: The design as annotation.fold_designs knows it; ``ModelsRunnerConfig.ready`` registers it by this path,
+#: imported on first use (start-up loads neither numpy nor pandas).
+DESIGN = Design(plan=plan, late=late, open_main=open_main, errors=(DesignError,))

@@ -7,8 +7,8 @@ class ModelsRunnerConfig(AppConfig):
     verbose_name = _("Models")
 
     def ready(self):
+        from annotation import fold_designs
         from models_runner import jobs
-        from models_runner.design_registry import register_design
 
-        register_design()
+        fold_designs.DESIGNS.register_path("active", "models_runner.active_design:DESIGN")
         jobs.register_job_kinds()

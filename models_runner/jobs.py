@@ -262,6 +262,7 @@ def register_job_kinds():
             "revision": _("revision"),
         },
         messages=MESSAGES,
+        resume="models_runner.tasks:resume",
     )
     job_kinds.register(
         judging.JOB_KIND,
@@ -276,4 +277,5 @@ def register_job_kinds():
             "logprobs": _("log-probabilities"),
         },
         messages=MESSAGES,
+        resume="models_runner.tasks:resume_judge",
     )

@@ -1,5 +1,6 @@
 """Celery tasks: thin shells over ``models_runner.jobs.run_body`` and ``models_runner.jobs.judge_body``,
-run as resumable Job rows, and the reaper's resume functions that send them again (``RESUMERS``).
+run as resumable Job rows, and the reaper's resume functions that send them again (named in their kinds' records,
+``core.job_kinds``).
 
 ``run_inference_gpu`` is routed to the ``gpu`` queue (``CELERY_TASK_ROUTES`` in settings), so that
 GPU workers (``celery -A config worker -Q gpu``) can run on other machines; ``run_inference`` runs on
@@ -10,9 +11,7 @@ from celery import shared_task
 
 from core.models import Job
 from core.runner import STALE_SECONDS, run_job
-from models_runner.inference import JOB_KIND
 from models_runner.jobs import judge_body, run_body
-from models_runner.judging import JOB_KIND as JUDGE_KIND
 
 # A copy of the task delivered while the job still beats (a broker redelivery, a duplicate) waits
 # and tries again: it takes over only if the first worker really stopped.
@@ -56,7 +55,3 @@ def resume(job):
 def resume_judge(job):
     """The reaper's resume function for judge runs: continue from the labels already saved."""
     run_judge.apply_async(args=[job.pk], queue=job.params.get("queue") or "default")
-
-
-# The reaper's resume function of each resumable kind (read by ``core.reaper.resumers``).
-RESUMERS = {JOB_KIND: resume, JUDGE_KIND: resume_judge}

@@ -36,6 +36,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from annotation.models import Corpus
+from core import job_kinds
 from core.models import Job
 from core.roles import ADMIN, ROLES, ensure_groups, is_admin
 from evaluation.archive import format as archive
@@ -70,26 +71,9 @@ EXTRA_SCOPES = {
 }
 
 # Files a finished job wrote, archived under files/<kind>/<archived job id>/: job kind -> folder_of(job id).
-# The app that runs the job registers its folder at start-up (EvaluationConfig.ready: the report's), so
-# this wing names no shell above it.
-JOB_FILES = {}
-
-
-def register_job_files(kind, folder_of):
-    """Archive the files that jobs of ``kind`` wrote in ``folder_of(job_id)``.
-
-    Parameters
-    ----------
-    kind : str
-        The job kind (``core.models.Job.kind``).
-    folder_of : callable
-        ``folder_of(job_id) -> pathlib.Path``, the folder of a job's files.
-
-    Returns
-    -------
-    None
-    """
-    JOB_FILES[kind] = folder_of
+# The app that runs the job names its folder in its kind's record (core.job_kinds: the report's ``files``),
+# so this wing names no shell above it.
+JOB_FILES = job_kinds.FILES
 
 
 _PATH_DEPTH = 5

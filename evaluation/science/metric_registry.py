@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation import human_metrics
+from core.registry import Registry
 from evaluation.science import human, metrics
 
 
@@ -136,7 +137,8 @@ def hcorrect(counts, aggregate: str = human.DEFAULT_AGGREGATE):
     return human.scores_from_counts(counts, aggregate)[1]
 
 
-_REGISTRY: dict[str, Metric] = {}
+#: Every metric, by its key, in the tables' order (core.registry's shape).
+METRICS = Registry("metrics")
 
 
 def register(metric: Metric) -> Metric:
@@ -160,13 +162,13 @@ def register(metric: Metric) -> Metric:
     ('length', 'Length')
     >>> unregister("length")
     """
-    if metric.key in _REGISTRY:
+    if metric.key in METRICS:
         raise ValueError(f"metric {metric.key!r} is already registered")
     if not metric.human and metric.bulk is None:
         raise ValueError(f"automatic metric {metric.key!r} needs a bulk scorer")
     if metric.human and metric.per_triplet is None:
         raise ValueError(f"human metric {metric.key!r} needs a per-triplet scorer (per_triplet)")
-    _REGISTRY[metric.key] = metric
+    METRICS.register(metric.key, metric)
     if metric.human:
         human_metrics.register(metric.key, label_values(metric.key))
     return metric
@@ -190,7 +192,7 @@ def unregister(key: str) -> None:
     >>> unregister("toy"); "toy" in all_keys()
     False
     """
-    _REGISTRY.pop(key, None)
+    METRICS.unregister(key)
     human_metrics.unregister(key)
 
 
@@ -211,7 +213,7 @@ def get(key: str) -> Metric:
     >>> get("hcorrect").scale, get("rouge_l").title
     (100.0, 'ROUGE-L')
     """
-    return _REGISTRY[key]
+    return METRICS[key]
 
 
 def label_values(key: str) -> np.ndarray:
@@ -254,7 +256,7 @@ def title(key: str) -> str:
     >>> title("hcorrect"), title("bleu")
     ('% Hcorrect', 'bleu')
     """
-    metric = _REGISTRY.get(key)
+    metric = METRICS.get(key)
     return metric.title if metric else key
 
 
@@ -270,7 +272,7 @@ def all_keys() -> tuple:
     >>> all_keys()
     ('hscore', 'hcorrect', 'rouge_l', 'f1', 'em')
     """
-    return tuple(_REGISTRY)
+    return tuple(METRICS)
 
 
 def human_keys() -> tuple:
@@ -285,7 +287,7 @@ def human_keys() -> tuple:
     >>> human_keys()
     ('hscore', 'hcorrect')
     """
-    return tuple(k for k, m in _REGISTRY.items() if m.human)
+    return tuple(k for k, m in METRICS.all().items() if m.human)
 
 
 def automatic_keys() -> tuple:
@@ -300,7 +302,7 @@ def automatic_keys() -> tuple:
     >>> automatic_keys()
     ('rouge_l', 'f1', 'em')
     """
-    return tuple(k for k, m in _REGISTRY.items() if not m.human)
+    return tuple(k for k, m in METRICS.all().items() if not m.human)
 
 
 def lookup(name: str) -> str | None:
@@ -321,7 +323,7 @@ def lookup(name: str) -> str | None:
     ('rouge_l', 'rouge_l', None)
     """
     typed = str(name).strip().lower().replace("-", "_")
-    for key, metric in _REGISTRY.items():
+    for key, metric in METRICS.all().items():
         if typed == key or typed in metric.aliases:
             return key
     return None

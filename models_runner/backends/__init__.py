@@ -1,21 +1,22 @@
 """Answering backends behind one interface (``Backend``: load, answer a batch, describe), by name.
 
-Backend modules are imported on first use so that ``baseline`` and ``openai`` never import torch.
+Backend modules are registered by their dotted paths and imported on first use (core.registry) so that
+``baseline`` and ``openai`` never import torch.
 """
 
 from __future__ import annotations
 
-import importlib
+from core.registry import Registry
 
 from .base import Backend, BackendError, QAItem
 
-REGISTRY = {
-    "baseline": "models_runner.backends.baseline:BaselineBackend",
-    "extractive": "models_runner.backends.extractive:ExtractiveBackend",
-    "seq2seq": "models_runner.backends.seq2seq:Seq2SeqBackend",
-    "causal": "models_runner.backends.causal:CausalBackend",
-    "openai": "models_runner.backends.openai_chat:OpenAIBackend",
-}
+#: backend name -> its class (core.registry's shape).
+REGISTRY = Registry("backends")
+REGISTRY.register_path("baseline", "models_runner.backends.baseline:BaselineBackend")
+REGISTRY.register_path("extractive", "models_runner.backends.extractive:ExtractiveBackend")
+REGISTRY.register_path("seq2seq", "models_runner.backends.seq2seq:Seq2SeqBackend")
+REGISTRY.register_path("causal", "models_runner.backends.causal:CausalBackend")
+REGISTRY.register_path("openai", "models_runner.backends.openai_chat:OpenAIBackend")
 
 
 def gettext_noop(text):
@@ -38,8 +39,7 @@ NEEDS_WEIGHTS = ("extractive", "seq2seq", "causal")
 def backend_class(name: str) -> type[Backend]:
     if name not in REGISTRY:
         raise BackendError(f"unknown backend {name!r}; choose one of {', '.join(REGISTRY)}")
-    module, attr = REGISTRY[name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    return REGISTRY[name]
 
 
 def create_backend(name: str, options=None, **kwargs) -> Backend:

@@ -97,7 +97,7 @@ def progress_messages():
 def readable(module, expression):
     """True when the pages can translate the message: a template registered in core.job_kinds
     (``TEMPLATE % values``, or the template itself), or a whole message with a French entry."""
-    templates = {t for k in job_kinds.registered().values() for t in k.messages} | set(job_kinds._MESSAGES)
+    templates = {t for k in job_kinds.registered().values() for t in k.messages} | set(job_kinds.templates())
     if isinstance(expression, ast.BinOp) and isinstance(expression.op, ast.Mod):
         expression = expression.left
     if isinstance(expression, ast.IfExp):
