@@ -30,17 +30,17 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 from django.views.decorators.http import require_POST
 
 from core.languages import primary
+from core.registry import Registry
 
 SESSION_KEY = "qaeval_language"
-_fallbacks: list[Callable] = []
+#: Where a language comes from when the user and the browser name none, in order (core.registry's shape).
+FALLBACKS = Registry("language fallbacks")
 
 
 def register_fallback(fallback: Callable):
     """Register ``fallback(request) -> language code or None``, asked when neither the user nor the
     browser names a language of the site (an app above core: annotation's corpus language)."""
-    if fallback not in _fallbacks:
-        _fallbacks.append(fallback)
-    return fallback
+    return FALLBACKS.register(f"{fallback.__module__}.{fallback.__qualname__}", fallback)
 
 
 def supported(code, languages=None) -> str | None:
@@ -104,7 +104,7 @@ def choose_language(*, chosen=None, cookie=None, accept_language="", fallback=No
 
 
 def _fallback_language(request):
-    for fallback in _fallbacks:
+    for fallback in FALLBACKS.all().values():
         if found := fallback(request):
             return found
     return None

@@ -64,7 +64,7 @@ def test_override_adds_or_replaces_for_the_block_and_restores_even_on_error():
 
 def test_every_registry_has_the_one_shape():
     from annotation import fold_designs, fold_kinds, human_metrics, studies
-    from core import job_kinds, languages, pages
+    from core import i18n, job_kinds, languages, pages
     from evaluation.science import metric_registry
     from frames import human_checks
     from models_runner import backends
@@ -80,6 +80,7 @@ def test_every_registry_has_the_one_shape():
         human_checks.KINDS,
         metric_registry.METRICS,
         backends.REGISTRY,
+        i18n.FALLBACKS,
     ]
     assert all(isinstance(r, Registry) for r in registries)
     assert "active" in fold_designs.DESIGNS and "check" in studies.CLOSE_CHECKS and "hscore" in human_metrics.VALUES
