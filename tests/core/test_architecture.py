@@ -449,3 +449,40 @@ def test_each_computed_name_listed_is_still_there():
     assert rooms.url_prefixes["/research"] == "evaluation"
     assert set(check.COMPUTED_NAMES) <= used
     assert all(len(reason) > 40 for reason in check.COMPUTED_NAMES.values())
+
+
+# --- issue 43, point 2: hand-written SQL in sql.py only ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rel", "text"),
+    [
+        ("annotation/x.py", "Q = 'SELECT id FROM annotation_label WHERE id = %s'\n"),
+        ("frames/x.py", "def f(t):\n    return f'UPDATE {t} SET done = 1'\n"),
+        ("core/x.py", "cursor.execute('DELETE FROM core_job')\n"),
+        ("evaluation/science/x.py", "Q = '''\n    WITH rows AS (SELECT 1) SELECT * FROM rows'''\n"),
+    ],
+)
+def test_sql_text_outside_an_sql_module_is_caught(plant, scratch, rel, text):
+    plant(rel, text)
+    found = list(check.breaches(scratch))
+    assert found and all(line.startswith(f"{rel}:") and "SQL text outside sql.py" in line for line in found), found
+
+
+def test_sql_text_in_an_sql_module_and_words_in_prose_pass(plant, scratch):
+    plant("frames/sql.py", "Q = 'SELECT id FROM frames_framecheck WHERE id = %s'\n")
+    plant("annotation/x.py", 'def f():\n    """SELECT the rows."""\n    return "Select a corpus", "UPDATED"\n')
+    assert list(check.breaches(scratch)) == []
+
+
+def test_each_module_allowed_sql_elsewhere_still_holds_some():
+    """The list only shrinks: an entry whose module no longer holds SQL text must go."""
+    for rel in check.SQL_ELSEWHERE:
+        tree = check.parse(REPO / rel)
+        texts = [n.value for n in check.walk(tree) if isinstance(n, check.ast.Constant) and isinstance(n.value, str)]
+        texts += [
+            n.values[0].value
+            for n in check.walk(tree)
+            if isinstance(n, check.ast.JoinedStr) and n.values and isinstance(n.values[0], check.ast.Constant)
+        ]
+        assert any(check.SQL_TEXT.match(t) for t in texts), rel
