@@ -5,7 +5,9 @@ ORM (``Session.objects.get(session_key=..., expire_date__gt=now)``), which cost 
 the rest of the authentication; here it is one SQL string with two parameters, same table, same
 rows, same answer: the row when it exists and has not expired, else the key is forgotten (a new
 session starts). Writes, keys, expiry, the signed encoding and server-side invalidation (logout
-deletes the row) are Django's own: an existing session stays valid across the change.
+deletes the row) are Django's own: an existing session stays valid across the change. The saving
+is what keeps this module rather than Django's ``db`` backend: about 60 us per read instead of 320 us
+(the review of issue 43, on SQLite). The statement is written through ``core.sql``.
 """
 
 from __future__ import annotations
@@ -13,28 +15,26 @@ from __future__ import annotations
 import functools
 
 from django.contrib.sessions.backends import db
-from django.db import connections, router
+from django.db import router
 from django.utils import timezone
+
+from core import sql
 
 
 class SessionStore(db.SessionStore):
     @functools.cached_property
     def _read_sql(self):
-        connection = connections[router.db_for_read(self.model)]
-        qn = connection.ops.quote_name
-        return (
-            f"SELECT {qn('session_data')} FROM {qn(self.model._meta.db_table)} "
-            f"WHERE {qn('session_key')} = %s AND {qn('expire_date')} > %s"
-        )
+        using, model = router.db_for_read(self.model), self.model
+        data, key, expiry = (sql.column(model, f, using=using) for f in ("session_data", "session_key", "expire_date"))
+        return f"SELECT {data} FROM {sql.table(model, using=using)} WHERE {key} = %s AND {expiry} > %s"
 
     def _get_session_from_db(self):
         key = self.session_key
         row = None
         if key is not None:
-            connection = connections[router.db_for_read(self.model)]
-            with connection.cursor() as cursor:
-                cursor.execute(self._read_sql, [key, connection.ops.adapt_datetimefield_value(timezone.now())])
-                row = cursor.fetchone()
+            using = router.db_for_read(self.model)
+            now = sql.datetime_param(timezone.now(), using=using)
+            row = sql.fetch_one(self._read_sql, [key, now], using=using)
         if row is None:
             self._session_key = None
             return None

@@ -1,4 +1,5 @@
-"""annotation.fold_sql (the annotator's round trip as fixed SQL, through core.sql) gives the ORM's answers:
+"""annotation.fold_sql (the annotator's round trip as fixed SQL, through core.sql) and the judge's locked read
+(annotation.judgements) give the ORM's answers:
 every item query at every position, the assignment read and the counter update, on SQLite and, with
 ``DATABASE_URL=postgres://...``, on PostgreSQL (issue 43, point 2: a differential test per statement)."""
 
@@ -104,3 +105,22 @@ def test_the_assignment_read_and_the_counter_update_match_the_orm(fold_and_user)
         Assignment.objects.filter(pk=orm.pk).update(done=F("done") + 2, skipped=F("skipped") + 1, cursor=5)
         by_orm = Assignment.objects.values_list("done", "skipped", "cursor").get(pk=orm.pk)
         assert by_sql == by_orm == (None if start is None else 5, 2, 5)
+
+
+def test_the_judges_locked_read_gives_the_orms_row(fold_and_user):
+    """annotation.judgements' fixed locked read (through core.sql) of a label row: the ORM's row, every
+    field, or None where there is none."""
+    from django.db import transaction
+
+    from annotation import judgements
+
+    _fold, user, items = fold_and_user
+    for item in items:
+        with transaction.atomic():
+            got = judgements._locked_row(Label, {"triplet": item.triplet, "annotator": user})
+        orm = Label.objects.filter(triplet=item.triplet, annotator=user).first()
+        assert (got is None) == (orm is None)
+        if orm is not None:
+            fields = [f.attname for f in Label._meta.concrete_fields]
+            assert [getattr(got, f) for f in fields] == [getattr(orm, f) for f in fields]
+    assert any(Label.objects.filter(triplet=i.triplet, annotator=user).exists() for i in items)
