@@ -12,6 +12,8 @@ Each statement has a differential test: the ORM's answers, on SQLite and on Post
 
 from __future__ import annotations
 
+import functools
+
 from django.db import DEFAULT_DB_ALIAS, connections
 
 
@@ -57,10 +59,18 @@ def instance(model, fields, values, *, using: str = DEFAULT_DB_ALIAS):
     fields not read are deferred, as the ORM's ``only()`` leaves them. Booleans are made booleans (SQLite
     returns integers)."""
     values = list(values)
-    for i, name in enumerate(fields):
-        if model._meta.get_field(name).get_internal_type() == "BooleanField" and values[i] is not None:
+    for i in _booleans(model, tuple(fields)):
+        if values[i] is not None:
             values[i] = bool(values[i])
     return model.from_db(using, fields, values)
+
+
+@functools.cache
+def _booleans(model, fields: tuple) -> tuple:
+    """The positions of ``fields`` that are boolean fields of ``model`` (once per model and fields: the
+    annotator's round trip reads a row per request)."""
+    kinds = [model._meta.get_field(name).get_internal_type() for name in fields]
+    return tuple(i for i, kind in enumerate(kinds) if kind == "BooleanField")
 
 
 def fetch_one(sql: str, params, *, using: str = DEFAULT_DB_ALIAS):
