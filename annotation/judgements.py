@@ -8,12 +8,11 @@ under the unique constraint, so two tabs or a double click never create a second
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
+from django.db import IntegrityError, transaction
 
-from core import sql
+from annotation.sql import locked_row as _locked_row
 
 MAX_SECONDS_PER_VISIT = 3600.0
 
@@ -50,26 +49,6 @@ def state(row, values):
     return judged, (not judged) and row.skipped
 
 
-@functools.cache
-def _locked_row_sql(model, names, using, *, vendor):
-    """``SELECT`` of the row of ``model`` at the fields ``names`` (``FOR UPDATE`` where the database
-    has it), written once per model and key names: building it with the ORM on every judgement cost
-    more CPU than running it (measured: about 130 us instead of 600 us). ``vendor`` keys the cache by
-    database."""
-    where = " AND ".join(f"{sql.column(model, name, using=using)} = %s" for name in names)
-    lock = " FOR UPDATE" if connections[using].features.has_select_for_update else ""
-    return f"SELECT * FROM {sql.table(model, using=using)} WHERE {where}{lock}"
-
-
-def _locked_row(model, keys, *, using=DEFAULT_DB_ALIAS):
-    """The row of ``model`` at ``keys`` (field name -> value or model instance), locked until the end
-    of the transaction, or None. ``keys`` are the fields of a unique constraint (at most one row)."""
-    names = tuple(keys)
-    statement = _locked_row_sql(model, names, using, vendor=connections[using].vendor)
-    params = [getattr(keys[name], "pk", keys[name]) for name in names]
-    return next(iter(model.objects.db_manager(using).raw(statement, params)), None)
-
-
 def save(
     model,
     event_model,
@@ -99,7 +78,7 @@ def save(
             with transaction.atomic():
                 # Lock the row if it exists, else insert it; a concurrent insert raises
                 # IntegrityError here and the retry finds the row (no savepoint needed).
-                row = _locked_row(model, keys)
+                row = _locked_row(model, keys)  # fixed SQL (annotation.sql): measured cheaper than the ORM
                 if row is not None and submission_id:
                     earlier = event_model.objects.filter(**{event_field: row}, submission_id=submission_id).first()
                     if earlier is not None:

@@ -7,12 +7,10 @@ rows, same answer: the row when it exists and has not expired, else the key is f
 session starts). Writes, keys, expiry, the signed encoding and server-side invalidation (logout
 deletes the row) are Django's own: an existing session stays valid across the change. The saving
 is what keeps this module rather than Django's ``db`` backend: about 60 us per read instead of 320 us
-(the review of issue 43, on SQLite). The statement is written through ``core.sql``.
+(the review of issue 43, on SQLite). The statement is core's, in ``core.sql``.
 """
 
 from __future__ import annotations
-
-import functools
 
 from django.contrib.sessions.backends import db
 from django.db import router
@@ -22,20 +20,12 @@ from core import sql
 
 
 class SessionStore(db.SessionStore):
-    @functools.cached_property
-    def _read_sql(self):
-        using, model = router.db_for_read(self.model), self.model
-        data, key, expiry = (sql.column(model, f, using=using) for f in ("session_data", "session_key", "expire_date"))
-        return f"SELECT {data} FROM {sql.table(model, using=using)} WHERE {key} = %s AND {expiry} > %s"
-
     def _get_session_from_db(self):
         key = self.session_key
-        row = None
+        data = None
         if key is not None:
-            using = router.db_for_read(self.model)
-            now = sql.datetime_param(timezone.now(), using=using)
-            row = sql.fetch_one(self._read_sql, [key, now], using=using)
-        if row is None:
+            data = sql.session_data(self.model, key, timezone.now(), using=router.db_for_read(self.model))
+        if data is None:
             self._session_key = None
             return None
-        return self.model(session_key=key, session_data=row[0])
+        return self.model(session_key=key, session_data=data)

@@ -1,5 +1,5 @@
 """annotation.fold_sql (the annotator's round trip as fixed SQL, through core.sql) and the judge's locked read
-(annotation.judgements) give the ORM's answers:
+(annotation.sql, for annotation.judgements) give the ORM's answers:
 every item query at every position, the assignment read and the counter update, on SQLite and, with
 ``DATABASE_URL=postgres://...``, on PostgreSQL (issue 43, point 2: a differential test per statement)."""
 
@@ -112,12 +112,12 @@ def test_the_judges_locked_read_gives_the_orms_row(fold_and_user):
     field, or None where there is none."""
     from django.db import transaction
 
-    from annotation import judgements
+    from annotation import sql
 
     _fold, user, items = fold_and_user
     for item in items:
         with transaction.atomic():
-            got = judgements._locked_row(Label, {"triplet": item.triplet, "annotator": user})
+            got = sql.locked_row(Label, {"triplet": item.triplet, "annotator": user})
         orm = Label.objects.filter(triplet=item.triplet, annotator=user).first()
         assert (got is None) == (orm is None)
         if orm is not None:
