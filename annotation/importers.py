@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import IntegrityError, models, transaction
+from django.db import DatabaseError, IntegrityError, models, transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
@@ -54,6 +54,22 @@ PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "create
 
 def _noop(*args, **kwargs):
     pass
+
+
+def with_file_named(fn, path, *args, **kwargs):
+    """``fn(path, ...)``, an import, with a database refusal that the file's rules did not foresee
+    turned into ``InterchangeError`` naming the file (the rules name line and field; this is the net
+    under them: the transaction is rolled back, nothing is written, no traceback reaches the user)."""
+    try:
+        return fn(path, *args, **kwargs)
+    except DatabaseError as exc:
+        raise refused_by_database(exc, kwargs.get("name") or interchange._name_of(path)) from exc
+
+
+def refused_by_database(exc, name):
+    """The ``InterchangeError`` naming file ``name`` for a database error ``exc`` of its import."""
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    return InterchangeError(f"the database refused the file, nothing was imported: {reason}", name)
 
 
 #: Files up to this size are parsed once: the validation pass keeps its records for the writing

@@ -72,7 +72,7 @@ class RunSerializer(serializers.ModelSerializer):
         hidden = admin_only_values(run.parameters)
         data["parameters"] = {k: v for k, v in (run.parameters or {}).items() if k not in ADMIN_ONLY_PARAMS}
         data["model_path"] = without_llm_settings(run.model_path or "", hidden)
-        data["error"] = run.job.public_error
+        data["error"] = without_llm_settings(run.job.public_error, hidden)
         return data
 
 

@@ -201,3 +201,47 @@ def test_migration_renumbers_positions_shared_before_the_constraint(tiny_corpus)
     assert sorted(Question.objects.filter(corpus=tiny_corpus).values_list("position", flat=True)) == [0, 1, 2]
     with connection.schema_editor() as editor:
         editor.add_constraint(Question, constraint)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("megabytes", [8, 30])
+def test_answers_of_8_and_30_mb_through_the_cli(tmp_path, megabytes, capsys):
+    """The CLI cases of the issue: a reference answer and a prediction of 8 MB / 30 MB each."""
+    size = megabytes * 1024 * 1024
+    reference = long_text(size, 9)
+    call_command("import_corpus", str(corpus_file(tmp_path / "c.jsonl", reference, "")), corpus="huge")
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"question_id": "q1", "system": "big", "answer": reference[::-1]}])
+    call_command("import_predictions", str(predictions), corpus="huge")
+    assert stored_answers(Corpus.objects.get(name="huge")) == [size, size]
+    assert "1 predictions" in capsys.readouterr().out
+
+
+def test_a_database_refusal_no_rule_foresaw_names_the_file_never_a_traceback(tmp_path, tiny_corpus, settings):
+    """The net under the file's rules: whatever the database refuses, the CLI and the job say which
+    file, nothing is written, and no traceback reaches the user."""
+    from django.core.management import CommandError
+    from django.db import DataError
+
+    from annotation import importers
+    from annotation.jobs import import_body
+    from core.runner import create_job
+
+    path = write_jsonl(tmp_path / "p.jsonl", [{"question_id": "q1", "system": "refused", "answer": "x"}])
+
+    def refuse(*args, **kwargs):
+        raise DataError("value too long for type character varying(200)\nCONTEXT: COPY ...")
+
+    before = Prediction.objects.count()
+    with mock.patch.object(importers, "insert_rows", refuse):
+        with pytest.raises(CommandError, match=r"nothing imported: .*p\.jsonl: the database refused the file"):
+            call_command("import_predictions", str(path), corpus="tiny")
+        job = create_job(
+            "import_predictions", {"kind": "predictions", "corpus": "tiny", "path": str(path), "file": "mine.jsonl"}
+        )
+        with pytest.raises(Exception) as raised:
+            import_body(job, lambda **kw: None)
+    assert str(raised.value).startswith(
+        "mine.jsonl: the database refused the file, nothing was imported: value too long"
+    )
+    assert "CONTEXT" not in str(raised.value) and "Traceback" not in str(raised.value)
+    assert Prediction.objects.count() == before
