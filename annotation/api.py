@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import annotating, fold_kinds, formats, judgements, studies
+from annotation.counted import counted_labels
 from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
 from annotation.labels import LABEL_VALUES
@@ -77,7 +78,8 @@ class LabelList(generics.ListAPIView):
     serializer_class = LabelSerializer
 
     def get_queryset(self):
-        qs = Label.objects.filter(value__isnull=False).select_related("triplet__question", "annotator").order_by("id")
+        qs = counted_labels(None, include_excluded=self.request.query_params.get("excluded") == "1")
+        qs = qs.select_related("triplet__question", "annotator").order_by("id")
         if self.request.query_params.get("corpus"):
             qs = qs.filter(triplet__question__corpus__name=self.request.query_params["corpus"])
         return qs

@@ -18,6 +18,7 @@ stronger); label files use it to match answers (``label_files``), the metrics to
 
 from __future__ import annotations
 
+import hashlib
 import re
 import string
 import unicodedata
@@ -58,6 +59,18 @@ def normalize_answer(text: str, policy: str = DEFAULT_POLICY) -> str:
     if policy == "casefold":
         text = text.casefold()
     return text
+
+
+def answer_key(normalized: str) -> str:
+    """The fixed-size key a triplet is unique by within its question: the SHA-256 of its normalized
+    answer (64 hexadecimal characters), so that answers of any length fit a database index (a btree
+    entry of PostgreSQL holds at most 2,704 bytes). Stores compare the texts too, so two answers of
+    one key are never merged silently (``triplet_store``).
+
+    >>> answer_key("Paris")[:12], len(answer_key("x" * 1_000_000))
+    ('5dd272b4f316', 64)
+    """
+    return hashlib.sha256(normalized.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def displayed(text: str) -> str:

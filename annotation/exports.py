@@ -6,15 +6,16 @@ import csv
 import io
 import json
 
+from annotation.counted import counted_labels
 from annotation.models import Flag, Label, Prediction, Triplet
 from core.export_safety import csv_row
 
 LABEL_COLUMNS = ["question_id", "answer", "annotator", "label", "corpus", "triplet_id", "seconds_spent", "updated_at"]
 
 
-def label_rows(corpus=None):
+def label_rows(corpus=None, include_excluded=False):
     qs = (
-        Label.objects.filter(value__isnull=False)
+        counted_labels(corpus, include_excluded=include_excluded)  # issue 44: excluded participants out unless asked
         .select_related("triplet__question__corpus", "annotator")
         .prefetch_related("events")
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import models, transaction
+from django.db import DatabaseError, IntegrityError, models, transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
@@ -54,6 +54,22 @@ PREDICTION_COLUMNS = ("system", "question", "answer", "triplet", "meta", "create
 
 def _noop(*args, **kwargs):
     pass
+
+
+def with_file_named(fn, path, *args, **kwargs):
+    """``fn(path, ...)``, an import, with a database refusal that the file's rules did not foresee
+    turned into ``InterchangeError`` naming the file (the rules name line and field; this is the net
+    under them: the transaction is rolled back, nothing is written, no traceback reaches the user)."""
+    try:
+        return fn(path, *args, **kwargs)
+    except DatabaseError as exc:
+        raise refused_by_database(exc, kwargs.get("name") or interchange._name_of(path)) from exc
+
+
+def refused_by_database(exc, name):
+    """The ``InterchangeError`` naming file ``name`` for a database error ``exc`` of its import."""
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    return InterchangeError(f"the database refused the file, nothing was imported: {reason}", name)
 
 
 #: Files up to this size are parsed once: the validation pass keeps its records for the writing
@@ -100,21 +116,20 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
 
         count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress=progress)
     else:
-        count = 0
+        count, seen = 0, {}
         for line, record in reader(path, name):
             if record["id"] in taken:
                 raise InterchangeError(
                     f"question id {record['id']!r} is already in corpus {corpus_name}", name, line, field="id"
                 )
+            seen.setdefault(record["id"], line)
             count += 1
     with transaction.atomic():
-        new_corpus = corpus is None
-        if new_corpus:
-            corpus = Corpus.objects.create(name=corpus_name, **({"dedup_policy": dedup_policy} if dedup_policy else {}))
-        start = (
-            Question.objects.filter(corpus=corpus).order_by("-position").values_list("position", flat=True).first()
-            or -1
-        ) + 1
+        corpus, new_corpus = _corpus_to_fill(corpus_name, dedup_policy)
+        lock_corpus(corpus.pk)  # imports and runs of this corpus one after the other: positions and ids stay unique
+        _refuse_taken_meanwhile(corpus, seen, name)
+        last = Question.objects.filter(corpus=corpus).aggregate(last=models.Max("position"))["last"]
+        start = 0 if last is None else last + 1  # (a last position of 0 is a position: not "none")
         reference = (
             System.objects.get_or_create(name=REFERENCE, defaults={"kind": System.KIND_REFERENCE})[0]
             if reference_system
@@ -132,6 +147,42 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
         "without_reference": unanswered,
         "new_triplets": Triplet.objects.filter(question__corpus=corpus).count() if reference_system else 0,
     }
+
+
+def _corpus_to_fill(corpus_name, dedup_policy):
+    """``(corpus, created)``: the corpus of that name, created when new. Two imports creating the same
+    new corpus at once: the second finds the first's (its ids are then checked under the corpus lock)."""
+    corpus = Corpus.objects.filter(name=corpus_name).first()
+    if corpus is not None:
+        return corpus, False
+    try:
+        with transaction.atomic():
+            return Corpus.objects.create(
+                name=corpus_name, **({"dedup_policy": dedup_policy} if dedup_policy else {})
+            ), True
+    except IntegrityError:
+        return Corpus.objects.get(name=corpus_name), False
+
+
+def _refuse_taken_meanwhile(corpus, lines, name):
+    """Under the corpus lock: the file's question ids (``{id: line}``) that another import wrote
+    while this file was checked are refused, naming the first such line, as a re-import would be."""
+    ids = sorted(lines)
+    taken = set()
+    for start in range(0, len(ids), IMPORT_BATCH):
+        chunk = ids[start : start + IMPORT_BATCH]
+        taken |= set(
+            Question.objects.filter(corpus=corpus, external_id__in=chunk).values_list("external_id", flat=True)
+        )
+    if taken:
+        first = min(taken, key=lines.get)
+        raise InterchangeError(
+            f"question id {first!r} is already in corpus {corpus.name} (written by another import while this file "
+            "was checked)",
+            name,
+            lines[first],
+            field="id",
+        )
 
 
 def _set_language(corpus):

@@ -6,6 +6,8 @@ which runs ``import_body`` through ``core.runner.run_job``.
 
 from pathlib import Path
 
+from django.db import DatabaseError
+
 from annotation import importers
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus
@@ -37,6 +39,8 @@ def import_body(job, progress):
     """The job body of an import (``core.runner.run_job(job_id, import_body)``)."""
     try:
         return _run_import(job.params, progress)
+    except DatabaseError as exc:  # the net under the file's rules: the file named, no traceback
+        raise importers.refused_by_database(exc, job.params.get("file")) from exc
     except InterchangeError as exc:
         # Name the file as the user uploaded it, not as it was stored on disk.
         raise InterchangeError(exc.reason, job.params.get("file") or exc.file, exc.line, field=exc.field) from None

@@ -75,7 +75,8 @@ def closed_by_itself(study, *, check=True, now=None):
     check : bool, default True
         Ask the close rule (False: only read whether it closed already).
     now : datetime, optional
-        The time recorded.
+        Unused (kept for callers): the time recorded is read under the study's row lock, in the
+        transaction that closes it, so that no participant admitted after it consented before it.
 
     Returns
     -------
@@ -88,11 +89,13 @@ def closed_by_itself(study, *, check=True, now=None):
     reason = CLOSE_CHECKS["check"](study)
     if not reason:
         return False
-    now = now or timezone.now()
-    if Study.objects.filter(pk=study.pk, open=True).update(open=False, closed_at=now, closed_reason=reason[:300]):
-        study.open, study.closed_at, study.closed_reason = False, now, reason[:300]
-    else:
-        study.refresh_from_db()
+    with transaction.atomic():  # the lock admissions take (``_locked``): closed_at is when it really closes
+        if Study.objects.select_for_update().filter(pk=study.pk, open=True).exists():
+            now = timezone.now()
+            Study.objects.filter(pk=study.pk).update(open=False, closed_at=now, closed_reason=reason[:300])
+            study.open, study.closed_at, study.closed_reason = False, now, reason[:300]
+        else:
+            study.refresh_from_db()
     return study.closed_at is not None and not study.open
 
 

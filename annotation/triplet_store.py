@@ -6,7 +6,7 @@ from django.db import connection, transaction
 from django.utils.translation import gettext_noop
 
 from annotation.bulk import ORM_BATCH, insert_rows, now_value
-from annotation.dedup import build_triplets
+from annotation.dedup import answer_key, build_triplets
 from annotation.fold_store import extend_folds_if_any
 from annotation.models import Prediction, Question, System, Triplet
 
@@ -48,11 +48,13 @@ def triplets_for(corpus, rows):
     groups = build_triplets(rows, corpus.dedup_policy)
     new = [g for g in groups if (g.question_key, g.normalized) not in existing]
     if new:  # plain rows (executemany, COPY on PostgreSQL), then their ids read back by their unique key
+        keys = [answer_key(g.normalized) for g in new]
+        _refuse_collisions(new, keys, existing)
         now = now_value()
         insert_rows(
             Triplet,
-            ("question", "answer", "normalized_answer", "created_at"),
-            [(g.question_key, g.answer, g.normalized, now) for g in new],
+            ("question", "answer", "normalized_answer", "answer_key", "created_at"),
+            [(g.question_key, g.answer, g.normalized, key, now) for g, key in zip(new, keys)],
         )
         existing = _triplet_ids(corpus, sorted({g.question_key for g in new}), existing)
     mapping = {}
@@ -61,6 +63,22 @@ def triplets_for(corpus, rows):
         for key in group.prediction_keys:
             mapping[key] = tid
     return mapping, len(new)
+
+
+class AnswerKeyCollision(ValueError):
+    """Two different answers of one question with one SHA-256 key: never merged, never expected."""
+
+
+def _refuse_collisions(new, keys, existing):
+    """The texts compared where keys meet: a new answer whose key an existing triplet of its question
+    (or another new answer) already holds is a SHA-256 collision, refused rather than merged."""
+    held = {(qid, answer_key(norm)) for qid, norm in existing}
+    for group, key in zip(new, keys):
+        if (group.question_key, key) in held:
+            raise AnswerKeyCollision(
+                f"two different answers of question {group.question_key} share the key {key}: not merged"
+            )
+        held.add((group.question_key, key))
 
 
 def _triplet_ids(corpus, question_ids, into=None):

@@ -134,7 +134,7 @@ def run_baseline(data):
     from django.db import transaction
 
     from annotation.bulk import insert_rows, now_value
-    from annotation.dedup import normalize_answer
+    from annotation.dedup import answer_key, normalize_answer
     from annotation.models import Corpus, Prediction, Question, System, Triplet
 
     start = clock()
@@ -159,8 +159,8 @@ def run_baseline(data):
         rows += [(system[p["system"]], qid[p["question_id"]], p["answer"]) for p in predictions]
         keys = {(q, normalize_answer(a)): a for _s, q, a in reversed(rows) if a.strip()}
         now = now_value()
-        columns = ("question", "answer", "normalized_answer", "created_at")
-        insert_rows(Triplet, columns, [(q, a, n, now) for (q, n), a in keys.items()])
+        columns = ("question", "answer", "normalized_answer", "answer_key", "created_at")
+        insert_rows(Triplet, columns, [(q, a, n, answer_key(n), now) for (q, n), a in keys.items()])
         triplets = Triplet.objects.filter(question__corpus=corpus)
         tid = {(q, n): t for t, q, n in triplets.values_list("id", "question", "normalized_answer")}
         insert_rows(

@@ -193,7 +193,9 @@ UPLOAD_DIR = MEDIA_ROOT / "uploads"
 MAX_UPLOAD_BYTES = int(os.environ.get("QAEVAL_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024)))
 # A study archive's members, unpacked, at most (they are read into memory and checked before any write).
 # A FrameNet lexicon upload, unpacked (frames.lexicon_jobs.unpack): bytes and members.
-MAX_LEXICON_BYTES = int(os.environ.get("QAEVAL_MAX_LEXICON_BYTES", str(2 * 1024**3)))
+# A lexicon's files that are read (frameIndex.xml, luIndex.xml, frame/*.xml: frames.lexicon_jobs.is_read)
+# take some tens of MiB for FrameNet 1.7; 256 MiB leaves room for a lexicon several times larger.
+MAX_LEXICON_BYTES = int(os.environ.get("QAEVAL_MAX_LEXICON_BYTES", str(256 * 1024**2)))
 MAX_LEXICON_MEMBERS = int(os.environ.get("QAEVAL_MAX_LEXICON_MEMBERS", "100000"))
 MAX_ARCHIVE_BYTES = int(os.environ.get("QAEVAL_MAX_ARCHIVE_BYTES", str(4 * 1024**3)))
 
@@ -214,7 +216,8 @@ SECURE_HSTS_SECONDS = 31536000 if SECURE else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
 SECURE_HSTS_PRELOAD = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
-# Sessions: 8 hours (a working day) and gone with the browser under SECURE=1; two weeks otherwise.
+# Sessions: 8 hours (a working day) under SECURE=1, two weeks otherwise; the cookie carries that Max-Age
+# (issue 44: a browser-session cookie without one outlives its server row in browsers that restore tabs).
 # SESSION_COOKIE_AGE (seconds) overrides within sane bounds: 5 minutes to 24 hours under SECURE=1
 # (a stolen cookie is worth a day at most), to 90 days otherwise; anything else stops the start.
 
@@ -233,7 +236,7 @@ def _session_age():
 
 
 SESSION_COOKIE_AGE = _session_age()
-SESSION_EXPIRE_AT_BROWSER_CLOSE = SECURE
+SESSION_EXPIRE_AT_BROWSER_CLOSE = False  # the cookie has Max-Age = SESSION_COOKIE_AGE, SECURE=1 included
 # No inline script anywhere (core.middleware adds the header); inline style attributes stay
 # allowed for progress bars.
 CONTENT_SECURITY_POLICY = (

@@ -40,6 +40,42 @@ def _map_strings(value, f, drop=frozenset()):
 # Parameters only admins read, at any depth: where an LLM job (frames, judge, model run) sends its
 # questions and which key variable it uses.
 ADMIN_ONLY_PARAMS = frozenset({"endpoint", "base_url", "api_key_env"})
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"]+", re.IGNORECASE)
+_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")  # an environment variable's name: OPENAI_API_KEY
+_ENDPOINT = re.compile(r"(LLM endpoint named) '[^']*'")
+
+
+def admin_only_values(value, found=None):
+    """The strings held under ``ADMIN_ONLY_PARAMS`` keys in ``value``, at any depth."""
+    found = set() if found is None else found
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ADMIN_ONLY_PARAMS and isinstance(item, str) and item.strip():
+                found.add(item)
+            admin_only_values(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            admin_only_values(item, found)
+    return found
+
+
+def without_llm_settings(text, hidden=()):
+    """``text`` without what only admins read of an LLM server: its address (any URL), the key
+    variable's name, an endpoint's name, and each string of ``hidden`` (a job's admin-only values).
+
+    >>> without_llm_settings("no API key: set the environment variable LLM_KEY_LAB")
+    'no API key: set the environment variable [key variable]'
+    >>> without_llm_settings("APIConnectionError: http://10.0.0.7:8000/v1 refused", hidden=["lab"])
+    'APIConnectionError: [LLM server] refused'
+    >>> without_llm_settings("no LLM endpoint named 'lab' (add it)")
+    'no LLM endpoint named [endpoint] (add it)'
+    """
+    for value in sorted(hidden, key=len, reverse=True):
+        if len(value) >= 3:  # a one-letter name would blank letters of every word
+            text = text.replace(value, "[hidden]")
+    text = _URL.sub("[LLM server]", text)
+    text = _ENDPOINT.sub(r"\1 [endpoint]", text)
+    return _VARIABLE.sub("[key variable]", text)
 
 
 class Job(models.Model):
@@ -149,16 +185,17 @@ class Job(models.Model):
             return gettext(
                 "its worker stopped answering; it will be marked failed automatically within a minute or two"
             )
-        if self.status == self.CREATED:
-            return gettext("waiting for a worker")
+        if self.status == self.CREATED:  # until core.reaper.really_lost finds its task lost
+            return gettext("waiting for a free worker")
         return ""
 
     @property
     def public_error(self):
         """The error as researchers see it: its first line, server paths reduced to file names, no
-        traceback (admins see ``error`` in full)."""
+        traceback, no LLM server address, endpoint or key variable (``without_llm_settings``; admins
+        see ``error`` in full)."""
         first = (self.error or "").strip().split("\n", 1)[0]
-        return without_paths(first)[:1000]
+        return without_paths(without_llm_settings(first, admin_only_values(self.params)))[:1000]
 
     @property
     def public_params(self):

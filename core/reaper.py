@@ -65,17 +65,54 @@ def reap_stale_jobs(seconds=None):
     return out
 
 
+#: A queue's workers are taken as idle this long after their last job ended (the time to take the next).
+IDLE_GRACE_SECONDS = 30
+
+
 def lost_jobs(seconds=None):
-    """Jobs still waiting for a worker ``seconds`` (``JOB_RESEND_SECONDS``) after their task was sent."""
+    """Jobs still waiting for a worker ``seconds`` (``JOB_RESEND_SECONDS``) after their task was sent:
+    candidates for ``really_lost`` (a job queued behind busy workers waits that long too)."""
     seconds = settings.JOB_RESEND_SECONDS if seconds is None else seconds
     before = timezone.now() - timedelta(seconds=seconds)
     waiting = Job.objects.filter(status=Job.CREATED, cancel_requested=False).exclude(task_name="")
     return waiting.filter(Q(sent_at__lt=before) | Q(sent_at__isnull=True, created_at__lt=before))
 
 
+def job_queue(job):
+    """The Celery queue a job's task was sent to (``celery``: the default)."""
+    return (job.task_options or {}).get("queue") or "celery"
+
+
+def really_lost(job, now=None):
+    """Whether the broker lost ``job``'s task, rather than the job waiting behind busy workers.
+
+    Lost when a job of its queue sent after it has started (the queue is first in, first out: a worker
+    passed it by), or when no job of its queue runs and none ended in the last ``IDLE_GRACE_SECONDS``
+    (its workers are free and did not take it). Otherwise it is waiting for a free worker."""
+    now = now or timezone.now()
+    sent = job.sent_at or job.created_at
+    fresh = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
+    others = Job.objects.exclude(pk=job.pk).filter(
+        Q(status=Job.RUNNING) | Q(started_at__gt=sent) | Q(finished_at__gt=now - timedelta(seconds=IDLE_GRACE_SECONDS))
+    )
+    others = [
+        o
+        for o in others.only(
+            "status", "sent_at", "created_at", "started_at", "heartbeat_at", "finished_at", "task_options"
+        )
+        if job_queue(o) == job_queue(job)
+    ]
+    if any(o.started_at and (o.sent_at or o.created_at) > sent for o in others):
+        return True
+    busy = any(o.status == Job.RUNNING and o.heartbeat_at and o.heartbeat_at >= fresh for o in others)
+    ended_lately = any(o.finished_at and o.finished_at > now - timedelta(seconds=IDLE_GRACE_SECONDS) for o in others)
+    return not busy and not ended_lately
+
+
 def resend_lost_jobs(seconds=None):
-    """Send again the task of every job a worker never took (``lost_jobs``); returns their ids."""
-    return [job.pk for job in lost_jobs(seconds).order_by("pk") if resend(job)]
+    """Send again the task of every job a worker never took (``lost_jobs`` that are ``really_lost``);
+    returns their ids. A job behind busy workers keeps waiting, told so (``Job.state_note``)."""
+    return [job.pk for job in lost_jobs(seconds).order_by("pk") if really_lost(job) and resend(job)]
 
 
 def resend(job):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation import studies
+from annotation.counted import counted_labels
 from annotation.interchange import SEMANTIC_FIELDS
-from annotation.models import Label, Prediction, Question
+from annotation.models import Prediction, Question
 from annotation.quality import apply_adjudications
 from annotation.quality_data import decisions
 
@@ -62,9 +62,7 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
         columns=["question_id", "system", "answer", "tkey"],
     )
     predictions["tkey"] = predictions["tkey"].astype(object)
-    labels = Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False).order_by("updated_at", "id")
-    if not include_excluded:
-        labels = labels.exclude(annotator_id__in=studies.excluded_user_ids(corpus))
+    labels = counted_labels(corpus, include_excluded=include_excluded).order_by("updated_at", "id")
     label_rows = list(labels.values_list("triplet_id", "annotator__username", "value"))
     if not label_rows:
         return questions, predictions, None

@@ -14,6 +14,7 @@ import pandas as pd
 from django.db.models import Count, TextField
 from django.db.models.functions import Cast
 
+from annotation.counted import counted_labels
 from annotation.fold_store import fold_design
 from annotation.models import Fold, FoldItem, GoldItem, Label, Prediction, Triplet
 from models_runner.models import Judge, JudgeLabel
@@ -273,7 +274,7 @@ def snapshot(corpus):
     )
     preds = pd.DataFrame({"system": preds["system"], "tkey": _tkeys(preds["triplet"])})
     rows = list(
-        Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
+        counted_labels(corpus)  # issue 44: excluded participants out, as in the report
         .order_by("updated_at", "id")
         .values_list("triplet_id", "annotator_id", "value")
     )

@@ -40,6 +40,20 @@ def start_lexicon_import(path, *, name, user=None, original_name=None):
 
 
 CHUNK = 1 << 20
+#: The files of a lexicon that ``frames.framenet.load_lexicon`` reads; no other member is written.
+READ_FILES = ("frameIndex.xml", "luIndex.xml")
+
+
+def is_read(name):
+    """Whether the archive member ``name`` is a file the lexicon import reads: ``frameIndex.xml``,
+    ``luIndex.xml`` or ``frame/<Name>.xml``, under any folder (NLTK's ``lu/`` and ``fulltext/``,
+    hundreds of MiB in FrameNet 1.7, are never read, so never unpacked).
+
+    >>> [is_read(n) for n in ("fn/frameIndex.xml", "fn/frame/Attack.xml", "fn/lu/lu10.xml", "frame/x.txt")]
+    [True, True, False, False]
+    """
+    parts = name.replace("\\", "/").strip("/").split("/")
+    return parts[-1] in READ_FILES or (len(parts) >= 2 and parts[-2] == "frame" and parts[-1].endswith(".xml"))
 
 
 class _Room:
@@ -75,9 +89,8 @@ def _unpack_zip(archive, folder, room):
             if not target.is_relative_to(folder):
                 raise LexiconUploadError(f"{room.name}: member {info.filename!r} would leave the folder")
             room.member()
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
+            if info.is_dir() or not is_read(info.filename):
+                continue  # folders come with their files; what is not read is not written
             target.parent.mkdir(parents=True, exist_ok=True)
             with z.open(info) as source:
                 room.copy(source, target)
@@ -89,9 +102,7 @@ def _unpack_tar(archive, folder, room):
             member = tarfile.data_filter(raw, str(folder))  # no absolute paths, '..', devices or links out
             room.member()
             target = (folder / member.name).resolve()
-            if member.isdir():
-                target.mkdir(parents=True, exist_ok=True)
-            elif member.isfile():
+            if member.isfile() and is_read(member.name):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with t.extractfile(member) as source:
                     room.copy(source, target)
@@ -99,10 +110,11 @@ def _unpack_tar(archive, folder, room):
 
 
 def unpack(archive, folder, *, original_name):
-    """Unpack ``archive`` (zip or tar) into ``folder``, streamed: members that would land outside it are
-    refused, and so is an archive that inflates past ``QAEVAL_MAX_LEXICON_BYTES`` (counted on the
-    bytes written, never the headers' sizes) or holds more than ``QAEVAL_MAX_LEXICON_MEMBERS``
-    members. Disk use stays under the limit, memory under a chunk per member."""
+    """Unpack the files a lexicon import reads (``is_read``) of ``archive`` (zip or tar) into ``folder``,
+    streamed: members that would land outside it are refused, and so is an archive whose read files
+    inflate past ``QAEVAL_MAX_LEXICON_BYTES`` (counted on the bytes written, never the headers' sizes)
+    or that holds more than ``QAEVAL_MAX_LEXICON_MEMBERS`` members. Disk use stays under the limit,
+    memory under a chunk per member."""
     folder = Path(folder).resolve()
     room = _Room(original_name)
     try:

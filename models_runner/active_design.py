@@ -23,9 +23,10 @@ import numpy as np
 import pandas as pd
 
 from annotation import design
+from annotation.counted import counted_labels
 from annotation.fold_designs import Design, DesignError, Plan
 from annotation.labels import LABEL_VALUES
-from annotation.models import Label, Triplet
+from annotation.models import Triplet
 from models_runner.models import Judge, JudgeLabel
 
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label
@@ -95,10 +96,10 @@ def plan(corpus, *, budget, judge, seed=0, metric="hscore") -> Plan:
     return Plan(pi=dict.fromkeys(tids, p1), sampled=dict(zip(tids, xi1.tolist())), meta=meta, phase=phase)
 
 
-def _pilot_scores(tids, pilot, metric):
+def _pilot_scores(tids, pilot, metric, *, corpus):
     """Each labelled pilot triplet's human score (mean of its labels' values, SPEC 3), NaN elsewhere."""
     values = dict(zip(LABEL_VALUES, design.label_values(metric)))
-    rows = Label.objects.filter(triplet_id__in=[t for t, p in zip(tids, pilot) if p], value__isnull=False)
+    rows = counted_labels(corpus).filter(triplet_id__in=[t for t, p in zip(tids, pilot) if p])
     frame = pd.DataFrame.from_records(list(rows.values_list("triplet_id", "value")), columns=["tid", "value"])
     means = frame.assign(score=frame["value"].map(values)).groupby("tid")["score"].mean()
     return means.reindex(tids).to_numpy(dtype=float)
@@ -114,7 +115,7 @@ def open_main(corpus, meta) -> tuple[dict, dict]:
         f, u = np.zeros(len(tids)), np.zeros(len(tids))
     else:
         f, u, _, _ = _judge_view(judge, tids, meta["metric"])
-    h = _pilot_scores(tids, pilot, meta["metric"])
+    h = _pilot_scores(tids, pilot, meta["metric"], corpus=corpus)
     labelled = pilot & ~np.isnan(h)
     b2 = design.main_budget(meta["budget"], len(tids), meta["p1"])
     pi2, info = design.main_design(f, u, pilot=labelled, h=h, budget=meta["budget"], p1=meta["p1"], alpha=meta["alpha"])

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Corpus
 from core import roles
+from core.models import ADMIN_ONLY_PARAMS, admin_only_values, without_llm_settings
 from core.runner import request_cancel
 from models_runner import inference, jobs
 from models_runner.backends import REGISTRY, backend_class
@@ -61,6 +62,19 @@ class RunSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def to_representation(self, run):
+        """Admins read the run as stored; researchers without the LLM server's address, endpoint and
+        key variable (in ``parameters``, ``model_path`` and ``error``: ``core.models.without_llm_settings``)."""
+        data = super().to_representation(run)
+        request = self.context.get("request")
+        if request is not None and roles.is_admin(request.user):
+            return data
+        hidden = admin_only_values(run.parameters)
+        data["parameters"] = {k: v for k, v in (run.parameters or {}).items() if k not in ADMIN_ONLY_PARAMS}
+        data["model_path"] = without_llm_settings(run.model_path or "", hidden)
+        data["error"] = without_llm_settings(run.job.public_error, hidden)
+        return data
+
 
 class StartRunRequest(serializers.Serializer):
     corpus = serializers.SlugField(max_length=100)
@@ -89,7 +103,7 @@ class RunList(APIView):
         qs = _runs()
         if request.query_params.get("corpus"):
             qs = qs.filter(corpus__name=request.query_params["corpus"])
-        return Response(RunSerializer(qs[:500], many=True).data)
+        return Response(RunSerializer(qs[:500], many=True, context={"request": request}).data)
 
     @extend_schema(request=StartRunRequest, responses={202: RunSerializer})
     def post(self, request):
@@ -108,7 +122,9 @@ class RunList(APIView):
             )
         except inference.RunError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(RunSerializer(_runs().get(pk=run.pk)).data, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            RunSerializer(_runs().get(pk=run.pk), context={"request": request}).data, status=status.HTTP_202_ACCEPTED
+        )
 
 
 class RunDetail(APIView):
@@ -116,7 +132,7 @@ class RunDetail(APIView):
 
     @extend_schema(responses=RunSerializer)
     def get(self, request, pk):
-        return Response(RunSerializer(get_object_or_404(_runs(), pk=pk)).data)
+        return Response(RunSerializer(get_object_or_404(_runs(), pk=pk), context={"request": request}).data)
 
 
 class RunCancel(APIView):
@@ -126,7 +142,7 @@ class RunCancel(APIView):
     def post(self, request, pk):
         run = get_object_or_404(_runs(), pk=pk)
         request_cancel(run.job)
-        return Response(RunSerializer(_runs().get(pk=pk)).data)
+        return Response(RunSerializer(_runs().get(pk=pk), context={"request": request}).data)
 
 
 class BackendList(APIView):

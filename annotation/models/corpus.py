@@ -64,8 +64,10 @@ class Question(models.Model):
 
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="questions", verbose_name=_("corpus"))
     external_id = models.CharField(max_length=200, verbose_name=_("external id"))
+    # Unique in its corpus (a constraint: imports racing into one corpus cannot share a position).
+    # Left empty, ``save`` gives the next free one.
     position = models.PositiveIntegerField(
-        default=0, help_text=_("Order of the question in its file."), verbose_name=_("position")
+        blank=True, help_text=_("Order of the question in its file."), verbose_name=_("position")
     )
     context = models.TextField(verbose_name=_("context"))
     question = models.TextField(verbose_name=_("question"))
@@ -85,11 +87,20 @@ class Question(models.Model):
     class Meta:
         verbose_name = _("question")
         verbose_name_plural = _("questions")
-        constraints = [models.UniqueConstraint(fields=["corpus", "external_id"], name="uniq_question_per_corpus")]
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "external_id"], name="uniq_question_per_corpus"),
+            models.UniqueConstraint(fields=["corpus", "position"], name="uniq_question_position"),
+        ]
         ordering = ["corpus", "position"]
 
     def __str__(self):
         return f"{self.external_id}: {self.question[:60]}"
+
+    def save(self, *args, **kwargs):
+        if self.position is None:
+            last = Question.objects.filter(corpus_id=self.corpus_id).aggregate(last=models.Max("position"))["last"]
+            self.position = 0 if last is None else last + 1
+        super().save(*args, **kwargs)
 
 
 class System(models.Model):

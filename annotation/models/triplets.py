@@ -6,6 +6,17 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from annotation.dedup import answer_key
+
+
+class TripletManager(models.Manager):
+    def bulk_create(self, objs, *args, **kwargs):
+        """As the ORM's, with each triplet's ``answer_key`` set from its normalized answer."""
+        objs = list(objs)
+        for triplet in objs:
+            triplet.answer_key = answer_key(triplet.normalized_answer)
+        return super().bulk_create(objs, *args, **kwargs)
+
 
 class Triplet(models.Model):
     question = models.ForeignKey(
@@ -17,6 +28,9 @@ class Triplet(models.Model):
     normalized_answer = models.TextField(
         blank=True, help_text=_("Deduplication key under the corpus policy."), verbose_name=_("normalized answer")
     )
+    # What the triplet is unique by within its question: SHA-256 of the normalized answer (fixed size,
+    # so answers of any length fit the unique index on both databases; annotation.dedup.answer_key).
+    answer_key = models.CharField(max_length=64, editable=False, verbose_name=_("answer key"))
     # The active design (SPEC 12): the triplet's chance of a human label and whether the draw took it.
     design_pi = models.FloatField(
         null=True, blank=True, help_text=_("Chance of a human label under the design."), verbose_name=_("design pi")
@@ -37,15 +51,21 @@ class Triplet(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
+    objects = TripletManager()
+
     class Meta:
         verbose_name = _("triplet")
         verbose_name_plural = _("triplets")
-        constraints = [
-            models.UniqueConstraint(fields=["question", "normalized_answer"], name="uniq_triplet_per_question")
-        ]
+        constraints = [models.UniqueConstraint(fields=["question", "answer_key"], name="uniq_triplet_answer_key")]
 
     def __str__(self):
         return f"T{self.pk}: {self.answer[:40]}"
+
+    def save(self, *args, **kwargs):
+        self.answer_key = answer_key(self.normalized_answer)
+        if kwargs.get("update_fields") is not None and "normalized_answer" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "answer_key"}
+        super().save(*args, **kwargs)
 
 
 class Fold(models.Model):

@@ -19,7 +19,7 @@ def _corpus(request):
 def labels(request):
     corpus = _corpus(request)
     stem = f"labels-{corpus.name}" if corpus else "labels"
-    rows = exports.label_rows(corpus)
+    rows = exports.label_rows(corpus, include_excluded=request.GET.get("excluded") == "1")
     if request.GET.get("format") == "csv":
         return streamed_download(
             exports.csv_lines(rows, exports.LABEL_COLUMNS), f"{stem}.csv", "text/csv; charset=utf-8"

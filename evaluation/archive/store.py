@@ -35,6 +35,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from annotation.dedup import answer_key
 from annotation.models import Corpus
 from core import job_kinds
 from core.models import Job
@@ -53,6 +54,7 @@ MESSAGES = (READING, WRITING, RESTORING)
 USER = "users"  # the pseudo-model of users.jsonl in foreign-key maps
 CORPUS = "annotation.Corpus"
 JOB = "core.Job"
+TRIPLET = "annotation.Triplet"
 
 NOT_ARCHIVED = {
     "core.WorkerBeat": "a Celery worker's heartbeat: the state of one running installation, not of a study",
@@ -531,6 +533,8 @@ def _fix_row(member, row, context):
     """The rewrites a restored row needs beyond its foreign keys: the corpus name, job params."""
     if member.label == CORPUS:
         row["name"] = context["name"]
+    elif member.label == TRIPLET:  # the unique key of its answer, computed here (archives before issue 44 lack it)
+        row["answer_key"] = answer_key(row.get("normalized_answer") or "")
     elif member.label == JOB:
         for key in ("params", "result"):
             value = row.get(key)

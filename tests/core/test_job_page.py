@@ -30,7 +30,7 @@ def test_a_running_job_polls_and_a_finished_one_stops(client, boss):
     client.force_login(boss)
     job = create_job("import_corpus", {"corpus": "squad dev", "path": "/x/c.jsonl"})
     page = client.get(reverse("admin:core_job_change", args=[job.pk])).content.decode()
-    assert 'hx-trigger="every 2s"' in page and "waiting for a worker" in page and "htmx" in page
+    assert 'hx-trigger="every 2s"' in page and "waiting for a free worker" in page and "htmx" in page
     Job.objects.filter(pk=job.pk).update(status=Job.RUNNING, progress_done=3, progress_total=4, message="writing")
     running = status(client, job)
     body = running.content.decode()
@@ -84,7 +84,7 @@ def test_the_job_page_follows_the_job_in_chromium(browser, live_server, boss, wi
     try:
         login(page, live_server, "boss")
         page.goto(f"{live_server.url}{reverse('admin:core_job_change', args=[job.pk])}")
-        expect(page.locator("#job-status")).to_contain_text("waiting for a worker")
+        expect(page.locator("#job-status")).to_contain_text("waiting for a free worker")
         Job.objects.filter(pk=job.pk).update(status=Job.RUNNING, progress_done=1, progress_total=2, message="pass 2")
         expect(page.locator("#job-status")).to_contain_text("pass 2", timeout=6000)
         page.screenshot(path=str(tmp_path / f"job-running-{width}.png"))

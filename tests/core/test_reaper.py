@@ -198,3 +198,34 @@ def test_the_resent_import_runs_to_the_end(tiny_corpus, tmp_path, settings):
     done = Job.objects.get(pk=job.pk)
     assert (done.status, done.resends, done.attempts) == (Job.SUCCEEDED, 1, 1), done.error
     assert Prediction.objects.filter(system__name="late").count() == 1
+
+
+# --- a job queued behind busy workers is not lost (issue 44) ------------------------------------------
+
+
+def test_a_job_behind_busy_workers_waits_told_so_until_it_is_really_lost(broker, settings):
+    settings.JOB_RESEND_SECONDS = 600
+    queued = waiting(task_options={"queue": "default"})
+    busy = waiting(status=Job.RUNNING, heartbeat_at=timezone.now(), sent_ago=900, task_options={"queue": "default"})
+    elsewhere = waiting(status=Job.RUNNING, heartbeat_at=timezone.now(), task_options={"queue": "gpu"})
+    # its queue's worker is busy: it waits, and says so, however long that takes
+    assert reaper.resend_lost_jobs() == [] and broker == []
+    job = Job.objects.get(pk=queued.pk)
+    assert job.resends == 0 and job.state_note == "waiting for a free worker" and "never reached" not in job.message
+    # the worker has just finished: a moment to take the next message
+    now = timezone.now()
+    Job.objects.filter(pk=busy.pk).update(status=Job.SUCCEEDED, finished_at=now - timedelta(seconds=5))
+    assert reaper.resend_lost_jobs() == []
+    # free for longer than the grace and the job still not taken: the broker lost it
+    Job.objects.filter(pk=busy.pk).update(finished_at=now - timedelta(seconds=reaper.IDLE_GRACE_SECONDS + 5))
+    assert reaper.resend_lost_jobs() == [queued.pk]
+    assert "never reached a worker" in Job.objects.get(pk=queued.pk).message
+    assert Job.objects.get(pk=elsewhere.pk).resends == 0
+
+
+def test_a_job_passed_by_a_later_one_of_its_queue_is_lost_even_while_workers_are_busy(broker, settings):
+    settings.JOB_RESEND_SECONDS = 600
+    queued = waiting(task_options={"queue": "default"})
+    later = waiting(status=Job.RUNNING, heartbeat_at=timezone.now(), sent_ago=100, task_options={"queue": "default"})
+    Job.objects.filter(pk=later.pk).update(started_at=timezone.now())
+    assert reaper.resend_lost_jobs() == [queued.pk]

@@ -3,6 +3,7 @@ layout becomes a lexicon through a background job; a bad archive fails the job i
 imports nothing; the upload is removed whatever the outcome."""
 
 import io
+import os
 import tarfile
 import zipfile
 
@@ -209,3 +210,38 @@ def test_too_many_members_are_refused(admin_client, settings, tmp_path, django_c
     data = zipped(extra={f"framenet_v17/empty/{i}.xml": "" for i in range(60)})
     job = upload(admin_client, settings, tmp_path, "many", data, "many.zip", django_capture_on_commit_callbacks)
     assert job.status == Job.FAILED and "more members than QAEVAL_MAX_LEXICON_MEMBERS" in job.error
+
+
+# --- limits sized to what a lexicon is (issue 44, point 4) ----------------------------------------
+
+
+def test_the_default_limit_is_sized_to_a_lexicon():
+    """256 MiB (a lexicon's read files are some tens of MiB), not the 2 GiB a bomb could fill before."""
+    from config import settings as config
+
+    assert config.MAX_LEXICON_BYTES == 256 * MIB or "QAEVAL_MAX_LEXICON_BYTES" in os.environ
+
+
+def test_members_the_import_does_not_read_are_never_written(tmp_path):
+    """A bomb in ``lu/`` (a folder the import never reads) takes no disk: only frameIndex.xml,
+    luIndex.xml and frame/*.xml are unpacked."""
+    from frames.lexicon_jobs import unpack
+
+    archive = zeros_zip(tmp_path / "lu-bomb.zip", 64 * MIB, member="framenet_v17/lu/lu1.xml")
+    with zipfile.ZipFile(archive, "a") as z:
+        z.writestr("framenet_v17/frameIndex.xml", "<frameIndex/>")
+        z.writestr("framenet_v17/frame/Attack.xml", "<frame/>")
+        z.writestr("framenet_v17/fulltext/big.xml", "x" * 1000)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    unpack(archive, folder, original_name="lu-bomb.zip")
+    written = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert written == ["framenet_v17/frame/Attack.xml", "framenet_v17/frameIndex.xml"]
+
+
+def test_a_lexicon_with_unread_folders_imports(admin_client, settings, tmp_path, django_capture_on_commit_callbacks):
+    settings.MAX_LEXICON_BYTES = 8 * MIB
+    data = zipped(extra={"framenet_v17/lu/lu1.xml": "x" * (9 * MIB), "framenet_v17/fulltext/a.xml": "<a/>"})
+    job = upload(admin_client, settings, tmp_path, "big-lu", data, "fn.zip", django_capture_on_commit_callbacks)
+    assert job.status == Job.SUCCEEDED, job.error
+    assert FrameLexicon.objects.filter(name="big-lu").exists()

@@ -276,7 +276,7 @@ def test_session_lifetime_is_shorter_with_secure():
         [sys.executable, "-c", code], cwd=REPO, env={**env, "SECURE": "1"}, capture_output=True, text=True
     )
     plain = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
-    assert secure.stdout.split() == ["28800", "True"], secure.stderr
+    assert secure.stdout.split() == ["28800", "False"], secure.stderr  # issue 44: Max-Age on the cookie
     assert plain.stdout.split() == ["1209600", "False"], plain.stderr
     # an override stays sane (issue 33 point 9): a year under SECURE=1, zero or words stop the start
     for secure_flag, age, ok in (("1", "3600", True), ("1", "31536000", False), ("", "0", False), ("", "abc", False)):
@@ -288,7 +288,7 @@ def test_session_lifetime_is_shorter_with_secure():
             text=True,
         )
         if ok:
-            assert run.stdout.split() == [age, "True"], run.stderr
+            assert run.stdout.split() == [age, "False"], run.stderr
         else:
             assert run.returncode != 0 and "SESSION_COOKIE_AGE must be a number of seconds from 300" in run.stderr
     assert Path(REPO / "README.md").read_text().count("SESSION_COOKIE_AGE") >= 1
@@ -320,3 +320,14 @@ def test_hostile_json_bodies_are_400(client, make_user, tiny_corpus, body):
     response = client.post("/research/api/reports/", body, content_type="application/json")
     assert response.status_code == 400, response.content
     assert Job.objects.count() == before
+
+
+def test_the_session_cookie_carries_its_max_age(client, make_user, settings):
+    """Issue 44: the session cookie says how long it lives (Max-Age = SESSION_COOKIE_AGE), under
+    SECURE=1 too (8 hours), instead of a browser-session cookie a restored browser keeps forever."""
+    settings.SESSION_COOKIE_AGE = 8 * 3600
+    make_user("keeper", "annotator")
+    response = client.post("/login/", {"username": "keeper", "password": "pw-for-tests-1"})
+    assert response.status_code == 302
+    cookie = response.cookies[settings.SESSION_COOKIE_NAME]
+    assert cookie["max-age"] == 8 * 3600 and cookie["expires"]

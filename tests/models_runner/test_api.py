@@ -115,3 +115,32 @@ def test_backends_endpoint_lists_options(client, make_user):
     assert set(data) == {"baseline", "extractive", "seq2seq", "causal", "openai"}
     assert data["seq2seq"]["options"]["max_new_tokens"] == 40 and "model" in data["causal"]["options"]
     assert data["openai"]["options"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+def test_researchers_never_read_the_llm_server_its_endpoint_or_key_variable(run, client, make_user):
+    """Issue 44: ``/runs/api/runs/`` and the job's error show researchers no base URL, endpoint or key
+    variable (in the run's parameters, its model path or its error); admins read them all."""
+    from core.models import Job
+
+    secret = {"endpoint": "lab-gpu", "base_url": "http://10.1.2.3:8000/v1", "api_key_env": "LLM_KEY_LAB"}
+    run.parameters = {**run.parameters, **secret, "model": "m-7b", "shots": 2}
+    run.model_path = "http://10.1.2.3:8000/v1 :: m-7b"
+    run.save()
+    Job.objects.filter(pk=run.job_id).update(
+        status=Job.FAILED,
+        error="no API key: set the environment variable LLM_KEY_LAB; chat request failed after 1 attempt(s): "
+        "APIConnectionError: Connection error to http://10.1.2.3:8000/v1; no LLM endpoint named 'lab-gpu' "
+        "(add it in the admin: LLM endpoints)\nTraceback ...",
+    )
+    client.force_login(make_user("res", "researcher"))
+    for url in ("/runs/api/runs/", f"/runs/api/runs/{run.pk}/", f"/api/jobs/{run.job_id}/"):
+        shown = client.get(url).content.decode()
+        for word in ("10.1.2.3", "LLM_KEY_LAB", "lab-gpu", "api_key_env", "base_url"):
+            assert word not in shown, (url, word)
+    listed = client.get(f"/runs/api/runs/{run.pk}/").json()
+    assert listed["parameters"]["model"] == "m-7b" and listed["parameters"]["shots"] == 2
+    assert listed["model_path"].endswith(":: m-7b") and "no API key" in listed["error"]
+    client.force_login(make_user("boss", "admin"))
+    full = client.get(f"/runs/api/runs/{run.pk}/").json()
+    assert full["parameters"]["api_key_env"] == "LLM_KEY_LAB" and "10.1.2.3" in full["model_path"]
+    assert "LLM_KEY_LAB" in full["error"]

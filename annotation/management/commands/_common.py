@@ -2,6 +2,7 @@
 
 from django.core.management.base import CommandError
 
+from annotation.importers import with_file_named
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus
 
@@ -15,9 +16,10 @@ def get_corpus(name):
 
 
 def run_import(command, fn, *args, **kwargs):
-    """Run an importer; a bad input becomes a CommandError with file, line and field."""
+    """Run an importer; a bad input becomes a CommandError with file, line and field, and a refusal
+    of the database that no rule of the file foresaw one naming the file (never a traceback)."""
     try:
-        return fn(*args, progress=_printer(command), **kwargs)
+        return with_file_named(fn, *args, progress=_printer(command), **kwargs)
     except InterchangeError as exc:
         raise CommandError(f"nothing imported: {exc}") from None
 
