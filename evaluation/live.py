@@ -22,8 +22,9 @@ from rest_framework.views import APIView
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
+from evaluation.report.options import AGGREGATE_WORDS
 from evaluation.report.steps import clean
-from evaluation.science import active, anytime, metric_registry, ppi
+from evaluation.science import active, anytime, human, metric_registry, ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -45,6 +46,12 @@ class ConclusionsForm(forms.Form):
         required=False,
         label=_("target half-width"),
         help_text=_("Hscore in [0, 1], Hcorrect in %"),
+    )
+    human_aggregate = forms.ChoiceField(  # SPEC 17: the human score of a triplet (mean, majority, ds)
+        choices=lambda: [(a, AGGREGATE_WORDS[a]) for a in human.AGGREGATES],
+        initial=human.DEFAULT_AGGREGATE,
+        required=False,
+        label=_("Labels of one answer"),
     )
     stop_when = forms.ChoiceField(
         choices=[
@@ -76,7 +83,13 @@ def _context(request):
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
         facts = judge_inputs.sample_facts(d["corpus"])
-        scores = ppi.live_scores(predictions, labels, jl, facts=facts)  # once per request, shared by every part
+        try:  # once per request, shared by every part; ds may be refused (SPEC 17)
+            scores = ppi.live_scores(
+                predictions, labels, jl, facts=facts, aggregate=d.get("human_aggregate") or human.DEFAULT_AGGREGATE
+            )
+        except ValueError as exc:
+            form.add_error("human_aggregate", str(exc))
+            return context
         result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width, facts=facts, scores=scores)
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)

@@ -20,6 +20,7 @@ from evaluation.science import metric_registry
 AGGREGATE_TEXT = {
     "mean": gettext_lazy("labels of an answer averaged (correct 1, partial 0.5, incorrect 0)"),
     "majority": gettext_lazy("majority label of an answer (ties: mean of the tied labels)"),
+    "ds": gettext_lazy("Dawid-Skene posterior of an answer (each annotator's reliability estimated, gold fixed)"),
 }
 
 
@@ -43,7 +44,7 @@ POLICY_WORDS = {
     "casefold": pgettext_lazy("dedup policy", "casefold"),
     "exact": pgettext_lazy("dedup policy", "exact"),
 }
-AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority")}
+AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority"), "ds": "Dawid-Skene"}
 DESIGN_TEXT = {
     "uniform": gettext_lazy("uniform (the labelled answers are a random sample)"),
     "active": gettext_lazy("active (humans label where the judge is unsure; SPEC 12)"),

@@ -20,6 +20,7 @@ import pandas as pd
 from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
+from evaluation.report.crowd_section import crowd_step
 from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, live_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
@@ -154,6 +155,16 @@ def compute_report(
         design_frame=extras.design,
         policy=config.dedup_policy,
         facts=extras.facts,
+    )
+    crowd_step(
+        report,
+        predictions,
+        labels,
+        crowd_labels=extras.crowd_labels,
+        from_study=extras.from_study,
+        policy=config.dedup_policy,
+        n_boot=config.n_boot,
+        seed=config.seed,
     )
     frame_proxy_step(report, extras.frame_rows)
     attribute_check_step(report, extras.attribute_check_rows)
