@@ -114,27 +114,28 @@ def two_way_intervals(predictions, labels, systems, *, aggregate, n_boot, seed=0
     return clean(rows)
 
 
-def crowd_step(report, predictions, labels, *, crowd_labels=None, from_study=False, policy, n_boot, seed=0) -> None:
+def crowd_step(report, predictions, labels, *, extras, config) -> None:
     """Put ``crowd_sensitivity``, ``crowd_intervals`` and ``bootstrap`` into ``report.data`` (and the
-    ``crowd_sensitivity`` table): the sensitivity over ``crowd_labels`` (every label, flagged) or the
-    report's labels; the two-way bootstrap over the report's labels when they come from a study or
-    the aggregate is ``ds``.
+    ``crowd_sensitivity`` table): the sensitivity over ``extras.crowd_labels`` (every label, flagged)
+    or the report's labels; the two-way bootstrap over the report's labels when they come from a
+    study (``extras.from_study``) or the aggregate is ``ds``.
     """
     from evaluation.report.sections import with_tkeys
 
     aggregate = report.data.get("human_aggregate") or human.DEFAULT_AGGREGATE
     systems = [r["system"] for r in report.data.get("systems", []) if r["system"] in set(predictions["system"])]
+    policy, n_boot = config.dedup_policy, config.n_boot
     predictions = with_tkeys(predictions, policy)
     labels = with_tkeys(labels, policy)
-    everyone = with_tkeys(crowd_labels, policy) if crowd_labels is not None else labels
+    everyone = with_tkeys(extras.crowd_labels, policy) if extras.crowd_labels is not None else labels
     rows = sensitivity(predictions, everyone, systems)
     report.data["crowd_sensitivity"] = rows
     if rows:
         report.tables["crowd_sensitivity"] = pd.DataFrame(rows).set_index("system")
-    two_way = labels is not None and not labels.empty and (from_study or aggregate == "ds") and n_boot > 0
+    two_way = labels is not None and not labels.empty and (extras.from_study or aggregate == "ds") and n_boot > 0
     report.data["bootstrap"] = BOOTSTRAP_TWO_WAY if two_way else BOOTSTRAP_QUESTIONS
     report.data["crowd_intervals"] = []
     if two_way:
         report.data["crowd_intervals"] = two_way_intervals(
-            predictions, labels, systems, aggregate=aggregate, n_boot=min(n_boot, MAX_TWO_WAY), seed=seed
+            predictions, labels, systems, aggregate=aggregate, n_boot=min(n_boot, MAX_TWO_WAY), seed=config.seed
         )

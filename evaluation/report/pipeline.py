@@ -156,16 +156,7 @@ def compute_report(
         policy=config.dedup_policy,
         facts=extras.facts,
     )
-    crowd_step(
-        report,
-        predictions,
-        labels,
-        crowd_labels=extras.crowd_labels,
-        from_study=extras.from_study,
-        policy=config.dedup_policy,
-        n_boot=config.n_boot,
-        seed=config.seed,
-    )
+    crowd_step(report, predictions, labels, extras=extras, config=config)
     frame_proxy_step(report, extras.frame_rows)
     attribute_check_step(report, extras.attribute_check_rows)
     progress(done=total, message="done")  # in words on the page: report_words.progress_message
