@@ -27,7 +27,7 @@ def _reference_em(rows, n_iter=500, tol=1e-7):
     than ``tol``."""
     tasks = sorted({t for t, _, _ in rows})
     classes = sorted({lab for _, _, lab in rows})
-    probas = {t: {c: 0.0 for c in classes} for t in tasks}
+    probas = {t: dict.fromkeys(classes, 0.0) for t in tasks}
     for t, _, lab in rows:
         probas[t][lab] += 1
     for t in tasks:
@@ -187,7 +187,7 @@ def _crowd_report_inputs(seed=0, n_q=60):
 
 
 def test_report_ds_names_its_bootstrap_and_its_sensitivity():
-    questions, predictions, labels, truth = _crowd_report_inputs()
+    questions, predictions, labels, _truth = _crowd_report_inputs()
     report = compute_report(questions, predictions, labels, config=ReportConfig(n_boot=30, human_aggregate="ds"))
     data = report.data
     assert data["human_aggregate"] == "ds" and data["bootstrap"] == "two-way"
