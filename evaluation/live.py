@@ -69,6 +69,9 @@ class ConclusionsForm(forms.Form):
         self.fields["judge"].choices = [("", _("most labels")), *((n, n) for n in names)]
 
 
+DS_REFUSED = _("Dawid-Skene needs at least 2 labels on at least half of the labelled answers: choose mean or majority.")
+
+
 def _context(request):
     form = ConclusionsForm(request.GET or None)
     if not request.GET and Corpus.objects.count() == 1:
@@ -87,8 +90,11 @@ def _context(request):
             scores = ppi.live_scores(
                 predictions, labels, jl, facts=facts, aggregate=d.get("human_aggregate") or human.DEFAULT_AGGREGATE
             )
-        except ValueError as exc:
-            form.add_error("human_aggregate", str(exc))
+        except ValueError:  # the one refusal of a valid choice: too few answers with two labels
+            form.add_error(
+                "human_aggregate",
+                DS_REFUSED,
+            )
             return context
         result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width, facts=facts, scores=scores)
         for r in result["rows"]:
