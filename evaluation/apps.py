@@ -36,6 +36,11 @@ class EvaluationConfig(AppConfig):
         # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
         # asks this check without importing evaluation (layering).
         studies.register_close_check(_study_close_reason)
+        # SPEC 17: the per-participant figures (Dawid-Skene included) on the study page, its CSV and API
+        from annotation import screening
+        from evaluation.crowd_figures import study_figures
+
+        screening.register_figures(study_figures)
         register_job_files("report", report_folder)  # study archives carry the report files
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
         kinds.register_job_kinds()

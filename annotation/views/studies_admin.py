@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from annotation import crowd, studies
+from annotation import crowd, screening, studies
 from annotation.exports import csv_lines
 from annotation.models import Fold, Participant, Study
 from core.export_safety import streamed_download
@@ -27,6 +27,8 @@ CSV_COLUMNS = [
     "gold_accuracy",
     "panel_study",
     "panel_session",
+    *screening.DECISION_COLUMNS,  # SPEC 17: the three decisions, with reason, rule and evidence
+    *screening.FIGURE_COLUMNS,
 ]
 
 
@@ -42,6 +44,8 @@ def _act(request, study):
     if action in ("open", "close"):
         Study.objects.filter(pk=study.pk).update(open=action == "open")
         return _("the study is open") if action == "open" else _("the study is closed")
+    if action == "panel":  # SPEC 17: the panel decision, with its reason (reject: attention checks only)
+        return _panel(request, study)
     if action not in ("reset", "returned"):
         raise ValueError(_("unknown action"))
     participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
@@ -58,6 +62,15 @@ def _act(request, study):
         )
     studies.mark_returned(participant)
     return _("%(id)s returned the study: slot freed, labels kept") % {"id": participant.external_id}
+
+
+def _panel(request, study):
+    participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
+    if participant is None:
+        raise ValueError(_("no such participant in this study"))
+    value = request.POST.get("decision", "")
+    screening.decide_panel(participant, value, reason=request.POST.get("reason", ""), user=request.user)
+    return _("panel decision for %(id)s: %(decision)s") % {"id": participant.external_id, "decision": value}
 
 
 @admin_required
