@@ -14,8 +14,10 @@ simulated with ``--labels`` labels per triplet, gold items and a screening rule,
 - ``cov2w``: share of (system, study) whose two-way bootstrap 95% interval (participants then
   questions, aggregation refitted) holds the truth; ``covq`` (mean only): the questions-only
   bootstrap the report used before;
-- per crowd: honest people stopped in the fold and bad workers caught, under SPEC 17's rule
-  (qualification block + two misses) and under the old rule (below ``min_gold`` after 3 gold items).
+- per crowd: honest people stopped in the fold, bad workers caught (stopped or screened out) and honest
+  people screened out at the start (paid), under SPEC 17's rule (qualification block of 3 gold items +
+  two misses, ``min_gold`` 0.7, 8 gold items per fold of 40) and under the old rule (below
+  ``min_gold`` after 3 gold items, no block).
 
     python bench/crowd_bench.py                              # small: 2 studies, 40 replicates
     python bench/crowd_bench.py --studies 10 --boot 100      # the README's figures
@@ -129,10 +131,10 @@ def report(name, results, n_pairs):
         covq = f"  covq {np.mean([r['covq'] for r in rows]):.2f}" if agg == "mean" else ""
         err, tau, flips, cov = (np.mean([r[k] for r in rows]) for k in ("err", "tau", "flips", "cov2w"))
         print(f"  {agg:9s} err {err:5.2f} pts  tau {tau:.3f}  flips {flips:4.1f}/{n_pairs}  cov2w {cov:.2f}" + covq)
-    honest, caught = np.mean([r["rates"] for r in results], axis=0)
-    old_honest, old_caught = np.mean([r["legacy_rates"] for r in results], axis=0)
+    honest, caught, screened = np.mean([r["rates"] for r in results], axis=0)
+    old_honest, old_caught, _ = np.mean([r["legacy_rates"] for r in results], axis=0)
     print(
-        f"  screening: honest stopped {honest:.1%}, bad caught {caught:.1%} "
+        f"  screening: honest stopped {honest:.1%}, bad caught {caught:.1%}, honest screened out (paid) {screened:.1%} "
         f"(old rule: honest stopped {old_honest:.1%}, bad caught {old_caught:.1%})"
     )
 

@@ -60,13 +60,15 @@ class Study:
         return self.task[keep], self.worker[keep], self.label[keep]
 
     def rates(self):
-        """Honest people stopped in the fold (share), bad workers caught (stopped or screened out)."""
+        """Honest people stopped in the fold (share), bad workers caught (stopped or screened out),
+        honest people screened out by the qualification block (paid)."""
         honest = [w for w, t in enumerate(self.types) if t in HONEST]
         bad = [w for w, t in enumerate(self.types) if t not in HONEST]
         caught = self.stopped | self.screened
         return (
             sum(w in self.stopped for w in honest) / max(len(honest), 1),
             sum(w in caught for w in bad) / max(len(bad), 1),
+            sum(w in self.screened for w in honest) / max(len(honest), 1),
         )
 
 
