@@ -78,3 +78,20 @@ def test_ds_report_job_fixes_gold_and_bootstraps_participants(tmp_path, settings
     labels, from_study = database.crowd_labels(study.corpus)
     assert from_study and labels["excluded"].sum() == len(triplets)
     assert set(labels.loc[labels["gold"].notna(), "tkey"]) == {f"t{t}" for t in gold}
+
+
+def test_live_page_offers_ds_and_refuses_it_clearly(tmp_path, make_user, client):
+    study = build_study(tmp_path, n_questions=4, k=1)
+    person = studies.admit(study, ("solo", "", ""), token="solo")[0]
+    for t in Triplet.objects.filter(question__corpus=study.corpus):
+        Label.objects.create(triplet=t, annotator=person.user, value="correct")
+    client.force_login(make_user("res", "researcher"))
+    page = client.get(f"/research/conclusions/?corpus={study.corpus.name}")
+    assert page.status_code == 200 and 'value="ds"' in page.content.decode()
+    refused = client.get(f"/research/conclusions/?corpus={study.corpus.name}&human_aggregate=ds")
+    assert refused.status_code == 200
+    assert "Dawid-Skene needs at least 2 labels" in refused.content.decode()
+    french = client.get(
+        f"/research/conclusions/?corpus={study.corpus.name}&human_aggregate=ds", HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert "Dawid-Skene demande au moins 2 étiquettes" in french.content.decode()
