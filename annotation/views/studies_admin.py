@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from annotation import crowd, screening, studies
 from annotation.exports import csv_lines
-from annotation.models import Fold, Participant, Study
+from annotation.models import Fold, Participant, ParticipantDecision, Study
 from core.export_safety import streamed_download
 from core.permissions import admin_required
 
@@ -30,6 +30,9 @@ CSV_COLUMNS = [
     *screening.DECISION_COLUMNS,  # SPEC 17: the three decisions, with reason, rule and evidence
     *screening.FIGURE_COLUMNS,
 ]
+
+
+DECISION_WORDS = (("excluded", "excluded"), ("stopped", "stopped"), ("panel", "panel_decision"))
 
 
 @admin_required
@@ -85,12 +88,14 @@ def study_page(request, slug):
         return redirect("study-admin", slug=study.slug)
     studies.release_idle(study)
     words = dict(Participant.STATUSES)  # the page shows statuses in words; the CSV and the API keep the codes
+    values = dict(ParticipantDecision.VALUES)  # SPEC 17: the decisions in words too
     titles = {fold.name: fold.title for fold in Fold.objects.filter(participants__study=study).distinct()}
     rows = [
         {
             **row,
             "status_words": words.get(row["status"], row["status"]),
             "fold_title": titles.get(row["fold"], row["fold"]),
+            **{f"{k}_words": values.get(row[c], row[c]) for k, c in DECISION_WORDS},
         }
         for row in studies.participant_rows(study)
     ]

@@ -4,6 +4,8 @@
 import json
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from annotation import studies
 from annotation.models import Label, Participant, Triplet
@@ -75,6 +77,13 @@ def test_ds_report_job_fixes_gold_and_bootstraps_participants(tmp_path, settings
     sens = {r["system"]: r for r in data["crowd_sensitivity"]}["sys-a"]
     assert sens["hscore_mean"] == pytest.approx(0.5)  # a and b disagree on every system answer
     assert sens["hscore_mean_all"] == pytest.approx(2 / 3)  # with the excluded c, who says correct
+    job = Job.objects.filter(status=Job.SUCCEEDED).latest("pk")
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(reverse("report-detail", args=[job.pk])).content.decode()
+    assert 'id="crowd-sensitivity"' in page and "Crowd sensitivity" in page and "Dawid-Skene" in page
+    latex = (report_dir(job.pk) / "table1_systems.tex").read_text()
+    assert "Crowd sensitivity" in latex
     labels, from_study = database.crowd_labels(study.corpus)
     assert from_study and labels["excluded"].sum() == len(triplets)
     assert set(labels.loc[labels["gold"].notna(), "tkey"]) == {f"t{t}" for t in gold}
