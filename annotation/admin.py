@@ -310,6 +310,14 @@ class ParticipantInline(admin.TabularInline):
 class StudyForm(forms.ModelForm):
     """The study form: only answer folds of the study's corpus (``studies.check_folds``)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "qualification_items" in self.fields:  # SPEC 17: left empty means no qualification block
+            self.fields["qualification_items"].required = False
+
+    def clean_qualification_items(self):
+        return self.cleaned_data.get("qualification_items") or 0
+
     def clean(self):
         data = super().clean()
         corpus, folds = data.get("corpus"), data.get("folds")

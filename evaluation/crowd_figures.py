@@ -18,7 +18,16 @@ def _plain(value):
 
 def study_figures(study) -> dict:
     """``{participant pk: {column: value}}`` (``annotation.screening.FIGURE_COLUMNS``) of ``study``:
-    every label of its corpus counts (participants of every study and staff alike, SPEC 17)."""
+    every label of its corpus counts (participants of every study and staff alike, SPEC 17).
+
+    Parameters
+    ----------
+    study : annotation.models.Study
+
+    Returns
+    -------
+    dict
+    """
     people = list(Participant.objects.filter(study=study).values_list("pk", "user_id"))
     if not people:
         return {}

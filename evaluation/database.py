@@ -21,18 +21,43 @@ def _tkey(triplet_id):
 
 def excluded_accounts(corpus) -> set:
     """The accounts whose labels a report leaves out unless asked (SPEC 13): the one exclusion test
-    of this module (``report_inputs`` and ``crowd_labels`` read it; another rule swaps it here)."""
+    of this module (``report_inputs`` and ``crowd_labels`` read it; another rule swaps it here).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+
+    Returns
+    -------
+    set of int
+        User ids.
+    """
     return studies.excluded_user_ids(corpus)
 
 
 def gold_labels(corpus) -> dict:
-    """``tkey`` -> expected label of each gold triplet of ``corpus`` (fixed under ``ds``, SPEC 17)."""
+    """``tkey`` -> expected label of each gold triplet of ``corpus`` (fixed under ``ds``, SPEC 17).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+
+    Returns
+    -------
+    dict
+    """
     rows = GoldItem.objects.filter(triplet__question__corpus=corpus).values_list("triplet_id", "expected")
     return {_tkey(t): expected for t, expected in rows}
 
 
 def crowd_labels(corpus, adjudicated=False):
     """Every current label of ``corpus`` with the flags the crowd figures read (SPEC 17).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+    adjudicated : bool, default False
+        As ``report_inputs``.
 
     Returns
     -------

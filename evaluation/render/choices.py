@@ -211,6 +211,17 @@ def crowd_sensitivity_text(data) -> str | None:
     aggregates (mean, majority, Dawid-Skene), with and without excluded participants; None when the
     report has no ``crowd_sensitivity`` rows (no triplet with two labels).
 
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
     >>> rows = [{"system": "a", "hscore_mean": 0.7, "hscore_ds": 0.74, "hscore_mean_all": 0.69, "hscore_spread": 0.05},
     ...         {"system": "b", "hscore_mean": 0.5, "hscore_ds": None, "hscore_spread": 0.0}]
     >>> print(crowd_sensitivity_text({"crowd_sensitivity": rows}))

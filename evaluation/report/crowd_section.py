@@ -22,7 +22,25 @@ MAX_TWO_WAY = 200  # replicates of the two-way bootstrap at most (each refits th
 
 
 def excluded_mask(labels: pd.DataFrame) -> np.ndarray:
-    """Which label rows come from excluded participants (column ``excluded``; none without it)."""
+    """Which label rows come from excluded participants (column ``excluded``; none without it).
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        Labels, optionally with a boolean ``excluded`` column.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per row.
+
+    Examples
+    --------
+    >>> excluded_mask(pd.DataFrame({"excluded": [True, None, False]})).tolist()
+    [True, False, False]
+    >>> excluded_mask(pd.DataFrame({"label": ["correct"]})).tolist()
+    [False]
+    """
     if "excluded" not in labels.columns:
         return np.zeros(len(labels), dtype=bool)
     return labels["excluded"].fillna(False).to_numpy(dtype=bool)
@@ -44,6 +62,20 @@ def sensitivity(predictions: pd.DataFrame, labels: pd.DataFrame | None, systems)
     """``crowd_sensitivity`` rows: one per system with ``{metric}_{aggregate}`` (excluded
     participants left out) and ``{metric}_{aggregate}_all`` (everyone), and ``hscore_spread`` (the
     largest minus the smallest of its Hscores); empty unless some triplet has two or more labels.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``system`` and ``tkey`` of each prediction.
+    labels : pandas.DataFrame or None
+        Every label (``tkey``, ``annotator``, ``label``, optional ``excluded`` and ``gold``).
+    systems : list of str
+        The systems, in the report's order.
+
+    Returns
+    -------
+    list of dict
+        One row per system (plain values, None where an aggregate is refused).
 
     Examples
     --------
@@ -86,6 +118,26 @@ def two_way_intervals(predictions, labels, systems, *, aggregate, n_boot, seed=0
     """Per system the two-way bootstrap's 95% intervals of Hscore and Hcorrect (SPEC 17):
     ``{system, hscore_low, hscore_high, hcorrect_low, hcorrect_high}`` (main table's scale).
 
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``question_id``, ``system``, ``tkey``.
+    labels : pandas.DataFrame
+        The report's labels (``tkey``, ``annotator``, ``label``, optional ``gold``).
+    systems : list of str
+        The systems.
+    aggregate : str
+        The human aggregate, refitted per replicate.
+    n_boot, seed : int
+        Replicates and seed.
+
+    Returns
+    -------
+    list of dict
+        One row per system.
+
+    Examples
+    --------
     >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2", "t2"], "annotator": ["a", "b", "a", "b"],
     ...                        "label": ["correct", "correct", "incorrect", "partial"]})
     >>> predictions = pd.DataFrame({"question_id": ["q1", "q2"], "system": ["s", "s"], "tkey": ["t1", "t2"]})
@@ -119,6 +171,30 @@ def crowd_step(report, predictions, labels, *, extras, config) -> None:
     ``crowd_sensitivity`` table): the sensitivity over ``extras.crowd_labels`` (every label, flagged)
     or the report's labels; the two-way bootstrap over the report's labels when they come from a
     study (``extras.from_study``) or the aggregate is ``ds``.
+
+    Parameters
+    ----------
+    report : Report
+        The report being made (its ``data`` and ``tables`` are filled).
+    predictions, labels : pandas.DataFrame
+        The report's inputs (``labels`` may be None).
+    extras : ReportExtras
+        ``crowd_labels`` and ``from_study``.
+    config : ReportConfig
+        The dedup policy, ``n_boot`` and ``seed``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation.report.inputs import _example_inputs
+    >>> from evaluation.report.pipeline import compute_report
+    >>> from evaluation.report.config import ReportConfig
+    >>> report = compute_report(*_example_inputs(), config=ReportConfig(n_boot=0))
+    >>> report.data["bootstrap"], report.data["crowd_sensitivity"]
+    ('questions', [])
     """
     from evaluation.report.sections import with_tkeys
 

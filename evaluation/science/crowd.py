@@ -161,6 +161,19 @@ def dawid_skene(task, worker, label, *, n_tasks=None, gold=None, n_iter=N_ITER, 
 def ds_refusal(n_labels) -> str | None:
     """Why ``ds`` is refused for these per-triplet label counts (SPEC 17), or None when it is not.
 
+    Parameters
+    ----------
+    n_labels : array-like of int
+        The number of labels of each triplet (0: not labelled, left out).
+
+    Returns
+    -------
+    str or None
+        SPEC 17's message with the counts, or None when at least half of the labelled triplets
+        have two labels or more.
+
+    Examples
+    --------
     >>> ds_refusal([1, 1, 2]) is not None, ds_refusal([2, 2, 1])
     (True, None)
     """
@@ -178,8 +191,20 @@ def spammer_score(confusion) -> np.ndarray:
     """Per worker, the distance of its confusion matrix (true x given) from a rank-one matrix:
     the mean squared difference between the rows of two true classes, scaled so that a perfect
     annotator scores 1 and one whose labels do not depend on the truth scores 0 (Raykar & Yu 2012).
-    Only the classes with a prior above 0 count.
 
+    Parameters
+    ----------
+    confusion : array-like
+        (workers, k, k) confusion matrices, rows the true classes; give only the classes present
+        (a class with prior 0 has an empty row, which would count as a difference).
+
+    Returns
+    -------
+    numpy.ndarray
+        One score per worker, in [0, 1].
+
+    Examples
+    --------
     >>> spammer_score(np.array([np.eye(3), np.full((3, 3), 1 / 3)])).round(3).tolist()
     [1.0, 0.0]
     """
@@ -190,14 +215,50 @@ def spammer_score(confusion) -> np.ndarray:
 
 
 def ds_accuracy(fit: DSFit) -> np.ndarray:
-    """Per worker, the estimated probability that its label is the true one (priors-weighted)."""
+    """Per worker, the estimated probability that its label is the true one (priors-weighted).
+
+    Parameters
+    ----------
+    fit : DSFit
+        A ``dawid_skene`` fit.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sum over the true classes of prior x the worker's probability of giving that class.
+
+    Examples
+    --------
+    >>> fit = dawid_skene([0, 0, 1, 1], [0, 1, 0, 1], [0, 0, 2, 0], gold=[0, 2])
+    >>> ds_accuracy(fit).round(2).tolist()
+    [1.0, 0.5]
+    """
     diag = np.diagonal(fit.confusion, axis1=1, axis2=2)
     return (diag * np.nan_to_num(fit.priors)).sum(axis=1)
 
 
 def resample_workers(codes, rng):
     """One draw of the workers with replacement: the rows of each drawn worker, each copy a new
-    worker (so a worker drawn twice counts as two): ``(task, worker, label)``."""
+    worker (so a worker drawn twice counts as two).
+
+    Parameters
+    ----------
+    codes : tuple
+        ``(task, worker, label)`` integer codes.
+    rng : numpy.random.Generator
+        The draw.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(task, worker, label)`` of the drawn rows, workers renumbered by copy.
+
+    Examples
+    --------
+    >>> t, w, lab = resample_workers(([0, 1, 0], [0, 0, 1], [0, 2, 1]), np.random.default_rng(0))
+    >>> len(t) in (2, 3, 4), sorted(set(w.tolist())) == list(range(len(set(w.tolist()))))
+    (True, True)
+    """
     task, worker, label = _codes(*codes)
     names, worker = np.unique(worker, return_inverse=True)
     order = np.argsort(worker, kind="stable")

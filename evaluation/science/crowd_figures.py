@@ -63,6 +63,14 @@ def participant_figures(labels: pd.DataFrame, annotators) -> dict:
     annotators : iterable
         The annotators to describe.
 
+    Returns
+    -------
+    dict
+        Per annotator: ``items``, ``gold_items``, ``gold_accuracy`` with ``gold_accuracy_low`` /
+        ``_high`` (Wilson 95%), ``median_seconds``, ``share_<label>`` and ``crowd_share_<label>``,
+        ``agreement`` and ``agreement_items``, ``ds_accuracy``, ``spammer_score`` (None when ``ds``
+        is refused) and ``flag``.
+
     Examples
     --------
     >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2", "t2"], "annotator": ["a", "b", "a", "b"],

@@ -262,6 +262,19 @@ def label_codes(labels: pd.DataFrame):
     gold)``; ``gold`` is per triplet the code of its known label (column ``gold`` of ``labels``, the
     expected label of a gold item) or -1.
 
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        ``tkey``, ``annotator``, ``label``, optional ``gold``, in submission order.
+
+    Returns
+    -------
+    tuple
+        The triplet keys (first-seen order) and integer arrays ``task``, ``worker``, ``label`` (one
+        per kept label) and ``gold`` (one per triplet).
+
+    Examples
+    --------
     >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2"], "annotator": ["a", "b", "a"],
     ...                        "label": ["correct", "partial", "incorrect"], "gold": [None, None, "incorrect"]})
     >>> tkeys, task, worker, label, gold = label_codes(labels)
@@ -289,6 +302,20 @@ def aggregated_label_counts(labels: pd.DataFrame, aggregate: str = DEFAULT_AGGRE
     triplets fixed at their known label), read by the metrics as one label's share of each class;
     ``ValueError`` with SPEC 17's message when too few triplets have two labels.
 
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        ``tkey``, ``annotator``, ``label`` (optional ``gold``), in submission order; not empty.
+    aggregate : str
+        One of ``AGGREGATES``.
+
+    Returns
+    -------
+    tuple
+        The triplet keys and a (triplets, 3) array in ``LABEL_CODES`` order.
+
+    Examples
+    --------
     >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2", "t2"], "annotator": ["a", "b", "a", "b"],
     ...                        "label": ["correct", "correct", "incorrect", "incorrect"]})
     >>> tkeys, post = aggregated_label_counts(labels, "ds")
@@ -309,10 +336,25 @@ def aggregated_label_counts(labels: pd.DataFrame, aggregate: str = DEFAULT_AGGRE
 
 def code_scores(codes, n_tasks, aggregate: str = DEFAULT_AGGREGATE):
     """Score and correct-share per task from integer label codes ``(task, worker, label, gold)``
-    (``label_codes``) under
-    ``aggregate``, or None when ``ds`` is refused for them: a bootstrap replicate's refit
-    (``crowd.two_way_bootstrap``).
+    (``label_codes``) under ``aggregate``, or None when ``ds`` is refused for them: a bootstrap
+    replicate's refit (``crowd.two_way_bootstrap``).
 
+    Parameters
+    ----------
+    codes : tuple
+        ``(task, worker, label, gold)`` integer codes.
+    n_tasks : int
+        The number of task codes.
+    aggregate : str
+        One of ``AGGREGATES``.
+
+    Returns
+    -------
+    tuple or None
+        ``(score, correct)`` per task (NaN without a label), or None when ``ds`` is refused.
+
+    Examples
+    --------
     >>> code_scores(([0, 0], [0, 1], [0, 1], [-1]), 1)
     (array([0.75]), array([0.5]))
     >>> code_scores(([0, 1], [0, 0], [0, 1], [-1, -1]), 2, "ds") is None
