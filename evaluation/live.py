@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
-from evaluation.report.options import AGGREGATE_WORDS
+from evaluation.render.choices import AGGREGATE_SHORT
 from evaluation.report.steps import clean
 from evaluation.science import active, anytime, human, metric_registry, ppi
 from models_runner.models import Judge
@@ -48,7 +48,7 @@ class ConclusionsForm(forms.Form):
         help_text=_("Hscore in [0, 1], Hcorrect in %"),
     )
     human_aggregate = forms.ChoiceField(  # SPEC 17: the human score of a triplet (mean, majority, ds)
-        choices=lambda: [(a, AGGREGATE_WORDS[a]) for a in human.AGGREGATES],
+        choices=lambda: [(a, AGGREGATE_SHORT[a]) for a in human.AGGREGATES],  # short: the form fits a phone
         initial=human.DEFAULT_AGGREGATE,
         required=False,
         label=_("Labels of one answer"),
