@@ -8,9 +8,9 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation import formats, models, studies
+from annotation import formats, models, screening, studies
 from annotation.label_titles import LABEL_TITLES
-from annotation.labels import CORRECT, INCORRECT, PARTIAL
+from annotation.labels import CORRECT, INCORRECT
 from core.uploads import max_upload_size
 
 
@@ -165,7 +165,7 @@ class TripletAdmin(admin.ModelAdmin):
     list_filter = ["question__corpus"]
     raw_id_fields = ["question"]
     search_fields = ["question__question", "question__external_id", "answer"]
-    actions = ["gold_correct", "gold_partial", "gold_incorrect"]
+    actions = ["gold_correct", "gold_incorrect"]  # SPEC 17: no gold item expects "partial"
 
     @admin.display(description=_("question"))
     def question_text(self, obj):
@@ -191,10 +191,6 @@ class TripletAdmin(admin.ModelAdmin):
     @admin.action(description=_("Mark as gold: expected Correct"))
     def gold_correct(self, request, queryset):
         self._mark_gold(request, queryset, CORRECT)
-
-    @admin.action(description=_("Mark as gold: expected Partially correct"))
-    def gold_partial(self, request, queryset):
-        self._mark_gold(request, queryset, PARTIAL)
 
     @admin.action(description=_("Mark as gold: expected Incorrect"))
     def gold_incorrect(self, request, queryset):
@@ -260,9 +256,27 @@ class FlagAdmin(admin.ModelAdmin):
         return False
 
 
+class GoldItemForm(forms.ModelForm):
+    """SPEC 17: the expected label of a gold item is a clear case (never partial), with the reason."""
+
+    class Meta:
+        model = models.GoldItem
+        fields = ["triplet", "expected", "note"]
+
+    def clean_expected(self):
+        expected = self.cleaned_data.get("expected")
+        try:
+            screening.check_gold_expected(expected)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return expected
+
+
 @admin.register(models.GoldItem)
 class GoldItemAdmin(admin.ModelAdmin):
     """Gold items: triplets with the label a careful annotator gives (never shown to annotators)."""
+
+    form = GoldItemForm
 
     list_display = ["triplet", "expected", "note", "created_by", "created_at"]
     list_filter = ["expected", "triplet__question__corpus"]
@@ -296,6 +310,14 @@ class ParticipantInline(admin.TabularInline):
 class StudyForm(forms.ModelForm):
     """The study form: only answer folds of the study's corpus (``studies.check_folds``)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "qualification_items" in self.fields:  # SPEC 17: left empty means no qualification block
+            self.fields["qualification_items"].required = False
+
+    def clean_qualification_items(self):
+        return self.cleaned_data.get("qualification_items") or 0
+
     def clean(self):
         data = super().clean()
         corpus, folds = data.get("corpus"), data.get("folds")
@@ -304,6 +326,11 @@ class StudyForm(forms.ModelForm):
                 studies.check_folds(corpus, folds)
             except studies.StrayFolds as exc:
                 self.add_error("folds", str(exc))
+        try:  # SPEC 17: the qualification block needs that many gold items
+            if corpus is not None:
+                screening.check_qualification(corpus, data.get("qualification_items") or 0)
+        except ValueError as exc:
+            self.add_error("qualification_items", str(exc))
         return data
 
 
@@ -322,6 +349,10 @@ class StudyAdmin(admin.ModelAdmin):
     def get_exclude(self, request, obj=None):
         # a new study takes every answer fold of its corpus; its own folds are chosen once the corpus is saved
         return ["folds"] if obj is None else super().get_exclude(request, obj)
+
+    def save_related(self, request, form, formsets, change):  # noqa: PLR0917 - Django's signature
+        super().save_related(request, form, formsets, change)
+        screening.place_qualification(form.instance)  # SPEC 17: the block first in every fold
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)

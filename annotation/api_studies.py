@@ -9,7 +9,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import studies
+from annotation import screening, studies
 from annotation.models import Corpus, Fold, Study
 from core.permissions import IsAdminRole
 
@@ -34,6 +34,8 @@ class StudySerializer(serializers.ModelSerializer):
             "max_participants",
             "idle_minutes",
             "min_gold_accuracy",
+            "qualification_items",
+            "screenout_code",
             "completion_code",
             "completion_url",
             "open",
@@ -65,7 +67,17 @@ class StudySerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(
                 {"corpus": f"the corpus {corpus.name} has no folds yet: build them first"}
             )
+        try:  # SPEC 17: the qualification block needs that many gold items
+            if corpus is not None:
+                screening.check_qualification(corpus, attrs.get("qualification_items") or 0)
+        except ValueError as exc:
+            raise serializers.ValidationError({"qualification_items": str(exc)}) from None
         return attrs
+
+    def save(self, **kwargs):
+        study = super().save(**kwargs)
+        screening.place_qualification(study)  # SPEC 17: the block first in every fold
+        return study
 
 
 class ParticipantSerializer(serializers.Serializer):
@@ -81,6 +93,29 @@ class ParticipantSerializer(serializers.Serializer):
     gold_accuracy = serializers.FloatField(allow_null=True)
     panel_study = serializers.CharField()
     panel_session = serializers.CharField()
+    # SPEC 17: the three decisions and the per-participant figures
+    excluded = serializers.CharField()
+    excluded_reason = serializers.CharField()
+    stopped = serializers.CharField()
+    stopped_reason = serializers.CharField()
+    panel_decision = serializers.CharField()
+    panel_reason = serializers.CharField()
+    decision_rules = serializers.CharField()
+    decision_evidence = serializers.CharField()
+    gold_accuracy_low = serializers.FloatField(allow_null=True)
+    gold_accuracy_high = serializers.FloatField(allow_null=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+    share_correct = serializers.FloatField(allow_null=True)
+    share_partial = serializers.FloatField(allow_null=True)
+    share_incorrect = serializers.FloatField(allow_null=True)
+    crowd_share_correct = serializers.FloatField(allow_null=True)
+    crowd_share_partial = serializers.FloatField(allow_null=True)
+    crowd_share_incorrect = serializers.FloatField(allow_null=True)
+    agreement = serializers.FloatField(allow_null=True)
+    agreement_items = serializers.IntegerField(allow_null=True)
+    ds_accuracy = serializers.FloatField(allow_null=True)
+    spammer_score = serializers.FloatField(allow_null=True)
+    flag = serializers.BooleanField(allow_null=True)
 
 
 class StudyList(generics.ListCreateAPIView):

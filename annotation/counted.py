@@ -15,8 +15,9 @@ from annotation.models import Label, Participant
 
 
 def excluded_participants(corpus=None):
-    """The Participant rows excluded on gold, of the studies of ``corpus`` (every corpus: None)."""
-    rows = Participant.objects.filter(status=Participant.EXCLUDED, user__isnull=False)
+    """The Participant rows excluded on gold (in the fold, or screened out by the qualification block,
+    SPEC 17), of the studies of ``corpus`` (every corpus: None)."""
+    rows = Participant.objects.filter(status__in=(Participant.EXCLUDED, Participant.SCREENED_OUT), user__isnull=False)
     return rows if corpus is None else rows.filter(study__corpus=corpus)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from annotation import quality
+from annotation import quality, screening
 from annotation.label_titles import LABEL_TITLES
 from annotation.labels import LABEL_VALUES
 from annotation.models import Adjudication, GoldItem, Label, Triplet
@@ -55,6 +55,7 @@ def mark_gold(triplet, *, expected, user, note=""):
     """Make ``triplet`` a gold item expecting ``expected`` (or change the label of its gold item);
     the one way gold is marked from the adjudication page and the admin's triplet list."""
     _check_label(expected)
+    screening.check_gold_expected(expected)  # SPEC 17: clear cases only
     gold, created = GoldItem.objects.get_or_create(
         triplet=triplet, defaults={"expected": expected, "note": note, "created_by": user}
     )

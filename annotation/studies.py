@@ -33,7 +33,7 @@ from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation import crowd, study_sql
+from annotation import crowd, screening, study_sql
 from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
@@ -299,6 +299,7 @@ def mark_returned(participant):
 def gold_results(user_id):
     """True / False per gold item the user labelled (the label is the expected one)."""
     rows = Label.objects.filter(annotator_id=user_id, value__isnull=False, triplet__gold__isnull=False)
+    rows = rows.order_by("created_at", "id")  # labelling order: the qualification block comes first
     return [value == expected for value, expected in rows.values_list("value", "triplet__gold__expected")]
 
 
@@ -352,13 +353,9 @@ def _settle(participant, *, done, total, gold_judged, judged):
         return None
     now = timezone.now()
     study = participant.study
-    if study.min_gold_accuracy is not None and gold_judged:
-        _accuracy, stop = crowd.screening(gold_results(participant.user_id), study.min_gold_accuracy)
-        if stop:
-            with transaction.atomic():
-                _release([participant], Participant.EXCLUDED, now)
-            participant.status = Participant.EXCLUDED
-            return Participant.EXCLUDED
+    ended = _screen(participant, study, now) if gold_judged else None
+    if ended:
+        return ended
     if (total and (done or 0) >= total) or closed_by_itself(study, check=judged, now=now):
         Participant.objects.filter(pk=participant.pk).update(status=Participant.COMPLETED, ended_at=now)
         participant.status = Participant.COMPLETED
@@ -367,6 +364,28 @@ def _settle(participant, *, done, total, gold_judged, judged):
         Participant.objects.filter(pk=participant.pk).update(status=Participant.ACTIVE)
         participant.status = Participant.ACTIVE
     return None
+
+
+def _screen(participant, study, now):
+    """SPEC 17: the qualification block (screen-out, paid), then the stop rule in the fold (two
+    misses and below the minimum); each recorded with its decisions. The new status, or None."""
+    if not study.qualification_items and study.min_gold_accuracy is None:
+        return None
+    results = gold_results(participant.user_id)
+    if screening.qualification_failed(results, study.qualification_items):
+        status = Participant.SCREENED_OUT
+        with transaction.atomic():
+            _release([participant], status, now)
+            screening.record_screen_out(participant, results, study.qualification_items)
+    elif study.min_gold_accuracy is not None and crowd.screening(results, study.min_gold_accuracy)[1]:
+        status = Participant.EXCLUDED
+        with transaction.atomic():
+            _release([participant], status, now)
+            screening.record_stop(participant, results, study.min_gold_accuracy)
+    else:
+        return None
+    participant.status = status
+    return status
 
 
 def participant_rows(study):
@@ -406,11 +425,13 @@ def participant_rows(study):
                 "pk": p.pk,
             }
         )
-    return rows
+    return screening.with_crowd_columns(study, rows)  # SPEC 17: decisions and figures
 
 
 def excluded_user_ids(corpus):
     """Accounts of participants excluded from any study of ``corpus`` (reports leave their labels out)."""
     return set(
-        Participant.objects.filter(study__corpus=corpus, status=Participant.EXCLUDED).values_list("user_id", flat=True)
+        Participant.objects.filter(
+            study__corpus=corpus, status__in=(Participant.EXCLUDED, Participant.SCREENED_OUT)
+        ).values_list("user_id", flat=True)
     )

@@ -26,3 +26,8 @@ class EvaluationConfig(AppConfig):
         studies.CLOSE_CHECKS.register_path("check", "evaluation.live:study_close_reason")
         kinds.register_job_kinds()  # with their next steps and the report's files
         pages.PAGES.register("research", research_url)
+        # SPEC 17: the per-participant figures (Dawid-Skene included) on the study page, its CSV and API
+        # (evaluation.crowd_figures pulls numpy and pandas: imported on first use, never at start-up)
+        from annotation import screening
+
+        screening.FIGURES.register_path("study", "evaluation.crowd_figures:study_figures")

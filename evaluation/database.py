@@ -8,15 +8,82 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation.counted import counted_labels
+from annotation.counted import counted_labels, excluded_participants
 from annotation.interchange import SEMANTIC_FIELDS
-from annotation.models import Prediction, Question
+from annotation.models import GoldItem, Participant, Prediction, Question
 from annotation.quality import apply_adjudications
 from annotation.quality_data import decisions
 
 
 def _tkey(triplet_id):
     return None if triplet_id is None else f"t{triplet_id}"
+
+
+def excluded_accounts(corpus) -> set:
+    """The accounts whose labels a report leaves out unless asked (SPEC 13): the one exclusion test
+    of this module (``report_inputs`` and ``crowd_labels`` read it; another rule swaps it here).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+
+    Returns
+    -------
+    set of int
+        User ids.
+    """
+    return set(excluded_participants(corpus).values_list("user_id", flat=True))
+
+
+def gold_labels(corpus) -> dict:
+    """``tkey`` -> expected label of each gold triplet of ``corpus`` (fixed under ``ds``, SPEC 17).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+
+    Returns
+    -------
+    dict
+    """
+    rows = GoldItem.objects.filter(triplet__question__corpus=corpus).values_list("triplet_id", "expected")
+    return {_tkey(t): expected for t, expected in rows}
+
+
+def crowd_labels(corpus, adjudicated=False):
+    """Every current label of ``corpus`` with the flags the crowd figures read (SPEC 17).
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+    adjudicated : bool, default False
+        As ``report_inputs``.
+
+    Returns
+    -------
+    tuple
+        ``(labels, from_study)``: ``labels`` has ``annotator``, ``label``, ``tkey``, ``gold`` (the
+        expected label of a gold triplet, else None) and ``excluded`` (the annotator fails
+        ``excluded_accounts``), or is None without labels; ``from_study`` is True when a study
+        participant gave one of them.
+    """
+    rows = counted_labels(corpus, include_excluded=True).order_by("updated_at", "id")
+    rows = list(rows.values_list("triplet_id", "annotator_id", "annotator__username", "value"))
+    if not rows:
+        return None, False
+    excluded = excluded_accounts(corpus)
+    users = {r[1] for r in rows}
+    from_study = Participant.objects.filter(user_id__in=users).exists()
+    labels = pd.DataFrame.from_records(
+        [(t, name, value, uid in excluded) for t, uid, name, value in rows],
+        columns=["triplet", "annotator", "label", "excluded"],
+    )
+    if adjudicated:
+        labels = apply_adjudications(labels, decisions(corpus))
+    labels["tkey"] = labels.pop("triplet").map(_tkey)
+    labels["gold"] = labels["tkey"].map(gold_labels(corpus)).astype(object)
+    labels["gold"] = labels["gold"].where(labels["gold"].notna(), None)
+    return labels, from_study
 
 
 def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
@@ -70,4 +137,8 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
     if adjudicated:
         labels = apply_adjudications(labels, decisions(corpus))
     labels["tkey"] = labels.pop("triplet").map(_tkey)
+    gold = gold_labels(corpus)  # SPEC 17: ``ds`` fixes gold triplets at their expected label
+    if gold:
+        labels["gold"] = labels["tkey"].map(gold).astype(object)
+        labels["gold"] = labels["gold"].where(labels["gold"].notna(), None)
     return questions, predictions, labels

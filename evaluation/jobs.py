@@ -54,6 +54,7 @@ def report_body(job, progress):
             attribute_check_rows=attribute_check_rows(corpus),
             corpus=corpus.name,
             n_plan=judge_inputs.planned_labels(corpus),
+            **_crowd_extras(corpus, bool(p.get("adjudicated", False))),
         )
         report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
     except ValueError as exc:
@@ -67,6 +68,12 @@ def report_body(job, progress):
         "notes": report.data["notes"],
         "n_questions": report.data["n_questions"],
     }
+
+
+def _crowd_extras(corpus, adjudicated):
+    """``crowd_labels`` and ``from_study`` of ``ReportExtras`` (SPEC 17)."""
+    labels, from_study = database.crowd_labels(corpus, adjudicated)
+    return {"crowd_labels": labels, "from_study": from_study}
 
 
 def frame_rows(corpus):

@@ -22,8 +22,9 @@ from rest_framework.views import APIView
 from annotation.models import Corpus
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
+from evaluation.render.choices import AGGREGATE_SHORT
 from evaluation.report.steps import clean
-from evaluation.science import active, anytime, metric_registry, ppi
+from evaluation.science import active, anytime, human, metric_registry, ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -46,6 +47,12 @@ class ConclusionsForm(forms.Form):
         label=_("target half-width"),
         help_text=_("Hscore in [0, 1], Hcorrect in %"),
     )
+    human_aggregate = forms.ChoiceField(  # SPEC 17: the human score of a triplet (mean, majority, ds)
+        choices=lambda: [(a, AGGREGATE_SHORT[a]) for a in human.AGGREGATES],  # short: the form fits a phone
+        initial=human.DEFAULT_AGGREGATE,
+        required=False,
+        label=_("Labels of one answer"),
+    )
     stop_when = forms.ChoiceField(
         choices=[
             ("ranking", _("the ranking is settled")),
@@ -62,6 +69,9 @@ class ConclusionsForm(forms.Form):
         self.fields["judge"].choices = [("", _("most labels")), *((n, n) for n in names)]
 
 
+DS_REFUSED = _("Dawid-Skene needs at least 2 labels on at least half of the labelled answers: choose mean or majority.")
+
+
 def _context(request):
     form = ConclusionsForm(request.GET or None)
     if not request.GET and Corpus.objects.count() == 1:
@@ -76,7 +86,16 @@ def _context(request):
         predictions, labels = judge_inputs.snapshot(d["corpus"])
         jl = judge_inputs.judge_labels(d["corpus"], judge)
         facts = judge_inputs.sample_facts(d["corpus"])
-        scores = ppi.live_scores(predictions, labels, jl, facts=facts)  # once per request, shared by every part
+        try:  # once per request, shared by every part; ds may be refused (SPEC 17)
+            scores = ppi.live_scores(
+                predictions, labels, jl, facts=facts, aggregate=d.get("human_aggregate") or human.DEFAULT_AGGREGATE
+            )
+        except ValueError:  # the one refusal of a valid choice: too few answers with two labels
+            form.add_error(
+                "human_aggregate",
+                DS_REFUSED,
+            )
+            return context
         result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width, facts=facts, scores=scores)
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)

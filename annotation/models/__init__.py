@@ -4,6 +4,7 @@ from .corpus import Corpus, Prediction, Question, System
 from .flags import Flag
 from .labels import Label, LabelEvent
 from .quality import Adjudication, GoldItem
+from .screening import ParticipantDecision
 from .studies import Participant, Study
 from .triplets import Assignment, Fold, FoldItem, Triplet
 
@@ -18,6 +19,7 @@ __all__ = [
     "Label",
     "LabelEvent",
     "Participant",
+    "ParticipantDecision",
     "Prediction",
     "Question",
     "Study",

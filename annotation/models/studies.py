@@ -112,7 +112,25 @@ class Study(models.Model):
         help_text=_("The target half-width of Hscore for 'as precise as the target'. Empty: 0.02."),
         verbose_name=_("target half-width"),
     )
+    # --- SPEC 17 (issue 42): screening that respects the panel's rules -------------------------
+    qualification_items = models.PositiveIntegerField(
+        default=0,
+        validators=[MaxValueValidator(20)],
+        help_text=_(
+            "The first items of every fold are this many gold items: a participant who misses two of them "
+            "(or the only one) is screened out at once and paid as a screen-out. 0: no qualification block."
+        ),
+        verbose_name=_("qualification items"),
+    )
+    screenout_code = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text=_("Shown to a participant screened out by the qualification block (the panel pays it)."),
+        verbose_name=_("screen-out code"),
+    )
+    # ------------------------------------------------------------------------------------------
     closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed by itself at"))
+
     closed_reason = models.CharField(max_length=300, blank=True, verbose_name=_("why it closed"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
@@ -159,6 +177,9 @@ class Participant(models.Model):
         (COMPLETED, _("completed")),
         (EXCLUDED, _("excluded (screened out on gold items)")),
     ]
+    # SPEC 17 (issue 42): failed the qualification block at the start, paid as a screen-out
+    SCREENED_OUT = "screened_out"
+    STATUSES.append((SCREENED_OUT, _("screened out (qualification block)")))
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants", verbose_name=_("study"))
     external_id = models.CharField(

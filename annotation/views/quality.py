@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from annotation import quality_data
+from annotation import quality_data, screening
 from annotation.label_titles import LABEL_TITLES
 from annotation.models import Corpus
 from core.ids import parse_id
@@ -39,6 +39,8 @@ def _decide(request, corpus):
     try:
         if triplet is None:
             raise ValueError(_("no item was given"))
+        if request.POST.get("gold"):  # SPEC 17: a gold item is a clear case (checked before anything is saved)
+            screening.check_gold_expected(request.POST.get("value"))
         decision = quality_data.adjudicate(corpus, triplet, value=request.POST.get("value"), user=request.user)
     except (ValueError, ObjectDoesNotExist) as exc:
         messages.error(request, _("Not saved: %(error)s") % {"error": exc})

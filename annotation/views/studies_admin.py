@@ -8,9 +8,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from annotation import crowd, studies
+from annotation import crowd, screening, studies
 from annotation.exports import csv_lines
-from annotation.models import Fold, Participant, Study
+from annotation.models import Fold, Participant, ParticipantDecision, Study
 from core.export_safety import streamed_download
 from core.permissions import admin_required
 
@@ -27,7 +27,12 @@ CSV_COLUMNS = [
     "gold_accuracy",
     "panel_study",
     "panel_session",
+    *screening.DECISION_COLUMNS,  # SPEC 17: the three decisions, with reason, rule and evidence
+    *screening.FIGURE_COLUMNS,
 ]
+
+
+DECISION_WORDS = (("excluded", "excluded"), ("stopped", "stopped"), ("panel", "panel_decision"))
 
 
 @admin_required
@@ -42,6 +47,8 @@ def _act(request, study):
     if action in ("open", "close"):
         Study.objects.filter(pk=study.pk).update(open=action == "open")
         return _("the study is open") if action == "open" else _("the study is closed")
+    if action == "panel":  # SPEC 17: the panel decision, with its reason (reject: attention checks only)
+        return _panel(request, study)
     if action not in ("reset", "returned"):
         raise ValueError(_("unknown action"))
     participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
@@ -60,6 +67,15 @@ def _act(request, study):
     return _("%(id)s returned the study: slot freed, labels kept") % {"id": participant.external_id}
 
 
+def _panel(request, study):
+    participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
+    if participant is None:
+        raise ValueError(_("no such participant in this study"))
+    value = request.POST.get("decision", "")
+    screening.decide_panel(participant, value, reason=request.POST.get("reason", ""), user=request.user)
+    return _("panel decision for %(id)s: %(decision)s") % {"id": participant.external_id, "decision": value}
+
+
 @admin_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def study_page(request, slug):
@@ -72,12 +88,14 @@ def study_page(request, slug):
         return redirect("study-admin", slug=study.slug)
     studies.release_idle(study)
     words = dict(Participant.STATUSES)  # the page shows statuses in words; the CSV and the API keep the codes
+    values = dict(ParticipantDecision.VALUES)  # SPEC 17: the decisions in words too
     titles = {fold.name: fold.title for fold in Fold.objects.filter(participants__study=study).distinct()}
     rows = [
         {
             **row,
             "status_words": words.get(row["status"], row["status"]),
             "fold_title": titles.get(row["fold"], row["fold"]),
+            **{f"{k}_words": values.get(row[c], row[c]) for k, c in DECISION_WORDS},
         }
         for row in studies.participant_rows(study)
     ]

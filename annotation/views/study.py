@@ -39,6 +39,7 @@ STATES = {
     "refused": 403,
     "idle": 200,
     "excluded": 200,
+    "screened_out": 200,  # SPEC 17: failed the qualification block, paid as a screen-out
     "returned": 200,
     "completed": 200,
 }
@@ -141,6 +142,7 @@ def _go_on(request, participant):
         participant.status,
         participant=participant,
         completion_link=crowd.completion_link(study.completion_url, study.completion_code),
+        screenout_link=crowd.completion_link(study.completion_url, study.screenout_code),
     )
 
 

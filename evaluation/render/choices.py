@@ -20,6 +20,7 @@ from evaluation.science import metric_registry
 AGGREGATE_TEXT = {
     "mean": gettext_lazy("labels of an answer averaged (correct 1, partial 0.5, incorrect 0)"),
     "majority": gettext_lazy("majority label of an answer (ties: mean of the tied labels)"),
+    "ds": gettext_lazy("Dawid-Skene posterior of an answer (each annotator's reliability estimated, gold fixed)"),
 }
 
 
@@ -43,7 +44,7 @@ POLICY_WORDS = {
     "casefold": pgettext_lazy("dedup policy", "casefold"),
     "exact": pgettext_lazy("dedup policy", "exact"),
 }
-AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority")}
+AGGREGATE_SHORT = {"mean": gettext_lazy("mean"), "majority": gettext_lazy("majority"), "ds": "Dawid-Skene"}
 DESIGN_TEXT = {
     "uniform": gettext_lazy("uniform (the labelled answers are a random sample)"),
     "active": gettext_lazy("active (humans label where the judge is unsure; SPEC 12)"),
@@ -123,14 +124,20 @@ def report_choices(data) -> list[dict]:
         )
     )
     n_boot, seed = config["n_boot"], config["seed"]
+    two_way = data.get("bootstrap") == "two-way"  # SPEC 17: participants, then questions
+    over = (
+        _("%(n)s replicates over the questions, seed %(seed)s: 95%% percentile intervals")
+        if not two_way
+        else _(
+            "%(n)s replicates over the questions, seed %(seed)s: 95%% percentile intervals; the human "
+            "scores' intervals also resample the participants (two-way, the aggregation refitted)"
+        )
+    )
     out.append(
         _choice(
             "n_boot",
             _("Bootstrap"),
-            _("%(n)s replicates over the questions, seed %(seed)s: 95%% percentile intervals")
-            % {"n": _count(n_boot), "seed": seed}
-            if n_boot
-            else _("none (no intervals)"),
+            over % {"n": _count(n_boot), "seed": seed} if n_boot else _("none (no intervals)"),
             _("95%% CI: %(n)s bootstrap replicates, seed %(seed)s") % {"n": _count(n_boot), "seed": seed}
             if n_boot
             else _("no bootstrap"),
@@ -197,6 +204,43 @@ def choices_caption(data) -> str:
     """
     separator = pgettext("between the choices of a caption", "; ")
     return _("Choices: %(choices)s.") % {"choices": separator.join(c["short"] for c in report_choices(data))}
+
+
+def crowd_sensitivity_text(data) -> str | None:
+    """The line under the main table (SPEC 17): per system the range of its Hscore over the human
+    aggregates (mean, majority, Dawid-Skene), with and without excluded participants; None when the
+    report has no ``crowd_sensitivity`` rows (no triplet with two labels).
+
+    Parameters
+    ----------
+    data : dict
+        report.json data.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> rows = [{"system": "a", "hscore_mean": 0.7, "hscore_ds": 0.74, "hscore_mean_all": 0.69, "hscore_spread": 0.05},
+    ...         {"system": "b", "hscore_mean": 0.5, "hscore_ds": None, "hscore_spread": 0.0}]
+    >>> print(crowd_sensitivity_text({"crowd_sensitivity": rows}))
+    Crowd sensitivity, Hscore under mean, majority and Dawid-Skene, with and without excluded participants: \
+a 0.69-0.74, b 0.50-0.50; largest spread a (0.05).
+    """
+    rows = data.get("crowd_sensitivity") or []
+    ranges = []
+    for row in rows:
+        values = [v for k, v in row.items() if k.startswith("hscore_") and k != "hscore_spread" and v is not None]
+        if values:
+            ranges.append(f"{row['system']} {min(values):.2f}-{max(values):.2f}")
+    if not ranges:
+        return None
+    widest = max(rows, key=lambda r: r.get("hscore_spread") or 0.0)
+    return _(
+        "Crowd sensitivity, Hscore under mean, majority and Dawid-Skene, with and without excluded "
+        "participants: %(ranges)s; largest spread %(system)s (%(spread).2f)."
+    ) % {"ranges": ", ".join(ranges), "system": widest["system"], "spread": widest.get("hscore_spread") or 0.0}
 
 
 def derived_text(data):

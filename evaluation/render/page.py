@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from evaluation.render.choices import (
     AGGREGATE_TEXT,
     choices_caption,
+    crowd_sensitivity_text,
     derived_text,
     report_choices,
 )
@@ -642,6 +643,8 @@ def report_page(data) -> dict:
         "significance": str(SIGNIFICANCE_WORDS.get(significance, significance)),
         "choices": report_choices(data),
         "caption": choices_caption(data),
+        "crowd_line": crowd_sensitivity_text(data),  # SPEC 17, under the main table
+        "two_way": data.get("bootstrap") == "two-way",
         "has_labels": data.get("has_labels"),
         "has_ci": any(k.endswith("_ci") and v for r in data["systems"] for k, v in r.items()),
         "metrics": [{"key": m, "title": metric_registry.get(m).title} for m in data.get("available_metrics", [])],

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, derived_sources
+from evaluation.render.choices import AGGREGATE_TEXT, choices_caption, crowd_sensitivity_text, derived_sources
 from evaluation.report.config import recorded, recorded_aggregate
 from evaluation.science import metric_registry
 
@@ -297,6 +297,9 @@ def table1_systems(data) -> PaperTable:
     frame = pd.DataFrame(records).set_index("system")
     if data.get("has_labels"):
         frame["aggregation"] = recorded_aggregate(data)
+    crowd = crowd_sensitivity_text(data)
+    if crowd:
+        caption += " " + escape(crowd)
     caption += " " + _choices(data)
     return PaperTable(frame, booktabs(header, latex_rows, caption, label="tab:systems", rule_before_last=True))
 

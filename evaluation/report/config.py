@@ -285,3 +285,7 @@ class ReportExtras:
     attribute_check_rows: list | None = None
     corpus: str | None = None
     n_plan: dict | int | None = None  # SPEC 16: planned human labels (by system), the admin's or from the folds
+    # SPEC 17: every label with its ``excluded`` flag (``evaluation.database.crowd_labels``) and whether a study
+    # participant gave one (the two-way bootstrap then); None: the report's own labels, nobody excluded
+    crowd_labels: pd.DataFrame | None = None
+    from_study: bool = False

@@ -23,6 +23,7 @@ SIGNIFICANCE_WORDS = {"raw": _("raw p < 0.05 (as the paper)"), "holm": _("Holm-c
 AGGREGATE_WORDS = {
     "mean": _("mean of the labels' values"),
     "majority": _("majority label (ties: mean of the tied labels)"),
+    "ds": _("Dawid-Skene (each annotator's reliability estimated; needs 2 labels on half the answers)"),
 }
 
 

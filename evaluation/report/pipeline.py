@@ -20,6 +20,7 @@ import pandas as pd
 from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
+from evaluation.report.crowd_section import crowd_step
 from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, live_step, ppi_step
 from evaluation.report.steps import (
     agreement_step,
@@ -155,6 +156,7 @@ def compute_report(
         policy=config.dedup_policy,
         facts=extras.facts,
     )
+    crowd_step(report, predictions, labels, extras=extras, config=config)
     frame_proxy_step(report, extras.frame_rows)
     attribute_check_step(report, extras.attribute_check_rows)
     progress(done=total, message="done")  # in words on the page: report_words.progress_message

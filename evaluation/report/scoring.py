@@ -95,6 +95,8 @@ def score_table(
         label_triplet, keyed = triplets.of_labels(labels, config.dedup_policy)
         human.check_labels(keyed["label"])
         counts = human.label_counts(label_triplet, keyed["annotator"], keyed["label"], n_triplets=triplets.n)
+        if config.human_aggregate == "ds":  # SPEC 17: Dawid-Skene posteriors in place of the counts
+            counts = _ds_counts(keyed, label_triplet, triplets.n)
         matched = np.flatnonzero(triplets.code >= 0)
         for metric in metric_registry.human_keys():  # each human metric's value of each triplet
             per_triplet = metric_registry.get(metric).per_triplet(counts, config.human_aggregate)
@@ -128,6 +130,16 @@ def score_table(
         label_matched,
         empty_answers,
     )
+
+
+def _ds_counts(keyed, label_triplet, n_triplets):
+    """(n_triplets, 3) Dawid-Skene posteriors of the matched labels (``human.aggregated_label_counts``)."""
+    matched = label_triplet >= 0
+    rows = keyed.loc[matched, [c for c in ("annotator", "label", "gold") if c in keyed.columns]]
+    tkeys, post = human.aggregated_label_counts(rows.assign(tkey=label_triplet[matched]), "ds")
+    out = np.zeros((n_triplets, 3))
+    out[np.asarray(tkeys, dtype=np.int64)] = post
+    return out
 
 
 def _score_empty_answers(mats, questions, *, q, cell, empty, aggregate=human.DEFAULT_AGGREGATE):

@@ -12,10 +12,13 @@ import pandas as pd
 
 from annotation.dedup import DEFAULT_POLICY, normalize_answers
 from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
+from evaluation.science import crowd
 
 KEY_SEP = "\x1f"
 DEFAULT_AGGREGATE = "mean"  # the one home of the default (the report option reads it)
-AGGREGATES = (DEFAULT_AGGREGATE, "majority")  # how the labels of a triplet make its scores
+# how the labels of a triplet make its scores; ``ds`` (SPEC 17) turns them into Dawid-Skene posteriors,
+# which every human metric then reads as one label's share of each class (``aggregated_label_counts``)
+AGGREGATES = (DEFAULT_AGGREGATE, "majority", "ds")
 LABEL_CODES = {CORRECT: 0, PARTIAL: 1, INCORRECT: 2}  # the columns of ``label_counts``
 
 
@@ -193,7 +196,8 @@ def scores_from_counts(counts: np.ndarray, aggregate: str = DEFAULT_AGGREGATE):
     counts : numpy.ndarray
         (triplets, 3) counts of correct, partial and incorrect labels.
     aggregate : str
-        ``"mean"`` or ``"majority"`` (see ``triplet_scores``).
+        ``"mean"`` or ``"majority"`` (see ``triplet_scores``); ``"ds"`` reads ``counts`` as
+        posteriors (``aggregated_label_counts``) and scores them as ``mean`` does.
 
     Returns
     -------
@@ -214,7 +218,7 @@ def scores_from_counts(counts: np.ndarray, aggregate: str = DEFAULT_AGGREGATE):
     score, correct = np.full(len(n), np.nan), np.full(len(n), np.nan)
     has = n > 0
     c, p, i, m = c[has], p[has], i[has], n[has]
-    if aggregate == "mean":
+    if aggregate in ("mean", "ds"):  # ds: posteriors (one label's worth per triplet), read as shares
         score[has], correct[has] = (2 * c + p) / (2 * m), c / m
     else:
         top = np.maximum(np.maximum(c, p), i)
@@ -253,6 +257,120 @@ def triplet_label_counts(labels: pd.DataFrame) -> tuple[pd.Index, np.ndarray]:
     return tkeys, np.bincount(tcode * 3 + lcode, minlength=3 * len(tkeys)).reshape(-1, 3)  # per triplet: c, p, i
 
 
+def label_codes(labels: pd.DataFrame):
+    """Integer codes of the last label of each (triplet, annotator): ``(tkeys, task, worker, label,
+    gold)``; ``gold`` is per triplet the code of its known label (column ``gold`` of ``labels``, the
+    expected label of a gold item) or -1.
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        ``tkey``, ``annotator``, ``label``, optional ``gold``, in submission order.
+
+    Returns
+    -------
+    tuple
+        The triplet keys (first-seen order) and integer arrays ``task``, ``worker``, ``label`` (one
+        per kept label) and ``gold`` (one per triplet).
+
+    Examples
+    --------
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2"], "annotator": ["a", "b", "a"],
+    ...                        "label": ["correct", "partial", "incorrect"], "gold": [None, None, "incorrect"]})
+    >>> tkeys, task, worker, label, gold = label_codes(labels)
+    >>> list(tkeys), task.tolist(), worker.tolist(), label.tolist(), gold.tolist()
+    (['t1', 't2'], [0, 0, 1], [0, 1, 0], [0, 1, 2], [-1, 2])
+    """
+    labels = latest_labels(labels)
+    task, tkeys = pd.factorize(labels["tkey"])
+    worker, _ = pd.factorize(labels["annotator"].astype(str))
+    label = labels["label"].map(LABEL_CODES).to_numpy(dtype=np.int64)
+    gold = np.full(len(tkeys), -1, dtype=np.int64)
+    if "gold" in labels.columns:
+        known = labels["gold"].map(LABEL_CODES)
+        rows = known.notna().to_numpy()
+        gold[task[rows]] = known[rows].to_numpy(dtype=np.int64)
+    return tkeys, task, worker, label, gold
+
+
+def aggregated_label_counts(labels: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE):
+    """The per-triplet matrix every human metric reads under ``aggregate``: the one place where a
+    triplet's labels become what its human scores are computed from (report, PPI, live, active).
+
+    ``mean`` / ``majority``: the counts of ``triplet_label_counts``. ``ds``: the Dawid-Skene
+    posteriors of correct / partial / incorrect (SPEC 17: fitted over all the labels given, gold
+    triplets fixed at their known label), read by the metrics as one label's share of each class;
+    ``ValueError`` with SPEC 17's message when too few triplets have two labels.
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        ``tkey``, ``annotator``, ``label`` (optional ``gold``), in submission order; not empty.
+    aggregate : str
+        One of ``AGGREGATES``.
+
+    Returns
+    -------
+    tuple
+        The triplet keys and a (triplets, 3) array in ``LABEL_CODES`` order.
+
+    Examples
+    --------
+    >>> labels = pd.DataFrame({"tkey": ["t1", "t1", "t2", "t2"], "annotator": ["a", "b", "a", "b"],
+    ...                        "label": ["correct", "correct", "incorrect", "incorrect"]})
+    >>> tkeys, post = aggregated_label_counts(labels, "ds")
+    >>> list(tkeys), post.round(3).tolist()
+    (['t1', 't2'], [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    """
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"human_aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
+    tkeys, counts = triplet_label_counts(labels)
+    if aggregate != "ds":
+        return tkeys, counts
+    refusal = crowd.ds_refusal(counts.sum(axis=1))
+    if refusal:
+        raise ValueError(refusal)
+    tkeys, task, worker, label, gold = label_codes(labels)
+    return tkeys, crowd.dawid_skene(task, worker, label, n_tasks=len(tkeys), gold=gold).posteriors
+
+
+def code_scores(codes, n_tasks, aggregate: str = DEFAULT_AGGREGATE):
+    """Score and correct-share per task from integer label codes ``(task, worker, label, gold)``
+    (``label_codes``) under ``aggregate``, or None when ``ds`` is refused for them: a bootstrap
+    replicate's refit (``crowd.two_way_bootstrap``).
+
+    Parameters
+    ----------
+    codes : tuple
+        ``(task, worker, label, gold)`` integer codes.
+    n_tasks : int
+        The number of task codes.
+    aggregate : str
+        One of ``AGGREGATES``.
+
+    Returns
+    -------
+    tuple or None
+        ``(score, correct)`` per task (NaN without a label), or None when ``ds`` is refused.
+
+    Examples
+    --------
+    >>> code_scores(([0, 0], [0, 1], [0, 1], [-1]), 1)
+    (array([0.75]), array([0.5]))
+    >>> code_scores(([0, 1], [0, 0], [0, 1], [-1, -1]), 2, "ds") is None
+    True
+    """
+    task, worker, label, gold = codes
+    task, label = np.asarray(task, dtype=np.int64), np.asarray(label, dtype=np.int64)
+    counts = np.bincount(task * 3 + label, minlength=3 * n_tasks).reshape(-1, 3)
+    if aggregate == "ds":
+        if crowd.ds_refusal(counts.sum(axis=1)):
+            return None
+        counts = np.nan_to_num(crowd.dawid_skene(task, worker, label, n_tasks=n_tasks, gold=gold).posteriors)
+    score, correct, _ = scores_from_counts(counts, aggregate)
+    return score, correct
+
+
 def triplet_scores(labels: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> pd.DataFrame:
     """Per triplet key: ``score``, ``correct`` (correct-share) and ``n_labels`` (SPEC 3).
 
@@ -287,6 +405,7 @@ def triplet_scores(labels: pd.DataFrame, aggregate: str = DEFAULT_AGGREGATE) -> 
         return pd.DataFrame(
             {"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float), "n_labels": pd.Series(dtype=int)}
         )
-    tkeys, counts = triplet_label_counts(labels)
-    score, correct, n = scores_from_counts(counts, aggregate)
+    tkeys, matrix = aggregated_label_counts(labels, aggregate)
+    score, correct, _ = scores_from_counts(matrix, aggregate)
+    n = triplet_label_counts(labels)[1].sum(axis=1)
     return pd.DataFrame({"score": score, "correct": correct, "n_labels": n}, index=pd.Index(tkeys, name="tkey"))

@@ -145,8 +145,8 @@ def prediction_scores(
         human labels are not a random draw: their predictions get no human score here (judge score
         only, like any unlabeled prediction) and the human sample stays a uniform one
         (docs/report.md).
-    aggregate : {"mean", "majority"}, default "mean"
-        How one triplet's human labels make its score (SPEC 3, the report's choice).
+    aggregate : {"mean", "majority", "ds"}, default "mean"
+        How one triplet's human labels make its score (SPEC 3 and 17, the report's choice).
 
     Returns
     -------
@@ -180,7 +180,9 @@ def prediction_scores(
     sides = (("h", labels, aggregate), ("f", judge_labels if len(judged) else None, "mean"))
     out = pd.DataFrame({"system": predictions["system"].to_numpy(), "tkey": tkeys.to_numpy()})
     for prefix, rows, how in sides:
-        keys, counts = human.triplet_label_counts(rows) if rows is not None and len(rows) else (pd.Index([]), None)
+        keys, counts = (
+            human.aggregated_label_counts(rows, how) if rows is not None and len(rows) else (pd.Index([]), None)
+        )
         at = keys.get_indexer(tkeys) if counts is not None else np.full(len(tkeys), -1)  # one hash pass per side
         for metric in metric_registry.human_keys():
             values = metric_registry.get(metric).per_triplet(counts, how) if counts is not None else []
@@ -714,7 +716,7 @@ def conclusions(
     }
 
 
-def live_scores(predictions, labels, judge_labels, *, facts=None) -> pd.DataFrame:
+def live_scores(predictions, labels, judge_labels, *, facts=None, aggregate=human.DEFAULT_AGGREGATE) -> pd.DataFrame:
     """``prediction_scores`` as the live page's parts read them: gold triplets' human labels left out
     with a judge only (with a judge they are not a random draw; without one the classical estimate
     keeps them, as ``conclusions`` and ``anytime.live_conclusions`` always did).
@@ -725,6 +727,8 @@ def live_scores(predictions, labels, judge_labels, *, facts=None) -> pd.DataFram
         As ``prediction_scores``.
     facts : dict, optional
         ``gold_keys``.
+    aggregate : str, default "mean"
+        The human aggregate (``human.AGGREGATES``; ``ds``: SPEC 17).
 
     Returns
     -------
@@ -742,7 +746,7 @@ def live_scores(predictions, labels, judge_labels, *, facts=None) -> pd.DataFram
     """
     has_judge = judge_labels is not None and not judge_labels.empty
     gold = (facts or {}).get("gold_keys") if has_judge else None
-    return prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold)
+    return prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
 
 
 def _live_rows(scores, metric, *, half_width, has_judge):

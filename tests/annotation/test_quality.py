@@ -217,10 +217,17 @@ def test_gold_from_the_adjudication_page_and_the_item_list(tiny_corpus, make_use
     others = list(item.triplet.question.triplets.exclude(pk=item.triplet_id).values_list("pk", flat=True))
     admin_client.post(
         reverse("admin:annotation_triplet_changelist"),
-        {"action": "gold_partial", "_selected_action": [item.triplet_id, *others]},
+        {"action": "gold_correct", "_selected_action": [item.triplet_id, *others]},
     )
-    assert set(GoldItem.objects.values_list("expected", flat=True)) == {"partial"}
+    assert set(GoldItem.objects.values_list("expected", flat=True)) == {"correct"}
     assert GoldItem.objects.count() == 1 + len(others)
+    # SPEC 17: no gold item expects "partial" (issue 42 removed that action; the reason is said where asked)
+    refused = admin_client.post(
+        reverse("admin:annotation_triplet_changelist"),
+        {"action": "gold_partial", "_selected_action": [item.triplet_id]},
+    )
+    assert refused.status_code in (200, 302)
+    assert set(GoldItem.objects.values_list("expected", flat=True)) == {"correct"}
 
     # the gold admin picks its triplet by searching the question's text, not by a raw id
     add = admin_client.get(reverse("admin:annotation_golditem_add")).content.decode()
