@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0019_french_field_labels'),
+        ('annotation', '0020_answer_key_positions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
