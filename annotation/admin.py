@@ -8,7 +8,7 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation import formats, models, studies
+from annotation import formats, models, privacy, studies
 from annotation.label_titles import LABEL_TITLES
 from annotation.labels import CORRECT, INCORRECT, PARTIAL
 from core.uploads import max_upload_size
@@ -333,12 +333,15 @@ class StudyAdmin(admin.ModelAdmin):
 
 @admin.register(models.Participant)
 class ParticipantAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "study", "status", "fold", "consented_at", "ended_at"]
+    list_display = ["external_id", "code", "study", "status", "fold", "consented_at", "ended_at"]
     list_filter = ["study", "status"]
-    search_fields = ["external_id"]
+    search_fields = ["external_id", "code"]
     readonly_fields = [
         "study",
         "external_id",
+        "code",
+        "consent_version",
+        "consent_language",
         "user",
         "fold",
         "consented_at",
@@ -350,3 +353,11 @@ class ParticipantAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    # SPEC 18: a delete here is an erasure (mode withdraw) through the one service, tombstone included
+    def delete_model(self, request, obj):
+        privacy.erase(obj, models.ErasureTombstone.WITHDRAW, "deleted in the Django admin")
+
+    def delete_queryset(self, request, queryset):
+        for participant in queryset.select_related("study", "user"):
+            privacy.erase(participant, models.ErasureTombstone.WITHDRAW, "deleted in the Django admin")

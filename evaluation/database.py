@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation import studies
+from annotation import pseudonyms, studies
 from annotation.interchange import SEMANTIC_FIELDS
 from annotation.models import Label, Prediction, Question
 from annotation.quality import apply_adjudications
@@ -69,6 +69,8 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
     if not label_rows:
         return questions, predictions, None
     labels = pd.DataFrame.from_records(label_rows, columns=["triplet", "annotator", "label"])
+    # SPEC 18: reports and paper tables name annotators A01..An, never by account (a panel id once)
+    labels["annotator"] = labels["annotator"].map(pseudonyms.annotator_labels(labels["annotator"]))
     if adjudicated:
         labels = apply_adjudications(labels, decisions(corpus))
     labels["tkey"] = labels.pop("triplet").map(_tkey)
