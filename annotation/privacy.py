@@ -24,7 +24,6 @@ from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.db.models import Count
-from django.utils import timezone
 
 from annotation import pseudonyms
 from annotation.models import (
@@ -347,23 +346,14 @@ def _forget_user_agent(sender, request, user, **kwargs):
 
 
 def _participant_deleting(sender, instance, **kwargs):
-    """A participant deleted by anything but ``erase`` (its study's, corpus's or account's delete, in the
-    Django admin or elsewhere): the erasure happens all the same, tombstone included."""
+    """A participant deleted by anything but ``erase`` (its corpus deleted, a script): its sessions and
+    log rows go too, and its account after it (``_participant_deleted``). No tombstone: that is a
+    deletion of data, not a person's erasure (an admin may restore the corpus from an archive); every
+    delete an admin makes of a participant, a study or a participant's account goes through ``erase``."""
     if instance.pk in _ERASING:
         return
     _CASCADE.add(instance.pk)
-    counts = _forget_traces(instance)
-    slug = Study.objects.filter(pk=instance.study_id).values_list("slug", flat=True).first() or ""
-    stone = ErasureTombstone.objects.create(
-        study=None,  # the study may be going too
-        study_slug=slug,
-        panel_hmac=_hash_of(instance),
-        code=instance.code,
-        mode=ErasureTombstone.WITHDRAW,
-        reason="deleted with its study, corpus or account",
-        counts=counts,
-    )
-    transaction.on_commit(lambda: _append_to_file(stone))
+    _forget_traces(instance)
 
 
 def _participant_deleted(sender, instance, **kwargs):

@@ -170,10 +170,21 @@ class Migration(migrations.Migration):
             field=models.ForeignKey(
                 blank=True,
                 null=True,
-                on_delete=django.db.models.deletion.PROTECT,
+                on_delete=django.db.models.deletion.SET_NULL,
                 related_name="participants",
                 to="annotation.consentversion",
                 verbose_name="consent version",
+            ),
+        ),
+        migrations.AddField(
+            model_name="study",
+            name="privacy_closed_at",
+            field=models.DateTimeField(
+                blank=True,
+                editable=False,
+                help_text="When retention first saw the study closed (its panel-id period counts from here).",
+                null=True,
+                verbose_name="closed since",
             ),
         ),
         migrations.RunPython(name_participants, back),

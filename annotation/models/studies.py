@@ -152,6 +152,13 @@ class Study(models.Model):
         help_text=_("The day after which every participant's data is deleted (empty: kept)."),
         verbose_name=_("keep data until"),
     )
+    privacy_closed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("When retention first saw the study closed (its panel-id period counts from here)."),
+        verbose_name=_("closed since"),
+    )
 
     class Meta:
         verbose_name = _("study")
@@ -247,7 +254,7 @@ class Participant(models.Model):
         "annotation.ConsentVersion",
         null=True,
         blank=True,
-        on_delete=models.PROTECT,
+        on_delete=models.SET_NULL,  # versions go only with their study (and its participants)
         related_name="participants",
         verbose_name=_("consent version"),
     )

@@ -74,7 +74,7 @@ def _ids(request, study):
     return crowd.panel_ids({}), False
 
 
-def _keep_ids(request, response, study, ids):
+def _keep_ids(request, response, study, *, ids):
     response.set_signed_cookie(
         ids_cookie(study),
         json.dumps(list(ids)),
@@ -118,9 +118,8 @@ def _bound(request, response, participant):
         samesite="Lax",
         secure=request.is_secure(),
     )
-    return _keep_ids(
-        request, response, participant.study, (participant.external_id, participant.panel_study, participant.panel_session)
-    )
+    p = participant
+    return _keep_ids(request, response, p.study, ids=(p.external_id, p.panel_study, p.panel_session))
 
 
 def _speak_the_study(request, study):
@@ -195,7 +194,7 @@ def entry(request, slug):
         # SPEC 18: a page is never shown at an address holding the ids (address bar, history, access
         # logs): this browser keeps them in a cookie and gets the same page at the study's plain address
         response = redirect("study-entry", slug=study.slug)
-    return _keep_ids(request, response, study, ids) if in_query else response
+    return _keep_ids(request, response, study, ids=ids) if in_query else response
 
 
 def _answer(request, study, ids):

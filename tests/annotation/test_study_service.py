@@ -105,7 +105,7 @@ def test_every_path_excludes_a_participant_wrong_on_three_gold_items(tmp_path):
         assert studies.gold_results(participant.user_id) == [False, False, False], path
         assert steps < 19, path  # stopped at the third gold item, not at the end of the fold
         # the slot is gone through every door: the page sends them to their study page, the API says 404
-        assert client.get(f"/annotate/{participant.fold_id}/")["Location"] == f"/study/pilot/"
+        assert client.get(f"/annotate/{participant.fold_id}/")["Location"] == "/study/pilot/"
         assert client.get(f"/api/my/folds/{participant.fold_id}/next/").status_code == 404
     assert len({steps for _c, _p, steps in runs.values()}) == 1  # the same answers stop at the same item
 
@@ -117,7 +117,7 @@ def test_every_path_completes_a_careful_participant_and_ends_their_labelling(tmp
         assert participant.status == "completed", path
         assert steps == FoldItem.objects.filter(fold_id=participant.fold_id).count(), path
         page = client.get(f"/annotate/{participant.fold_id}/")
-        assert page["Location"] == f"/study/pilot/", path
+        assert page["Location"] == "/study/pilot/", path
         assert "C0DE42" in client.get(page["Location"]).content.decode()
         # once completed, no path takes another label (the API says why)
         handle = FoldItem.objects.filter(fold_id=participant.fold_id).values_list("handle", flat=True).first()
