@@ -210,9 +210,8 @@ def _answer(request, study, ids):
         return _state(request, study, "full")
     if request.method != "POST" or request.POST.get("consent") != "yes":
         error = _("Tick the box to consent, or close this page: nothing is stored.") if request.method == "POST" else ""
-        return render(
-            request, "annotation/study_consent.html", {"study": study, "error": error}, status=400 if error else 200
-        )
+        context = {"study": study, "error": error, "log_days": settings.QAEVAL_LOG_DAYS}
+        return render(request, "annotation/study_consent.html", context, status=400 if error else 200)
     token = secrets.token_urlsafe(32)
     try:
         participant, created = studies.admit(study, ids, token=token)
