@@ -59,8 +59,8 @@ def ids_cookie(study):
 def _ids(request, study):
     """``(panel ids, whether they came in the link's query)``: the query's, else those the entry link
     left in this browser's cookie, else those of the session's participant; ``PanelIdError`` if none."""
-    if request.GET.get("PROLIFIC_PID") or request.GET.get("participant"):
-        return crowd.panel_ids(request.GET), True
+    if any(key in request.GET for key in ("PROLIFIC_PID", "participant", "STUDY_ID", "SESSION_ID")):
+        return crowd.panel_ids(request.GET), True  # a link with ids (or a broken one: it says so)
     raw = request.get_signed_cookie(ids_cookie(study), default="", salt=_IDS_SALT)
     try:
         kept = json.loads(raw) if raw else None
