@@ -258,3 +258,17 @@ def test_erase_refuses_bad_input_and_changes_nothing(study, var, make_user):
     assert Participant.objects.filter(pk=p.pk).exists() and not ErasureTombstone.objects.exists()
     with pytest.raises(privacy.EraseError):
         privacy.erase(p, "burn", "x")
+
+
+def test_a_report_computed_before_an_erasure_says_so(study, make_user):
+    _client, participant = arrive()
+    researcher = Client()
+    researcher.force_login(make_user("res", "researcher"))
+    report = run_report(researcher, study.corpus.name)
+    page = researcher.get(reverse("report-detail", args=[report])).content.decode()
+    assert 'id="erased-since"' not in page
+    privacy.erase(participant, "identity", "asked")
+    page = researcher.get(reverse("report-detail", args=[report])).content.decode()
+    assert "Computed before 1 participant was erased" in page
+    later = run_report(researcher, study.corpus.name)
+    assert 'id="erased-since"' not in researcher.get(reverse("report-detail", args=[later])).content.decode()

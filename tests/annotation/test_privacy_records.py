@@ -197,3 +197,16 @@ def test_the_shipped_access_log_format_writes_no_query_string():
     fmt = conf["access_log_format"]
     assert "%(U)s" in fmt and "%(r)s" not in fmt and "%(q)s" not in fmt and "%(a)s" not in fmt
     assert "%(f)s" not in fmt  # the referer may hold a study link's query
+
+
+def test_the_daily_job_is_scheduled_and_runs_the_purge(study):
+    from django.conf import settings
+
+    from annotation import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["purge-daily"]
+    assert entry["task"] == tasks.purge.name and entry["schedule"] == 24 * 3600
+    _c, p = arrive()
+    Study.objects.filter(pk=study.pk).update(data_until=timezone.now().date() - timedelta(days=1))
+    lines = tasks.purge.apply().get()
+    assert lines == [f"pilot: {p.code} erased (withdraw, retention)"] and not Participant.objects.exists()
