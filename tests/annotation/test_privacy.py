@@ -152,8 +152,12 @@ def test_the_canary_reaches_no_researcher_output_but_the_admins_payment_csv(stud
     assert CANARY.encode() in payment and participant.code.encode() in payment
 
 
-def test_withdraw_erases_every_trace_and_the_person_sees_they_withdrew(study, var):
+def test_withdraw_erases_every_trace_and_the_person_sees_they_withdrew(study, var, make_user):
     _client, participant = arrive()
+    researcher = Client()
+    researcher.force_login(make_user("res", "researcher"))
+    run_report(researcher, study.corpus.name)
+    assert [p for p in (var / "media").rglob("report.json")]  # the var folder holds the report's files
     assert CANARY in database_text()
     user_id = participant.user_id
     out = io.StringIO()
