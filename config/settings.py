@@ -10,6 +10,8 @@ Everything that differs between a laptop and production comes from environment v
 - ``CELERY_BROKER_URL``: default the embedded ``sqla+sqlite`` broker in ``var/``;
   ``redis://...`` or ``amqp://...`` for production.
 - ``SECURE`` = 1 turns on HTTPS-only cookies, HSTS and the SSL redirect (production behind TLS).
+- ``QAEVAL_LOG_DAYS``: days login logs are kept (default 180); ``QAEVAL_ERASURE_KEY``: the key of the
+  erasure tombstones' HMAC (default: derived from ``SECRET_KEY``); docs/privacy.md.
 """
 
 import os

@@ -157,7 +157,7 @@ def test_withdraw_erases_every_trace_and_the_person_sees_they_withdrew(study, va
     researcher = Client()
     researcher.force_login(make_user("res", "researcher"))
     run_report(researcher, study.corpus.name)
-    assert [p for p in (var / "media").rglob("report.json")]  # the var folder holds the report's files
+    assert list((var / "media").rglob("report.json"))  # the var folder holds the report's files
     assert CANARY in database_text()
     user_id = participant.user_id
     out = io.StringIO()

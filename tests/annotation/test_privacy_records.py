@@ -210,3 +210,13 @@ def test_the_daily_job_is_scheduled_and_runs_the_purge(study):
     Study.objects.filter(pk=study.pk).update(data_until=timezone.now().date() - timedelta(days=1))
     lines = tasks.purge.apply().get()
     assert lines == [f"pilot: {p.code} erased (withdraw, retention)"] and not Participant.objects.exists()
+
+
+def test_the_completion_page_offers_the_withdraw_link_to_its_participant_only(study):
+    client, p = arrive()
+    Participant.objects.filter(pk=p.pk).update(status="completed")
+    page = client.get("/study/pilot/")
+    assert page.status_code == 200 and 'id="completion-code"' in page.content.decode()
+    assert 'id="withdraw-link"' in page.content.decode()
+    stranger = Client().get("/withdraw/")
+    assert stranger.status_code == 404 and "holds no participation" in stranger.content.decode()
