@@ -119,14 +119,15 @@ class EraseSerializer(serializers.Serializer):
 
 class ParticipantErase(APIView):
     """``POST {"mode": "withdraw"|"identity", "reason": "..."}``: erase one participant (named by its
-    pseudonym or panel id) through the one erasure service (SPEC 18); answers the tombstone."""
+    pseudonym: a panel id never goes into a URL) through the one erasure service (SPEC 18); answers the
+    tombstone."""
 
     permission_classes = [IsAuthenticated, IsAdminRole]
 
     @extend_schema(request=EraseSerializer, responses=None)
     def post(self, request, slug, code):
         study = Study.objects.filter(slug=slug).first()
-        participant = study and privacy.find_participant(study, code)
+        participant = study and privacy.find_participant(study, code, code_only=True)
         if participant is None:
             raise NotFound("no such participant in this study")
         data = EraseSerializer(data=request.data)

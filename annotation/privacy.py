@@ -315,10 +315,12 @@ def _plain(row):
     return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
 
 
-def find_participant(study, who):
-    """The participant of ``study`` named by panel id or pseudonym, or None."""
+def find_participant(study, who, *, code_only=False):
+    """The participant of ``study`` named by pseudonym or (unless ``code_only``: URLs name the pseudonym
+    only, a path reaches access logs) by panel id, or None."""
     rows = Participant.objects.select_related("study", "user", "consent_version", "fold").filter(study=study)
-    return rows.filter(external_id=who).first() or rows.filter(code=who).first()
+    found = rows.filter(code=who).first() if who else None
+    return found or (None if code_only or not who else rows.filter(external_id=who).first())
 
 
 def after_returned(participant):

@@ -129,7 +129,7 @@ def participants_csv(request, slug):
 def participant_data(request, slug, code):
     """Subject access (SPEC 18): everything held about one participant, as one JSON file."""
     study = get_object_or_404(Study, slug=slug)
-    participant = privacy.find_participant(study, code)
+    participant = privacy.find_participant(study, code, code_only=True)
     if participant is None:
         raise Http404("no such participant")
     response = JsonResponse(privacy.subject_data(participant), json_dumps_params={"indent": 2, "ensure_ascii": False})

@@ -10,11 +10,11 @@ what happened and what to do, never a 5xx.
 
 from __future__ import annotations
 
-import json
 import secrets
 
 from django.conf import settings
 from django.contrib.auth import login, logout
+from django.core import signing
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -61,10 +61,9 @@ def _ids(request, study):
     left in this browser's cookie, else those of the session's participant; ``PanelIdError`` if none."""
     if any(key in request.GET for key in ("PROLIFIC_PID", "participant", "STUDY_ID", "SESSION_ID")):
         return crowd.panel_ids(request.GET), True  # a link with ids (or a broken one: it says so)
-    raw = request.get_signed_cookie(ids_cookie(study), default="", salt=_IDS_SALT)
-    try:
-        kept = json.loads(raw) if raw else None
-    except ValueError:
+    try:  # signed, URL-safe base64: no quote or comma for a cookie jar to mangle
+        kept = signing.loads(request.COOKIES.get(ids_cookie(study), ""), salt=_IDS_SALT, max_age=_COOKIE_AGE)
+    except signing.BadSignature:
         kept = None
     if isinstance(kept, list) and len(kept) == 3 and all(isinstance(v, str) for v in kept):
         return crowd.panel_ids({"participant": kept[0], "STUDY_ID": kept[1], "SESSION_ID": kept[2]}), False
@@ -75,10 +74,9 @@ def _ids(request, study):
 
 
 def _keep_ids(request, response, study, *, ids):
-    response.set_signed_cookie(
+    response.set_cookie(
         ids_cookie(study),
-        json.dumps(list(ids)),
-        salt=_IDS_SALT,
+        signing.dumps(list(ids), salt=_IDS_SALT),
         max_age=_COOKIE_AGE,
         httponly=True,
         samesite="Lax",
