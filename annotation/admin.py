@@ -310,8 +310,9 @@ class StudyForm(forms.ModelForm):
 
 
 def _erase_all(study, reason):
-    for participant in models.Participant.objects.filter(study=study).select_related("study", "user"):
-        privacy.erase(participant, models.ErasureTombstone.WITHDRAW, reason)
+    with privacy.many_erasures():
+        for participant in models.Participant.objects.filter(study=study).select_related("study", "user"):
+            privacy.erase(participant, models.ErasureTombstone.WITHDRAW, reason)
 
 
 @admin.register(models.Study)

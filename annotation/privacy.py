@@ -13,8 +13,10 @@ backup brings back.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
@@ -91,10 +93,38 @@ def consent_counts(study):
 # --- erasure -------------------------------------------------------------------------------------
 
 
+_SESSION_INDEX = contextvars.ContextVar("qaeval_session_index", default=None)
+
+
+def _session_index():
+    """{account id (str): [session keys]} of every session row, decoded once."""
+    index = {}
+    for s in Session.objects.iterator():
+        index.setdefault(str(s.get_decoded().get("_auth_user_id")), []).append(s.pk)
+    return index
+
+
+@contextmanager
+def many_erasures():
+    """Around several erasures in a row (the purge, a study's deletion, re-applied tombstones): the
+    session rows are decoded once, not once per person (``bench/erasure_cost.py``)."""
+    token = _SESSION_INDEX.set([None])  # built at the first erasure that needs it
+    try:
+        yield
+    finally:
+        _SESSION_INDEX.reset(token)
+
+
 def _sessions_of(user_ids):
     """Session rows of these accounts (decoded: the table keys them by a random key only)."""
-    wanted = {str(pk) for pk in user_ids}
-    return [s.pk for s in Session.objects.iterator() if str(s.get_decoded().get("_auth_user_id")) in wanted]
+    holder = _SESSION_INDEX.get()
+    if holder is None:
+        index = _session_index()
+    else:
+        if holder[0] is None:
+            holder[0] = _session_index()
+        index = holder[0]
+    return [key for pk in user_ids for key in index.get(str(pk), [])]
 
 
 def _logs(user, participant_pk):
@@ -249,7 +279,14 @@ def reapply_tombstones(studies=None):
     if studies is not None:
         rows = rows.filter(study__in=list(studies))
     done = 0
-    for p in list(rows):
+    with many_erasures():
+        done = _reapply(list(rows), by_slug)
+    return done
+
+
+def _reapply(rows, by_slug):
+    done = 0
+    for p in rows:
         digest = panel_hash(p.external_id)
         hits = [s for s in by_slug[p.study.slug] if s["panel_hmac"] == digest or (p.code and s.get("code") == p.code)]
         if not hits:

@@ -78,6 +78,14 @@ def purge(now=None, *, dry_run=False):
         n = privacy.reapply_tombstones()
         if n:
             done.append(f"re-applied {n} erasure(s) found in the tombstones")
+    with privacy.many_erasures():
+        done += _studies(now, dry_run)
+    done += _logs(now, dry_run)
+    return done
+
+
+def _studies(now, dry_run):
+    done = []
     for study in Study.objects.order_by("pk"):
         row = StudyRow(
             study.slug,
@@ -96,7 +104,6 @@ def purge(now=None, *, dry_run=False):
             done.append(f"{study.slug}: {p.code} erased ({mode}, retention)")
             if not dry_run:
                 privacy.erase(p, mode, f"retention: {'data_until' if mode == 'withdraw' else 'panel ids after close'}")
-    done += _logs(now, dry_run)
     return done
 
 
