@@ -1,5 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import URLField
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -8,7 +10,7 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from annotation import formats, models, screening, studies
+from annotation import formats, models, privacy, screening, studies
 from annotation.label_titles import LABEL_TITLES
 from annotation.labels import CORRECT, INCORRECT
 from core.uploads import max_upload_size
@@ -334,6 +336,12 @@ class StudyForm(forms.ModelForm):
         return data
 
 
+def _erase_all(study, reason):
+    with privacy.many_erasures():
+        for participant in models.Participant.objects.filter(study=study).select_related("study", "user"):
+            privacy.erase(participant, models.ErasureTombstone.WITHDRAW, reason)
+
+
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
     list_display = ["slug", "title", "corpus", "open", "slots_per_fold", "max_participants", "created_at"]
@@ -345,6 +353,16 @@ class StudyAdmin(admin.ModelAdmin):
     formfield_overrides = {URLField: {"assume_scheme": "https"}}
 
     form = StudyForm
+
+    # SPEC 18: deleting a study erases each participant through the one service first (tombstones kept)
+    def delete_model(self, request, obj):
+        _erase_all(obj, "study deleted in the Django admin")
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for study in queryset:
+            _erase_all(study, "study deleted in the Django admin")
+        super().delete_queryset(request, queryset)
 
     def get_exclude(self, request, obj=None):
         # a new study takes every answer fold of its corpus; its own folds are chosen once the corpus is saved
@@ -364,12 +382,15 @@ class StudyAdmin(admin.ModelAdmin):
 
 @admin.register(models.Participant)
 class ParticipantAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "study", "status", "fold", "consented_at", "ended_at"]
+    list_display = ["external_id", "code", "study", "status", "fold", "consented_at", "ended_at"]
     list_filter = ["study", "status"]
-    search_fields = ["external_id"]
+    search_fields = ["external_id", "code"]
     readonly_fields = [
         "study",
         "external_id",
+        "code",
+        "consent_version",
+        "consent_language",
         "user",
         "fold",
         "consented_at",
@@ -381,3 +402,35 @@ class ParticipantAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    # SPEC 18: a delete here is an erasure (mode withdraw) through the one service, tombstone included
+    def delete_model(self, request, obj):
+        privacy.erase(obj, models.ErasureTombstone.WITHDRAW, "deleted in the Django admin")
+
+    def delete_queryset(self, request, queryset):
+        for participant in queryset.select_related("study", "user"):
+            privacy.erase(participant, models.ErasureTombstone.WITHDRAW, "deleted in the Django admin")
+
+
+# SPEC 18: deleting a participant's account in the Django admin is that participant's erasure
+User = get_user_model()
+_BaseUserAdmin = type(admin.site._registry[User]) if admin.site.is_registered(User) else DjangoUserAdmin
+
+
+class UserAdmin(_BaseUserAdmin):
+    def delete_model(self, request, obj):
+        participant = models.Participant.objects.filter(user=obj).select_related("study", "user").first()
+        if participant is None:
+            super().delete_model(request, obj)
+        else:
+            privacy.erase(participant, models.ErasureTombstone.WITHDRAW, "account deleted in the Django admin")
+
+    def delete_queryset(self, request, queryset):
+        for participant in models.Participant.objects.filter(user__in=queryset).select_related("study", "user"):
+            privacy.erase(participant, models.ErasureTombstone.WITHDRAW, "account deleted in the Django admin")
+        super().delete_queryset(request, queryset.model.objects.filter(pk__in=queryset.values("pk")))
+
+
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, UserAdmin)

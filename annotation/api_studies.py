@@ -9,7 +9,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import screening, studies
+from annotation import privacy, screening, studies
 from annotation.models import Corpus, Fold, Study
 from core.permissions import IsAdminRole
 
@@ -44,6 +44,10 @@ class StudySerializer(serializers.ModelSerializer):
             "closed_at",
             "closed_reason",
             "language",
+            "withdraw_mode",
+            "returned_mode",
+            "identifiers_days_after_close",
+            "data_until",
             "link",
             "created_at",
         ]
@@ -82,6 +86,8 @@ class StudySerializer(serializers.ModelSerializer):
 
 class ParticipantSerializer(serializers.Serializer):
     participant = serializers.CharField()
+    code = serializers.CharField()
+    consent_version = serializers.IntegerField(allow_null=True)
     status = serializers.CharField()
     fold = serializers.CharField()
     started = serializers.DateTimeField()
@@ -139,3 +145,28 @@ class ParticipantList(APIView):
             raise NotFound("no such study")
         studies.release_idle(study)
         return Response(ParticipantSerializer(studies.participant_rows(study), many=True).data)
+
+
+class EraseSerializer(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=list(privacy.MODES))
+    reason = serializers.CharField(max_length=300)
+
+
+class ParticipantErase(APIView):
+    """``POST {"mode": "withdraw"|"identity", "reason": "..."}``: erase one participant (named by its
+    pseudonym: a panel id never goes into a URL) through the one erasure service (SPEC 18); answers the
+    tombstone."""
+
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(request=EraseSerializer, responses=None)
+    def post(self, request, slug, code):
+        study = Study.objects.filter(slug=slug).first()
+        participant = study and privacy.find_participant(study, code, code_only=True)
+        if participant is None:
+            raise NotFound("no such participant in this study")
+        data = EraseSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        stone = privacy.erase(participant, data.validated_data["mode"], data.validated_data["reason"])
+        fields = ("code", "mode", "reason", "counts")
+        return Response({**{k: getattr(stone, k) for k in fields}, "erased_at": stone.created_at}, status=200)

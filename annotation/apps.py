@@ -7,7 +7,8 @@ class AnnotationConfig(AppConfig):
     verbose_name = _("Annotation")
 
     def ready(self):
-        from annotation import i18n, jobs
+        from annotation import i18n, jobs, privacy
 
         i18n.register()
+        privacy.register()
         jobs.register_job_kinds()  # with their next step: build folds for the imported corpus

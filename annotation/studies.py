@@ -33,7 +33,7 @@ from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation import crowd, screening, study_sql
+from annotation import crowd, privacy, screening, study_sql
 from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
@@ -220,9 +220,10 @@ def admit(study, ids, *, token):
     groups = roles.ensure_groups_named(roles.ANNOTATOR, roles.PARTICIPANT)
     try:
         with transaction.atomic():
-            user = get_user_model().objects.create_user(f"s{study.pk}.{ids[0]}", password=None)
+            code = privacy.new_code(study)  # SPEC 18: the account is named from the pseudonym
+            user = get_user_model().objects.create_user(privacy.account_name(study, code), password=None)
             user.groups.add(*groups)
-            participant = _admit_locked(study, ids, user=user, token=token)
+            participant = _admit_locked(study, ids, user=user, token=token, code=code)
     except IntegrityError:
         existing = find(study, ids[0])
         if existing is None:
@@ -233,7 +234,7 @@ def admit(study, ids, *, token):
     return participant, True
 
 
-def _admit_locked(study, ids, *, user, token):
+def _admit_locked(study, ids, *, user, token, code):
     locked = _locked(study)
     existing = find(locked, ids[0])
     if existing is not None:  # the same id arrived meanwhile (a second tab): the caller checks the browser
@@ -253,6 +254,9 @@ def _admit_locked(study, ids, *, user, token):
         fold_id=fold,
         browser_token=token,
         slot_at=timezone.now(),
+        code=code,
+        consent_version=privacy.current_consent(locked),
+        consent_language=locked.page_language,
     )
     Assignment.objects.create(fold_id=fold, annotator=user)
     return participant
@@ -290,10 +294,12 @@ def reset_browser(participant):
 
 
 def mark_returned(participant):
-    """Admin: the participant returned the study on the panel; their slot goes back, labels stay."""
+    """Admin: the participant returned the study on the panel; their slot goes back, and their data
+    is kept or erased as the study's ``returned_mode`` says (SPEC 18). Returns the tombstone or None."""
     with transaction.atomic():
         Study.objects.select_for_update().filter(pk=participant.study_id).values_list("pk").first()
         _release([participant], Participant.RETURNED, timezone.now())
+    return privacy.after_returned(participant)
 
 
 def gold_results(user_id):
@@ -393,7 +399,7 @@ def participant_rows(study):
     judged = Q(user__labels__value__isnull=False)
     participants = (
         Participant.objects.filter(study=study)
-        .select_related("fold")
+        .select_related("fold", "consent_version")
         .annotate(
             items_done=Count("user__labels", filter=judged),
             seconds=Sum("user__labels__seconds_spent"),
@@ -411,6 +417,8 @@ def participant_rows(study):
         rows.append(
             {
                 "participant": p.external_id,
+                "code": p.code,  # SPEC 18: the pseudonym (researchers see only this)
+                "consent_version": p.consent_version.number if p.consent_version_id else None,
                 "status": crowd.shown_status(p.status, p.items_done),
                 "fold": p.fold.name if p.fold else "",
                 "started": p.consented_at,

@@ -10,3 +10,11 @@ from core.runner import run_job
 def import_file(job_id):
     job = run_job(job_id, import_body)
     return job.status if job else None
+
+
+@shared_task(name="annotation.tasks.purge")
+def purge():
+    """The daily retention run (SPEC 18; CELERY_BEAT_SCHEDULE): what ``manage.py purge`` does."""
+    from annotation import retention
+
+    return retention.purge()

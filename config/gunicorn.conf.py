@@ -34,6 +34,9 @@ preload_app = True
 keepalive = 75  # seconds (nginx's default); see above
 backlog = 2048
 accesslog = "-"
+# SPEC 18: the path without its query string (%(U)s, not the request line %(r)s: a study's entry link
+# carries panel ids), no user agent, no referer: address, time, method, path, status, size, duration
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms'
 loglevel = "warning"
 
 # Templates every annotator request renders.

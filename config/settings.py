@@ -10,6 +10,8 @@ Everything that differs between a laptop and production comes from environment v
 - ``CELERY_BROKER_URL``: default the embedded ``sqla+sqlite`` broker in ``var/``;
   ``redis://...`` or ``amqp://...`` for production.
 - ``SECURE`` = 1 turns on HTTPS-only cookies, HSTS and the SSL redirect (production behind TLS).
+- ``QAEVAL_LOG_DAYS``: days login logs are kept (default 180); ``QAEVAL_ERASURE_KEY``: the key of the
+  erasure tombstones' HMAC (default: derived from ``SECRET_KEY``); docs/privacy.md.
 """
 
 import os
@@ -158,6 +160,11 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"  # a styled page with a way back
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 
+# Participants' data (SPEC 18, docs/privacy.md): login logs and sessions are kept this many days;
+# the tombstones of erased participants hash their panel ids with this key (default: from SECRET_KEY).
+QAEVAL_LOG_DAYS = int(os.environ.get("QAEVAL_LOG_DAYS", "180"))
+ERASURE_KEY = os.environ.get("QAEVAL_ERASURE_KEY", "")
+
 # The interface speaks English and French (docs/i18n.md): the language follows the user's choice,
 # else the browser, else the corpus of an annotator's folds, else English (core.i18n).
 LANGUAGE_CODE = "en"
@@ -285,6 +292,10 @@ CELERY_TASK_ROUTES = {"models_runner.tasks.run_inference_gpu": {"queue": "gpu"}}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# SPEC 18: retention once a day (``celery -A config beat``; ``manage.py purge`` does the same by hand)
+CELERY_BEAT_SCHEDULE = {
+    "purge-daily": {"task": "annotation.tasks.purge", "schedule": 24 * 3600.0},
+}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Recovery does not wait for the broker: each worker's reaper (core.worker) re-sends or fails
 # jobs whose heartbeat went silent. Redis redelivers an unacknowledged task only after the

@@ -154,13 +154,14 @@ class ReportFile(APIView):
 
 
 class StudyArchiveDownload(APIView):
-    """The study archive of a corpus (SPEC 14): a zip with manifest.json. Admins only."""
+    """The study archive of a corpus (SPEC 14): a zip with manifest.json. Admins only. Without panel
+    ids (participants by pseudonym, SPEC 18) unless ``?full=1``: the full archive, which says so."""
 
     permission_classes = [IsAuthenticated, IsAdminRole]
 
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
     def get(self, request, pk):
-        return archive_response(get_object_or_404(Corpus, pk=pk))
+        return archive_response(get_object_or_404(Corpus, pk=pk), full=request.query_params.get("full") == "1")
 
 
 class StudyImportRequest(serializers.Serializer):

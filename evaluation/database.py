@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from annotation import pseudonyms
 from annotation.counted import counted_labels, excluded_participants
 from annotation.interchange import SEMANTIC_FIELDS
 from annotation.models import GoldItem, Participant, Prediction, Question
@@ -134,6 +135,8 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
     if not label_rows:
         return questions, predictions, None
     labels = pd.DataFrame.from_records(label_rows, columns=["triplet", "annotator", "label"])
+    # SPEC 18: reports and paper tables name annotators A01..An, never by account (a panel id once)
+    labels["annotator"] = labels["annotator"].map(pseudonyms.annotator_labels(labels["annotator"]))
     if adjudicated:
         labels = apply_adjudications(labels, decisions(corpus))
     labels["tkey"] = labels.pop("triplet").map(_tkey)

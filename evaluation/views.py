@@ -6,6 +6,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
 from django.views.decorators.http import require_http_methods, require_safe
 
+from annotation import privacy
+from annotation.models import Corpus
 from core.permissions import researcher_required
 from core.reaper import health
 from evaluation import files
@@ -53,8 +55,15 @@ def report_detail(request, pk):
         "data": data,
         "page": report_page(data) if data else None,
         "figures": figure_titles(names, data or {}, get_language()),
+        "erased_since": _erased_since(job),
     }
     return render(request, "evaluation/report_detail.html", context)
+
+
+def _erased_since(job):
+    """Participants of the report's corpus erased after it was computed (SPEC 18), 0 when none."""
+    corpus = Corpus.objects.filter(name=(job.params or {}).get("corpus", "")).first()
+    return privacy.erasures_after(corpus, job.finished_at) if corpus is not None and job.finished_at else 0
 
 
 @researcher_required

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from annotation import pseudonyms
 from annotation.fold_store import clear_folds, store_fold_plans
 from annotation.models import Fold, Question
 from core import ids
@@ -193,17 +194,21 @@ def save_attribute_check(user, fold, item, *, answer, skip=False, seconds=0.0, s
 def attribute_check_rows(corpus):
     """Rows for ``evaluation.science.attribute_check_stats``."""
     checks = AttributeCheck.objects.filter(question__corpus=corpus).order_by("id")
+    rows = list(
+        checks.values_list(
+            "question__external_id", "annotator__username", "question__dist", "trigger_verdict", "dist_class"
+        )
+    )
+    names = pseudonyms.annotator_labels(row[1] for row in rows)  # SPEC 18: reports say A01..An
     return [
         {
             "question_id": qid,
-            "annotator": who,
+            "annotator": names[who],
             "derived_dist": dist,
             "trigger_verdict": verdict,
             "dist_class": dclass,
         }
-        for qid, who, dist, verdict, dclass in checks.values_list(
-            "question__external_id", "annotator__username", "question__dist", "trigger_verdict", "dist_class"
-        )
+        for qid, who, dist, verdict, dclass in rows
     ]
 
 

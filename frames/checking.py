@@ -13,6 +13,7 @@ import re
 from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
+from annotation import pseudonyms
 from annotation.label_titles import FRAME_CHECK_TITLES
 from annotation.labels import FRAME_CHECK_VALUES
 from annotation.models import Fold
@@ -127,15 +128,19 @@ def frame_check_rows(corpus, lexicon=None):
     checks = FrameCheck.objects.filter(frame_annotation__question__corpus=corpus)
     if lexicon is not None:
         checks = checks.filter(frame_annotation__lexicon=lexicon)
-    return [
-        {"item": fa, "question_id": qid, "annotator": who, "frame_rating": fr, "fe_rating": er}
-        for fa, qid, who, fr, er in checks.order_by("id").values_list(
+    rows = list(
+        checks.order_by("id").values_list(
             "frame_annotation_id",
             "frame_annotation__question__external_id",
             "annotator__username",
             "frame_rating",
             "fe_rating",
         )
+    )
+    names = pseudonyms.annotator_labels(row[2] for row in rows)  # SPEC 18: reports say A01..An
+    return [
+        {"item": fa, "question_id": qid, "annotator": names[who], "frame_rating": fr, "fe_rating": er}
+        for fa, qid, who, fr, er in rows
     ]
 
 

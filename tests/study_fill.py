@@ -299,7 +299,7 @@ def main(argv):
     with open(out, "w", encoding="utf-8") as f:
         json.dump(fingerprint(corpus), f, sort_keys=True)
     if archive != "-":
-        call_command("export_study", corpus=corpus, out=archive, verbosity=0)
+        call_command("export_study", corpus=corpus, out=archive, full=True, verbosity=0)  # SPEC 18: panel ids too
 
 
 if __name__ == "__main__":

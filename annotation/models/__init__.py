@@ -3,6 +3,7 @@
 from .corpus import Corpus, Prediction, Question, System
 from .flags import Flag
 from .labels import Label, LabelEvent
+from .privacy import ConsentVersion, ErasureTombstone
 from .quality import Adjudication, GoldItem
 from .screening import ParticipantDecision
 from .studies import Participant, Study
@@ -11,7 +12,9 @@ from .triplets import Assignment, Fold, FoldItem, Triplet
 __all__ = [
     "Adjudication",
     "Assignment",
+    "ConsentVersion",
     "Corpus",
+    "ErasureTombstone",
     "Flag",
     "Fold",
     "FoldItem",

@@ -134,6 +134,50 @@ class Study(models.Model):
     closed_reason = models.CharField(max_length=300, blank=True, verbose_name=_("why it closed"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
+    # --- participants' data (SPEC 18; annotation/privacy.py, annotation/retention.py) ---
+    KEEP, WITHDRAW, IDENTITY = "keep", "withdraw", "identity"
+    WITHDRAW_MODES = [
+        (WITHDRAW, _("delete everything of the participant (labels included)")),
+        (IDENTITY, _("delete the panel ids; keep the labels under the pseudonym")),
+    ]
+    RETURNED_MODES = [
+        (KEEP, _("keep the labels (the panel ids go with the retention period)")),
+        *WITHDRAW_MODES,
+    ]
+    withdraw_mode = models.CharField(
+        max_length=16,
+        choices=WITHDRAW_MODES,
+        default=WITHDRAW,
+        help_text=_("What the participant's own withdraw link does."),
+        verbose_name=_("withdrawal"),
+    )
+    returned_mode = models.CharField(
+        max_length=16,
+        choices=RETURNED_MODES,
+        default=KEEP,
+        help_text=_("What marking a participant as returned (left the study on the panel) does with their data."),
+        verbose_name=_("returned"),
+    )
+    identifiers_days_after_close = models.PositiveIntegerField(
+        default=30,
+        validators=[MaxValueValidator(3650)],
+        help_text=_("Days after the study closed when the panel ids are deleted (labels stay under pseudonyms)."),
+        verbose_name=_("keep panel ids (days after close)"),
+    )
+    data_until = models.DateField(
+        null=True,
+        blank=True,
+        help_text=_("The day after which every participant's data is deleted (empty: kept)."),
+        verbose_name=_("keep data until"),
+    )
+    privacy_closed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("When retention first saw the study closed (its panel-id period counts from here)."),
+        verbose_name=_("closed since"),
+    )
+
     class Meta:
         verbose_name = _("study")
         verbose_name_plural = _("studies")
@@ -220,14 +264,34 @@ class Participant(models.Model):
         null=True, blank=True, help_text=_("Completed, released, returned or excluded."), verbose_name=_("ended at")
     )
 
+    # --- participants' data (SPEC 18): the pseudonym and the consent accepted ---
+    code = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text=_("The pseudonym in this study (the account is named from it; reports say A01..An)."),
+        verbose_name=_("pseudonym"),
+    )
+    consent_version = models.ForeignKey(
+        "annotation.ConsentVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,  # versions go only with their study (and its participants)
+        related_name="participants",
+        verbose_name=_("consent version"),
+    )
+    consent_language = models.CharField(max_length=16, blank=True, verbose_name=_("consent language"))
+
     class Meta:
         verbose_name = _("participant")
         verbose_name_plural = _("participants")
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="uniq_participant_per_study"),
+            models.UniqueConstraint(
+                fields=["study", "code"], condition=~models.Q(code=""), name="uniq_participant_code"
+            ),
         ]
         indexes = [models.Index(fields=["study", "fold", "status"])]
         ordering = ["study", "consented_at", "id"]
 
     def __str__(self):
-        return f"{self.study.slug}/{self.external_id}"
+        return f"{self.study.slug}/{self.code or self.pk}"  # the admin's log keeps this: never the panel id

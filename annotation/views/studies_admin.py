@@ -4,11 +4,12 @@ minutes, items done, gold accuracy), open / close, browser reset, returned; the 
 from __future__ import annotations
 
 from django.contrib import messages
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from annotation import crowd, screening, studies
+from annotation import crowd, privacy, screening, studies
 from annotation.exports import csv_lines
 from annotation.models import Fold, Participant, ParticipantDecision, Study
 from core.export_safety import streamed_download
@@ -16,6 +17,8 @@ from core.permissions import admin_required
 
 CSV_COLUMNS = [
     "participant",
+    "code",
+    "consent_version",
     "status",
     "fold",
     "started",
@@ -47,13 +50,15 @@ def _act(request, study):
     if action in ("open", "close"):
         Study.objects.filter(pk=study.pk).update(open=action == "open")
         return _("the study is open") if action == "open" else _("the study is closed")
-    if action == "panel":  # SPEC 17: the panel decision, with its reason (reject: attention checks only)
-        return _panel(request, study)
-    if action not in ("reset", "returned"):
+    if action not in ("reset", "returned", "erase", "panel"):
         raise ValueError(_("unknown action"))
-    participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
+    participant = privacy.find_participant(study, request.POST.get("participant", ""))
     if participant is None:
         raise ValueError(_("no such participant in this study"))
+    if action == "erase":
+        return _erase(request, participant)
+    if action == "panel":  # SPEC 17: the panel decision, with its reason (reject: attention checks only)
+        return _panel(request, participant)
     if action == "reset":
         studies.reset_browser(participant)
         return _("%(id)s may go on from one other browser (the next one to open the link)") % {
@@ -63,17 +68,26 @@ def _act(request, study):
         raise ValueError(
             _("%(id)s holds no slot (%(status)s)") % {"id": participant.external_id, "status": participant.status}
         )
-    studies.mark_returned(participant)
+    if studies.mark_returned(participant) is not None:
+        return _("%(id)s returned the study: slot freed, data erased as the study says") % {"id": participant.code}
     return _("%(id)s returned the study: slot freed, labels kept") % {"id": participant.external_id}
 
 
-def _panel(request, study):
-    participant = Participant.objects.filter(study=study, external_id=request.POST.get("participant", "")).first()
-    if participant is None:
-        raise ValueError(_("no such participant in this study"))
+def _panel(request, participant):
     value = request.POST.get("decision", "")
     screening.decide_panel(participant, value, reason=request.POST.get("reason", ""), user=request.user)
-    return _("panel decision for %(id)s: %(decision)s") % {"id": participant.external_id, "decision": value}
+    return _("panel decision for %(id)s: %(decision)s") % {"id": participant.code, "decision": value}
+
+
+def _erase(request, participant):
+    """The admin page's erasure: the one service, with the mode and reason the form sent."""
+    mode, reason = request.POST.get("mode", ""), request.POST.get("reason", "").strip()
+    if mode not in privacy.MODES:
+        raise ValueError(_("choose how to erase: withdraw or identity"))
+    if not reason:
+        raise ValueError(_("write why the participant is erased (no panel id in it)"))
+    stone = privacy.erase(participant, mode, reason)
+    return _("%(code)s erased (%(mode)s)") % {"code": stone.code, "mode": mode}
 
 
 @admin_required
@@ -110,6 +124,9 @@ def study_page(request, slug):
         "link": link,
         "completion": crowd.completion_link(study.completion_url, study.completion_code),
         "counts": {title: sum(r["status"] == s for r in rows) for s, title in Participant.STATUSES},
+        # SPEC 18: consents per frozen version, the erasures so far
+        "consent_versions": privacy.consent_counts(study),
+        "tombstones": study.tombstones.order_by("created_at"),
     }
     return render(request, "annotation/study_admin.html", context)
 
@@ -120,3 +137,16 @@ def participants_csv(request, slug):
     study = get_object_or_404(Study, slug=slug)
     rows = [{**row, "active_minutes": f"{row['active_minutes']:.2f}"} for row in studies.participant_rows(study)]
     return streamed_download(csv_lines(rows, CSV_COLUMNS), f"participants-{study.slug}.csv", "text/csv; charset=utf-8")
+
+
+@admin_required
+@require_safe
+def participant_data(request, slug, code):
+    """Subject access (SPEC 18): everything held about one participant, as one JSON file."""
+    study = get_object_or_404(Study, slug=slug)
+    participant = privacy.find_participant(study, code, code_only=True)
+    if participant is None:
+        raise Http404("no such participant")
+    response = JsonResponse(privacy.subject_data(participant), json_dumps_params={"indent": 2, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="participant-{study.slug}-{participant.code}.json"'
+    return response

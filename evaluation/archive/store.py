@@ -35,13 +35,14 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from annotation import privacy
 from annotation.dedup import answer_key
-from annotation.models import Corpus
+from annotation.models import Corpus, Study
 from core import job_kinds
 from core.models import Job
 from core.roles import ADMIN, ROLES, ensure_groups, is_admin
 from evaluation.archive import format as archive
-from evaluation.archive import unpack, values
+from evaluation.archive import personal, unpack, values
 from evaluation.archive.format import ArchiveError
 
 # Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
@@ -372,8 +373,8 @@ def _snapshot(using=DEFAULT_DB_ALIAS):
             connection.transaction_mode = mode
 
 
-def export_study(corpus, out, progress=_noop):
-    """Write the archive of ``corpus``.
+def export_study(corpus, out, progress=_noop, *, full=False):
+    """Write the archive of ``corpus`` (file written with mode 0600 when ``out`` is a path).
 
     Parameters
     ----------
@@ -383,6 +384,8 @@ def export_study(corpus, out, progress=_noop):
         Where the zip goes.
     progress : callable
         ``progress(done=, total=, message=)``.
+    full : bool
+        Keep the participants' panel ids (an admin's full archive; the manifest says so).
 
     Returns
     -------
@@ -392,6 +395,8 @@ def export_study(corpus, out, progress=_noop):
     with _snapshot():
         rows_by, users = collect(corpus, progress)
         schema = schema_version()
+    if not full:
+        personal.pseudonymize(rows_by)
     blobs = {archive.USERS: (archive.encode_rows(users), len(users))}
     for label, rows in rows_by.items():
         blobs[archive.rows_member(label)] = (archive.encode_rows(rows), len(rows))
@@ -402,6 +407,8 @@ def export_study(corpus, out, progress=_noop):
     manifest = archive.build_manifest(
         members, corpus=corpus.name, schema=schema, exported_at=timezone.now().isoformat()
     )
+    manifest["panel_ids"] = personal.PANEL_IDS_FULL if full else personal.PANEL_IDS_REMOVED
+    personal.owner_only(out)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         zf.writestr(archive.MANIFEST, archive.encode_manifest(manifest))
         for name, (data, _) in sorted(blobs.items()):
@@ -711,7 +718,9 @@ def import_study(source, name=None, *, progress=_noop, label="archive"):
         context = {"name": name, "old_name": manifest["corpus"]}
         _restore_all(zf, manifest, members=members, rows_by=rows_by, users=users, context=context, progress=progress)
     counts = {label: len(rows) for label, rows in sorted(rows_by.items())}
-    return {"corpus": name, "corpus_id": context["corpus_id"], "users": len(users), "rows": counts}
+    # SPEC 18: whoever was erased here since the archive was made stays erased
+    erased = privacy.reapply_tombstones(Study.objects.filter(corpus_id=context["corpus_id"]))
+    return {"corpus": name, "corpus_id": context["corpus_id"], "users": len(users), "rows": counts, "erased": erased}
 
 
 def _restore_all(zf, manifest, *, members, rows_by, users, context, progress):
@@ -748,7 +757,7 @@ def _remove(paths):
         path.unlink(missing_ok=True)
 
 
-def archive_response(corpus):
+def archive_response(corpus, *, full=False):
     """The archive of ``corpus`` as a download (the admin's action and the API).
 
     Parameters
@@ -762,7 +771,7 @@ def archive_response(corpus):
         The zip, as an attachment named ``<corpus>.study.zip``.
     """
     buffer = io.BytesIO()
-    export_study(corpus, buffer)
+    export_study(corpus, buffer, full=full)
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{corpus.name}.study.zip"'
     return response

@@ -68,7 +68,9 @@ def study(tmp_path):
 
 def test_consent_page_renders_markdown_safely_and_stores_nothing_without_consent(study):
     client = Client()
-    page = client.get(link("P1"))
+    first = client.get(link("P1"))  # SPEC 18: the ids go into this browser's cookie, out of the address
+    assert first.status_code == 302 and first["Location"] == "/study/pilot/"
+    page = client.get(first["Location"])
     assert page.status_code == 200
     html = page.content.decode()
     assert "<strong>answers</strong>" in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -102,7 +104,7 @@ def test_fewest_participants_first_and_never_more_than_the_slots(study):
     assert got[:4] == folds and sorted(got[4:]) == folds  # each fold once before any fold twice
     full = arrive(Client(), "P8")
     assert full.status_code == 200 and "This study is full" in full.content.decode()
-    before_consent = Client().get(link("P9")).content.decode()  # said before the consent page
+    before_consent = Client().get(link("P9"), follow=True).content.decode()  # said before the consent page
     assert "This study is full" in before_consent and "consent-form" not in before_consent
     assert not Participant.objects.filter(external_id="P8").exists()
     assert Group.objects.get(name="participant").user_set.count() == 8
@@ -142,7 +144,7 @@ def test_a_missing_or_odd_id_says_what_to_do(study, query, message):
 
 def test_closed_and_unknown_studies(study):
     Study.objects.filter(pk=study.pk).update(open=False)
-    for resp in (Client().get(link("P1")), arrive(Client(), "P1")):
+    for resp in (Client().get(link("P1"), follow=True), arrive(Client(), "P1")):
         assert resp.status_code == 200 and "This study is closed" in resp.content.decode()
     assert not Participant.objects.exists()
     assert Client().get("/study/nope/?participant=x").status_code == 404
@@ -158,7 +160,7 @@ def test_resume_in_the_same_browser_refusal_from_another_and_admin_reset(study, 
     again = first.get(link("P1"))
     assert again.status_code == 302 and again["Location"] == f"/annotate/{fold}/"
     other = Client()
-    for resp in (other.get(link("P1")), arrive(other, "P1")):
+    for resp in (other.get(link("P1"), follow=True), arrive(other, "P1")):
         assert resp.status_code == 403 and "in use in another browser" in resp.content.decode()
     assert Participant.objects.count() == 1 and Label.objects.count() == 1
     admin = Client()
@@ -167,7 +169,7 @@ def test_resume_in_the_same_browser_refusal_from_another_and_admin_reset(study, 
     moved = other.get(link("P1"))
     assert moved.status_code == 302 and moved["Location"] == f"/annotate/{fold}/"
     assert "Current label" in other.get(f"/annotate/{fold}/?start=1").content.decode()
-    assert first.get(link("P1")).status_code == 403  # the id now belongs to the new browser
+    assert first.get(link("P1"), follow=True).status_code == 403  # the id now belongs to the new browser
 
 
 def test_idle_participant_loses_the_slot_to_the_next_arrival_and_keeps_labels(study):
@@ -186,7 +188,7 @@ def test_idle_participant_loses_the_slot_to_the_next_arrival_and_keeps_labels(st
     assert participant("P0").status == "idle" and Label.objects.filter(annotator=idle.user).count() == 1
     # back on the annotate page or the link: the page says the place was given back
     back = clients["P0"].get(f"/annotate/{idle.fold_id}/")
-    assert back.status_code == 302 and back["Location"].startswith("/study/pilot/?participant=P0")
+    assert back.status_code == 302 and back["Location"] == "/study/pilot/"
     page = clients["P0"].get(back["Location"])
     assert (
         "Your place was given back" in page.content.decode() and "Every label you gave is kept" in page.content.decode()
@@ -225,7 +227,7 @@ def test_screening_stops_after_two_wrong_gold_items_and_reopens_the_slot(tmp_pat
         answers.append(resp)
         if resp is None or resp.status_code != 200 or "HX-Redirect" in resp:
             break
-    assert answers[-1]["HX-Redirect"] == "/study/pilot/?participant=G"
+    assert answers[-1]["HX-Redirect"] == "/study/pilot/"
     assert studies.gold_results(p.user_id) == [False, False]
     assert participant("G").status == "excluded"
     decided = {d.kind: d for d in participant("G").decisions.all()}
@@ -249,12 +251,12 @@ def test_screening_lets_a_careful_participant_finish_with_the_completion_code(tm
         if resp is None or "HX-Redirect" in resp:
             last = resp
             break
-    assert last is not None and last["HX-Redirect"] == "/study/pilot/?participant=ok1"
+    assert last is not None and last["HX-Redirect"] == "/study/pilot/"
     done = client.get(last["HX-Redirect"])
     html = done.content.decode()
     assert "C0DE42" in html and 'href="https://app.prolific.com/submissions/complete?cc=C0DE42"' in html
     assert participant("ok1").status == "completed"
-    assert client.get(f"/annotate/{p.fold_id}/")["Location"] == "/study/pilot/?participant=ok1"
+    assert client.get(f"/annotate/{p.fold_id}/")["Location"] == "/study/pilot/"
     row = studies.participant_rows(study)[0]
     n_items = FoldItem.objects.filter(fold=p.fold).count()
     assert (row["items_done"], row["gold_items"], row["gold_accuracy"]) == (n_items, 3, 1.0)
@@ -278,7 +280,7 @@ def test_admin_page_csv_open_close_and_returned(study, make_user):
     ]
     admin.post("/studies/pilot/", {"action": "close"})
     assert not Study.objects.get(pk=study.pk).open
-    assert "This study is closed" in Client().get(link("P3")).content.decode()
+    assert "This study is closed" in Client().get(link("P3"), follow=True).content.decode()
     admin.post("/studies/pilot/", {"action": "returned", "participant": "P1"})
     assert participant("P1").status == "returned" and not Assignment.objects.filter(annotator=participant("P1").user)
     wrong = admin.post("/studies/pilot/", {"action": "returned", "participant": "P1"}, follow=True)

@@ -28,6 +28,10 @@ def form_data(study, **changes):
         "completion_code": study.completion_code,
         "completion_url": study.completion_url,
         "open": "on",
+        # SPEC 18: what withdrawal and "returned" do, how long panel ids are kept
+        "withdraw_mode": study.withdraw_mode,
+        "returned_mode": study.returned_mode,
+        "identifiers_days_after_close": study.identifiers_days_after_close,
         "participants-TOTAL_FORMS": 0,
         "participants-INITIAL_FORMS": 0,
         **changes,

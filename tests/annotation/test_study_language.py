@@ -33,7 +33,7 @@ def test_participants_get_the_study_language_and_no_account_controls(tmp_path):
     build_study(tmp_path, n_questions=4, k=2, language="fr")
     browser = Client(HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9")
     link = "/study/pilot/?PROLIFIC_PID=P1&STUDY_ID=s&SESSION_ID=x"
-    consent = browser.get(link)
+    consent = browser.get(link, follow=True)
     assert consent["Content-Language"] == "fr" and "Commencer l’étude" in consent.content.decode()
     page = browser.post(link, {"consent": "yes"}, follow=True)
     body = page.content.decode()
@@ -53,5 +53,7 @@ def test_a_study_restored_without_a_language_speaks_its_corpus_language(tmp_path
     Study.objects.filter(pk=study.pk).update(language="")
     restored = Study.objects.get(pk=study.pk)
     assert restored.language == "" and restored.page_language == "fr"
-    consent = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/study/{study.slug}/?PROLIFIC_PID=P9&STUDY_ID=s&SESSION_ID=x")
+    consent = Client(HTTP_ACCEPT_LANGUAGE="en").get(
+        f"/study/{study.slug}/?PROLIFIC_PID=P9&STUDY_ID=s&SESSION_ID=x", follow=True
+    )
     assert consent["Content-Language"] == "fr"

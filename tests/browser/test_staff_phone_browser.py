@@ -41,6 +41,8 @@ NOT_PAGES = {
     "conclusions-panel": "htmx fragment of conclusions",
     "study-entry": "the participant's pages: tests/browser/test_crowd_browser.py at 1366 and 390 px",
     "study-participants-csv": "a file download",
+    "study-participant-data": "a file download (subject access JSON)",
+    "study-withdraw": "the participant's page: tests/browser/test_withdraw_browser.py at 1366 and 390 px",
     "set-language": "POST only (the header's language switcher)",
     "javascript-catalog": "a script (Django's JavaScript catalogue)",
 }

@@ -293,6 +293,18 @@ api-study-participants anonymous   401  401  401  401  401  401
 api-study-participants annotator   403  403  403  403  403  403
 api-study-participants researcher  403  403  403  403  403  403
 api-study-participants admin       200  200  405  405  405  405
+api-study-participant-erase anonymous   401  401  401  401  401  401
+api-study-participant-erase annotator   403  403  403  403  403  403
+api-study-participant-erase researcher  403  403  403  403  403  403
+api-study-participant-erase admin       405  405  400  405  405  405
+study-participant-data anonymous   L    L    L    L    L    L
+study-participant-data annotator   403  403  403  403  403  403
+study-participant-data researcher  403  403  403  403  403  403
+study-participant-data admin       200  200  405  405  405  405
+study-withdraw         anonymous   404  404  404  405  405  405
+study-withdraw         annotator   404  404  404  405  405  405
+study-withdraw         researcher  404  404  404  405  405  405
+study-withdraw         admin       404  404  404  405  405  405
 api-my-folds           anonymous   401  401  401  401  401  401
 api-my-folds           annotator   200  200  405  405  405  405
 api-my-folds           researcher  403  403  403  403  403  403
@@ -407,7 +419,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
         study = Study.objects.create(
             slug="matrix", title="Matrix", consent="Agree?", corpus=tiny, completion_code="M", open=True
         )
-        studies.admit(study, ("matrix-p1", "", ""), token="t")
+        matrix_participant, _ = studies.admit(study, ("matrix-p1", "", ""), token="t")
         yield {
             "users": users,
             "fold": fold.pk,
@@ -421,6 +433,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
             "report": report_pk,
             "run": run.json()["id"],
             "study": "matrix",
+            "code": matrix_participant.code,
         }
         transaction.set_rollback(True)
 
@@ -468,6 +481,8 @@ def url_kwargs(name, w):
         "api-run-cancel": {"pk": w["run"]},
         **{name: {"slug": w["study"]} for name in ("study-entry", "study-admin", "study-participants-csv")},
         "api-study-participants": {"slug": w["study"]},
+        "study-participant-data": {"slug": w["study"], "code": w["code"]},
+        "api-study-participant-erase": {"slug": w["study"], "code": w["code"]},
     }.get(name, {})
 
 

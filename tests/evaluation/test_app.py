@@ -208,16 +208,19 @@ def test_offline_and_in_app_reports_agree_on_the_same_data(world, tmp_path, sett
     offline command the same report: the reference system, every metric and the agreement."""
     from django.core.management import call_command
 
+    from annotation.pseudonyms import annotator_labels
     from tests.conftest import write_jsonl
 
     rows = Label.objects.select_related("triplet__question", "annotator")
+    # SPEC 18: the app's reports name annotators A01..An (sorted accounts); the labels file says the same
+    names = annotator_labels([*rows.values_list("annotator__username", flat=True), "ann2"])
     labels = write_jsonl(
         tmp_path / "labels.jsonl",
         [
             {
                 "question_id": r.triplet.question.external_id,
                 "answer": r.triplet.answer,
-                "annotator": r.annotator.username,
+                "annotator": names[r.annotator.username],
                 "label": r.value,
             }
             for r in rows.order_by("updated_at", "id")
@@ -226,7 +229,9 @@ def test_offline_and_in_app_reports_agree_on_the_same_data(world, tmp_path, sett
     # an extra label on an answer no system gave: it must not change the agreement
     extra = tmp_path / "labels.jsonl"
     with open(extra, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"question_id": "q2", "answer": "Krakow", "annotator": "ann2", "label": "correct"}) + "\n")
+        f.write(
+            json.dumps({"question_id": "q2", "answer": "Krakow", "annotator": names["ann2"], "label": "correct"}) + "\n"
+        )
     job = run_report(world["corpus"], world["users"]["researcher"], n_boot=0, figures=False)
     app = json.loads((report_dir(job.pk) / "report.json").read_text())
     call_command(

@@ -98,7 +98,7 @@ def _resume_points(corpus):
 
 def _export(corpus):
     buffer = io.BytesIO()
-    manifest = archive_store.export_study(corpus, buffer)
+    manifest = archive_store.export_study(corpus, buffer, full=True)  # SPEC 18: with panel ids, to compare all
     return buffer.getvalue(), manifest
 
 

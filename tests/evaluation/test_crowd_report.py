@@ -36,9 +36,10 @@ def test_excluded_participants_are_left_out_unless_asked(tmp_path, settings, mak
     Participant.objects.filter(pk=bad.pk).update(status="excluded")
 
     _q, _p, labels = database.report_inputs(study.corpus)
-    assert list(labels["annotator"]) == [good.user.username]
+    assert list(labels["annotator"]) == ["A01"]  # SPEC 18: reports name annotators A01..An
+    assert list(labels["label"]) == ["incorrect"]  # the good participant's
     _q, _p, labels = database.report_inputs(study.corpus, include_excluded=True)
-    assert sorted(labels["annotator"]) == sorted([good.user.username, bad.user.username])
+    assert sorted(labels["annotator"]) == ["A01", "A02"] and sorted(labels["label"]) == ["correct", "incorrect"]
 
     researcher = make_user("res", "researcher")
     left_out = run_report(study.corpus, researcher)

@@ -3,6 +3,7 @@
 PostgreSQL has its own tool for this: ``pg_dump`` (README, "Move, back up and upgrade a study").
 """
 
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -12,7 +13,8 @@ from django.db import connections
 
 
 def backup_sqlite(source: str, target: str) -> float:
-    """Copy the SQLite database file ``source`` to ``target``; returns the seconds it took.
+    """Copy the SQLite database file ``source`` to ``target`` (mode 0600, API tokens left out); returns
+    the seconds it took.
 
     ``sqlite3.Connection.backup`` copies every page in one step, inside one read transaction: the
     copy is the database as of that transaction's start (every commit before it, none after). In WAL
@@ -20,11 +22,17 @@ def backup_sqlite(source: str, target: str) -> float:
     at every write and might never end while annotators label.
     """
     started = time.monotonic()
+    # SPEC 18: the copy is readable by its owner only, from its first byte
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     src = sqlite3.connect(source, timeout=30)
     dst = sqlite3.connect(target)
     try:
         with dst:
             src.backup(dst, pages=-1)
+        with dst:  # and holds no API token in clear: tokens are made again after a restore
+            if dst.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'authtoken_token'").fetchone():
+                dst.execute("DELETE FROM authtoken_token")
+        dst.execute("VACUUM")  # the deleted tokens' pages are wiped, not just unlinked
         dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
     finally:
         dst.close()
