@@ -17,7 +17,7 @@ def name_participants(apps, schema_editor):
     Participant = apps.get_model("annotation", "Participant")
     Study = apps.get_model("annotation", "Study")
     ConsentVersion = apps.get_model("annotation", "ConsentVersion")
-    User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
+    User = apps.get_model("auth", "User")  # the project keeps Django's user model (no AUTH_USER_MODEL)
     taken = {}
     for p in Participant.objects.order_by("pk").iterator():
         codes = taken.setdefault(p.study_id, set())
