@@ -82,7 +82,7 @@ def test_a_clicker_is_screened_out_at_the_start_with_a_paid_code(tmp_path):
     arrive(client, "clicker")
     p = participant("clicker")
     answers = [judge_next(client, p.fold_id, always("partial")) for _ in range(2)]
-    assert answers[-1]["HX-Redirect"] == "/study/pilot/?participant=clicker"
+    assert answers[-1]["HX-Redirect"] == "/study/pilot/"  # the ids stay in the signed cookie (SPEC 18)
     assert participant("clicker").status == "screened_out"
     assert Label.objects.filter(annotator=p.user).count() == 2  # stopped at the block, not mid-fold
     page = client.get(answers[-1]["HX-Redirect"]).content.decode()
