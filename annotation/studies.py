@@ -8,10 +8,12 @@ participant opens their fold, ``on_open``. A new study rule goes into these, so 
 (``tests/annotation/test_study_service.py`` sends the same answers through each path).
 
 A study may close by itself (SPEC 16, ``Study.close_when``, off by default) once the live conclusions
-say the ranking is settled or every system is done: ``after_judgement`` asks the check that the
-evaluation app registers at start-up (``register_close_check``: annotation never imports evaluation),
-at most once per ``CLOSE_CHECK_SECONDS`` per study; the study then records when and why, and each
-participant still working finishes the item in hand and gets the completion page.
+say the ranking is settled or every system is done. No participant's request computes that: after a
+judgement ``after_judgement`` only tells the evaluation app that labels arrived (``labels_arrived``,
+the hook it registers at start-up with ``register_labels_arrived``: annotation never imports
+evaluation), which sends a background job; the job carries the sequences forward and asks the close
+rule at most once a minute per study (``close``), recording when and why. Each participant still
+working finishes the item in hand and gets the completion page (``closed_by_itself`` reads the row).
 
 Every slot is granted inside one transaction that first locks the study's row
 (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the settings open every transaction with
@@ -24,8 +26,6 @@ their pages) and keeps every label they gave.
 """
 
 from __future__ import annotations
-
-import math
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -40,58 +40,47 @@ from core import roles
 from core.errors import UserFacingError
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
-CLOSE_CHECK_SECONDS = 10  # a study's close rule is asked at most this often (it reads the corpus's labels)
-_CLOSE_CHECK = {}  # "check": study -> reason (str) to close now, or None; registered by evaluation
-_LAST_CHECK = {}  # study pk -> monotonic time of the last check, in this process
+_LABELS_ARRIVED = {}  # "hook": corpus id -> None, registered by evaluation (sends the background job)
 
 
-def register_close_check(check):
-    """Register ``check(study) -> str | None``: why ``study`` should close by itself now (its rule
-    ``close_when`` being met), or None. The evaluation app registers it from ``AppConfig.ready``."""
-    _CLOSE_CHECK["check"] = check
+def register_labels_arrived(hook):
+    """Register ``hook(corpus_id)``: labels of that corpus arrived (the evaluation app sends its
+    background job, which carries the live sequences forward and asks the close rules)."""
+    _LABELS_ARRIVED["hook"] = hook
 
 
-def _check_due(study):
-    import time
-
-    now = time.monotonic()
-    if now - _LAST_CHECK.get(study.pk, -math.inf) < CLOSE_CHECK_SECONDS:
-        return False
-    _LAST_CHECK[study.pk] = now
-    return True
+def labels_arrived(corpus_id):
+    """Tell the registered hook that labels of ``corpus_id`` arrived (nothing is computed here)."""
+    if "hook" in _LABELS_ARRIVED:
+        _LABELS_ARRIVED["hook"](corpus_id)
 
 
-def closed_by_itself(study, *, check=True, now=None):
-    """Whether ``study`` has closed by itself (SPEC 16); with ``check``, first ask its close rule (when
-    the study is open, has a rule, a check is registered and none ran in the last ``CLOSE_CHECK_SECONDS``)
-    and close it when the rule is met, recording when and why.
+def closed_by_itself(study):
+    """Whether ``study`` has closed by itself (SPEC 16): read from its row, never computed here.
 
     Parameters
     ----------
     study : annotation.models.Study
-        The study (updated in place when it closes).
-    check : bool, default True
-        Ask the close rule (False: only read whether it closed already).
-    now : datetime, optional
-        The time recorded.
+        The study (refreshed in place from the database).
 
     Returns
     -------
     bool
     """
-    if study.closed_at is not None and not study.open:
-        return True
-    if not (check and study.open and study.close_when and "check" in _CLOSE_CHECK and _check_due(study)):
-        return False
-    reason = _CLOSE_CHECK["check"](study)
-    if not reason:
-        return False
-    now = now or timezone.now()
-    if Study.objects.filter(pk=study.pk, open=True).update(open=False, closed_at=now, closed_reason=reason[:300]):
-        study.open, study.closed_at, study.closed_reason = False, now, reason[:300]
-    else:
-        study.refresh_from_db()
+    if study.close_when and study.open:
+        closed = Study.objects.filter(pk=study.pk).values_list("open", "closed_at", "closed_reason").first()
+        if closed is not None:
+            study.open, study.closed_at, study.closed_reason = closed
     return study.closed_at is not None and not study.open
+
+
+def close(study, reason, *, now=None):
+    """Close ``study`` by itself for ``reason`` (its close rule met; the background job calls this),
+    recording when and why; False when it was closed already."""
+    now = now or timezone.now()
+    done = Study.objects.filter(pk=study.pk, open=True).update(open=False, closed_at=now, closed_reason=reason[:300])
+    study.refresh_from_db()
+    return bool(done)
 
 
 class StudyClosed(LookupError):
@@ -330,7 +319,8 @@ def after_judgement(participant, item, *, done, total):
 
     ``excluded``: below the study's gold accuracy once they have ``crowd.MIN_GOLD_ITEMS`` gold items
     (checked only when ``item`` is gold), the slot reopened; ``completed``: the fold is done, or the
-    study closed by itself (``closed_by_itself``: this judgement may close it); a ``consented``
+    study closed by itself (``closed_by_itself``, read from its row; the judgement only tells the
+    evaluation app that labels arrived, ``labels_arrived``); a ``consented``
     participant becomes ``active``."""
     gold = item is not None and GoldItem.objects.filter(triplet_id=item.triplet_id).exists()
     return _settle(participant, done=done, total=total, gold_judged=gold, judged=True)
@@ -354,7 +344,9 @@ def _settle(participant, *, done, total, gold_judged, judged):
                 _release([participant], Participant.EXCLUDED, now)
             participant.status = Participant.EXCLUDED
             return Participant.EXCLUDED
-    if (total and (done or 0) >= total) or closed_by_itself(study, check=judged, now=now):
+    if judged:
+        labels_arrived(study.corpus_id)
+    if (total and (done or 0) >= total) or closed_by_itself(study):
         Participant.objects.filter(pk=participant.pk).update(status=Participant.COMPLETED, ended_at=now)
         participant.status = Participant.COMPLETED
         return Participant.COMPLETED

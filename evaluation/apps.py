@@ -9,12 +9,12 @@ def report_folder(job_id):
     return report_dir(job_id)
 
 
-def _study_close_reason(study):
-    """The live conclusions' close rule (``evaluation.live``, which pulls numpy and pandas: imported on
-    first use, never at start-up)."""
-    from evaluation.live import study_close_reason
+def _labels_arrived(corpus_id):
+    """Labels of a corpus arrived: send the background job that carries the live sequences forward and
+    asks the close rules (``evaluation.live_state``; its numpy and pandas are imported when it runs)."""
+    from evaluation.live_state import request_refresh
 
-    return study_close_reason(study)
+    request_refresh(corpus_id)
 
 
 def _load_metric_registry():
@@ -30,12 +30,17 @@ class EvaluationConfig(AppConfig):
         from annotation import human_metrics, studies
         from core import next_steps
         from evaluation import kinds
-        from evaluation.archive.store import register_job_files
+        from evaluation.archive.store import register_job_files, register_not_archived
 
         human_metrics.set_loader(_load_metric_registry)
-        # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
-        # asks this check without importing evaluation (layering).
-        studies.register_close_check(_study_close_reason)
+        # SPEC 16: the live sequences and the close rule run in a background job after labels arrive;
+        # annotation tells it without importing evaluation (layering).
+        studies.register_labels_arrived(_labels_arrived)
         register_job_files("report", report_folder)  # study archives carry the report files
+        register_not_archived(
+            "evaluation.LiveState",
+            "the live page's latest confidence sequences, a cache the background job recomputes from the "
+            "labels (SPEC 16): nothing of a study that the labels do not hold",
+        )
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
         kinds.register_job_kinds()

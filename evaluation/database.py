@@ -62,7 +62,8 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
         columns=["question_id", "system", "answer", "tkey"],
     )
     predictions["tkey"] = predictions["tkey"].astype(object)
-    labels = Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False).order_by("updated_at", "id")
+    labels = Label.objects.filter(triplet__question__corpus=corpus, value__isnull=False)
+    labels = labels.order_by("created_at", "id")  # SPEC 16: the sequences take the labels in arrival order
     if not include_excluded:
         labels = labels.exclude(annotator_id__in=studies.excluded_user_ids(corpus))
     label_rows = list(labels.values_list("triplet_id", "annotator__username", "value"))

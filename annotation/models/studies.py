@@ -112,6 +112,16 @@ class Study(models.Model):
         help_text=_("The target half-width of Hscore for 'as precise as the target'. Empty: 0.02."),
         verbose_name=_("target half-width"),
     )
+    tie_margin = models.FloatField(
+        default=0.02,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text=_(
+            "Two systems whose confidence sequences bound the difference of their Hscores within this margin "
+            "are tied: the ranking counts as settled with them named as tied (SPEC 16)."
+        ),
+        verbose_name=_("tie margin"),
+    )
+    close_checked_at = models.DateTimeField(null=True, blank=True, editable=False)  # the close rule's last run
     closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed by itself at"))
     closed_reason = models.CharField(max_length=300, blank=True, verbose_name=_("why it closed"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))

@@ -75,6 +75,12 @@ EXTRA_SCOPES = {
 JOB_FILES = {}
 
 
+def register_not_archived(label, reason):
+    """List the model ``label`` (``"app.Model"``) in ``NOT_ARCHIVED`` with ``reason``: a table of the
+    shells above this wing (the archive names no other wing) that belongs to no study."""
+    NOT_ARCHIVED[label] = reason
+
+
 def register_job_files(kind, folder_of):
     """Archive the files that jobs of ``kind`` wrote in ``folder_of(job_id)``.
 

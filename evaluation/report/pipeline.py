@@ -135,7 +135,6 @@ def compute_report(
     extras = extras or ReportExtras()
     if extras.corpus is not None:
         report.data["corpus"] = extras.corpus
-    n_plan = config.n_plan or extras.n_plan  # the researcher's number, else the study's folds (else per system)
     for step in (ppi_step, live_step):
         step(
             report,
@@ -144,7 +143,7 @@ def compute_report(
             judge_labels=extras.judge_labels,
             policy=config.dedup_policy,
             facts=extras.facts,
-            n_plan=n_plan,
+            tie_margin=config.tie_margin,
         )
     active_step(
         report,

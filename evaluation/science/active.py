@@ -588,7 +588,8 @@ def active_conclusions(
         ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first, each with
         ``vs_uniform_ppi``, the measured gain against uniform PPI++) and
         ``pairs`` (``systems``, ``settled``, ``ahead``, ``more_labels``, ``beyond_sample``: more than
-        the sample's unlabelled triplets).
+        the sample's unlabelled triplets); ``sample_labelled``: the whole drawn sample is labelled. No
+        pair is ``settled`` before (SPEC 16: the fixed intervals hold once the sample is labelled).
 
     Examples
     --------
@@ -605,6 +606,7 @@ def active_conclusions(
     rows = [{**r, "vs_uniform_ppi": measured.get(r["system"])} for r in rows if r["metric"] == metric]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     left = design["n_sampled"] - design["n_labeled"]
+    complete = left <= 0  # SPEC 16: no "settled" before the whole drawn sample is labelled
     pairs = []
     for i, a in enumerate(rows):
         for b in rows[i + 1 :]:
@@ -612,10 +614,10 @@ def active_conclusions(
             pairs.append(
                 {
                     "systems": [a["system"], b["system"]],
-                    "settled": more == 0,
-                    "ahead": a["system"] if more == 0 else None,
+                    "settled": complete and more == 0,
+                    "ahead": a["system"] if complete and more == 0 else None,
                     "more_labels": more,
                     "beyond_sample": more is not None and more > left,
                 }
             )
-    return {"design": design, "rows": rows, "pairs": pairs}
+    return {"design": design, "rows": rows, "pairs": pairs, "sample_labelled": complete}

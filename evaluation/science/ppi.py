@@ -51,7 +51,6 @@ ROW_KEYS = (
     "cs_high",
     "classical_cs_low",
     "classical_cs_high",
-    "n_plan",
     "alpha_split",
 )
 GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
@@ -321,7 +320,7 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     -------
     list of dict
         Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %. The confidence sequences' keys of SPEC 16
-        (``cs_*``, ``n_plan``, ``alpha_split``) are None here: the report fills them
+        (``cs_*``, ``alpha_split``) are None here: the report fills them
         (``evaluation.science.anytime.sequence_rows``).
 
     Examples
