@@ -304,6 +304,10 @@ class StudyForm(forms.ModelForm):
                 studies.check_folds(corpus, folds)
             except studies.StrayFolds as exc:
                 self.add_error("folds", str(exc))
+        try:
+            studies.check_close_rule(corpus, data.get("close_when"))
+        except studies.CloseRuleRefused as exc:
+            self.add_error("close_when", str(exc))
         return data
 
 

@@ -35,6 +35,7 @@ from django.utils.translation import gettext as _
 
 from annotation import crowd, study_sql
 from annotation.assignments import fold_triplet_sets
+from annotation.fold_store import fold_design
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
 from core.errors import UserFacingError
@@ -103,6 +104,25 @@ def check_folds(corpus, folds):
         raise StrayFolds(
             _("A study only takes answer folds of its own corpus (%(corpus)s); not these: %(folds)s.")
             % {"corpus": corpus.name, "folds": ", ".join(str(f) for f in stray)}
+        )
+
+
+class CloseRuleRefused(UserFacingError, ValueError):
+    """A study may not close by itself on a corpus with an active design (SPEC 16)."""
+
+
+def check_close_rule(corpus, close_when):
+    """Refuse (``CloseRuleRefused``) a close rule on a corpus with an active design (SPEC 12): its labels
+    are drawn with unequal chances, so the confidence sequences the rule reads do not apply (SPEC 16).
+    The study form and the API both ask it before saving."""
+
+    if close_when and corpus is not None and fold_design(corpus):
+        raise CloseRuleRefused(
+            _(
+                "The corpus %(corpus)s has an active design: its labels are drawn with unequal chances, so no "
+                "confidence sequence applies and the study cannot close by itself. Choose 'never'."
+            )
+            % {"corpus": corpus.name}
         )
 
 

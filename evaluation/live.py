@@ -209,7 +209,7 @@ def _sequence(d, inputs, *, metric, width):
 
 def _bar(row, scale):
     """(low, high, estimate) as positions in [0, 100] of the metric's range, for the interval bar."""
-    if row["ci_low"] is None:
+    if row["ci_low"] is None or row["estimate"] is None:
         return None
     values = (row["ci_low"], row["ci_high"], row["estimate"])
     return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in values)

@@ -90,6 +90,8 @@ class ReportConfig:
             raise ValueError("hard_require must be 'any' or 'all'")
         if not self.alpha > 0:
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        if self.tie_margin is None:  # an empty form field: the default
+            self.tie_margin = _OPTION["tie_margin"]
         if not (isinstance(self.tie_margin, (int, float)) and 0 <= self.tie_margin <= 0.5):
             raise ValueError(f"tie_margin must be a share of the range in [0, 0.5], got {self.tie_margin!r}")
         if self.n_boot < 0:

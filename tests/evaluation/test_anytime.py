@@ -68,7 +68,8 @@ def _cases():
         ("N = 2, one", np.array([0.5]), np.array([0.5]), np.array([0.5, 1.0])),
         ("constant judge", rng.choice([0.0, 1.0], size=70), np.ones(70), np.ones(150)),
         ("labels 1 or 0.5", rng.choice([1.0, 0.5], size=90, p=[0.9, 0.1]), np.ones(90), np.ones(120)),
-        ("judge against", np.r_[np.ones(20), np.zeros(20)], np.r_[np.zeros(20), np.ones(20)], np.r_[np.zeros(20), np.ones(20), np.ones(30)]),
+        ("judge against", np.r_[np.ones(20), np.zeros(20)], np.r_[np.zeros(20), np.ones(20)],
+         np.r_[np.zeros(20), np.ones(20), np.ones(30)]),
     ]  # fmt: skip
     return out
 
@@ -146,7 +147,7 @@ def _scores(rng, systems=("a", "b", "c"), n=150, judge=True, degenerate=False):
 
 
 @pytest.mark.parametrize(
-    "seed,judge,degenerate", [(1, True, False), (2, False, False), (3, True, True), (4, False, True)]
+    ("seed", "judge", "degenerate"), [(1, True, False), (2, False, False), (3, True, True), (4, False, True)]
 )
 def test_incremental_sequences_equal_the_full_recomputation(seed, judge, degenerate):
     """The background job's step carries each grid value's capital forward; bit for bit the full
@@ -155,7 +156,7 @@ def test_incremental_sequences_equal_the_full_recomputation(seed, judge, degener
     full = _scores(rng, judge=judge, degenerate=degenerate)
     arrival = list(rng.permutation(full["tkey"].to_numpy()))
     state, seen = None, 0
-    for step in sorted(rng.choice(np.arange(1, len(arrival)), size=6, replace=False)) + [len(arrival)]:
+    for step in [*sorted(rng.choice(np.arange(1, len(arrival)), size=6, replace=False)), len(arrival)]:
         seen = int(step)
         now = full.copy()
         unlabelled = ~now["tkey"].isin(set(arrival[:seen]))
@@ -189,8 +190,9 @@ def test_stored_state_survives_a_round_trip_through_plain_arrays():
 
 
 def _files(tmp_path, n_q=120, labelled=(70, 45)):
-    """Two systems on ``n_q`` questions; a three-valued human label on the first ``labelled`` of each;
-    a judge that is right 80% of the time (deterministically) on every prediction."""
+    """Two systems on ``n_q`` questions; a three-valued human label on the first ``labelled`` of each,
+    written to the file in a shuffled order with a ``created_at`` that gives the order they arrived in
+    (question order); a judge that is right 80% of the time (deterministically) on every prediction."""
     rng = np.random.default_rng(11)
     questions = [
         {"id": f"q{i}", "context": f"T{i} won.", "question": f"Who {i}?", "answers": [f"T{i}"]} for i in range(n_q)
@@ -206,7 +208,10 @@ def _files(tmp_path, n_q=120, labelled=(70, 45)):
             judge.append({"question_id": f"q{i}", "answer": answer, "annotator": "judge-j", "label": judged})
             truth[(system, i)] = (human, judged)
             if i < n_lab:
-                labels.append({"question_id": f"q{i}", "answer": answer, "annotator": "ann", "label": human})
+                at = f"2026-12-0{1 + s_index}T{i // 60:02d}:{i % 60:02d}:00+00:00"
+                labels.append({"question_id": f"q{i}", "answer": answer, "annotator": "ann", "label": human,
+                               "created_at": at})  # fmt: skip
+    labels = [labels[k] for k in rng.permutation(len(labels))]  # file order is not the arrival order
     paths = [
         write_jsonl(tmp_path / f"{n}.jsonl", rows)
         for n, rows in (("c", questions), ("p", preds), ("l", labels), ("j", judge))
@@ -214,24 +219,26 @@ def _files(tmp_path, n_q=120, labelled=(70, 45)):
     return paths, truth
 
 
-def _expected(truth, system, metric, n_q, n_lab, alpha, n_plan):
-    """SPEC 16 written out: classical and prediction-powered bounds of one system (report scale)."""
+def _expected(truth, system, metric, n_q, n_lab, alpha):
+    """SPEC 16 written out (``_naive``) on the labels in created_at order, and SPEC 10's point estimate
+    with lambda over all n labels (report scale)."""
     value = (lambda lab: SCORE[lab]) if metric == "hscore" else (lambda lab: float(lab == "correct"))
     scale = 1.0 if metric == "hscore" else 100.0
     h = np.array([value(truth[(system, i)][0]) for i in range(n_lab)])
     f_all = np.array([value(truth[(system, i)][1]) for i in range(n_q)])
-    f = f_all[:n_lab]
-    var_f = np.var(f, ddof=1)
-    lam = min(max(np.cov(h, f, ddof=1)[0, 1] / var_f, 0.0), 1.0) if var_f > 0 else 0.0
-    x = h - lam * f
-    est = lam * f_all.mean() + x.mean()
-    r_ppi, r_cl = (_hand_radius(n_lab, np.std(v, ddof=1), alpha, n_plan) for v in (x, h))
+    f, f_u = f_all[:n_lab], f_all[n_lab:]
+    n, n_u = n_lab, n_q - n_lab
+    var_all = np.var(f_all, ddof=1)
+    lam = min(max(np.cov(h, f, ddof=1)[0, 1] / ((1 + n / n_u) * var_all), 0.0), 1.0) if var_all > 0 else 0.0
+    est = np.mean(h - lam * f) + lam * np.mean(f_u)
+    low, high = _naive(h, f, f_all, alpha=alpha, N=n_q)
+    c_low, c_high = _naive(h, alpha=alpha, N=n_q)
     return {
         "cs_estimate": est * scale,
-        "cs_low": (est - r_ppi) * scale,
-        "cs_high": (est + r_ppi) * scale,
-        "classical_cs_low": (h.mean() - r_cl) * scale,
-        "classical_cs_high": (h.mean() + r_cl) * scale,
+        "cs_low": low * scale,
+        "cs_high": high * scale,
+        "classical_cs_low": c_low * scale,
+        "classical_cs_high": c_high * scale,
     }
 
 
@@ -253,17 +260,16 @@ def _report(tmp_path, paths, **options):
     return json.loads((out / "report.json").read_text()), out
 
 
-@pytest.mark.parametrize("n_plan", [None, 400])
-def test_offline_report_writes_spec16_sequences(tmp_path, n_plan):
+@pytest.mark.parametrize("tie_margin", [None, 0.05])
+def test_offline_report_writes_spec16_sequences(tmp_path, tie_margin):
     paths, truth = _files(tmp_path)
-    data, out = _report(tmp_path, paths, **({"n_plan": n_plan} if n_plan else {}))
+    data, out = _report(tmp_path, paths, **({"tie_margin": tie_margin} if tie_margin else {}))
     rows = {(r["system"], r["metric"]): r for r in data["ppi"]}
     for system, n_lab in (("sys-a", 70), ("sys-b", 45)):
-        plan = n_plan or max(100, n_lab)
         for metric in ("hscore", "hcorrect"):
             row = rows[(system, metric)]
-            assert row["n_plan"] == plan and row["alpha_split"] == pytest.approx(0.025)
-            expected = _expected(truth, system, metric, 120, n_lab, 0.025, plan)
+            assert "n_plan" not in row and row["alpha_split"] == pytest.approx(0.025)
+            expected = _expected(truth, system, metric, 120, n_lab, 0.025)
             for key, value in expected.items():
                 assert row[key] == pytest.approx(value, abs=1e-9), (system, metric, key)
             live = next(r for r in data["live"]["rows"] if (r["system"], r["metric"]) == (system, metric))
@@ -276,18 +282,27 @@ def test_offline_report_writes_spec16_sequences(tmp_path, n_plan):
     pairs = [p for p in data["live"]["settled_pairs"] if p["metric"] == "hscore"]
     a, b = rows[("sys-a", "hscore")], rows[("sys-b", "hscore")]
     assert pairs[0]["settled"] == (a["cs_low"] > b["cs_high"] or b["cs_low"] > a["cs_high"])
-    assert data["config"]["n_plan"] == n_plan
+    assert data["live"]["tie_margin"] == (tie_margin or 0.02) and data["live"]["tied_pairs"] == []
+    assert data["config"]["tie_margin"] == (tie_margin or 0.02) and "n_plan" not in data["config"]
     latex = (out / "table_ppi.tex").read_text()
     assert "confidence sequence" in latex and "watched" in latex
 
 
-def test_sequences_null_under_30_labels_and_reference_counts_as_a_system(tmp_path):
-    paths, _truth = _files(tmp_path, labelled=(70, 20))
+def test_the_labels_order_changes_the_sequence_and_the_reference_counts_as_a_system(tmp_path):
+    paths, truth = _files(tmp_path, labelled=(70, 20))
     data, _out = _report(tmp_path, paths)
     few = next(r for r in data["ppi"] if r["system"] == "sys-b" and r["metric"] == "hscore")
-    assert few["n_human"] == 20 and few["cs_low"] is None and few["classical_cs_high"] is None
-    assert next(r for r in data["live"]["rows"] if r["system"] == "sys-b")["done"] is False
+    assert few["n_human"] == 20 and 0 <= few["cs_low"] < few["cs_high"] <= 1  # wide, never [x, x]
+    # without created_at the file order is the arrival order: other bounds, as SPEC 16 written out says
     corpus, preds, labels, judge = paths
+    rows = [json.loads(line) for line in labels.read_text().splitlines()]
+    write_jsonl(labels, [{k: v for k, v in r.items() if k != "created_at"} for r in rows])
+    undated, _out = _report(tmp_path, paths)
+    order = [int(r["question_id"][1:]) for r in rows if r["answer"].startswith("sys-a")]
+    value = [SCORE[truth[("sys-a", i)][0]] for i in order]
+    low, high = _naive(value, alpha=0.025, N=120)
+    row = next(r for r in undated["ppi"] if (r["system"], r["metric"]) == ("sys-a", "hscore"))
+    assert (row["classical_cs_low"], row["classical_cs_high"]) == pytest.approx((low, high), abs=1e-12)
     out = tmp_path / "with-reference"
     call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), judge_labels=str(judge),
                  out=str(out), bootstrap=0, no_figures=True)  # fmt: skip
@@ -301,20 +316,20 @@ def test_live_section_without_a_judge_is_classical(tmp_path):
     corpus, preds, labels, _judge = paths
     out = tmp_path / "no-judge"
     call_command("report", corpus=str(corpus), predictions=str(preds), labels=str(labels), out=str(out),
-                 bootstrap=0, no_figures=True, no_reference_system=True, n_plan=300)  # fmt: skip
+                 bootstrap=0, no_figures=True, no_reference_system=True)  # fmt: skip
     data = json.loads((out / "report.json").read_text())
     assert data["ppi"] == []
     row = next(r for r in data["live"]["rows"] if (r["system"], r["metric"]) == ("sys-a", "hscore"))
-    expected = _expected(truth, "sys-a", "hscore", 120, 70, 0.025, 300)
+    expected = _expected(truth, "sys-a", "hscore", 120, 70, 0.025)
     assert (row["cs_low"], row["cs_high"]) == pytest.approx(
         (expected["classical_cs_low"], expected["classical_cs_high"]), abs=1e-9
     )
 
 
-def test_n_plan_must_be_positive(tmp_path):
+def test_tie_margin_must_be_a_share_of_the_range(tmp_path):
     paths, _truth = _files(tmp_path)
-    with pytest.raises(CommandError, match="n_plan"):
-        _report(tmp_path, paths, n_plan=0)
+    with pytest.raises(CommandError, match=r"tie_margin|tie-margin|0\.5"):
+        _report(tmp_path, paths, tie_margin=0.9)
 
 
 def test_settled_pairs_and_ranking():
@@ -329,6 +344,24 @@ def test_settled_pairs_and_ranking():
     assert anytime.is_done(rows[0], 0.04) and not anytime.is_done(rows[2], 0.04)
 
 
+def test_tied_within_delta_settles_a_near_tie():
+    near = [
+        {"system": "a", "metric": "hscore", "cs_estimate": 0.712, "cs_low": 0.700, "cs_high": 0.715},
+        {"system": "b", "metric": "hscore", "cs_estimate": 0.709, "cs_low": 0.703, "cs_high": 0.718},
+        {"system": "c", "metric": "hscore", "cs_estimate": 0.5, "cs_low": 0.45, "cs_high": 0.55},
+    ]
+    assert [p["systems"] for p in anytime.tied_pairs(near, "hscore")] == [["a", "b"]]
+    assert anytime.ranking_settled(near) and not any(p["settled"] for p in anytime.settled(near[:2], "hscore"))
+    # 0.718 - 0.700 = 0.018: tied within 0.02, not within 0.01
+    assert anytime.tied_pairs(near, "hscore", 0.01) == [] and not anytime.ranking_settled(near, 0.01)
+    pct = [{**r, "metric": "hcorrect", **{k: r[k] * 100 for k in ("cs_estimate", "cs_low", "cs_high")}} for r in near]
+    assert [p["systems"] for p in anytime.tied_pairs(pct, "hcorrect")] == [["a", "b"]]  # delta on the % scale
+    live = anytime.live_from_rows(near, has_judge=False, margin=0.02)
+    assert live["stop"] and live["tied_pairs"][0]["systems"] == ["a", "b"] and live["tie_margin"] == 0.02
+    with pytest.raises(ValueError, match="tie margin"):
+        anytime.live_from_rows(near, has_judge=False, margin=-0.1)
+
+
 def test_report_page_says_which_interval_to_quote(tmp_path):
     from django.template.loader import render_to_string
     from django.utils import translation
@@ -336,9 +369,9 @@ def test_report_page_says_which_interval_to_quote(tmp_path):
     from evaluation.render.page import report_page
 
     paths, _truth = _files(tmp_path)
-    data, _out = _report(tmp_path, paths, n_plan=400)
+    data, _out = _report(tmp_path, paths)
     html = render_to_string("evaluation/_report_judge.html", {"page": report_page(data), "data": data})
-    assert "Which interval to quote:" in html and "tightest near 400 labels per system" in html
+    assert "Which interval to quote:" in html and "whenever the labelling stopped" in html
     row = next(r for r in data["ppi"] if (r["system"], r["metric"]) == ("sys-a", "hscore"))
     assert f"{row['cs_low']:.3f} – {row['cs_high']:.3f}" in html
     with translation.override("fr"):

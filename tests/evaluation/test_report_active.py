@@ -261,7 +261,8 @@ def test_live_page_shows_the_active_design_and_labels_to_settle(tmp_path, make_u
     assert act["judge"] == "j" and act["design"]["n_labeled"] == k
     assert {r["system"] for r in act["rows"]} == {"sys", "reference"}
     (pair,) = act["pairs"]
-    assert pair["settled"] or pair["more_labels"] is None or pair["more_labels"] > 0
+    # SPEC 16 (amended): no pair is called settled before the whole drawn sample is labelled
+    assert not pair["settled"] and not act["sample_labelled"] and 'data-sample-labelled="no"' in html
     # the rest of the pilot labelled: the main sample opens; a pilot this small falls back to uniform and says why
     for tid in sampled[len(sampled) // 2 :]:
         t = Triplet.objects.get(pk=tid)
