@@ -23,7 +23,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Corpus
+from annotation.models import Corpus, Study
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
 from evaluation.report.steps import clean
@@ -56,7 +56,7 @@ class ConclusionsForm(forms.Form):
         initial=anytime.TIE_MARGIN,
         required=False,
         label=_("tie margin"),
-        help_text=_("two systems bound within this share of the range are tied"),
+        help_text=_("two systems bound within this share of the range are tied (default: the study's)"),
     )
     stop_when = forms.ChoiceField(
         choices=[
@@ -196,7 +196,7 @@ def _sequence(d, inputs, *, metric, width):
         metric=metric,
         half_width=width,
         stop_when=d.get("stop_when") or "ranking",
-        margin=d.get("tie_margin"),
+        margin=_tie_margin(d),
     )
     computed = datetime.fromisoformat(found["computed_at"])
     result.update(computed_at=computed, age=max(0, round((timezone.now() - computed).total_seconds())))
@@ -205,6 +205,14 @@ def _sequence(d, inputs, *, metric, width):
     for r in result["rows"]:
         r["bar"] = _bar({"ci_low": r["cs_low"], "ci_high": r["cs_high"], "estimate": r["cs_estimate"]}, scale)
     return result
+
+
+def _tie_margin(d):
+    """The page's tie margin: the form's, else that of the corpus's latest study (its close rule's), else None
+    (``anytime.TIE_MARGIN``)."""
+    if d.get("tie_margin") is not None:
+        return d["tie_margin"]
+    return Study.objects.filter(corpus=d["corpus"]).order_by("-created_at").values_list("tie_margin", flat=True).first()
 
 
 def _bar(row, scale):

@@ -14,6 +14,7 @@ a later task). A corpus with an active design (SPEC 12) gets no sequence (SPEC 1
 
 from __future__ import annotations
 
+import itertools
 import logging
 from datetime import timedelta
 
@@ -157,8 +158,14 @@ def close_reason(study, result):
     how = "Hscore confidence sequences" + (" with the judge" if result["has_judge"] else "")
     how += f", alpha 0.05 split over {len(live['rows'])} systems"
     if study.close_when == "ranking":
-        order = " > ".join(r["system"] for r in live["rows"])
-        tied = "; ".join(" = ".join(p["systems"]) for p in live["tied_pairs"])
-        ties = f", tied within {live['tie_margin']:g}: {tied}" if tied else ""
+        tied = {frozenset(p["systems"]) for p in live["tied_pairs"]}
+        order = live["rows"][0]["system"]
+        for above, below in itertools.pairwise(live["rows"]):
+            apart = not above["cs_low"] <= below["cs_high"]
+            order += (" > " if apart or frozenset((above["system"], below["system"])) not in tied else " ≈ ") + below[
+                "system"
+            ]
+        names = "; ".join(" and ".join(sorted(p)) for p in sorted(tied, key=sorted))
+        ties = f"; tied within {live['tie_margin']:g}: {names}" if tied else ""
         return f"ranking settled: {order}{ties} ({how})"
     return f"every system done: half-width at most {live['half_width']:g} ({how})"
