@@ -77,7 +77,19 @@ JOB_FILES = {}
 
 def register_not_archived(label, reason):
     """List the model ``label`` (``"app.Model"``) in ``NOT_ARCHIVED`` with ``reason``: a table of the
-    shells above this wing (the archive names no other wing) that belongs to no study."""
+    shells above this wing (the archive names no other wing) that belongs to no study.
+
+    Parameters
+    ----------
+    label : str
+        ``"app.Model"``.
+    reason : str
+        Why no study archive holds it.
+
+    Returns
+    -------
+    None
+    """
     NOT_ARCHIVED[label] = reason
 
 

@@ -96,7 +96,7 @@ def ppi_section(
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows, judge_section, table = sections.ppi_section(predictions, labels, judge)
     >>> judge_section["name"], judge_section["n_labels"], table.shape
-    ('judge-1', 6, (4, 17))
+    ('judge-1', 6, (4, 18))
     """
     name = judge_name(judge_labels)
     scores = prediction_scores(
@@ -255,7 +255,7 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
     >>> report = Report(data={"systems": [{"system": "a"}, {"system": "b"}, {"system": "ROVER"}]})
     >>> sections.live_step(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n"], r["cs_low"]) for r in report.data["live"]["rows"]][:2]
-    [('a', 'hscore', 2, None), ('a', 'hcorrect', 2, None)]
+    [('a', 'hscore', 2, 0.0), ('a', 'hcorrect', 2, 0.0)]
     """
     if labels is None or labels.empty:
         report.data["live"] = None
@@ -272,7 +272,24 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
 
 def arrival_order(labels):
     """The triplet keys of ``labels`` in the order they arrived (SPEC 16: the frame's order, which the
-    readers give by ``created_at`` then file or id order), or None without labels."""
+    readers give by ``created_at`` then file or id order), or None without labels.
+
+    Parameters
+    ----------
+    labels : DataFrame or None
+        Human labels with ``tkey``.
+
+    Returns
+    -------
+    ndarray or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.report.sections import arrival_order
+    >>> arrival_order(pd.DataFrame({"tkey": ["t2", "t1", "t2"]})).tolist(), arrival_order(None)
+    (['t2', 't1', 't2'], None)
+    """
     if labels is None or labels.empty or "tkey" not in labels.columns:
         return None
     return labels["tkey"].to_numpy()

@@ -240,6 +240,16 @@ def _carry(entry, labels, *, alpha, population):
 def pack(states: dict) -> bytes:
     """``advance`` states by name (a judge's, ``""`` for none) as one compressed numpy archive (no pickle).
 
+    Parameters
+    ----------
+    states : dict
+        Name -> the state ``advance`` returned.
+
+    Returns
+    -------
+    bytes
+        What ``unpack`` reads.
+
     Examples
     --------
     >>> from evaluation.science import anytime, ppi
@@ -266,7 +276,24 @@ def pack(states: dict) -> bytes:
 
 
 def unpack(data: bytes) -> dict:
-    """``pack``'s states by name (empty without data)."""
+    """``pack``'s states by name (empty without data).
+
+    Parameters
+    ----------
+    data : bytes
+        ``pack``'s output, or empty.
+
+    Returns
+    -------
+    dict
+        Name -> state, for ``advance``.
+
+    Examples
+    --------
+    >>> from evaluation.science.anytime import unpack
+    >>> unpack(b"")
+    {}
+    """
     import io
 
     if not data:
@@ -445,6 +472,17 @@ def _tied(a, b, delta):
 
 def tie_margin(metric: str, margin: float | None = None) -> float:
     """delta on the metric's report scale from ``margin``, a share of the metric's range (default ``TIE_MARGIN``).
+
+    Parameters
+    ----------
+    metric : str
+        A human metric.
+    margin : float, optional
+        The share of the range.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -635,6 +673,24 @@ def live_from_scores(scores, *, has_judge, metric="hscore", arrival=None, **rule
     """``live_conclusions`` from the per-prediction scores already computed (``arrival``: the triplet keys
     in the order their labels arrived, ``advance``).
 
+    Parameters
+    ----------
+    scores : DataFrame
+        ``ppi.live_scores`` of the page's inputs.
+    has_judge : bool
+        Whether a judge's labels went into ``scores``.
+    metric : str, default "hscore"
+        The metric shown.
+    arrival : array_like of str, optional
+        Triplet keys in arrival order.
+    **rule
+        ``half_width``, ``stop_when``, ``margin`` of ``live_from_rows``.
+
+    Returns
+    -------
+    dict
+        As ``live_from_rows``.
+
     Examples
     --------
     >>> from evaluation.science import anytime, ppi
@@ -679,6 +735,15 @@ def live_from_rows(rows, *, has_judge, metric="hscore", half_width=None, stop_wh
     ------
     ValueError
         On another metric or stop rule, or a target width or tie margin that is not positive.
+
+    Examples
+    --------
+    >>> from evaluation.science.anytime import live_from_rows
+    >>> rows = [{"system": "a", "metric": "hscore", "n": 90, "cs_estimate": 0.71, "cs_low": 0.70, "cs_high": 0.715},
+    ...         {"system": "b", "metric": "hscore", "n": 90, "cs_estimate": 0.709, "cs_low": 0.703, "cs_high": 0.718}]
+    >>> live = live_from_rows(rows, has_judge=False)
+    >>> live["stop"], live["pairs"][0]["settled"], live["tied_pairs"][0]["systems"]
+    (True, False, ['a', 'b'])
     """
     if metric not in metric_registry.human_keys():
         raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")

@@ -76,7 +76,28 @@ class Capital:
         self.last = (0.0, 1.0)
 
     def update(self, h, f=None) -> None:
-        """Carry the state forward over the next labels ``h`` (and their judge scores ``f``), in arrival order."""
+        """Carry the state forward over the next labels ``h`` (and their judge scores ``f``), in arrival order.
+
+        Parameters
+        ----------
+        h : array_like of float
+            Human scores in [0, 1].
+        f : array_like of float, optional
+            The judge's scores of the same predictions (prediction-powered terms only).
+
+        Raises
+        ------
+        ValueError
+            On more labels than predictions, scores outside [0, 1], or judge scores missing.
+
+        Examples
+        --------
+        >>> from evaluation.science.betting import Capital
+        >>> one, two = Capital(0.05, 50), Capital(0.05, 50)
+        >>> one.update([1.0, 0.5, 0.0, 1.0]); two.update([1.0, 0.5]); two.update([0.0, 1.0])
+        >>> one.bounds() == two.bounds(), one.n
+        (True, 4)
+        """
         h = np.asarray(h, dtype=float)
         if self.n + len(h) > self.N:
             raise ValueError(f"more labels ({self.n + len(h)}) than predictions ({self.N})")
@@ -145,11 +166,34 @@ class Capital:
         self.n += len(h)
 
     def bounds(self) -> tuple:
-        """(low, high): the smallest and largest grid values kept (the last non-empty set once empty)."""
+        """(low, high): the smallest and largest grid values kept (the last non-empty set once empty).
+
+        Returns
+        -------
+        tuple of float
+
+        Examples
+        --------
+        >>> from evaluation.science.betting import Capital
+        >>> Capital(0.05, 10).bounds()
+        (0.0, 1.0)
+        """
         return self.last
 
     def to_state(self) -> dict:
-        """The state as plain data (numpy arrays and numbers), to store and to restore with ``from_state``."""
+        """The state as plain data (numpy arrays and numbers), to store and to restore with ``from_state``.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from evaluation.science.betting import Capital
+        >>> cap = Capital(0.05, 10); cap.update([1.0, 0.0])
+        >>> Capital.from_state(cap.to_state()).bounds() == cap.bounds()
+        True
+        """
         return {
             "alpha": self.alpha,
             "N": self.N,
