@@ -550,13 +550,13 @@ def _sequence_words(data) -> str:
 
     Examples
     --------
-    >>> words = _sequence_words({"ppi": [{"alpha_split": 0.025}]})
+    >>> words = _sequence_words({"ppi": [{"alpha_split": 0.025, "cs_low": 0.4}]})
     >>> "split over 2 systems, exact at every number" in words, "quote it when the labels were watched" in words
     (True, True)
     """
     rows = data.get("ppi") or []
-    if not rows or rows[0].get("alpha_split") is None:
-        return ""
+    if not rows or rows[0].get("alpha_split") is None or all(r.get("cs_low") is None for r in rows):
+        return ""  # no sequence (an active design, SPEC 16)
     k = round(0.05 / rows[0]["alpha_split"])
     return (
         f"Sequence: the 95\\% betting confidence sequence (alpha 0.05 split over {k} systems, exact at every number "

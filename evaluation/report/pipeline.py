@@ -20,7 +20,14 @@ import pandas as pd
 from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
-from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, live_step, ppi_step
+from evaluation.report.sections import (
+    active_step,
+    attribute_check_step,
+    frame_proxy_step,
+    live_step,
+    ppi_step,
+    withhold_sequences,
+)
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -145,6 +152,8 @@ def compute_report(
             facts=extras.facts,
             tie_margin=config.tie_margin,
         )
+    if extras.design is not None:  # SPEC 16: labels drawn with unequal chances, no sequence applies
+        withhold_sequences(report)
     active_step(
         report,
         predictions,

@@ -270,6 +270,39 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
     report.data["live"] = clean(anytime.live_section(rows, margin=tie_margin))
 
 
+def withhold_sequences(report) -> None:
+    """An active design's report (SPEC 16): its labels were drawn with unequal chances, so no confidence
+    sequence applies; the ``cs_*`` fields of the ``ppi`` rows become null, ``live`` says why and claims
+    nothing, and a note says so.
+
+    Parameters
+    ----------
+    report : evaluation.report.config.Report
+        A computed report (changed in place).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation.report.config import Report
+    >>> from evaluation.report.sections import withhold_sequences
+    >>> report = Report(data={"ppi": [{"system": "a", "cs_low": 0.4, "cs_high": 0.6}], "live": {"rows": [1]}})
+    >>> withhold_sequences(report)
+    >>> report.data["ppi"][0]["cs_low"], report.data["live"]["rows"], report.data["live"]["active_design"]
+    (None, [], True)
+    """
+    for row in report.data.get("ppi") or []:
+        row.update(dict.fromkeys(k for k in SEQUENCE_KEYS if k != "alpha_split"))
+    if report.data.get("live") is not None:
+        report.data["live"] = {"active_design": True, "rows": [], "settled_pairs": [], "tied_pairs": []}
+    report.data.setdefault("notes", []).append(
+        "confidence sequences: none with an active design (labels drawn with unequal chances are not a "
+        "uniform sample); the active estimates' 95% intervals hold once the whole drawn sample is labelled"
+    )
+
+
 def arrival_order(labels):
     """The triplet keys of ``labels`` in the order they arrived (SPEC 16: the frame's order, which the
     readers give by ``created_at`` then file or id order), or None without labels.

@@ -92,6 +92,10 @@ def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
     assert data["active_design"]["progress"] == "14 of 14 sampled triplets labelled"
     assert any(n.startswith("active estimates (active design)") for n in data["notes"])
     assert (tmp_path / "out" / "table_active.tex").exists() and (tmp_path / "out" / "active.csv").exists()
+    # SPEC 16: labels drawn with unequal chances are not a uniform sample: no confidence sequence
+    assert data["live"] is None or (data["live"]["active_design"] and data["live"]["rows"] == [])
+    assert all(r["cs_low"] is None and r["classical_cs_high"] is None for r in data["ppi"])
+    assert any(n.startswith("confidence sequences: none with an active design") for n in data["notes"])
 
 
 def test_offline_report_without_probabilities_says_uniform(tmp_path):
