@@ -259,3 +259,22 @@ def test_an_active_design_refuses_the_close_rule_on_the_form_and_the_api(tmp_pat
     assert stored["active"] and stored["rows"] == []
     admin_page = admin.get(f"/research/conclusions/panel/?corpus={study.corpus.name}").content.decode()
     assert 'data-active-design="yes"' in admin_page and "You may stop now" not in admin_page
+
+
+def test_the_close_rule_runs_at_most_once_a_minute_per_study(tmp_path, monkeypatch, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    study = build_study(tmp_path, n_questions=20, k=1, close_when="ranking")
+    asked, sent = [], []
+    monkeypatch.setattr(live_state, "close_reason", lambda s, result: asked.append(s.pk))
+    monkeypatch.setattr(live_state, "send", lambda corpus_id, countdown=0: sent.append(countdown))
+    now = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        live_state.refresh(study.corpus_id, now=now)
+        live_state.refresh(study.corpus_id, now=now + timedelta(seconds=20))  # not due: a task for later
+    assert asked == [study.pk] and len(sent) == 1 and 39 <= sent[0] <= 41
+    with django_capture_on_commit_callbacks(execute=True):
+        live_state.refresh(study.corpus_id, now=now + timedelta(seconds=61))
+    assert asked == [study.pk, study.pk]
