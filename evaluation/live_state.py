@@ -40,10 +40,12 @@ def request_refresh(corpus_id, judge=None):
     after the commit unless one is pending already. Never raises (a participant's judgement is saved
     whatever the queue's state)."""
     try:
-        row, _ = LiveState.objects.get_or_create(corpus_id=corpus_id)
-        if judge and judge not in row.judges:
-            LiveState.objects.filter(pk=row.pk).update(judges=[*row.judges, judge][-5:])
-        if LiveState.objects.filter(pk=row.pk, pending=False).update(pending=True):
+        with transaction.atomic():  # a savepoint: two arrivals creating the row at once roll back only this
+            row, _ = LiveState.objects.get_or_create(corpus_id=corpus_id)
+            if judge and judge not in row.judges:
+                LiveState.objects.filter(pk=row.pk).update(judges=[*row.judges, judge][-5:])
+            pending = LiveState.objects.filter(pk=row.pk, pending=False).update(pending=True)
+        if pending:
             transaction.on_commit(lambda: send(corpus_id))
     except Exception:  # the live page's freshness is never worth a participant's error page
         log.warning("live sequences: refresh of corpus %s not requested", corpus_id, exc_info=True)
