@@ -333,6 +333,10 @@ class StudyForm(forms.ModelForm):
                 screening.check_qualification(corpus, data.get("qualification_items") or 0)
         except ValueError as exc:
             self.add_error("qualification_items", str(exc))
+        try:
+            studies.check_close_rule(corpus, data.get("close_when"))
+        except studies.CloseRuleRefused as exc:
+            self.add_error("close_when", str(exc))
         return data
 
 

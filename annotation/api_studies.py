@@ -41,6 +41,7 @@ class StudySerializer(serializers.ModelSerializer):
             "open",
             "close_when",
             "close_width",
+            "tie_margin",
             "closed_at",
             "closed_reason",
             "language",
@@ -63,6 +64,11 @@ class StudySerializer(serializers.ModelSerializer):
                 studies.check_folds(corpus, attrs.get("folds", []))
         except studies.StrayFolds as exc:
             raise serializers.ValidationError({"folds": str(exc)}) from None
+        try:
+            rule = attrs.get("close_when", getattr(self.instance, "close_when", ""))
+            studies.check_close_rule(corpus or getattr(self.instance, "corpus", None), rule)
+        except studies.CloseRuleRefused as exc:
+            raise serializers.ValidationError({"close_when": str(exc)}) from None
         if (
             corpus is not None
             and not attrs.get("folds")

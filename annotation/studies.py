@@ -8,10 +8,12 @@ participant opens their fold, ``on_open``. A new study rule goes into these, so 
 (``tests/annotation/test_study_service.py`` sends the same answers through each path).
 
 A study may close by itself (SPEC 16, ``Study.close_when``, off by default) once the live conclusions
-say the ranking is settled or every system is done: ``after_judgement`` asks the check that the
-evaluation app registers at start-up (``CLOSE_CHECKS``, by its dotted path: annotation never imports evaluation),
-at most once per ``CLOSE_CHECK_SECONDS`` per study; the study then records when and why, and each
-participant still working finishes the item in hand and gets the completion page.
+say the ranking is settled or every system is done. No participant's request computes that: after a
+judgement ``after_judgement`` only tells the evaluation app that labels arrived (``labels_arrived``,
+the hook it registers at start-up in ``LABELS_ARRIVED``, by its dotted path: annotation never imports
+evaluation), which sends a background job; the job carries the sequences forward and asks the close
+rule at most once a minute per study (``close``), recording when and why. Each participant still
+working finishes the item in hand and gets the completion page (``closed_by_itself`` reads the row).
 
 Every slot is granted inside one transaction that first locks the study's row
 (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the settings open every transaction with
@@ -25,8 +27,6 @@ their pages) and keeps every label they gave.
 
 from __future__ import annotations
 
-import math
-
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Q, Sum
@@ -35,68 +35,55 @@ from django.utils.translation import gettext as _
 
 from annotation import crowd, privacy, screening, study_sql
 from annotation.assignments import fold_triplet_sets
+from annotation.fold_store import fold_design
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import roles
 from core.errors import UserFacingError
 from core.registry import Registry
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
-CLOSE_CHECK_SECONDS = 10  # a study's close rule is asked at most this often (it reads the corpus's labels)
-# "check": study -> reason (str) to close now, or None; registered by evaluation (core.registry's shape)
-CLOSE_CHECKS = Registry("study close checks")
-_LAST_CHECK = {}  # study pk -> monotonic time of the last check, in this process
+# "refresh": corpus id -> None, registered by evaluation (sends the background job that carries the live
+# sequences forward and asks the close rules; core.registry's shape, by its dotted path)
+LABELS_ARRIVED = Registry("labels arrived")
 
 
-def register_close_check(check):
-    """Register ``check(study) -> str | None``: why ``study`` should close by itself now (its rule
-    ``close_when`` being met), or None. The evaluation app registers it from ``AppConfig.ready``."""
-    CLOSE_CHECKS.register("check", check)
+def labels_arrived(corpus_id):
+    """Tell the registered hook that labels of ``corpus_id`` arrived (nothing is computed here)."""
+    hook = LABELS_ARRIVED.get("refresh")
+    if hook is not None:
+        hook(corpus_id)
 
 
-def _check_due(study):
-    import time
-
-    now = time.monotonic()
-    if now - _LAST_CHECK.get(study.pk, -math.inf) < CLOSE_CHECK_SECONDS:
-        return False
-    _LAST_CHECK[study.pk] = now
-    return True
-
-
-def closed_by_itself(study, *, check=True, now=None):
-    """Whether ``study`` has closed by itself (SPEC 16); with ``check``, first ask its close rule (when
-    the study is open, has a rule, a check is registered and none ran in the last ``CLOSE_CHECK_SECONDS``)
-    and close it when the rule is met, recording when and why.
+def closed_by_itself(study):
+    """Whether ``study`` has closed by itself (SPEC 16): read from its row, never computed here.
 
     Parameters
     ----------
     study : annotation.models.Study
-        The study (updated in place when it closes).
-    check : bool, default True
-        Ask the close rule (False: only read whether it closed already).
-    now : datetime, optional
-        Unused (kept for callers): the time recorded is read under the study's row lock, in the
-        transaction that closes it, so that no participant admitted after it consented before it.
+        The study (refreshed in place from the database).
 
     Returns
     -------
     bool
     """
-    if study.closed_at is not None and not study.open:
-        return True
-    if not (check and study.open and study.close_when and "check" in CLOSE_CHECKS and _check_due(study)):
-        return False
-    reason = CLOSE_CHECKS["check"](study)
-    if not reason:
-        return False
-    with transaction.atomic():  # the lock admissions take (``_locked``): closed_at is when it really closes
-        if Study.objects.select_for_update().filter(pk=study.pk, open=True).exists():
-            now = timezone.now()
-            Study.objects.filter(pk=study.pk).update(open=False, closed_at=now, closed_reason=reason[:300])
-            study.open, study.closed_at, study.closed_reason = False, now, reason[:300]
-        else:
-            study.refresh_from_db()
+    if study.close_when and study.open:
+        closed = Study.objects.filter(pk=study.pk).values_list("open", "closed_at", "closed_reason").first()
+        if closed is not None:
+            study.open, study.closed_at, study.closed_reason = closed
     return study.closed_at is not None and not study.open
+
+
+def close(study, reason):
+    """Close ``study`` by itself for ``reason`` (its close rule met; the background job calls this),
+    recording when and why; False when it was closed already. The time recorded is read under the
+    study's row lock, the lock admissions take (``_locked``), in the transaction that closes it: no
+    participant admitted after ``closed_at`` consented before it (issue 44)."""
+    with transaction.atomic():
+        still_open = Study.objects.select_for_update().filter(pk=study.pk, open=True).exists()
+        if still_open:
+            Study.objects.filter(pk=study.pk).update(open=False, closed_at=timezone.now(), closed_reason=reason[:300])
+    study.refresh_from_db()
+    return still_open
 
 
 class StudyClosed(LookupError):
@@ -119,6 +106,25 @@ def check_folds(corpus, folds):
         raise StrayFolds(
             _("A study only takes answer folds of its own corpus (%(corpus)s); not these: %(folds)s.")
             % {"corpus": corpus.name, "folds": ", ".join(str(f) for f in stray)}
+        )
+
+
+class CloseRuleRefused(UserFacingError, ValueError):
+    """A study may not close by itself on a corpus with an active design (SPEC 16)."""
+
+
+def check_close_rule(corpus, close_when):
+    """Refuse (``CloseRuleRefused``) a close rule on a corpus with an active design (SPEC 12): its labels
+    are drawn with unequal chances, so the confidence sequences the rule reads do not apply (SPEC 16).
+    The study form and the API both ask it before saving."""
+
+    if close_when and corpus is not None and fold_design(corpus):
+        raise CloseRuleRefused(
+            _(
+                "The corpus %(corpus)s has an active design: its labels are drawn with unequal chances, so no "
+                "confidence sequence applies and the study cannot close by itself. Choose 'never'."
+            )
+            % {"corpus": corpus.name}
         )
 
 
@@ -342,7 +348,8 @@ def after_judgement(participant, item, *, done, total):
 
     ``excluded``: below the study's gold accuracy once they have ``crowd.MIN_GOLD_ITEMS`` gold items
     (checked only when ``item`` is gold), the slot reopened; ``completed``: the fold is done, or the
-    study closed by itself (``closed_by_itself``: this judgement may close it); a ``consented``
+    study closed by itself (``closed_by_itself``, read from its row; the judgement only tells the
+    evaluation app that labels arrived, ``labels_arrived``); a ``consented``
     participant becomes ``active``."""
     gold = item is not None and GoldItem.objects.filter(triplet_id=item.triplet_id).exists()
     return _settle(participant, done=done, total=total, gold_judged=gold, judged=True)
@@ -362,7 +369,9 @@ def _settle(participant, *, done, total, gold_judged, judged):
     ended = _screen(participant, study, now) if gold_judged else None
     if ended:
         return ended
-    if (total and (done or 0) >= total) or closed_by_itself(study, check=judged, now=now):
+    if judged:
+        labels_arrived(study.corpus_id)
+    if (total and (done or 0) >= total) or closed_by_itself(study):
         Participant.objects.filter(pk=participant.pk).update(status=Participant.COMPLETED, ended_at=now)
         participant.status = Participant.COMPLETED
         return Participant.COMPLETED

@@ -130,7 +130,8 @@ def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
         columns=["question_id", "system", "answer", "tkey"],
     )
     predictions["tkey"] = predictions["tkey"].astype(object)
-    labels = counted_labels(corpus, include_excluded=include_excluded).order_by("updated_at", "id")
+    labels = counted_labels(corpus, include_excluded=include_excluded)
+    labels = labels.order_by("created_at", "id")  # SPEC 16: the sequences take the labels in arrival order
     label_rows = list(labels.values_list("triplet_id", "annotator__username", "value"))
     if not label_rows:
         return questions, predictions, None

@@ -53,7 +53,6 @@ def report_body(job, progress):
             frame_rows=frame_rows(corpus),
             attribute_check_rows=attribute_check_rows(corpus),
             corpus=corpus.name,
-            n_plan=judge_inputs.planned_labels(corpus),
             **_crowd_extras(corpus, bool(p.get("adjudicated", False))),
         )
         report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)

@@ -16,7 +16,7 @@ from django.db.models.functions import Cast
 
 from annotation.counted import counted_labels
 from annotation.fold_store import fold_design
-from annotation.models import Fold, FoldItem, GoldItem, Label, Prediction, Triplet
+from annotation.models import Fold, GoldItem, Label, Prediction, Triplet
 from models_runner.models import Judge, JudgeLabel
 
 
@@ -275,7 +275,7 @@ def snapshot(corpus):
     preds = pd.DataFrame({"system": preds["system"], "tkey": _tkeys(preds["triplet"])})
     rows = list(
         counted_labels(corpus)  # issue 44: excluded participants out, as in the report
-        .order_by("updated_at", "id")
+        .order_by("created_at", "id")  # SPEC 16: the order the labels arrived
         .values_list("triplet_id", "annotator_id", "value")
     )
     labels = pd.DataFrame.from_records(rows, columns=["triplet", "annotator", "label"])
@@ -283,35 +283,3 @@ def snapshot(corpus):
         {"tkey": _tkeys(labels["triplet"]), "annotator": labels["annotator"], "label": labels["label"]}
     )
     return preds, labels
-
-
-def planned_labels(corpus) -> dict | int | None:
-    """``n_plan`` of the confidence sequences of ``corpus`` (SPEC 16): where they are tightest.
-
-    The admin's number (``Corpus.n_plan``) when set; else per system its predictions whose triplets
-    are in the corpus's answer folds (the labelled predictions it will have once every fold is
-    done), at least ``anytime.MIN_PLAN``; None without answer folds (then each system's labelled
-    predictions, ``anytime.default_n_plan``).
-
-    Parameters
-    ----------
-    corpus : annotation.models.Corpus
-        The corpus.
-
-    Returns
-    -------
-    int, dict or None
-        One number for every system, a dict system name -> number, or None.
-    """
-    from evaluation.science.anytime import MIN_PLAN
-
-    if corpus.n_plan:
-        return int(corpus.n_plan)
-    in_folds = FoldItem.objects.filter(fold__corpus=corpus, fold__kind=Fold.KIND_TRIPLET, triplet__isnull=False)
-    counts = (
-        Prediction.objects.filter(question__corpus=corpus, triplet_id__in=in_folds.values("triplet_id"))
-        .values_list("system__name")
-        .annotate(n=Count("id"))
-    )
-    plan = {name: max(MIN_PLAN, n) for name, n in counts}
-    return plan or None

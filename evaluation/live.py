@@ -7,10 +7,14 @@ per pair whether it is settled, and "you may stop now" once what the researcher 
 under the completion-rate rule ("k of B labelled") and, per pair, how many more labelled sample
 triplets would settle it. The panel is polled with htmx and recomputed from the per-prediction
 snapshot only (``evaluation.judge_inputs.snapshot``, ``evaluation.science.ppi.conclusions``), never
-the whole report. Researchers and admins only."""
+the whole report. The confidence sequences are read as the background job stored them
+(``evaluation.live_state``), with how fresh they are; no request computes them. Researchers and admins only."""
+
+from datetime import datetime
 
 from django import forms
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_safe
 from drf_spectacular.types import OpenApiTypes
@@ -19,7 +23,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Corpus
+from annotation.models import Corpus, Study
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
 from evaluation.render.choices import AGGREGATE_SHORT
@@ -46,6 +50,14 @@ class ConclusionsForm(forms.Form):
         required=False,
         label=_("target half-width"),
         help_text=_("Hscore in [0, 1], Hcorrect in %"),
+    )
+    tie_margin = forms.FloatField(
+        min_value=0.0,
+        max_value=0.5,
+        initial=anytime.TIE_MARGIN,
+        required=False,
+        label=_("tie margin"),
+        help_text=_("two systems bound within this share of the range are tied (default: the study's)"),
     )
     human_aggregate = forms.ChoiceField(  # SPEC 17: the human score of a triplet (mean, majority, ds)
         choices=lambda: [(a, AGGREGATE_SHORT[a]) for a in human.AGGREGATES],  # short: the form fits a phone
@@ -99,7 +111,7 @@ def _context(request):
         result = ppi.conclusions(predictions, labels, jl, metric=metric, half_width=width, facts=facts, scores=scores)
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)
-        context["sequence"] = _sequence(d, (scores, result["has_judge"]), metric=metric, width=width)
+        context["sequence"] = _sequence(d, (judge, len(labels)), metric=metric, width=width)
         inputs = (predictions, labels, scores if result["has_judge"] else None)  # gold left out: the active h
         context["active"] = _active(d["corpus"], inputs, metric=metric, loaded=(judge, jl), facts=facts)
         context.update(
@@ -180,25 +192,51 @@ def _active(corpus, inputs, *, metric, loaded=(None, None), facts):
 
 
 def _sequence(d, inputs, *, metric, width):
-    """The confidence sequences of SPEC 16 (``anytime.live_conclusions``), each row with its bar."""
-    scores, has_judge = inputs
-    result = anytime.live_from_scores(
-        scores,
-        has_judge=has_judge,
+    """The confidence sequences of SPEC 16 as the background job stored them (``evaluation.live_state``;
+    never computed in the request), each row with its bar, with how fresh they are. A refresh is asked
+    for when none is stored for this judge or the labels moved on; None until one is stored. With an
+    active design: no sequence (``active_design``)."""
+    from evaluation.live_state import request_refresh
+    from evaluation.models import LiveState
+
+    judge, n_labels = inputs
+    name = judge.name if judge is not None else ""
+    stored = LiveState.objects.filter(corpus=d["corpus"]).values_list("results", flat=True).first() or {}
+    found = stored.get(name)
+    if found is None or found["n_labels"] != n_labels:
+        request_refresh(d["corpus"].pk, judge=name or None)
+    if found is None:
+        return {"pending": True, "rows": []}
+    if found["active"]:
+        return {"active_design": True, "rows": [], "stop": False}
+    result = anytime.live_from_rows(
+        found["rows"],
+        has_judge=found["has_judge"],
         metric=metric,
         half_width=width,
-        n_plan=judge_inputs.planned_labels(d["corpus"]),
         stop_when=d.get("stop_when") or "ranking",
+        margin=_tie_margin(d),
     )
+    computed = datetime.fromisoformat(found["computed_at"])
+    result.update(computed_at=computed, age=max(0, round((timezone.now() - computed).total_seconds())))
+    result["behind"] = n_labels - found["n_labels"]
     scale = metric_registry.get(metric).scale
     for r in result["rows"]:
         r["bar"] = _bar({"ci_low": r["cs_low"], "ci_high": r["cs_high"], "estimate": r["cs_estimate"]}, scale)
     return result
 
 
+def _tie_margin(d):
+    """The page's tie margin: the form's, else that of the corpus's latest study (its close rule's), else None
+    (``anytime.TIE_MARGIN``)."""
+    if d.get("tie_margin") is not None:
+        return d["tie_margin"]
+    return Study.objects.filter(corpus=d["corpus"]).order_by("-created_at").values_list("tie_margin", flat=True).first()
+
+
 def _bar(row, scale):
     """(low, high, estimate) as positions in [0, 100] of the metric's range, for the interval bar."""
-    if row["ci_low"] is None:
+    if row["ci_low"] is None or row["estimate"] is None:
         return None
     values = (row["ci_low"], row["ci_high"], row["estimate"])
     return tuple(round(100 * min(max(v / scale, 0.0), 1.0), 2) for v in values)
@@ -220,6 +258,7 @@ class ConclusionsAPI(APIView):
             OpenApiParameter("metric", str, enum=list(ppi.METRICS)),
             OpenApiParameter("half_width", float),
             OpenApiParameter("stop_when", str, enum=list(anytime.STOP_RULES)),
+            OpenApiParameter("tie_margin", float),
         ],
     )
     def get(self, request):
@@ -234,43 +273,6 @@ class ConclusionsAPI(APIView):
         }
         for r in [*result["rows"], *result["sequence"]["rows"]]:
             r.pop("bar", None)
+        if result["sequence"].get("computed_at"):
+            result["sequence"] = {**result["sequence"], "computed_at": result["sequence"]["computed_at"].isoformat()}
         return Response(clean(result))
-
-
-def study_close_reason(study):
-    """Why ``study`` should close by itself now (SPEC 16), or None: its rule ``close_when`` (the ranking
-    settled, or every system done within ``close_width``) met by the live page's confidence sequences of
-    Hscore on its corpus (the judge with the most labels, when there is one). Registered with
-    ``annotation.studies.register_close_check`` at start-up (``evaluation.apps``).
-
-    Parameters
-    ----------
-    study : annotation.models.Study
-        A study with a close rule.
-
-    Returns
-    -------
-    str or None
-        The reason, in English, as the study page records it.
-    """
-    corpus = study.corpus
-    predictions, labels = judge_inputs.snapshot(corpus)
-    judge = judge_inputs.pick_judge(corpus)
-    result = anytime.live_conclusions(
-        predictions,
-        labels,
-        judge_inputs.judge_labels(corpus, judge),
-        metric="hscore",
-        half_width=study.close_width,
-        n_plan=judge_inputs.planned_labels(corpus),
-        stop_when=study.close_when,
-        facts={"gold_keys": judge_inputs.gold_keys(corpus)},
-    )
-    if not result["stop"]:
-        return None
-    how = f"Hscore confidence sequences{f' with judge {judge.name}' if judge else ''}, alpha 0.05 split over "
-    how += f"{len(result['rows'])} systems"
-    if study.close_when == "ranking":
-        order = " > ".join(r["system"] for r in result["rows"])
-        return f"ranking settled: {order} ({how})"
-    return f"every system done: half-width at most {result['half_width']:g} ({how})"

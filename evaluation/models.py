@@ -1,6 +1,8 @@
-"""The evaluation app owns no table; ``StudyArchive`` gives study archives (SPEC 14) their place in
-the Django admin: a proxy of the corpus (no table of its own)."""
+"""The evaluation app's tables: ``LiveState``, the latest live confidence sequences of a corpus that
+the background job stores (SPEC 16); and ``StudyArchive``, which gives study archives (SPEC 14) their
+place in the Django admin: a proxy of the corpus (no table of its own)."""
 
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
@@ -13,3 +15,24 @@ class StudyArchive(Corpus):
         proxy = True
         verbose_name = _("study archive")
         verbose_name_plural = _("study archives")
+
+
+class LiveState(models.Model):
+    """The latest confidence sequences of one corpus (SPEC 16), written by the background job only
+    (``evaluation.live_state``): per judge (``""``: none) the rows of ``anytime.sequence_rows`` and the
+    capital of every grid value to carry forward (``anytime.state_bytes``). The live page and the close
+    rule read it; no request computes it."""
+
+    corpus = models.OneToOneField(Corpus, on_delete=models.CASCADE, related_name="live_state")
+    results = models.JSONField(default=dict)  # judge name -> {"rows", "n_labels", "computed_at", "active"}
+    state = models.BinaryField(default=b"")  # the carried capital, every judge's (npz)
+    pending = models.BooleanField(default=False)  # a job was sent and has not started yet
+    judges = models.JSONField(default=list)  # the judges a researcher asked for, besides the default one
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("live conclusions")
+        verbose_name_plural = _("live conclusions")
+
+    def __str__(self):
+        return f"live conclusions of {self.corpus_id}"

@@ -1,4 +1,5 @@
-"""Celery tasks of the evaluation app: thin shells over ``evaluation.jobs`` (reports, study imports)."""
+"""Celery tasks of the evaluation app: thin shells over ``evaluation.jobs`` (reports, study imports) and
+``evaluation.live_state`` (the live sequences and the close rule, SPEC 16)."""
 
 from celery import shared_task
 
@@ -16,3 +17,12 @@ def build_report(job_id):
 def import_study_archive(job_id):
     job = run_job(job_id, study_import_body)
     return job.status if job else None
+
+
+@shared_task(name="evaluation.tasks.refresh_live")
+def refresh_live(corpus_id):
+    """SPEC 16: carry the live sequences of a corpus forward and ask its studies' close rules (no Job row:
+    a cache of the labels, refreshed after they arrive; ``evaluation.live_state``)."""
+    from evaluation.live_state import refresh
+
+    refresh(corpus_id)

@@ -34,15 +34,6 @@ class Corpus(models.Model):
         ),
         verbose_name=_("language"),
     )
-    n_plan = models.PositiveIntegerField(
-        null=True,
-        blank=True,
-        help_text=_(
-            "Human labels planned per system, where the live conclusions' confidence sequences are tightest "
-            "(SPEC 16). Empty: each system's predictions in the answer folds, at least 100."
-        ),
-        verbose_name=_("planned labels per system"),
-    )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:

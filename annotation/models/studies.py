@@ -112,6 +112,16 @@ class Study(models.Model):
         help_text=_("The target half-width of Hscore for 'as precise as the target'. Empty: 0.02."),
         verbose_name=_("target half-width"),
     )
+    tie_margin = models.FloatField(
+        default=0.02,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text=_(
+            "Two systems whose confidence sequences bound the difference of their Hscores within this margin "
+            "are tied: the ranking counts as settled with them named as tied (SPEC 16)."
+        ),
+        verbose_name=_("tie margin"),
+    )
+    close_checked_at = models.DateTimeField(null=True, blank=True, editable=False)  # the close rule's last run
     # --- SPEC 17 (issue 42): screening that respects the panel's rules -------------------------
     qualification_items = models.PositiveIntegerField(
         default=0,

@@ -79,6 +79,24 @@ EXTRA_SCOPES = {
 JOB_FILES = job_kinds.FILES
 
 
+def register_not_archived(label, reason):
+    """List the model ``label`` (``"app.Model"``) in ``NOT_ARCHIVED`` with ``reason``: a table of the
+    shells above this wing (the archive names no other wing) that belongs to no study.
+
+    Parameters
+    ----------
+    label : str
+        ``"app.Model"``.
+    reason : str
+        Why no study archive holds it.
+
+    Returns
+    -------
+    None
+    """
+    NOT_ARCHIVED[label] = reason
+
+
 _PATH_DEPTH = 5
 _READ_CHUNK = 900  # ids per "pk IN (...)" query (under SQLite's 999 parameters)
 

@@ -50,9 +50,9 @@ def ppi_tables(data):
                         "system": r["system"],
                         "n": f"{r['n_human']} / {r['n_total']}",
                         "n_sort": r["n_human"],
-                        "estimate": metric_value(metric, r.get("estimate")),
+                        "estimate": _flagged(metric, r),
                         "estimate_sort": sort_key(r.get("estimate")),
-                        "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
+                        "interval": fixed_interval(metric, r),
                         "classical": metric_value(metric, r.get("classical")),
                         "classical_sort": sort_key(r.get("classical")),
                         "classical_interval": interval_text(
@@ -118,9 +118,9 @@ def active_tables(data):
                             "n": _("%(labeled)s of %(sampled)s / %(total)s")
                             % {"labeled": r["n_labeled"], "sampled": r["n_sampled"], "total": r["n_total"]},
                             "n_sort": r["n_labeled"],
-                            "estimate": metric_value(metric, r.get("estimate")),
+                            "estimate": _flagged(metric, r),
                             "estimate_sort": sort_key(r.get("estimate")),
-                            "interval": interval_text(metric, r.get("ci_low"), r.get("ci_high")),
+                            "interval": fixed_interval(metric, r),
                             "lambda": score(r.get("lambda"), 2),
                             "beta": metric_value(metric, r.get("beta")),
                             "gain": gain(r.get("gain")),
@@ -133,3 +133,35 @@ def active_tables(data):
                 }
             )
     return {"design": design, "tables": tables}
+
+
+def fixed_interval(metric, row):
+    """A ``ppi`` or ``active`` row's 95% interval as text, or "too few labels" when the row has too few
+    to give one (SPEC 16: never [x, x]).
+
+    Parameters
+    ----------
+    metric : str
+        The metric.
+    row : dict
+        ``ci_low``, ``ci_high``, optional ``too_few``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evaluation.render.estimates import fixed_interval
+    >>> fixed_interval("hscore", {"ci_low": 0.4, "ci_high": 0.6}), fixed_interval("hscore", {"too_few": True})
+    ('0.400 – 0.600', 'too few labels')
+    """
+    if row.get("too_few"):
+        return str(_("too few labels"))
+    return interval_text(metric, row.get("ci_low"), row.get("ci_high"))
+
+
+def _flagged(metric, row):
+    """The estimate as text, marked when it was clipped to [0, 1] (SPEC 16)."""
+    text = metric_value(metric, row.get("estimate"))
+    return f"{text} ({_('clipped')})" if row.get("clipped") else text

@@ -553,19 +553,17 @@ def _sequence_words(data) -> str:
 
     Examples
     --------
-    >>> words = _sequence_words({"ppi": [{"n_plan": 200, "alpha_split": 0.025}]})
-    >>> "split over 2 systems, planned for 200 labels" in words, "quote it when the labels were watched" in words
+    >>> words = _sequence_words({"ppi": [{"alpha_split": 0.025, "cs_low": 0.4}]})
+    >>> "split over 2 systems, exact at every number" in words, "quote it when the labels were watched" in words
     (True, True)
     """
     rows = data.get("ppi") or []
-    if not rows or rows[0].get("alpha_split") is None:
-        return ""
+    if not rows or rows[0].get("alpha_split") is None or all(r.get("cs_low") is None for r in rows):
+        return ""  # no sequence (an active design, SPEC 16)
     k = round(0.05 / rows[0]["alpha_split"])
-    plans = sorted({r["n_plan"] for r in rows if r.get("n_plan")})
-    plan = str(plans[0]) if len(plans) == 1 else f"{plans[0]}--{plans[-1]}"
     return (
-        f"Sequence: the 95\\% confidence sequence (alpha 0.05 split over {k} systems, planned for {plan} labels "
-        "per system), which holds however often it is watched: quote it when the labels were watched while "
+        f"Sequence: the 95\\% betting confidence sequence (alpha 0.05 split over {k} systems, exact at every number "
+        "of labels), which holds however often it is watched: quote it when the labels were watched while "
         "labelling (e.g.\\ stopped once the ranking looked settled); the 95\\% intervals hold only for a "
         "number of labels fixed in advance. "
     )

@@ -78,7 +78,7 @@ class ReportConfig:
     include_excluded: bool = _OPTION["include_excluded"]  # labels of participants excluded from a study counted
     judge: str | None = None  # the automatic judge of the prediction-powered estimates (SPEC 10)
     design: str = DEFAULT_DESIGN  # how the human-labelled answers were chosen (SPEC 12)
-    n_plan: int | None = _OPTION["n_plan"]  # SPEC 16: planned human labels per system (None: from the folds)
+    tie_margin: float = _OPTION["tie_margin"]  # SPEC 16: delta, two systems bound within +-delta are tied
 
     def __post_init__(self):
         self.metric = canonical_metric(self.metric)
@@ -90,8 +90,10 @@ class ReportConfig:
             raise ValueError("hard_require must be 'any' or 'all'")
         if not self.alpha > 0:
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
-        if self.n_plan is not None and not (isinstance(self.n_plan, int) and self.n_plan >= 1):
-            raise ValueError(f"n_plan must be a positive whole number of labels, got {self.n_plan!r}")
+        if self.tie_margin is None:  # an empty form field: the default
+            self.tie_margin = _OPTION["tie_margin"]
+        if not (isinstance(self.tie_margin, (int, float)) and 0 <= self.tie_margin <= 0.5):
+            raise ValueError(f"tie_margin must be a share of the range in [0, 0.5], got {self.tie_margin!r}")
         if self.n_boot < 0:
             raise ValueError("n_boot must be >= 0")
         if self.human_aggregate not in human.AGGREGATES:
@@ -136,7 +138,7 @@ class ReportConfig:
             "include_excluded": self.include_excluded,
             "judge": self.judge,
             "design": self.design,
-            "n_plan": self.n_plan,
+            "tie_margin": self.tie_margin,
         }
 
 
@@ -284,7 +286,6 @@ class ReportExtras:
     # issue 26 point 4: humans' checks of the derived attributes (``sections.attribute_check_step``)
     attribute_check_rows: list | None = None
     corpus: str | None = None
-    n_plan: dict | int | None = None  # SPEC 16: planned human labels (by system), the admin's or from the folds
     # SPEC 17: every label with its ``excluded`` flag (``evaluation.database.crowd_labels``) and whether a study
     # participant gave one (the two-way bootstrap then); None: the report's own labels, nobody excluded
     crowd_labels: pd.DataFrame | None = None

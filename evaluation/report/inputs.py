@@ -112,7 +112,8 @@ def labels_frame(records) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns ``question_id``, ``answer``, ``annotator``, ``label``.
+        Columns ``question_id``, ``answer``, ``annotator``, ``label``; in the order of the records'
+        ``created_at`` (in ``meta``) when they carry one (then file order; SPEC 16), else file order.
 
     Examples
     --------
@@ -121,10 +122,16 @@ def labels_frame(records) -> pd.DataFrame:
       question_id  answer annotator    label
     0          q1  Warsaw       ann  correct
     """
-    return pd.DataFrame.from_records(
+    records = list(records)
+    frame = pd.DataFrame.from_records(
         [(r["question_id"], r.get("answer") or "", r["annotator"], r["label"]) for r in records],
         columns=["question_id", "answer", "annotator", "label"],
     )
+    created = [(r.get("meta") or {}).get("created_at") or r.get("created_at") for r in records]
+    if any(created):  # SPEC 16: the labels in the order they arrived, by created_at (then file order)
+        when = pd.to_datetime(pd.Series(created, dtype=object), utc=True, errors="coerce", format="ISO8601")
+        frame = frame.iloc[when.reset_index(drop=True).argsort(kind="stable").to_numpy()].reset_index(drop=True)
+    return frame
 
 
 def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:

@@ -132,17 +132,18 @@ OPTIONS = (
         _("prediction-powered estimates with this judge's labels (SPEC 10); none: human only"),
     ),
     ReportOption(
-        "n_plan",
-        "int",
-        None,
-        _("Planned human labels per system"),
+        "tie_margin",
+        "float",
+        0.02,
+        _("Tie margin"),
         _(
-            "where the confidence sequences that hold under watching are tightest (SPEC 16); "
-            "empty: the system's predictions in the answer folds (offline: its labelled ones), at least 100"
+            "two systems whose confidence sequences bound the difference of their scores within this share "
+            "of the range are tied (SPEC 16)"
         ),
-        min_value=1,
-        config="n_plan",
-        cli="--n-plan",
+        min_value=0.0,
+        max_value=0.5,
+        config="tie_margin",
+        cli="--tie-margin",
     ),
     ReportOption(
         "significance",

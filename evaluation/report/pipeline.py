@@ -21,7 +21,14 @@ from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
 from evaluation.report.crowd_section import crowd_step
-from evaluation.report.sections import active_step, attribute_check_step, frame_proxy_step, live_step, ppi_step
+from evaluation.report.sections import (
+    active_step,
+    attribute_check_step,
+    frame_proxy_step,
+    live_step,
+    ppi_step,
+    withhold_sequences,
+)
 from evaluation.report.steps import (
     agreement_step,
     bootstrap_step,
@@ -136,7 +143,6 @@ def compute_report(
     extras = extras or ReportExtras()
     if extras.corpus is not None:
         report.data["corpus"] = extras.corpus
-    n_plan = config.n_plan or extras.n_plan  # the researcher's number, else the study's folds (else per system)
     for step in (ppi_step, live_step):
         step(
             report,
@@ -145,8 +151,10 @@ def compute_report(
             judge_labels=extras.judge_labels,
             policy=config.dedup_policy,
             facts=extras.facts,
-            n_plan=n_plan,
+            tie_margin=config.tie_margin,
         )
+    if extras.design is not None:  # SPEC 16: labels drawn with unequal chances, no sequence applies
+        withhold_sequences(report)
     active_step(
         report,
         predictions,

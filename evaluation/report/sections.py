@@ -51,7 +51,7 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
     return str(names[0]) if names else "judge"
 
 
-SEQUENCE_KEYS = ("cs_estimate", "cs_low", "cs_high", "classical_cs_low", "classical_cs_high", "n_plan", "alpha_split")
+SEQUENCE_KEYS = ("cs_estimate", "cs_low", "cs_high", "classical_cs_low", "classical_cs_high", "alpha_split")
 
 
 def ppi_section(
@@ -62,7 +62,6 @@ def ppi_section(
     systems=None,
     facts: dict | None = None,
     aggregate: str = human.DEFAULT_AGGREGATE,
-    n_plan=None,
 ):
     """The prediction-powered part of one report, with the confidence sequences of SPEC 16 in each row.
 
@@ -80,8 +79,6 @@ def ppi_section(
         Platform facts for ``validity_reasons``; ``gold_keys`` are left out of the human sample.
     aggregate : {"mean", "majority"}, default "mean"
         How a triplet's human labels make its score (SPEC 3).
-    n_plan : int, dict or None, optional
-        The planned labels per system (``anytime.sequence_rows``).
 
     Returns
     -------
@@ -99,14 +96,14 @@ def ppi_section(
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows, judge_section, table = sections.ppi_section(predictions, labels, judge)
     >>> judge_section["name"], judge_section["n_labels"], table.shape
-    ('judge-1', 6, (4, 17))
+    ('judge-1', 6, (4, 18))
     """
     name = judge_name(judge_labels)
     scores = prediction_scores(
         predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"), aggregate=aggregate
     )
     rows = ppi_rows(scores, systems)
-    sequences = anytime.sequence_rows(scores, systems, n_plan=n_plan)
+    sequences = anytime.sequence_rows(scores, systems, arrival=arrival_order(labels))
     for row, seq in zip(rows, sequences, strict=True):
         row.update({k: seq[k] for k in SEQUENCE_KEYS})
     judge = {
@@ -154,7 +151,7 @@ def ppi_step(
     judge_labels: pd.DataFrame | None,
     policy: str,
     facts: dict | None = None,
-    n_plan=None,
+    tie_margin=None,
 ) -> None:
     """Put ``ppi`` and ``judge`` into ``report.data``, the judge's name into its ``config`` and
     the ``ppi`` data table into its tables (the paper table ``table_ppi`` is ``paper.table_ppi``).
@@ -176,8 +173,8 @@ def ppi_step(
         The dedup policy giving triplet keys to frames without ``tkey``.
     facts : dict, optional
         Platform facts (``judge_inputs.sample_facts``).
-    n_plan : int, dict or None, optional
-        The planned labels per system of the confidence sequences (SPEC 16).
+    tie_margin : float, optional
+        Not used here (``live_step``'s; the report's steps take the same keywords).
 
     Returns
     -------
@@ -213,7 +210,7 @@ def ppi_step(
     order = [s["system"] for s in report.data.get("systems", []) if s["system"] in set(predictions["system"])]
     aggregate = recorded_aggregate(report.data)
     rows, judge, table = ppi_section(
-        predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate, n_plan=n_plan
+        predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
     )
     report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
     report.data.setdefault("config", {})["judge"] = judge["name"]  # a choice that changes numbers
@@ -224,7 +221,7 @@ def ppi_step(
         )
 
 
-def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, n_plan=None) -> None:
+def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, tie_margin=None) -> None:
     """Put ``live`` into ``report.data``: per system and human metric the confidence sequence a reader
     quotes when the labels were watched while labelling (SPEC 16), prediction-powered with a judge.
 
@@ -242,8 +239,8 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
         The dedup policy giving triplet keys to frames without ``tkey``.
     facts : dict, optional
         Platform facts (``gold_keys``).
-    n_plan : int, dict or None, optional
-        The planned labels per system (``anytime.sequence_rows``).
+    tie_margin : float, optional
+        Not used here (``live_step``'s; the report's steps take the same keywords).
 
     Returns
     -------
@@ -254,11 +251,11 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
     >>> from evaluation.report import sections
     >>> from evaluation.report.config import Report
     >>> from evaluation.science import ppi
-    >>> labels, judge, predictions = ppi._example_frames()  # 4 labels: too few for a sequence
+    >>> labels, judge, predictions = ppi._example_frames()  # 4 labels: wide sequences
     >>> report = Report(data={"systems": [{"system": "a"}, {"system": "b"}, {"system": "ROVER"}]})
     >>> sections.live_step(report, predictions, labels, judge_labels=judge, policy="whitespace")
     >>> [(r["system"], r["metric"], r["n"], r["cs_low"]) for r in report.data["live"]["rows"]][:2]
-    [('a', 'hscore', 2, None), ('a', 'hcorrect', 2, None)]
+    [('a', 'hscore', 2, 0.0), ('a', 'hcorrect', 2, 0.0)]
     """
     if labels is None or labels.empty:
         report.data["live"] = None
@@ -269,8 +266,66 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
     aggregate = recorded_aggregate(report.data)
     gold = (facts or {}).get("gold_keys") if has_judge else None
     scores = prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
-    rows = anytime.sequence_rows(scores, order or None, n_plan=n_plan)
-    report.data["live"] = clean(anytime.live_section(rows))
+    rows = anytime.sequence_rows(scores, order or None, arrival=arrival_order(labels))
+    report.data["live"] = clean(anytime.live_section(rows, margin=tie_margin))
+
+
+def withhold_sequences(report) -> None:
+    """An active design's report (SPEC 16): its labels were drawn with unequal chances, so no confidence
+    sequence applies; the ``cs_*`` fields of the ``ppi`` rows become null, ``live`` says why and claims
+    nothing, and a note says so.
+
+    Parameters
+    ----------
+    report : evaluation.report.config.Report
+        A computed report (changed in place).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from evaluation.report.config import Report
+    >>> from evaluation.report.sections import withhold_sequences
+    >>> report = Report(data={"ppi": [{"system": "a", "cs_low": 0.4, "cs_high": 0.6}], "live": {"rows": [1]}})
+    >>> withhold_sequences(report)
+    >>> report.data["ppi"][0]["cs_low"], report.data["live"]["rows"], report.data["live"]["active_design"]
+    (None, [], True)
+    """
+    for row in report.data.get("ppi") or []:
+        row.update(dict.fromkeys(k for k in SEQUENCE_KEYS if k != "alpha_split"))
+    if report.data.get("live") is not None:
+        report.data["live"] = {"active_design": True, "rows": [], "settled_pairs": [], "tied_pairs": []}
+    report.data.setdefault("notes", []).append(
+        "confidence sequences: none with an active design (labels drawn with unequal chances are not a "
+        "uniform sample); the active estimates' 95% intervals hold once the whole drawn sample is labelled"
+    )
+
+
+def arrival_order(labels):
+    """The triplet keys of ``labels`` in the order they arrived (SPEC 16: the frame's order, which the
+    readers give by ``created_at`` then file or id order), or None without labels.
+
+    Parameters
+    ----------
+    labels : DataFrame or None
+        Human labels with ``tkey``.
+
+    Returns
+    -------
+    ndarray or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evaluation.report.sections import arrival_order
+    >>> arrival_order(pd.DataFrame({"tkey": ["t2", "t1", "t2"]})).tolist(), arrival_order(None)
+    (['t2', 't1', 't2'], None)
+    """
+    if labels is None or labels.empty or "tkey" not in labels.columns:
+        return None
+    return labels["tkey"].to_numpy()
 
 
 def active_step(report, predictions, labels, *, judge_labels, design_frame, policy, facts=None) -> None:

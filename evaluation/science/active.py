@@ -22,10 +22,12 @@ import pandas as pd
 
 from annotation.design import MAIN, PILOT, expected_score, judge_distribution, live_design
 from evaluation.science import human, metric_registry
+from evaluation.science.bounds import clipped
 
 Z95 = 1.96
+MIN_LABELLED = 2  # SPEC 16: an active row from fewer labelled items gives no interval (it says so)
 MIN_MEASURED = 10  # labelled items below which the gain against uniform PPI++ is not measured
-SINGULAR_TOL = 1e-10  # S (or var(a)) counts as singular below this share of the product of its variances
+MAX_CONDITION = 1e6  # SPEC 16: S with a larger condition number falls back as a singular one
 ROW_KEYS = (
     "system",
     "metric",
@@ -38,6 +40,8 @@ ROW_KEYS = (
     "ci_low",
     "ci_high",
     "gain",
+    "clipped",  # SPEC 16: the estimate lay outside [0, 1] and was clipped
+    "too_few",  # SPEC 16: fewer than two labelled items, no interval
 )
 
 
@@ -49,8 +53,9 @@ def estimate(h, f, *, xi, pi, groups=None) -> dict:
 
     w_i = xi_i / pi_i; a_i = f_i (1 - w_i); c_i = 1 - w_i; b_i = h_i w_i (the Horvitz-Thompson
     terms); z_i = b_i + lambda a_i + beta c_i, with (lambda, beta) = -S^-1 (cov(a, b), cov(c, b)), S
-    the 2x2 sample covariance of (a, c), not clipped. When S is singular c is dropped (beta = 0,
-    lambda = -cov(a, b) / var(a)), then a (lambda = beta = 0: the Horvitz-Thompson estimate).
+    the 2x2 sample covariance of (a, c), not clipped. When S is singular, or its condition number
+    exceeds ``MAX_CONDITION`` (SPEC 16), c is dropped (beta = 0, lambda = -cov(a, b) / var(a)), then a
+    (lambda = beta = 0: the Horvitz-Thompson estimate).
     theta = mean(z); variance = var(z) / N (ddof=1); gain = var(b) / var(z).
 
     Parameters
@@ -124,8 +129,11 @@ def _control_variates(terms, groups, n):
         cov("b", "b"),
     )
     det = s_aa * s_cc - s_ac**2
-    full = det > SINGULAR_TOL * s_aa * s_cc
-    only_a = ~full & (s_aa > SINGULAR_TOL * np.maximum(s_bb, 1e-300))
+    half_trace = (s_aa + s_cc) / 2
+    spread = np.sqrt(np.maximum(half_trace**2 - det, 0.0))
+    smallest = half_trace - spread  # the eigenvalues of S are half_trace +- spread
+    full = (det > 0) & (smallest > 0) & ((half_trace + spread) <= MAX_CONDITION * np.where(smallest > 0, smallest, 1.0))
+    only_a = ~full & (s_aa > np.maximum(s_bb, 1e-300) / MAX_CONDITION)  # var(a) ~ 0 next to var(b): drop a too
     safe = np.where(full, det, 1.0)
     lam = np.where(
         full, -(s_cc * s_ab - s_ac * s_cb) / safe, np.where(only_a, -s_ab / np.where(only_a, s_aa, 1.0), 0.0)
@@ -141,7 +149,9 @@ def _control_variates(terms, groups, n):
 
 
 def interval(e: dict) -> tuple:
-    """(low, high): the estimate +- 1.96 sqrt(variance), None when undefined.
+    """(low, high): the estimate +- 1.96 sqrt(variance), None when undefined. While predictions remain
+    unlabelled (``n_labeled`` < ``n``) the variance is at least 1 / (n_labeled + 1)^2, that of a mean of
+    the labels with one more that disagrees (SPEC 16): never [x, x].
 
     Parameters
     ----------
@@ -160,7 +170,11 @@ def interval(e: dict) -> tuple:
     """
     if e["estimate"] is None:
         return None, None
-    half = Z95 * math.sqrt(max(e["variance"], 0.0))
+    variance = max(e["variance"], 0.0)
+    n, labelled = e.get("n"), e.get("n_labeled")
+    if n is not None and labelled is not None and 0 < labelled < n:  # SPEC 16: never zero width
+        variance = max(variance, 1 / (labelled + 1) ** 2)  # a mean of the labels with one that disagrees
+    half = Z95 * math.sqrt(variance)
     return e["estimate"] - half, e["estimate"] + half
 
 
@@ -334,7 +348,9 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
         for metric in metric_registry.human_keys():
             e = estimate(columns[f"h_{metric}"][at], columns[f"f_{metric}"][at], xi=xi, pi=pi)
             defined = e["estimate"] is not None and e["n_labeled"] > 0
-            low, high = interval(e) if defined else (None, None)
+            enough = defined and e["n_labeled"] >= MIN_LABELLED  # else no interval: "too few labels"
+            low, high = interval(e) if enough else (None, None)
+            mean, low, high, flag = clipped(e["estimate"] if defined else None, low, high)
             s = metric_registry.get(metric).scale
             rows.append(
                 {
@@ -345,10 +361,12 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
                     "n_labeled": int(xi.sum()),
                     "lambda": e["lambda"] if defined else None,
                     "beta": e["beta"] * s if defined else None,
-                    "estimate": e["estimate"] * s if defined else None,
-                    "ci_low": low * s if defined else None,
-                    "ci_high": high * s if defined else None,
+                    "estimate": mean * s if defined else None,
+                    "ci_low": low * s if enough else None,
+                    "ci_high": high * s if enough else None,
                     "gain": e["gain"] if defined else None,
+                    "clipped": flag,  # SPEC 16: the estimate lay outside [0, 1]
+                    "too_few": e["n_labeled"] < MIN_LABELLED,  # no interval: the page says so
                 }
             )
     return rows
@@ -469,7 +487,7 @@ def active_section(
     >>> predictions, labels, judge, plan = active._example_frames()
     >>> rows, design, table = active.active_section(predictions, labels, judge, design_frame=plan)
     >>> design["kind"], design["progress"], table.shape
-    ('active', '1 of 2 sampled triplets labelled (completion-rate rule)', (2, 10))
+    ('active', '1 of 2 sampled triplets labelled (completion-rate rule)', (2, 12))
     """
     scores, d = active_scores(
         predictions,
@@ -588,7 +606,8 @@ def active_conclusions(
         ``design`` (as ``active_section``), ``rows`` of the metric (the best estimate first, each with
         ``vs_uniform_ppi``, the measured gain against uniform PPI++) and
         ``pairs`` (``systems``, ``settled``, ``ahead``, ``more_labels``, ``beyond_sample``: more than
-        the sample's unlabelled triplets).
+        the sample's unlabelled triplets); ``sample_labelled``: the whole drawn sample is labelled. No
+        pair is ``settled`` before (SPEC 16: the fixed intervals hold once the sample is labelled).
 
     Examples
     --------
@@ -605,6 +624,7 @@ def active_conclusions(
     rows = [{**r, "vs_uniform_ppi": measured.get(r["system"])} for r in rows if r["metric"] == metric]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     left = design["n_sampled"] - design["n_labeled"]
+    complete = left <= 0  # SPEC 16: no "settled" before the whole drawn sample is labelled
     pairs = []
     for i, a in enumerate(rows):
         for b in rows[i + 1 :]:
@@ -612,10 +632,10 @@ def active_conclusions(
             pairs.append(
                 {
                     "systems": [a["system"], b["system"]],
-                    "settled": more == 0,
-                    "ahead": a["system"] if more == 0 else None,
+                    "settled": complete and more == 0,
+                    "ahead": a["system"] if complete and more == 0 else None,
                     "more_labels": more,
                     "beyond_sample": more is not None and more > left,
                 }
             )
-    return {"design": design, "rows": rows, "pairs": pairs}
+    return {"design": design, "rows": rows, "pairs": pairs, "sample_labelled": complete}

@@ -28,6 +28,7 @@ from scipy import stats as sps
 
 from annotation.labels import CORRECT, LABEL_RANKS, LABEL_SCORES, LABEL_VALUES
 from evaluation.science import agreement, human, metric_registry
+from evaluation.science.bounds import clipped, floored
 
 Z95 = 1.96
 # The estimands: the human metrics of SPEC 3, on their report scale (``metric_registry``: Hcorrect in %).
@@ -45,13 +46,14 @@ ROW_KEYS = (
     "classical_ci_low",
     "classical_ci_high",
     "gain",
+    "clipped",  # SPEC 16: the estimate lay outside [0, 1] and was clipped
+    "too_few",  # SPEC 16: fewer than two human labels, no interval
     # SPEC 16: the confidence sequences (``evaluation.science.anytime``), merged in by the report
     "cs_estimate",
     "cs_low",
     "cs_high",
     "classical_cs_low",
     "classical_cs_high",
-    "n_plan",
     "alpha_split",
 )
 GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
@@ -233,7 +235,7 @@ def estimate(h, f, f_unlabeled) -> dict:
     }
     if n < 2:
         return out
-    out["classical_variance"] = float(h.var(ddof=1) / n)
+    out["classical_variance"] = float(floored(h.var(ddof=1), n, remaining=nu) / n)
     if nu < 2:
         return out
     f_all = np.concatenate([f, fu])
@@ -243,7 +245,7 @@ def estimate(h, f, f_unlabeled) -> dict:
         cov = np.cov(h, f, ddof=1)[0, 1]
         lam = float(np.clip(cov / ((1 + n / nu) * var_all), 0.0, 1.0))
     theta = float((h - lam * f).mean() + lam * fu.mean())
-    variance = float((h - lam * f).var(ddof=1) / n + lam**2 * fu.var(ddof=1) / nu)
+    variance = float(floored((h - lam * f).var(ddof=1), n, remaining=nu) / n + lam**2 * fu.var(ddof=1) / nu)
     out.update({"lambda": lam, "estimate": theta, "variance": variance})
     if variance > 0:
         out["gain"] = out["classical_variance"] / variance
@@ -310,7 +312,9 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     """The ``ppi`` rows of ``report.json``: per system and metric, over the predictions judged.
 
     When only the classical estimate exists, ``estimate`` and its interval repeat the classical
-    ones and ``lambda`` and ``gain`` are null.
+    ones and ``lambda`` and ``gain`` are null. SPEC 16: each variance is floored (``floored``) while
+    predictions remain unlabelled, estimates and bounds are clipped to [0, 1] (``clipped`` says when
+    the estimate was), and ``too_few`` marks a row of fewer than two labels (no interval).
 
     Parameters
     ----------
@@ -323,7 +327,7 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     -------
     list of dict
         Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %. The confidence sequences' keys of SPEC 16
-        (``cs_*``, ``n_plan``, ``alpha_split``) are None here: the report fills them
+        (``cs_*``, ``alpha_split``) are None here: the report fills them
         (``evaluation.science.anytime.sequence_rows``).
 
     Examples
@@ -352,11 +356,11 @@ def _row(system, metric, e) -> dict:
     def scaled(v):
         return None if v is None else v * s
 
-    c_low, c_high = interval(e["classical"], e["classical_variance"])
+    c_mean, c_low, c_high, _c_flag = clipped(e["classical"], *interval(e["classical"], e["classical_variance"]))
     if e["estimate"] is None:
-        mean, low, high = e["classical"], c_low, c_high
+        mean, low, high, flag = c_mean, c_low, c_high, False
     else:
-        mean, (low, high) = e["estimate"], interval(e["estimate"], e["variance"])
+        mean, low, high, flag = clipped(e["estimate"], *interval(e["estimate"], e["variance"]))
     return {
         "system": system,
         "metric": metric,
@@ -366,11 +370,13 @@ def _row(system, metric, e) -> dict:
         "estimate": scaled(mean),
         "ci_low": scaled(low),
         "ci_high": scaled(high),
-        "classical": scaled(e["classical"]),
+        "classical": scaled(c_mean),
         "classical_ci_low": scaled(c_low),
         "classical_ci_high": scaled(c_high),
         "gain": e["gain"],
-        **dict.fromkeys(ROW_KEYS[ROW_KEYS.index("gain") + 1 :]),
+        "clipped": flag,
+        "too_few": e["n"] < 2,
+        **dict.fromkeys(ROW_KEYS[ROW_KEYS.index("too_few") + 1 :]),
     }
 
 
@@ -694,7 +700,7 @@ def conclusions(
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> result = ppi.conclusions(predictions, labels, judge, half_width=0.1)
     >>> [(r["system"], r["estimate"], r["needed"]) for r in result["rows"]]
-    [('b', 0.75, 47), ('a', 0.5, 191)]
+    [('b', 0.75, 84), ('a', 0.5, 191)]
     """
     if metric not in metric_registry.human_keys():
         raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")

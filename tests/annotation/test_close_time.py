@@ -16,12 +16,10 @@ from bench.kit.crowd import build_study
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_closed_at_is_when_the_study_really_closes(tmp_path, monkeypatch):
+def test_closed_at_is_when_the_study_really_closes(tmp_path):
     if connection.vendor != "postgresql":
         pytest.skip("two transactions at once in threads: PostgreSQL (SQLite's in-memory test database locks)")
     study = build_study(tmp_path, n_questions=8, k=1, slots_per_fold=4, close_when="ranking")
-    monkeypatch.setitem(studies._CLOSE_CHECK, "check", lambda s: "ranking settled (test)")
-    monkeypatch.setattr(studies, "_LAST_CHECK", {})
     locked, released = threading.Event(), {}
 
     def arrival_holding_the_lock():
@@ -36,6 +34,7 @@ def test_closed_at_is_when_the_study_really_closes(tmp_path, monkeypatch):
     arrival.start()
     locked.wait(10)
     asked = timezone.now()
+    assert studies.close(Study.objects.get(pk=study.pk), "ranking settled (test)")  # the background job's call
     assert studies.closed_by_itself(Study.objects.get(pk=study.pk))
     arrival.join()
     closed = Study.objects.get(pk=study.pk)

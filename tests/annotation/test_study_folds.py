@@ -27,6 +27,7 @@ def form_data(study, **changes):
         "idle_minutes": study.idle_minutes,
         "completion_code": study.completion_code,
         "completion_url": study.completion_url,
+        "tie_margin": study.tie_margin,  # SPEC 16 (issue 40): prefilled with 0.02 on the form
         "open": "on",
         # SPEC 18: what withdrawal and "returned" do, how long panel ids are kept
         "withdraw_mode": study.withdraw_mode,

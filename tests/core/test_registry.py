@@ -63,7 +63,7 @@ def test_override_adds_or_replaces_for_the_block_and_restores_even_on_error():
 
 
 def test_every_registry_has_the_one_shape():
-    from annotation import fold_designs, fold_kinds, human_metrics, studies
+    from annotation import fold_designs, fold_kinds, human_metrics, screening, studies
     from core import i18n, job_kinds, languages, pages
     from evaluation.science import metric_registry
     from frames import human_checks
@@ -76,14 +76,20 @@ def test_every_registry_has_the_one_shape():
         fold_kinds.KINDS,
         fold_designs.DESIGNS,
         human_metrics.VALUES,
-        studies.CLOSE_CHECKS,
+        studies.LABELS_ARRIVED,
+        screening.FIGURES,
         human_checks.KINDS,
         metric_registry.METRICS,
         backends.REGISTRY,
         i18n.FALLBACKS,
     ]
     assert all(isinstance(r, Registry) for r in registries)
-    assert "active" in fold_designs.DESIGNS and "check" in studies.CLOSE_CHECKS and "hscore" in human_metrics.VALUES
+    assert (
+        "active" in fold_designs.DESIGNS
+        and "refresh" in studies.LABELS_ARRIVED
+        and "study" in screening.FIGURES
+        and "hscore" in human_metrics.VALUES
+    )
 
 
 @pytest.mark.django_db

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from annotation import design
-from evaluation.science import active
+from evaluation.science import active, bounds
 
 
 def test_pilot_and_main_budgets_make_the_chances_sum_to_b():
@@ -304,3 +304,48 @@ def test_design_examples_run():
 
     result = doctest.testmod(design, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_fixed_intervals_never_claim_zero_width_or_an_impossible_score():
+    """SPEC 16 (amended) on SPEC 12's estimate: one labelled item says "too few" instead of [1, 1]; 40
+    labelled items all correct get a floored width; N = 2 clips an impossible estimate and flags it; a
+    near-singular S falls back (condition number above 1e6) instead of printing lambda = -9,873."""
+    one = active.active_rows(_rows_frame(h=[1.0] + [np.nan] * 9, xi=[True] + [False] * 9))
+    assert all(r["too_few"] and r["ci_low"] is None and r["estimate"] is not None for r in one)
+    forty = active.active_rows(_rows_frame(h=[1.0] * 40 + [np.nan] * 60, xi=[True] * 40 + [False] * 60))
+    hscore = forty[0]
+    assert not hscore["too_few"] and hscore["ci_high"] - hscore["ci_low"] >= 2 * 1.96 / 41 - 1e-12
+    # N = 2: weights and control variates give an impossible Hscore (5.0 [5.0, 5.0]): clipped, flagged
+    two = active.estimate([0.0, 1.0], [0.5, 0.0], xi=[True, True], pi=[0.2, 0.2])
+    mean, _low, _high, flag = bounds.clipped(two["estimate"], *active.interval(two))
+    assert two["estimate"] > 1 and flag and mean == 1.0
+    rows = active.active_rows(_rows_frame(h=[0.0, 1.0], xi=[True, True], f=[0.5, 0.0], pi=[0.2, 0.2]))
+    assert rows[0]["estimate"] == 1.0 and rows[0]["clipped"] and not rows[0]["too_few"]
+    # a near-singular S: a and c almost collinear (f nearly constant)
+    rng = np.random.default_rng(4)
+    n = 400
+    f = 0.5 + 1e-4 * rng.standard_normal(n)
+    xi = rng.random(n) < 0.3
+    e = active.estimate(np.where(xi, rng.choice([0.0, 1.0], n), np.nan), f, xi=xi, pi=np.full(n, 0.3))
+    assert e["beta"] == 0.0 and abs(e["lambda"]) < 1e3  # c dropped: no lambda in the thousands
+
+
+def _rows_frame(*, h, xi, f=None, pi=None):
+    import pandas as pd
+
+    n = len(h)
+    f = f if f is not None else [0.9] * n
+    h = np.asarray(h, dtype=float)
+    return pd.DataFrame(
+        {
+            "system": "s",
+            "tkey": [f"t{i}" for i in range(n)],
+            "h_hscore": h,
+            "h_hcorrect": np.where(np.isnan(h), np.nan, h == 1.0),
+            "f_hscore": f,
+            "f_hcorrect": f,
+            "xi": xi,
+            "pi": pi if pi is not None else [0.4] * n,
+            "sampled": xi,
+        }
+    )

@@ -24,6 +24,8 @@ PURE = (
     "science.ppi",
     "science.active",
     "science.anytime",
+    "science.betting",
+    "science.bounds",
     "render.estimates",
     "render.page",
     "files",

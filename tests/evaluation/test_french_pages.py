@@ -86,7 +86,10 @@ def test_report_files_are_the_same_bytes_in_french(client, world):  # noqa: F811
 
 
 def test_live_conclusions_in_french(client, world):  # noqa: F811
+    from evaluation.live_state import refresh
+
     client.force_login(world["users"]["researcher"])
+    refresh(world["corpus"].pk)  # the background job stored the sequences (SPEC 16: no request computes them)
     path = reverse("conclusions") + f"?corpus={world['corpus'].name}"
     assert_french(
         client,

@@ -92,6 +92,10 @@ def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
     assert data["active_design"]["progress"] == "14 of 14 sampled triplets labelled"
     assert any(n.startswith("active estimates (active design)") for n in data["notes"])
     assert (tmp_path / "out" / "table_active.tex").exists() and (tmp_path / "out" / "active.csv").exists()
+    # SPEC 16: labels drawn with unequal chances are not a uniform sample: no confidence sequence
+    assert data["live"] is None or (data["live"]["active_design"] and data["live"]["rows"] == [])
+    assert all(r["cs_low"] is None and r["classical_cs_high"] is None for r in data["ppi"])
+    assert any(n.startswith("confidence sequences: none with an active design") for n in data["notes"])
 
 
 def test_offline_report_without_probabilities_says_uniform(tmp_path):
@@ -261,7 +265,8 @@ def test_live_page_shows_the_active_design_and_labels_to_settle(tmp_path, make_u
     assert act["judge"] == "j" and act["design"]["n_labeled"] == k
     assert {r["system"] for r in act["rows"]} == {"sys", "reference"}
     (pair,) = act["pairs"]
-    assert pair["settled"] or pair["more_labels"] is None or pair["more_labels"] > 0
+    # SPEC 16 (amended): no pair is called settled before the whole drawn sample is labelled
+    assert not pair["settled"] and not act["sample_labelled"] and 'data-sample-labelled="no"' in html
     # the rest of the pilot labelled: the main sample opens; a pilot this small falls back to uniform and says why
     for tid in sampled[len(sampled) // 2 :]:
         t = Triplet.objects.get(pk=tid)

@@ -88,13 +88,16 @@ def ppi_row(data, metric="hscore", system="sys"):
 
 
 def by_hand(h, f, fu):
-    """SPEC 10, written out again (independent of evaluation.science.ppi)."""
+    """SPEC 10, written out again (independent of evaluation.science.ppi), with SPEC 16's floor: each
+    sample variance at least n / (n + 1)^2 while predictions remain unlabelled, the estimate in [0, 1]."""
     h, f, fu = (np.array(a, dtype=float) for a in (h, f, fu))
     n, nu = len(h), len(fu)
     lam = min(1.0, max(0.0, np.cov(h, f, ddof=1)[0, 1] / ((1 + n / nu) * np.concatenate([f, fu]).var(ddof=1))))
     theta = (h - lam * f).mean() + lam * fu.mean()
-    var = (h - lam * f).var(ddof=1) / n + lam**2 * fu.var(ddof=1) / nu
-    return lam, theta, theta - 1.96 * np.sqrt(var), theta + 1.96 * np.sqrt(var), (h.var(ddof=1) / n) / var
+    floor = n / (n + 1) ** 2
+    var = max((h - lam * f).var(ddof=1), floor) / n + lam**2 * fu.var(ddof=1) / nu
+    gain = (max(h.var(ddof=1), floor) / n) / var
+    return lam, min(max(theta, 0.0), 1.0), theta - 1.96 * np.sqrt(var), theta + 1.96 * np.sqrt(var), gain
 
 
 # --- 1. the judge chosen on the form and in the API --------------------------------------------

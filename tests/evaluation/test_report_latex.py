@@ -37,7 +37,7 @@ IN_APP_OPTIONS = {
     "include_excluded": False,  # no crowd study here: the choice is still recorded (test_crowd_report sets it)
     "human_aggregate": "majority",
     "significance": "holm",
-    "n_plan": 150,
+    "tie_margin": 0.05,
 }
 
 
