@@ -53,7 +53,7 @@ def test_the_rule(screened):
 
 def test_the_report_and_its_ppi_rows(screened):
     _q, _p, labels = database.report_inputs(screened["corpus"])
-    assert list(labels["annotator"]) == [screened["good"].username]
+    assert list(labels["label"]) == ["incorrect"]  # the good participant's one label (named A01: SPEC 18)
     _q, _p, labels = database.report_inputs(screened["corpus"], include_excluded=True)
     assert len(labels) == 5
 
@@ -70,12 +70,13 @@ def test_the_live_page_its_api_and_the_close_rule(screened, client, make_user):
     assert 0 < sum(labelled.values()) == first.count(), labelled
     page = client.get("/research/conclusions/", {"corpus": corpus.name})
     assert page.status_code == 200
-    # the close rule reads the same labels
-    from evaluation import live
+    # the background job of the sequences and the close rule reads the same labels
+    from evaluation import live_state
 
-    with mock.patch.object(live.anytime, "live_conclusions", return_value={"stop": False}) as rule:
-        assert live.study_close_reason(screened["study"]) is None
-    assert list(rule.call_args.args[1]["annotator"]) == [screened["good"].pk]
+    with mock.patch.object(live_state, "close_reason", return_value=None) as rule:
+        stored = live_state.refresh(corpus.pk)
+    assert {r["n_labels"] for r in stored.values()} == {1}
+    assert rule.call_args is None or rule.call_args.args[1]["n_labels"] == 1
 
 
 def test_the_active_estimates(screened):
