@@ -25,5 +25,18 @@ def _open_main(corpus, meta):
     return open_main(corpus, meta)
 
 
+def _judges(corpus):
+    from django.db.models import Count
+
+    from models_runner.models import Judge
+
+    rows = (
+        Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
+        .annotate(n=Count("labels"))
+        .order_by("-n", "name")
+    )
+    return [j.name for j in rows]
+
+
 def register_design():
-    register("active", Design(plan=_plan, late=_late, open_main=_open_main, errors=(DesignError,)))
+    register("active", Design(plan=_plan, late=_late, open_main=_open_main, errors=(DesignError,), judges=_judges))

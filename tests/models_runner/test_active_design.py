@@ -201,10 +201,16 @@ def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client
     client.force_login(admin)
     url = reverse("fold-action", args=[corpus.pk])
     base = {"action": "build", "k": 2, "seed": 3, "policy": "by_question", "overlap": 0}
-    page = client.post(url, {**base, "design": "active", "budget": "30"}, follow=True).content.decode()
-    assert "needs a budget and a judge" in page and not FoldItem.objects.exists()
-    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "ghost"}, follow=True)
-    assert "no judge named" in page.content.decode() and not FoldItem.objects.exists()
+    page = client.post(url, {**base, "design": "active", "budget": "30"})
+    assert page.status_code == 400 and not FoldItem.objects.exists()  # issue 45: the page keeps what was typed
+    assert "needs a judge with labels in this corpus" in page.content.decode()
+    assert 'name="budget" value="30"' in page.content.decode()
+    assert '<option value="j">j</option>' in page.content.decode()  # the judge is chosen from a list
+    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "ghost"})
+    assert "Select a valid choice" in page.content.decode() and not FoldItem.objects.exists()
+    page = client.post(url, {**base, "design": "active", "budget": "2,5", "judge": "j"}, HTTP_ACCEPT_LANGUAGE="fr")
+    assert page.status_code == 400 and not FoldItem.objects.exists()
+    assert "un nombre entier" in page.content.decode() and 'value="2,5"' in page.content.decode()
     page = client.post(url, {**base, "design": "active", "budget": "60", "judge": "j"}, follow=True).content.decode()
     drawn = Triplet.objects.filter(question__corpus=corpus, design_sampled=True).count()
     assert f"from a pilot of {drawn} drawn triplets (active design)" in page
