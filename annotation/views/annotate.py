@@ -12,10 +12,11 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
+from django.http import HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 
 from annotation import annotating, judgements, reviewing, studies
@@ -37,11 +38,6 @@ def _choices(language):
             tuple((key, value, str(title)) for key, value, title in BUTTONS),
             tuple((value, str(title)) for value, title in FLAG_REASONS),
         )
-
-
-def conflict_response(conflict):
-    """409 for a submission id reused with other values (a change is never dropped silently)."""
-    return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
 def _item_context(request, assignment, item, *, notice=None, review=False):
@@ -99,7 +95,10 @@ def fold_view(*methods):
                 if participant is None:
                     raise
                 return study.page_for(request, participant)  # the slot is gone: their study page says why
-            return view(request, assignment, *args, **kwargs)
+            response = view(request, assignment, *args, **kwargs)
+            if request.method == "GET":  # Back must ask the server again: never a stale item (issue 45)
+                add_never_cache_headers(response)
+            return response
 
         return wrapped
 
@@ -175,8 +174,8 @@ def judge(request, assignment):
             submission_id=request.POST.get("submission_id"),
             revisit=request.POST.get("revisit") == "1",
         )
-    except judgements.SubmissionConflict as conflict:
-        return conflict_response(conflict)
+    except judgements.SubmissionConflict:
+        return judgements.conflict_response()
     if participant is not None and studies.after_judgement(
         participant, item, done=assignment.done, total=assignment.total
     ):
