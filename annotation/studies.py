@@ -36,7 +36,7 @@ from django.utils.translation import gettext as _
 from annotation import crowd, study_sql
 from annotation.assignments import fold_triplet_sets
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
-from core import roles
+from core import job_kinds, roles
 from core.errors import UserFacingError
 
 SESSION_KEY = "study_participant"  # the session of a participant's browser holds their Participant id
@@ -49,6 +49,17 @@ def register_close_check(check):
     """Register ``check(study) -> str | None``: why ``study`` should close by itself now (its rule
     ``close_when`` being met), or None. The evaluation app registers it from ``AppConfig.ready``."""
     _CLOSE_CHECK["check"] = check
+
+
+def register_live_page(url_of):
+    """Register ``url_of(study) -> str``: the live conclusions of the study's corpus with its rule and
+    target (the evaluation app's page; annotation links to it without importing evaluation)."""
+    _CLOSE_CHECK["live_page"] = url_of
+
+
+def live_page(study):
+    """The URL of the study's live conclusions, or None when no app registered the page."""
+    return _CLOSE_CHECK["live_page"](study) if "live_page" in _CLOSE_CHECK else None
 
 
 def _check_due(study):
@@ -92,6 +103,58 @@ def closed_by_itself(study, *, check=True, now=None):
     else:
         study.refresh_from_db()
     return study.closed_at is not None and not study.open
+
+
+class CannotReopen(UserFacingError, ValueError):
+    """A study that closed by itself and would close again at once, or nothing was changed."""
+
+
+def reopen(study, *, close_when, close_width, slots_per_fold):
+    """Reopen ``study``, closed by itself, with what the admin changed (its close rule, its target,
+    its slots); refused (``CannotReopen``, nothing changed) when nothing changed or when the rule, asked
+    now on the current labels, would close it again at once (issue 45: a participant labelled one item,
+    got the code, and the study closed again)."""
+    changed = (close_when, close_width, slots_per_fold) != (study.close_when, study.close_width, study.slots_per_fold)
+    if study.closed_at is not None and not changed:
+        raise CannotReopen(_("it closed by itself: change its close rule, its target or its slots to reopen it"))
+    candidate = Study(
+        pk=study.pk,
+        corpus_id=study.corpus_id,
+        close_when=close_when,
+        close_width=close_width,
+        slots_per_fold=slots_per_fold,
+    )
+    reason = _CLOSE_CHECK["check"](candidate) if close_when and "check" in _CLOSE_CHECK else None
+    if reason:
+        raise CannotReopen(
+            _("it would close again at once (%(reason)s): choose another rule or target")
+            % {"reason": job_kinds.message_text(reason)}
+        )
+    Study.objects.filter(pk=study.pk).update(
+        open=True,
+        closed_at=None,
+        closed_reason="",
+        close_when=close_when,
+        close_width=close_width,
+        slots_per_fold=slots_per_fold,
+    )
+    _LAST_CHECK.pop(study.pk, None)
+    study.refresh_from_db()
+    return study
+
+
+def ended_early(study, participant, *, items_done=None, fold_size=None):
+    """Whether ``participant`` (completed) was cut short by the study closing by itself: they ended at
+    or after the close, with their fold not finished."""
+    if participant.status != Participant.COMPLETED or study.closed_at is None or participant.ended_at is None:
+        return False
+    if participant.ended_at < study.closed_at:
+        return False
+    if items_done is None:
+        items_done = Label.objects.filter(annotator_id=participant.user_id, fold_id=participant.fold_id).count()
+    if fold_size is None:
+        fold_size = Fold.objects.get(pk=participant.fold_id).items.count() if participant.fold_id else 0
+    return items_done < fold_size
 
 
 class StudyClosed(LookupError):

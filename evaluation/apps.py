@@ -29,13 +29,27 @@ class EvaluationConfig(AppConfig):
     def ready(self):
         from annotation import human_metrics, studies
         from core import next_steps
-        from evaluation import kinds
+        from evaluation import kinds, live_words
         from evaluation.archive.store import register_job_files
 
         human_metrics.set_loader(_load_metric_registry)
         # SPEC 16: a crowd study may close by itself once the live conclusions are settled; annotation
         # asks this check without importing evaluation (layering).
         studies.register_close_check(_study_close_reason)
+        studies.register_live_page(_study_live_page)  # the study page links to the live conclusions
         register_job_files("report", report_folder)  # study archives carry the report files
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
         kinds.register_job_kinds()
+        live_words.register()  # the live page's and the close rule's sentences in the reader's language
+
+
+def _study_live_page(study):
+    """The live conclusions of ``study``'s corpus, with the study's close rule and target."""
+    from urllib.parse import urlencode
+
+    from django.urls import reverse
+
+    query = {"corpus": study.corpus.name, "stop_when": study.close_when or "ranking"}
+    if study.close_width:
+        query["half_width"] = study.close_width
+    return f"{reverse('conclusions')}?{urlencode(query)}"

@@ -141,6 +141,7 @@ def _go_on(request, participant):
         participant.status,
         participant=participant,
         completion_link=crowd.completion_link(study.completion_url, study.completion_code),
+        ended_early=studies.ended_early(study, participant),
     )
 
 
