@@ -19,7 +19,7 @@ from django.utils import translation
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 
-from annotation import annotating, judgements, reviewing, studies
+from annotation import annotating, fold_store, judgements, reviewing, studies
 from annotation.label_titles import LABEL_TITLES
 from annotation.labels import LABEL_KEYS, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
@@ -59,11 +59,18 @@ def _item_context(request, assignment, item, *, notice=None, review=False):
         "label_words": LABEL_TITLES.get(label.value) if label is not None and label.value else None,
         "flag_reasons": flag_reasons,
         "review": review,
+        # an active design's pilot labelled, its main sample not drawn yet: more items come to this fold
+        "more_coming": item is None and not review and _main_sample_pending(fold),
         "review_next": reviewing.labelled_after(fold, request.user, item.position) if review and item else None,
         "guidelines_news": news,
         # the guidelines panel beside #work is refreshed with the news (htmx out-of-band swap)
         "guidelines_now": fold.corpus.guidelines if news and request.htmx else None,
     }
+
+
+def _main_sample_pending(fold):
+    meta = fold_store.fold_design(fold.corpus) if fold.kind == fold.KIND_TRIPLET else None
+    return bool(meta and "p1" in meta and not meta.get("main_open"))
 
 
 def _render_item(request, assignment, item, *, notice=None, status=200, review=False):

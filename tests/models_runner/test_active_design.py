@@ -265,3 +265,31 @@ def test_late_triplets_after_the_main_sample_follow_the_fitted_model(big_corpus,
         FoldItem.objects.filter(fold__corpus=big_corpus, triplet__in=new).values_list("triplet_id", flat=True)
     )
     assert in_folds == drawn
+
+
+def test_the_end_of_a_pilot_fold_tells_the_annotator_more_items_follow(big_corpus, make_user, client):
+    """Issue 45, point 4: "Fold finished ... Thank you!" after the pilot, then 189 more items landed in
+    the same fold; the page now says that more items follow until the main sample is drawn."""
+    from annotation import annotating
+    from annotation.models import Assignment, Fold
+
+    call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
+    ann = make_user("ann", "annotator")
+    folds = list(Fold.objects.filter(corpus=big_corpus, kind=Fold.KIND_TRIPLET).order_by("index"))
+    for fold in folds:
+        Assignment.objects.create(fold=fold, annotator=ann)
+    client.force_login(ann)
+    for n, fold in enumerate(folds):
+        assignment = annotating.open_fold(ann, fold.pk)
+        item = annotating.next_item(fold, ann.pk)
+        while item is not None:
+            _, _, item = annotating.judge(assignment, item, value="correct")
+        page = client.get(f"/annotate/{fold.pk}/?start=1").content.decode()
+        if n < len(folds) - 1:  # the pilot is not labelled everywhere yet: more items will come here
+            assert 'id="more-coming"' in page and "Pilot finished: more items will follow" in page
+            assert "Thank you!" not in page
+            french = client.get(f"/annotate/{fold.pk}/?start=1", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+            assert "Pilote terminé : d’autres éléments vont suivre" in french
+    assert fold_design(big_corpus)["main_open"]
+    page = client.get(f"/annotate/{folds[0].pk}/?start=1").content.decode()
+    assert 'id="more-coming"' not in page  # the main sample is drawn: its items, or the fold is finished
