@@ -60,7 +60,7 @@ class JobAdmin(admin.ModelAdmin):
         "parameters",
         "result",
         "message_text",
-        "error",
+        "error_text",
         "celery_task_id",
         "worker",
         "attempts",
@@ -70,7 +70,7 @@ class JobAdmin(admin.ModelAdmin):
         "heartbeat_at",
         "finished_at",
     ]
-    exclude = ["kind", "message", "params", "progress_done", "progress_total", "cancel_requested", "resumable"]
+    exclude = ["kind", "message", "error", "params", "progress_done", "progress_total", "cancel_requested", "resumable"]
     actions = ["cancel"]
 
     @admin.display(description=_("kind"), ordering="kind")
@@ -111,7 +111,12 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("error"))
     def error_in_list(self, obj):
-        return obj.error_summary
+        return job_kinds.message_text(obj.error_summary)
+
+    @admin.display(description=_("error"))
+    def error_text(self, obj):
+        """The error; a known message (a user error, one line) in the reader's language."""
+        return linebreaksbr(job_kinds.message_text(obj.error)) if obj.error else self.get_empty_value_display()
 
     def has_change_permission(self, request, obj=None):
         return False  # jobs are written by workers only: rows are read-only, cancel is an action
