@@ -39,6 +39,10 @@ class EvaluationConfig(AppConfig):
         studies.register_live_page(_study_live_page)  # the study page links to the live conclusions
         register_job_files("report", report_folder)  # study archives carry the report files
         next_steps.register("report", next_steps.job_page("report-detail", _("Open the report")))
+        # a judge run's labels: the live conclusions of its corpus use them (issue 45: no dead end)
+        next_steps.register(
+            "judge", next_steps.corpus_page("conclusions", _("See the live conclusions with this judge"))
+        )
         kinds.register_job_kinds()
         live_words.register()  # the live page's and the close rule's sentences in the reader's language
 

@@ -9,12 +9,12 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation import fold_designs, fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
-from annotation.fold_store import FoldError, create_folds, fold_design, pilot_progress
+from annotation.fold_store import FoldError, create_folds, extend_folds, fold_design, pilot_progress
 from annotation.folds import FOLD_POLICIES, FOLD_POLICY_TITLES
 from annotation.models import Assignment, Corpus, Fold, FoldItem, Triplet
 from core import ids
@@ -201,6 +201,9 @@ def fold_action(request, corpus_id):
             return _build(request, corpus)
         if fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
+        elif action == "extend":  # triplets in no fold yet (new predictions) join the folds
+            added = extend_folds(corpus, gettext_noop("extend"))
+            messages.success(request, _("added %(n)d items to the folds") % {"n": added})
         elif action == "interleave_gold":
             added = gold.interleave_gold(corpus)
             messages.success(
