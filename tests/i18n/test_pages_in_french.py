@@ -92,6 +92,8 @@ SAME_IN_FRENCH = {
     "nb",
     "fes",
     "nominal",
+    "Alpha",  # a report parameter (the job page)
+    "Figures",
 }
 HOLE = "\ue000"
 NO_TEXT = {"script", "style", "code", "kbd", "pre", "textarea", "option", "select"}
@@ -368,4 +370,7 @@ def test_a_close_reason_and_a_failed_job_read_in_french(world, client):  # noqa:
     status = client.get(reverse("admin:core_job_status", args=[job.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
     assert "aucune clé d’API : définissez la variable d’environnement OPENAI_API_KEY" in status
     left = untranslated(client, reverse("admin:core_job_change", args=[job.pk]), data)
+    assert [b for b in (left or []) if b not in other_apps_words() | DJANGO_UNTRANSLATED] == []
+    report = Job.objects.filter(kind="report", status="succeeded").first()  # its parameters and result, in words
+    left = untranslated(client, reverse("admin:core_job_change", args=[report.pk]), data)
     assert [b for b in (left or []) if b not in other_apps_words() | DJANGO_UNTRANSLATED] == []
