@@ -70,9 +70,9 @@ class BuildFoldsForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("design") == "active":
-            if not data.get("budget"):
+            if not data.get("budget") and "budget" not in self.errors:  # a budget typed wrong says why already
                 self.add_error("budget", _("the active design needs a budget"))
-            if not data.get("judge"):
+            if not data.get("judge") and "judge" not in self.errors:
                 self.add_error(
                     "judge",
                     _("the active design needs a judge with labels in this corpus")

@@ -211,6 +211,7 @@ def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client
     page = client.post(url, {**base, "design": "active", "budget": "2,5", "judge": "j"}, HTTP_ACCEPT_LANGUAGE="fr")
     assert page.status_code == 400 and not FoldItem.objects.exists()
     assert "un nombre entier" in page.content.decode() and 'value="2,5"' in page.content.decode()
+    assert "le plan actif demande un budget</li>" not in page.content.decode()  # one error: the one saying why
     page = client.post(url, {**base, "design": "active", "budget": "60", "judge": "j"}, follow=True).content.decode()
     drawn = Triplet.objects.filter(question__corpus=corpus, design_sampled=True).count()
     assert f"from a pilot of {drawn} drawn triplets (active design)" in page
