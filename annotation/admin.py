@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from annotation import formats, models, privacy, screening, studies
 from annotation.label_titles import LABEL_TITLES
 from annotation.labels import CORRECT, INCORRECT
+from core.number_field import NumberField
 from core.uploads import max_upload_size
 
 
@@ -355,6 +356,22 @@ class StudyAdmin(admin.ModelAdmin):
     readonly_fields = ["closed_at", "closed_reason"]
     inlines = [ParticipantInline]
     formfield_overrides = {URLField: {"assume_scheme": "https"}}
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        """The numbers typed in the page's language, comma or point (``core.number_field``)."""
+        bounds = {
+            "close_width": {"min_value": 0, "min_open": True, "max_value": 1, "max_open": True},
+            "min_gold_accuracy": {"min_value": 0, "max_value": 1},
+        }.get(db_field.name)
+        if bounds is None:
+            return super().formfield_for_dbfield(db_field, request, **kwargs)
+        return NumberField(
+            required=False,
+            label=db_field.verbose_name,
+            help_text=db_field.help_text,
+            meaning=_("a share or a half-width on a [0, 1] scale"),
+            **bounds,
+        )
 
     form = StudyForm
 

@@ -37,6 +37,7 @@ class Design:
     late: Callable
     open_main: Callable | None = None
     errors: tuple = ()
+    judges: Callable | None = None  # corpus -> names of the judges it can use, most labels first
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,12 @@ DESIGNS = Registry("fold designs")
 
 def register(name: str, design: Design) -> None:
     DESIGNS.register(name, design)
+
+
+def judge_names(corpus) -> list[str]:
+    """The judges the active design can use on ``corpus`` (the Folds page's list); [] without one."""
+    design = DESIGNS.get("active")
+    return list(design.judges(corpus)) if design and design.judges else []
 
 
 def get(name: str) -> Design:

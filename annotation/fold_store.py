@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from annotation.bulk import ORM_BATCH, insert_rows, update_rows
 from annotation.folds import build_folds, interleave
@@ -137,7 +138,7 @@ def open_main_if_ready(corpus) -> bool:
         for fold in folds:
             fold.params = {**fold.params, "design": meta}
             fold.save(update_fields=["params"])
-        extend_folds(corpus, "main sample")
+        extend_folds(corpus, gettext_noop("main sample"))  # the Folds page shows it translated
     return True
 
 

@@ -32,6 +32,25 @@ class SubmissionConflict(Exception):
     """The submission id was already used for this item with other values: nothing was saved."""
 
 
+def conflict_response():
+    """The pages' 409 for a ``SubmissionConflict`` (a change is never dropped silently), in the page's
+    language; ``X-Submission-Conflict`` tells the annotator page to send the key again with a fresh id
+    (a page restored by Back carried an id an earlier save used: ``static/js/annotate.js``)."""
+    from django.http import HttpResponse
+    from django.utils.translation import gettext
+
+    response = HttpResponse(
+        gettext(
+            "This submission id was already used for another judgement of this item; nothing was saved: "
+            "send the change with a new submission id (reload the page)."
+        ),
+        status=409,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["X-Submission-Conflict"] = "1"
+    return response
+
+
 def clean_seconds(seconds):
     """Time spent on one visit, as sent by the page: a float clamped to [0, 1 hour]."""
     try:

@@ -37,7 +37,7 @@ from annotation import crowd, privacy, screening, study_sql
 from annotation.assignments import fold_triplet_sets
 from annotation.fold_store import fold_design
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
-from core import roles
+from core import job_kinds, roles
 from core.errors import UserFacingError
 from core.registry import Registry
 
@@ -45,6 +45,10 @@ SESSION_KEY = "study_participant"  # the session of a participant's browser hold
 # "refresh": corpus id -> None, registered by evaluation (sends the background job that carries the live
 # sequences forward and asks the close rules; core.registry's shape, by its dotted path)
 LABELS_ARRIVED = Registry("labels arrived")
+# what the evaluation app answers about a study's live conclusions (core.registry's shape, by dotted path):
+# "close_reason": study -> why it would close now on the stored sequences (or None), asked when an admin
+# reopens it; "page": study -> the URL of its live conclusions, which the study page links to
+LIVE = Registry("live conclusions of a study")
 
 
 def labels_arrived(corpus_id):
@@ -52,6 +56,12 @@ def labels_arrived(corpus_id):
     hook = LABELS_ARRIVED.get("refresh")
     if hook is not None:
         hook(corpus_id)
+
+
+def live_page(study):
+    """The URL of the study's live conclusions, or None when no app registered the page."""
+    page = LIVE.get("page")
+    return page(study) if page is not None else None
 
 
 def closed_by_itself(study):
@@ -84,6 +94,60 @@ def close(study, reason):
             Study.objects.filter(pk=study.pk).update(open=False, closed_at=timezone.now(), closed_reason=reason[:300])
     study.refresh_from_db()
     return still_open
+
+
+class CannotReopen(UserFacingError, ValueError):
+    """A study that closed by itself and would close again at once, or nothing was changed."""
+
+
+def reopen(study, *, close_when, close_width, slots_per_fold):
+    """Reopen ``study``, closed by itself, with what the admin changed (its close rule, its target,
+    its slots); refused (``CannotReopen``, nothing changed) when nothing changed or when the rule, asked
+    now on the current labels, would close it again at once (issue 45: a participant labelled one item,
+    got the code, and the study closed again)."""
+    changed = (close_when, close_width, slots_per_fold) != (study.close_when, study.close_width, study.slots_per_fold)
+    if study.closed_at is not None and not changed:
+        raise CannotReopen(_("it closed by itself: change its close rule, its target or its slots to reopen it"))
+    candidate = Study(
+        pk=study.pk,
+        corpus_id=study.corpus_id,
+        close_when=close_when,
+        close_width=close_width,
+        slots_per_fold=slots_per_fold,
+        tie_margin=study.tie_margin,
+    )
+    rule = LIVE.get("close_reason")
+    reason = rule(candidate) if close_when and rule is not None else None
+    if reason:
+        raise CannotReopen(
+            _("it would close again at once (%(reason)s): choose another rule or target")
+            % {"reason": job_kinds.message_text(reason)}
+        )
+    Study.objects.filter(pk=study.pk).update(
+        open=True,
+        closed_at=None,
+        closed_reason="",
+        close_when=close_when,
+        close_width=close_width,
+        slots_per_fold=slots_per_fold,
+        close_checked_at=None,  # the background job asks the new rule at the next labels
+    )
+    study.refresh_from_db()
+    return study
+
+
+def ended_early(study, participant, *, items_done=None, fold_size=None):
+    """Whether ``participant`` (completed) was cut short by the study closing by itself: they ended at
+    or after the close, with their fold not finished."""
+    if participant.status != Participant.COMPLETED or study.closed_at is None or participant.ended_at is None:
+        return False
+    if participant.ended_at < study.closed_at:
+        return False
+    if items_done is None:
+        items_done = Label.objects.filter(annotator_id=participant.user_id, fold_id=participant.fold_id).count()
+    if fold_size is None:
+        fold_size = Fold.objects.get(pk=participant.fold_id).items.count() if participant.fold_id else 0
+    return items_done < fold_size
 
 
 class StudyClosed(LookupError):

@@ -11,6 +11,7 @@ from django.http import HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, render
 from django.template.defaultfilters import linebreaksbr
 from django.urls import path
+from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -21,7 +22,10 @@ from core.runner import request_cancel
 from core.widgets import progress_bar
 
 # The job page's fields that change while a job runs: the status panel's poll updates them with the heading.
-LIVE_FIELDS = ("status", "progress", "message_text", "worker", "attempts", "started_at", "heartbeat_at", "finished_at")
+LIVE_FIELDS = (
+    *("status", "progress", "message_text", "worker_name"),
+    *("attempts", "started_at", "heartbeat_at", "finished_at"),
+)
 
 
 class KindFilter(admin.SimpleListFilter):
@@ -58,11 +62,11 @@ class JobAdmin(admin.ModelAdmin):
         "status",
         "progress",
         "parameters",
-        "result",
+        "result_words",
         "message_text",
-        "error",
-        "celery_task_id",
-        "worker",
+        "error_text",
+        "task_id",
+        "worker_name",
         "attempts",
         "created_by",
         "created_at",
@@ -70,7 +74,10 @@ class JobAdmin(admin.ModelAdmin):
         "heartbeat_at",
         "finished_at",
     ]
-    exclude = ["kind", "message", "params", "progress_done", "progress_total", "cancel_requested", "resumable"]
+    exclude = [
+        *("kind", "message", "error", "params", "result", "task_name", "task_options", "progress_done"),
+        *("progress_total", "cancel_requested", "resumable", "celery_task_id", "worker"),
+    ]
     actions = ["cancel"]
 
     @admin.display(description=_("kind"), ordering="kind")
@@ -87,8 +94,22 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("params"))
     def parameters(self, obj):
-        """The job's parameters with every server path reduced to its file name (the upload's name)."""
-        return json.dumps(obj.public_params, ensure_ascii=False, sort_keys=True)
+        """The job's parameters, each key in words (``core.job_kinds.result_title``), every server path
+        reduced to its file name (the upload's name)."""
+        return words_list(obj.public_params)
+
+    @admin.display(description=_("worker"))
+    def worker_name(self, obj):
+        return format_html("<code>{}</code>", obj.worker) if obj.worker else "–"
+
+    @admin.display(description=_("celery task id"))
+    def task_id(self, obj):
+        return format_html("<code>{}</code>", obj.celery_task_id) if obj.celery_task_id else "–"
+
+    @admin.display(description=_("result"))
+    def result_words(self, obj):
+        """The job's result, each key in words."""
+        return words_list(obj.result if isinstance(obj.result, dict) else {"result": obj.result})
 
     def live_fields(self, job):
         """(field name, HTML) of the fields below the status panel that change while the job runs,
@@ -97,6 +118,9 @@ class JobAdmin(admin.ModelAdmin):
         for name in LIVE_FIELDS:
             if name == "progress":
                 rows.append((name, self.progress(job)))
+                continue
+            if name == "worker_name":
+                rows.append((name, self.worker_name(job)))
                 continue
             if name == "message_text":  # the message in the reader's language (core.job_kinds)
                 rows.append((name, linebreaksbr(job.message_text)))
@@ -111,7 +135,12 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("error"))
     def error_in_list(self, obj):
-        return obj.error_summary
+        return job_kinds.message_text(obj.error_summary)
+
+    @admin.display(description=_("error"))
+    def error_text(self, obj):
+        """The error; a known message (a user error, one line) in the reader's language."""
+        return linebreaksbr(job_kinds.message_text(obj.error)) if obj.error else self.get_empty_value_display()
 
     def has_change_permission(self, request, obj=None):
         return False  # jobs are written by workers only: rows are read-only, cancel is an action
@@ -169,6 +198,33 @@ def next_step(job):
     if job.status != Job.SUCCEEDED:
         return None
     return next_steps.of(job)
+
+
+def words_list(data):
+    """A job's parameters or result as a list of "key in words: value" (nested values as JSON)."""
+    from django.utils.html import format_html_join
+
+    def shown(value):
+        if isinstance(value, bool):
+            return _("yes") if value else _("no")
+        if isinstance(value, (dict, list)):
+            return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return "–" if value in (None, "") else value
+
+    rows = sorted((str(job_kinds.result_title(k)), shown(v)) for k, v in (data or {}).items())
+    if not rows:
+        return "–"
+    cells = [
+        (
+            key,
+            format_html("{}", v)
+            if isinstance(v, str) and v in (_("yes"), _("no"))
+            else format_html("<code>{}</code>", v),
+        )
+        for key, v in rows
+    ]
+    # values are the job's data as stored (names, files, notes in English): shown as code
+    return format_html('<dl class="job-words">{}</dl>', format_html_join("", "<dt>{}</dt><dd>{}</dd>", cells))
 
 
 def status_context(job):

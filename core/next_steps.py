@@ -5,7 +5,7 @@ jobs the apps above it run nor their pages: each app gives the kinds it register
 ``core.job_kinds`` their step (``next_step=``, made with the helpers below), and the job page asks
 :func:`of`.
 
->>> from core import job_kinds
+>>> from core import job_kinds, pages
 >>> step = lambda job: ("Open the report", f"/research/reports/{job.pk}/")
 >>> class Job:
 ...     kind, pk = "toy_report", 7
@@ -22,7 +22,7 @@ from __future__ import annotations
 from django.urls import NoReverseMatch, reverse
 from django.utils.http import urlencode
 
-from core import job_kinds
+from core import job_kinds, pages
 
 
 def of(job):
@@ -48,10 +48,22 @@ def job_page(url_name, text):
 
 def corpus_page(url_name, text):
     """A step to the page ``url_name`` for the job's corpus (``?corpus=`` from its params or result)."""
+    return _for_corpus(lambda: reverse(url_name), text)
 
+
+def registered_corpus_page(name, text):
+    """A step to the page an upper app registered in ``core.pages`` as ``name``, for the job's corpus: a
+    lower app's kind of job leads to an upper app's page without naming it (no step when it is not
+    registered)."""
+    return _for_corpus(lambda: pages.url(name), text)
+
+
+def _for_corpus(address, text):
     def step(job):
+        url = address()
+        if url is None:
+            return None
         corpus = job.params.get("corpus") or job.result.get("corpus")
-        url = reverse(url_name)
         return text, f"{url}?{urlencode({'corpus': corpus})}" if corpus else url
 
     return step

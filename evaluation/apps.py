@@ -16,7 +16,7 @@ class EvaluationConfig(AppConfig):
     def ready(self):
         from annotation import human_metrics, screening, studies
         from core import pages
-        from evaluation import kinds
+        from evaluation import kinds, live_words
         from evaluation.archive.store import register_not_archived
 
         # the report's metric registry fills annotation.human_metrics (the active design) when first read
@@ -34,3 +34,29 @@ class EvaluationConfig(AppConfig):
             "the live page's latest confidence sequences, a cache the background job recomputes from the "
             "labels (SPEC 16): nothing of a study that the labels do not hold",
         )
+        # the study page links to its live conclusions, and an admin who reopens a study that closed by
+        # itself is told when its rule would close it again at once (on the stored sequences)
+        studies.LIVE.register("page", _study_live_page)
+        studies.LIVE.register_path("close_reason", "evaluation.live_state:close_reason_now")
+        # a judge run's labels: the live conclusions of its corpus use them (issue 45: no dead end)
+        pages.PAGES.register("conclusions", conclusions_url)
+        live_words.register()  # the live page's and the close rule's sentences in the reader's language
+
+
+def conclusions_url():
+    """The live conclusions page (a judge run's next step, ``models_runner``'s kind)."""
+    from django.urls import reverse
+
+    return reverse("conclusions")
+
+
+def _study_live_page(study):
+    """The live conclusions of ``study``'s corpus, with the study's close rule and target."""
+    from urllib.parse import urlencode
+
+    from django.urls import reverse
+
+    query = {"corpus": study.corpus.name, "stop_when": study.close_when or "ranking"}
+    if study.close_width:
+        query["half_width"] = study.close_width
+    return f"{reverse('conclusions')}?{urlencode(query)}"

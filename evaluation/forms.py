@@ -5,6 +5,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
+from core.number_field import NumberField
 from evaluation import judge_inputs
 from evaluation.report.options import OPTIONS, split_names
 
@@ -13,10 +14,10 @@ def _field(option):
     """The form field of a report option (label, help, bounds, choices and initial from the option)."""
     common = {"required": option.required, "label": option.label, "help_text": option.help}
     if option.kind == "float":
-        return forms.FloatField(initial=option.default, min_value=option.min_value, **common)
+        return NumberField(initial=option.default, min_value=option.min_value, **common)
     if option.kind == "int":
-        return forms.IntegerField(
-            initial=option.default, min_value=option.min_value, max_value=option.max_value, **common
+        return NumberField(
+            integer=True, initial=option.default, min_value=option.min_value, max_value=option.max_value, **common
         )
     if option.kind == "bool":
         return forms.BooleanField(**common)

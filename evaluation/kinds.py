@@ -17,10 +17,33 @@ def register_job_kinds():
     from core import job_kinds, next_steps
     from evaluation.archive import store
 
+    # the labels of evaluation.report.options (not imported here: it loads the science)
+    param_words = {
+        "systems": _("Systems"),
+        "alpha": _("Alpha"),
+        "n_boot": _("Bootstrap replicates"),
+        "seed": _("Seed"),
+        "figures": _("Figures"),
+        "adjudicated": _("Use adjudicated labels"),
+        "include_excluded": _("Keep excluded participants"),
+        "human_aggregate": _("Labels of one answer"),
+        "judge": _("Automatic judge"),
+        "tie_margin": _("Tie margin"),
+        "significance": _("Bold cells in the paper tables"),
+    }
+
     job_kinds.register(
         JOB_KIND,
         _("report"),
-        results={"corpus": _("corpus"), "metric": _("metric"), "n_questions": _("questions")},
+        results={
+            **param_words,  # the report's parameters, as its form names them (evaluation.report.options)
+            "corpus": _("corpus"),
+            "corpus_id": _("corpus id"),
+            "metric": _("metric"),
+            "n_questions": _("questions"),
+            "files": _("files"),
+            "notes": _("computation notes"),
+        },
         next_step=next_steps.job_page("report-detail", _("Open the report")),
         files="evaluation.jobs:report_dir",  # study archives carry the report files
     )

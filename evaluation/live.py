@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Corpus, Study
+from core.number_field import NumberField
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
 from evaluation.render.choices import AGGREGATE_SHORT
@@ -43,9 +44,11 @@ class ConclusionsForm(forms.Form):
         required=False,
         label=_("Metric"),
     )
-    half_width = forms.FloatField(
-        min_value=0.0001,
+    half_width = NumberField(  # "0,08" or "0.08"; checked against the metric's scale in clean()
+        min_value=0,
+        min_open=True,
         max_value=100,
+        max_open=True,
         initial=0.02,
         required=False,
         label=_("target half-width"),
@@ -79,6 +82,16 @@ class ConclusionsForm(forms.Form):
         super().__init__(*args, **kwargs)
         names = Judge.objects.order_by("name").values_list("name", flat=True)
         self.fields["judge"].choices = [("", _("most labels")), *((n, n) for n in names)]
+
+    def clean(self):
+        data = super().clean()
+        width, metric = data.get("half_width"), data.get("metric") or "hscore"
+        scale = metric_registry.get(metric).scale if metric in ppi.METRICS else 1
+        if width is not None and width >= scale:
+            field = self.fields["half_width"]
+            field.max_value, field.meaning = scale, _("a half-width on the metric's scale: 0 to 1, Hcorrect 0 to 100")
+            self.add_error("half_width", field.range_message(width))
+        return data
 
 
 DS_REFUSED = _("Dawid-Skene needs at least 2 labels on at least half of the labelled answers: choose mean or majority.")

@@ -171,3 +171,15 @@ def close_reason(study, result):
         ties = f"; tied within {live['tie_margin']:g}: {names}" if tied else ""
         return f"ranking settled: {order}{ties} ({how})"
     return f"every system done: half-width at most {live['half_width']:g} ({how})"
+
+
+def close_reason_now(study):
+    """Why ``study`` would close by its rule now, on the sequences stored for its corpus (computed first
+    when none is stored), or None: asked when an admin reopens a study that closed by itself
+    (``annotation.studies.reopen``, through ``annotation.studies.LIVE``), in the admin's request."""
+    corpus = Corpus.objects.get(pk=study.corpus_id)
+    judge = judge_inputs.pick_judge(corpus)
+    stored = LiveState.objects.filter(corpus=corpus).values_list("results", flat=True).first()
+    if not stored:
+        stored = refresh(corpus.pk) or {}
+    return close_reason(study, stored.get(judge.name if judge is not None else ""))

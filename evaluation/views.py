@@ -28,9 +28,17 @@ def reports(request):
     return render(
         request,
         "evaluation/reports.html",
-        {"form": form, "jobs": jobs, "health": health()},
+        {"form": form, "jobs": jobs, "health": health(), "designed": _designed_corpora()},
         status=400 if request.method == "POST" else 200,
     )
+
+
+def _designed_corpora():
+    """Names of the corpora whose folds were built by a design (their design file is a download)."""
+    from annotation.models import Fold
+
+    rows = Fold.objects.filter(kind=Fold.KIND_TRIPLET, params__has_key="design").values_list("corpus__name", flat=True)
+    return sorted(set(rows))
 
 
 def _waiting_health(job):

@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
+from core.number_field import NumberField
 from core.uploads import max_upload_size
 from frames.attribute_jobs import start_attribute_job
 from frames.jobs import start_frame_job
@@ -61,8 +62,8 @@ class PredictFramesForm(forms.Form):
         initial="OPENAI_API_KEY",
         help_text=_("without an endpoint: environment variable of the worker holding the key"),
     )
-    limit = forms.IntegerField(
-        label=_("Limit"), required=False, min_value=1, help_text=_("at most this many questions")
+    limit = NumberField(
+        integer=True, label=_("Limit"), required=False, min_value=1, help_text=_("at most this many questions")
     )
     force = forms.BooleanField(label=_("Again"), required=False, help_text=_("annotate again questions already done"))
 
@@ -99,14 +100,15 @@ class DeriveAttributesForm(forms.Form):
         required=False,
         help_text=_("corpus whose frames give frame_freq (e.g. the training set); empty: frame_freq not derived"),
     )
-    sample = forms.IntegerField(
+    sample = NumberField(
+        integer=True,
         label=_("Sample"),
         required=False,
         min_value=1,
         max_value=2**31 - 1,
         help_text=_("a random sample of the adaptation corpus"),
     )
-    seed = forms.IntegerField(label=_("Seed"), initial=0, min_value=0, max_value=2**31 - 1)
+    seed = NumberField(integer=True, label=_("Seed"), initial=0, min_value=0, max_value=2**31 - 1)
     overwrite = forms.BooleanField(
         label=_("Replace imported values"), required=False, help_text=_("replace imported values too")
     )

@@ -4,23 +4,25 @@ check (``frames.human_checks``), each made by :func:`check_folds_form` with its 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.number_field import NumberField
+
 
 def check_folds_form(prefix, *, doc, k_label, sample_help, replace_help, target):
     """A Form class for the folds of one kind of check: ``<prefix>_k``, ``_seed``, ``_overlap``, ``_sample``
     and ``_replace`` (the prefix keeps the kinds' forms apart on one page); ``options()`` gives the
     keyword arguments of the kind's ``build`` (``target`` names it in the docstring)."""
     fields = {
-        "k": forms.IntegerField(min_value=1, max_value=1000, initial=2, label=k_label),
-        "seed": forms.IntegerField(min_value=-(2**31), max_value=2**31 - 1, initial=0, label=_("Seed")),
-        "overlap": forms.FloatField(
+        "k": NumberField(integer=True, min_value=1, max_value=1000, initial=2, label=k_label),
+        "seed": NumberField(integer=True, min_value=-(2**31), max_value=2**31 - 1, initial=0, label=_("Seed")),
+        "overlap": NumberField(
             min_value=0,
             max_value=1,
             initial=1.0,
             label=_("Overlap"),
             help_text=_("share of sampled questions checked by every fold (1: all)"),
         ),
-        "sample": forms.IntegerField(
-            min_value=1, max_value=2**31 - 1, required=False, label=_("Sample"), help_text=sample_help
+        "sample": NumberField(
+            integer=True, min_value=1, max_value=2**31 - 1, required=False, label=_("Sample"), help_text=sample_help
         ),
         "replace": forms.BooleanField(required=False, label=_("Replace"), help_text=replace_help),
     }

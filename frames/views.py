@@ -9,7 +9,7 @@ skips, B goes back; the kind's own keys are in its page's guidelines. A fold or 
 a 404, an incomplete verdict a 400 with what is missing.
 """
 
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
@@ -18,11 +18,6 @@ from annotation import annotating, judgements
 from core import ids
 from core.permissions import annotator_required
 from frames import human_checks
-
-
-def _conflict_response(conflict):
-    """409 for a submission id reused with other values, as on the triplet page (never dropped silently)."""
-    return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
 def _item_context(request, kind, fold, *, item):
@@ -97,8 +92,8 @@ def rate(request, fold_id, *, kind):
             seconds=request.POST.get("seconds"),
             submission_id=request.POST.get("submission_id"),
         )
-    except judgements.SubmissionConflict as conflict:
-        return _conflict_response(conflict)
+    except judgements.SubmissionConflict:
+        return judgements.conflict_response()
     except ValueError as error:
         return HttpResponseBadRequest(str(error))
     nxt = annotating.choose_next(

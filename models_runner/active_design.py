@@ -166,4 +166,17 @@ def _refuse(message):
 
 #: The design as annotation.fold_designs knows it; ``ModelsRunnerConfig.ready`` registers it by this path,
 #: imported on first use (start-up loads neither numpy nor pandas).
-DESIGN = Design(plan=plan, late=late, open_main=open_main, errors=(DesignError,))
+def judges(corpus):
+    """The judges the design of ``corpus`` can use: those with labels in it, most labels first (the
+    Folds page offers them as a list)."""
+    from django.db.models import Count
+
+    rows = (
+        Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
+        .annotate(n=Count("labels"))
+        .order_by("-n", "name")
+    )
+    return [j.name for j in rows]
+
+
+DESIGN = Design(plan=plan, late=late, open_main=open_main, errors=(DesignError,), judges=judges)

@@ -9,7 +9,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from core import roles
+from core import next_steps, roles
 from core.runner import request_cancel
 from core.widgets import progress_bar
 from models_runner import inference, jobs, judging
@@ -64,7 +64,13 @@ class InferenceRunAdmin(AdminRoleOnly, admin.ModelAdmin):
         "created_at",
     ]
     change_list_template = "models_runner/admin/inferencerun_change_list.html"
+    change_form_template = "models_runner/admin/run_change_form.html"
     actions = ["cancel"]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):  # noqa: PLR0917 (Django's signature)
+        """The run's page refreshes itself while its job runs, and ends with the job's next step."""
+        extra = {**(extra_context or {}), **run_page(self, object_id)}
+        return admin.ModelAdmin.change_view(self, request, object_id, form_url, extra)
 
     @admin.display(description=_("status"), ordering="job__status")
     def status(self, obj):
@@ -202,8 +208,19 @@ class JudgeAdmin(admin.ModelAdmin):
             "form": form,
             "title": gettext("Judge a corpus with %(judge)s") % {"judge": judge},
             "opts": self.model._meta,
+            "judging": True,
         }
         return TemplateResponse(request, "models_runner/admin/start_run.html", context)
+
+
+def run_page(model_admin, object_id):
+    """The run page's job, its refresh while the job runs, and the next step once it succeeded."""
+    run = model_admin.model.objects.select_related("job").filter(pk=object_id).first()
+    if run is None or run.job is None:
+        return {}
+    job = run.job
+    running = job.status in (job.CREATED, job.RUNNING)
+    return {"run_job": job, "refresh_seconds": 3 if running else None, "next_step": next_steps.of(job)}
 
 
 @admin.register(JudgeRun)
@@ -227,6 +244,8 @@ class JudgeRunAdmin(AdminRoleOnly, admin.ModelAdmin):
     ]
     actions = ["cancel"]
     status, progress, error = InferenceRunAdmin.status, InferenceRunAdmin.progress, InferenceRunAdmin.error
+    change_form_template = InferenceRunAdmin.change_form_template
+    change_view = InferenceRunAdmin.change_view
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("job", "judge", "corpus")

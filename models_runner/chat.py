@@ -21,6 +21,10 @@ from dataclasses import dataclass, fields
 from core.errors import UserFacingError
 from models_runner.endpoints import check_key_env
 
+# The job's error, shown translated on its pages (registered in ``models_runner.apps``; README: *The LLM
+# judge and frame jobs in the demo*).
+NO_KEY = "no API key: set the environment variable %(name)s"
+
 
 class ChatError(UserFacingError, RuntimeError):
     """A chat request that failed for good (after retries, or not retryable)."""
@@ -178,7 +182,7 @@ class ChatClient:
             check_key_env(api_key_env or "OPENAI_API_KEY")
         key = api_key or os.environ.get(api_key_env or "OPENAI_API_KEY")
         if not key:
-            raise ChatError(f"no API key: set the environment variable {api_key_env or 'OPENAI_API_KEY'}")
+            raise ChatError(NO_KEY % {"name": api_key_env or "OPENAI_API_KEY"})  # README: the demo's LLM judge
         self.model, self.base_url = model, base_url or ""
         self.max_retries, self.backoff_base, self.backoff_max = (
             int(max_retries),

@@ -7,6 +7,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Corpus
+from core.number_field import NumberField
 from models_runner.backends import REGISTRY, TITLES
 from models_runner.models import Judge
 
@@ -23,7 +24,7 @@ class StartRunForm(forms.Form):
         max_length=1000,
         help_text=_("local model directory (extractive, seq2seq, causal) or API model name (openai)"),
     )
-    batch_size = forms.IntegerField(label=_("Batch size"), min_value=1, max_value=4096, initial=8)
+    batch_size = NumberField(integer=True, label=_("Batch size"), min_value=1, max_value=4096, initial=8)
     device = forms.CharField(label=_("Device"), initial="auto", max_length=20, help_text=_("auto, cpu, cuda, cuda:N"))
     options = forms.CharField(
         label=_("Options"),
@@ -85,4 +86,4 @@ class JudgeForm(forms.ModelForm):
 
 class StartJudgeRunForm(forms.Form):
     corpus = forms.ModelChoiceField(label=_("Corpus"), queryset=Corpus.objects.order_by("name"), to_field_name="name")
-    batch_size = forms.IntegerField(label=_("Batch size"), min_value=1, max_value=4096, initial=8)
+    batch_size = NumberField(integer=True, label=_("Batch size"), min_value=1, max_value=4096, initial=8)

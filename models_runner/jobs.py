@@ -240,7 +240,7 @@ def register_job_kinds():
     """The models app's jobs in words (core.job_kinds): inference runs and judge runs."""
     from django.utils.translation import gettext_lazy as _
 
-    from core import job_kinds
+    from core import job_kinds, next_steps
     from models_runner import inference, judging
 
     common = {
@@ -263,6 +263,8 @@ def register_job_kinds():
         },
         messages=MESSAGES,
         resume="models_runner.tasks:resume",
+        # its answers become triplets: build the folds, or add them to the folds built (issue 45)
+        next_step=next_steps.corpus_page("fold-assignments", _("Build or extend the folds")),
     )
     job_kinds.register(
         judging.JOB_KIND,
@@ -278,4 +280,6 @@ def register_job_kinds():
         },
         messages=MESSAGES,
         resume="models_runner.tasks:resume_judge",
+        # its labels: the live conclusions of its corpus use them (the evaluation app's page; issue 45)
+        next_step=next_steps.registered_corpus_page("conclusions", _("See the live conclusions with this judge")),
     )

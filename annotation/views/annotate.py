@@ -12,13 +12,14 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
+from django.http import HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 
-from annotation import annotating, judgements, reviewing, studies
+from annotation import annotating, fold_store, judgements, reviewing, studies
 from annotation.label_titles import LABEL_TITLES
 from annotation.labels import LABEL_KEYS, LABEL_VALUES
 from annotation.models.flags import FLAG_REASONS
@@ -37,11 +38,6 @@ def _choices(language):
             tuple((key, value, str(title)) for key, value, title in BUTTONS),
             tuple((value, str(title)) for value, title in FLAG_REASONS),
         )
-
-
-def conflict_response(conflict):
-    """409 for a submission id reused with other values (a change is never dropped silently)."""
-    return HttpResponse(str(conflict), status=409, content_type="text/plain; charset=utf-8")
 
 
 def _item_context(request, assignment, item, *, notice=None, review=False):
@@ -63,11 +59,18 @@ def _item_context(request, assignment, item, *, notice=None, review=False):
         "label_words": LABEL_TITLES.get(label.value) if label is not None and label.value else None,
         "flag_reasons": flag_reasons,
         "review": review,
+        # an active design's pilot labelled, its main sample not drawn yet: more items come to this fold
+        "more_coming": item is None and not review and _main_sample_pending(fold),
         "review_next": reviewing.labelled_after(fold, request.user, item.position) if review and item else None,
         "guidelines_news": news,
         # the guidelines panel beside #work is refreshed with the news (htmx out-of-band swap)
         "guidelines_now": fold.corpus.guidelines if news and request.htmx else None,
     }
+
+
+def _main_sample_pending(fold):
+    meta = fold_store.fold_design(fold.corpus) if fold.kind == fold.KIND_TRIPLET else None
+    return bool(meta and "p1" in meta and not meta.get("main_open"))
 
 
 def _render_item(request, assignment, item, *, notice=None, status=200, review=False):
@@ -101,7 +104,10 @@ def fold_view(*methods):
                 if participant is None:
                     raise
                 return study.page_for(request, participant)  # the slot is gone: their study page says why
-            return view(request, assignment, *args, **kwargs)
+            response = view(request, assignment, *args, **kwargs)
+            if request.method == "GET":  # Back must ask the server again: never a stale item (issue 45)
+                add_never_cache_headers(response)
+            return response
 
         return wrapped
 
@@ -177,8 +183,8 @@ def judge(request, assignment):
             submission_id=request.POST.get("submission_id"),
             revisit=request.POST.get("revisit") == "1",
         )
-    except judgements.SubmissionConflict as conflict:
-        return conflict_response(conflict)
+    except judgements.SubmissionConflict:
+        return judgements.conflict_response()
     if participant is not None and studies.after_judgement(
         participant, item, done=assignment.done, total=assignment.total
     ):

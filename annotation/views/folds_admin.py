@@ -9,32 +9,33 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation import fold_designs, fold_kinds, gold, quality_data
 from annotation.assignments import annotators, assign_all, assign_fold
-from annotation.fold_store import FoldError, create_folds, fold_design, pilot_progress
+from annotation.fold_store import FoldError, create_folds, extend_folds, fold_design, pilot_progress
 from annotation.folds import FOLD_POLICIES, FOLD_POLICY_TITLES
 from annotation.models import Assignment, Corpus, Fold, FoldItem, Triplet
 from core import ids
+from core.number_field import BudgetField, NumberField
 from core.permissions import admin_required
 
 
 class BuildFoldsForm(forms.Form):
-    k = forms.IntegerField(min_value=1, max_value=1000, initial=10, label=gettext_lazy("Folds (K)"))
-    seed = forms.IntegerField(initial=0, label=gettext_lazy("Seed"))
+    k = NumberField(integer=True, min_value=1, max_value=1000, initial=10, label=gettext_lazy("Folds (K)"))
+    seed = NumberField(integer=True, initial=0, label=gettext_lazy("Seed"))
     policy = forms.ChoiceField(
         choices=[(p, gettext_lazy(FOLD_POLICY_TITLES[p])) for p in FOLD_POLICIES],
         initial="by_question",
         label=gettext_lazy("Policy"),
     )
-    overlap = forms.FloatField(
+    overlap = NumberField(
         min_value=0,
         max_value=1,
-        initial=0.1,
-        localize=True,  # "0,1" for a French reader, typed either way
+        initial=0.1,  # "0,1" or "0.1", typed either way (core.number_field)
         label=gettext_lazy("Overlap"),
+        meaning=gettext_lazy("a share of the questions"),
         help_text=gettext_lazy("share of questions labeled twice"),
     )
     replace = forms.BooleanField(
@@ -49,23 +50,35 @@ class BuildFoldsForm(forms.Form):
         label=gettext_lazy("Design"),
         help_text=gettext_lazy("SPEC 12: the active design needs a budget and a judge"),
     )
-    budget = forms.CharField(
+    budget = BudgetField(
         required=False,
-        max_length=20,
         label=gettext_lazy("Budget"),
-        help_text=gettext_lazy("active: human-labelled triplets, a count (300) or a share (5%)"),
+        help_text=gettext_lazy("active: human-labelled triplets, a count (300) or a share (0.05 or 5%)"),
     )
-    judge = forms.CharField(
+    judge = forms.ChoiceField(
         required=False,
-        max_length=100,
         label=gettext_lazy("Judge"),
-        help_text=gettext_lazy("active: the judge whose uncertainty sets the chances"),
+        help_text=gettext_lazy("active: the judge whose uncertainty sets the chances (judges with labels here)"),
     )
+
+    def __init__(self, corpus=None, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = fold_designs.judge_names(corpus) if corpus is not None else []
+        self.fields["judge"].choices = [("", gettext_lazy("none (uniform design)")), *((n, n) for n in names)]
+        self.fields["judge"].initial = names[0] if names else ""
 
     def clean(self):
         data = super().clean()
-        if data.get("design") == "active" and not (data.get("budget") and data.get("judge")):
-            raise forms.ValidationError(_("the active design needs a budget and a judge"))
+        if data.get("design") == "active":
+            if not data.get("budget") and "budget" not in self.errors:  # a budget typed wrong says why already
+                self.add_error("budget", _("the active design needs a budget"))
+            if not data.get("judge") and "judge" not in self.errors:
+                self.add_error(
+                    "judge",
+                    _("the active design needs a judge with labels in this corpus")
+                    if self.fields["judge"].choices[1:]
+                    else _("no judge has labels in this corpus yet: run one (Judge a corpus) first"),
+                )
         return data
 
     def build_options(self, corpus):
@@ -115,33 +128,67 @@ def fold_assignments(request):
         corpus = get_object_or_404(Corpus, name=request.GET["corpus"])
     elif corpora:
         corpus = corpora[0]
+    return _page(request, corpora, corpus)
+
+
+def _page(request, corpora, corpus, *, build_form=None, status=200):
+    """The Folds page; ``build_form`` bound after an error keeps what was typed."""
     context = {"corpora": corpora, "corpus": corpus}
     if corpus:
-        table, per_annotator = fold_table(corpus)
-        frame_kind = fold_kinds.get(Fold.KIND_FRAME)
-        attribute_kind = fold_kinds.get(Fold.KIND_ATTRIBUTE)
-        context.update(
-            table=table,
-            per_annotator=per_annotator,
-            build_form=BuildFoldsForm(),
-            assign_form=AssignForm(corpus),
-            frame_form=frame_kind.build_form() if frame_kind else None,
-            frame_readiness=frame_kind.readiness(corpus) if frame_kind and frame_kind.readiness else None,
-            quality=quality_data.corpus_quality(corpus),
-            disagreements=len(quality_data.open_disagreements(corpus)),
-            has_frame_folds=any(r["fold"].kind == Fold.KIND_FRAME for r in table),
-            attribute_form=attribute_kind.build_form() if attribute_kind else None,
-            attribute_readiness=attribute_kind.readiness(corpus)
-            if attribute_kind and attribute_kind.readiness
-            else None,
-            has_attribute_folds=any(r["fold"].kind == Fold.KIND_ATTRIBUTE for r in table),
-            unfolded=Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True)
-            .exclude(design_sampled=False)
-            .count(),
-            design=fold_design(corpus),
-            pilot=pilot_progress(corpus),
-        )
-    return render(request, "annotation/fold_assignments.html", context)
+        context.update(_corpus_context(corpus, build_form or BuildFoldsForm(corpus)))
+    return render(request, "annotation/fold_assignments.html", context, status=status)
+
+
+def _corpus_context(corpus, build_form):
+    table, per_annotator = fold_table(corpus)
+    frame_kind = fold_kinds.get(Fold.KIND_FRAME)
+    attribute_kind = fold_kinds.get(Fold.KIND_ATTRIBUTE)
+    return {
+        "table": table,
+        "per_annotator": per_annotator,
+        "build_form": build_form,
+        "assign_form": AssignForm(corpus),
+        "frame_form": frame_kind.build_form() if frame_kind else None,
+        "frame_readiness": frame_kind.readiness(corpus) if frame_kind and frame_kind.readiness else None,
+        "quality": quality_data.corpus_quality(corpus),
+        "disagreements": len(quality_data.open_disagreements(corpus)),
+        "has_frame_folds": any(r["fold"].kind == Fold.KIND_FRAME for r in table),
+        "attribute_form": attribute_kind.build_form() if attribute_kind else None,
+        "attribute_readiness": (
+            attribute_kind.readiness(corpus) if attribute_kind and attribute_kind.readiness else None
+        ),
+        "has_attribute_folds": any(r["fold"].kind == Fold.KIND_ATTRIBUTE for r in table),
+        "unfolded": Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True)
+        .exclude(design_sampled=False)
+        .count(),
+        "design": fold_design(corpus),
+        "pilot": pilot_progress(corpus),
+    }
+
+
+def _build(request, corpus):
+    """Build folds from the form; on an error the page comes back with what was typed (400)."""
+    form = BuildFoldsForm(corpus, request.POST)
+    try:
+        if not form.is_valid():
+            raise FoldError(_("nothing built: correct the fields marked below"))
+        options = form.build_options(corpus)
+        folds = create_folds(corpus, **options)
+    except (FoldError, *fold_kinds.build_errors(), ValueError) as exc:
+        messages.error(request, str(exc))
+        corpora = Corpus.objects.annotate(n_questions=Count("questions", distinct=True)).order_by("name")
+        return _page(request, corpora, corpus, build_form=form, status=400)
+    plan = options.get("design")
+    said = ngettext("built %(n)d fold", "built %(n)d folds", len(folds)) % {"n": len(folds)}
+    if plan:
+        said += _(
+            " from a pilot of %(n)s drawn triplets (%(kind)s design): the main sample opens when the pilot is labelled"
+        ) % {"n": plan.meta["n_sampled"], "kind": _("active")}
+    reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
+    items = FoldItem.objects.filter(fold__in=folds).count()
+    said += ngettext(" (%(items)d item in all)", " (%(items)d items in all)", items) % {"items": items}
+    messages.success(request, said + reason + _(". Next: assign them to annotators (Assign, below)."))
+    return redirect(f"{reverse('fold-assignments')}?corpus={corpus.name}")
 
 
 @admin_required
@@ -151,27 +198,12 @@ def fold_action(request, corpus_id):
     action = request.POST.get("action")
     try:
         if action == "build":
-            form = BuildFoldsForm(request.POST)
-            if not form.is_valid():
-                raise FoldError("; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items()))
-            options = form.build_options(corpus)
-            folds = create_folds(corpus, **options)
-            plan = options.get("design")
-            said = ngettext("built %(n)d fold", "built %(n)d folds", len(folds)) % {"n": len(folds)}
-            if plan:
-                said += _(
-                    " from a pilot of %(n)s drawn triplets (%(kind)s design):"
-                    " the main sample opens when the pilot is labelled"
-                ) % {
-                    "n": plan.meta["n_sampled"],
-                    "kind": plan.meta["kind"],
-                }
-            reason = f"; {plan.meta['reason']}" if plan and plan.meta["reason"] else ""
-            items = FoldItem.objects.filter(fold__in=folds).count()
-            said += ngettext(" (%(items)d item in all)", " (%(items)d items in all)", items) % {"items": items}
-            messages.success(request, said + reason + _(". Next: assign them to annotators (Assign, below)."))
-        elif fold_kinds.by_action(action):
+            return _build(request, corpus)
+        if fold_kinds.by_action(action):
             _build_other_kind(request, corpus, fold_kinds.by_action(action))
+        elif action == "extend":  # triplets in no fold yet (new predictions) join the folds
+            added = extend_folds(corpus, gettext_noop("extend"))
+            messages.success(request, _("added %(n)d items to the folds") % {"n": added})
         elif action == "interleave_gold":
             added = gold.interleave_gold(corpus)
             messages.success(

@@ -176,6 +176,7 @@ def _go_on(request, participant):
         participant=participant,
         completion_link=crowd.completion_link(study.completion_url, study.completion_code),
         screenout_link=crowd.completion_link(study.completion_url, study.screenout_code),
+        ended_early=studies.ended_early(study, participant),
     )
 
 

@@ -229,6 +229,11 @@
     }
   });
   document.body.addEventListener("htmx:afterSwap", stamp);
+  // Back to this page from another one: a copy from the back/forward cache shows the item, progress
+  // and submission id of when it was left; reload it from the server (the page is never cached).
+  window.addEventListener("pageshow", function (evt) {
+    if (evt.persisted && document.getElementById("work")) window.location.reload();
+  });
 
   // Time spent on the item, and the pending save this request carries.
   document.body.addEventListener("htmx:configRequest", function (evt) {
@@ -266,7 +271,7 @@
     Object.keys(choice).forEach(function (k) { copy[k] = choice[k]; });
     pending = {user: currentUser(), item: String(params["item"]), url: form.getAttribute("hx-post"),
                params: copy, choice: key, tries: sameItem ? pending.tries : 0, words: choiceLabel(copy),
-               restored: sameItem ? !!pending.restored : false};
+               restored: sameItem ? !!pending.restored : false, fresh: sameItem ? !!pending.fresh : false};
     remember();
   });
 
@@ -281,6 +286,16 @@
     if (xhr.status < 400) return;
     evt.detail.shouldSwap = false;
     if (xhr.status === 403 || xhr.status === 401) return checkSession();
+    if (xhr.status === 409 && xhr.getResponseHeader("X-Submission-Conflict") && !pending.fresh) {
+      // A page restored from before (Back, the back/forward cache) carried a submission id that an
+      // earlier save used: the key the annotator pressed now is a new judgement, sent with a fresh id.
+      var fresh = newSubmissionId();
+      form.querySelector('input[name="submission_id"]').value = fresh;
+      pending.params["submission_id"] = fresh;
+      pending.fresh = true;
+      remember();
+      return retry();
+    }
     if (xhr.status >= 500) return scheduleRetry(say(gettext("the server answered with an error (%(status)s)"), {status: xhr.status}));
     var text = (xhr.responseText || "").slice(0, 300);
     showError(say(gettext("Not saved (%(status)s): %(text)s"), {status: xhr.status, text: text}));

@@ -53,6 +53,10 @@ def test_active_cards_on_the_report_and_live_pages(page, live_server, make_user,
         assert box["width"] <= width  # the card fits the page; wide tables scroll inside it
         card.screenshot(path=f"{SCREENSHOTS}/active_report_{width}.png")
         page.goto(f"{live_server.url}/research/conclusions/?corpus=act")
+        quote = page.locator(".card.quote")  # issue 45: the design's estimates are the numbers to quote, on top
+        assert quote.is_visible() and page.locator(".card.quote tbody tr").count() == 2
+        assert progress in page.inner_text("#verdict")
+        page.click("#live-details summary")
         live = page.locator("#active-live")
         live.wait_for()
         text = live.inner_text()

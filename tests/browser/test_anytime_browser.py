@@ -67,6 +67,9 @@ def test_live_page_says_stop_once_labels_settle_the_ranking(
     for batch, (start, stop) in enumerate(((10, 30), (30, 60))):
         import_labels(human_labels(tmp_path, preds, range(start, stop), f"l{batch + 2}.jsonl"), corpus)
     page.wait_for_selector("#stop-now", timeout=15000)
+    page.click("#live-details summary")  # issue 45: pairs, planning and notes behind "Details"
+    page.wait_for_timeout(1500)  # a poll replaces the panel: the details stay open
+    assert page.evaluate("document.getElementById('live-details').open")
     text = page.inner_text("#conclusions")
     assert "You may stop now: these conclusions hold whenever you stop." in text
     assert "Ranking settled" in text and "strong ahead of middle — settled" in text

@@ -79,6 +79,7 @@ def test_live_page_updates_when_labels_arrive(page, live_server, judged_corpus, 
     before = int(page.get_attribute("#conclusions", "data-n-human"))
     assert before > 0
     assert page.locator("tr[data-system]").count() == 3
+    page.click("#live-details summary")  # issue 45: the planning figures are behind "Details"
     assert "judge gpt-judge" in page.inner_text("#conclusions")
     needed_before = page.inner_text("tr[data-system=weak] td.needed")
 

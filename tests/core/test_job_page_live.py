@@ -36,10 +36,10 @@ def test_the_poll_carries_the_heading_and_the_live_fields(client, boss):
     assert f'<h2 hx-swap-oob="outerHTML:#content > h2">Job {job.pk}: corpus import (running)</h2>' in body
     assert '<div hx-swap-oob="innerHTML:.field-status .readonly">running</div>' in body
     assert '<div hx-swap-oob="innerHTML:.field-message_text .readonly">writing</div>' in body
-    assert '<div hx-swap-oob="innerHTML:.field-worker .readonly">celery@w1</div>' in body
+    assert '<div hx-swap-oob="innerHTML:.field-worker_name .readonly"><code>celery@w1</code></div>' in body
     # the page itself: the fields the poll targets exist, with the same words
     page = client.get(reverse("admin:core_job_change", args=[job.pk])).content.decode()
-    for name in ("status", "progress", "message_text", "worker", "attempts", "started_at", "heartbeat_at"):
+    for name in ("status", "progress", "message_text", "worker_name", "attempts", "started_at", "heartbeat_at"):
         assert f"field-{name}" in page, name
 
 
@@ -75,7 +75,7 @@ def test_heading_status_and_panel_agree_while_the_job_runs_in_chromium(browser, 
         expect(page).to_have_title(f"Job {job.pk}: corpus import (running) | View job | Django site admin")
         expect(page.locator(".field-message_text .readonly")).to_have_text("pass 2")
         expect(page.locator(".field-progress .readonly")).to_contain_text("1 / 4")
-        expect(page.locator(".field-worker .readonly")).to_have_text("celery@w1")
+        expect(page.locator(".field-worker_name .readonly")).to_have_text("celery@w1")
         assert page.locator("#content > h2").count() == 1
         assert "/srv/qaeval" not in page.content()
         SHOTS.mkdir(parents=True, exist_ok=True)

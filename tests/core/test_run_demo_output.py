@@ -146,3 +146,93 @@ def test_load_demo_without_the_table_still_writes_the_users_file(tmp_path, setti
     assert "admin        demo-pass-12345  (admin)" in (settings.VAR_DIR / "demo-users.txt").read_text()
     call_command("load_demo", data=str(tmp_path), annotators=2, password="demo-pass-12345")
     assert "admin        demo-pass-12345  (admin)" in capsys.readouterr().out
+
+
+def stubborn_layout(tmp_path):
+    """Servers as they behave at their worst: the web server's master forks workers and answers
+    SIGTERM only after a long graceful wait; the worker ignores SIGTERM (a warm shutdown waiting for a
+    running task) and has a pool child. Each process writes its pid to var/pids/."""
+    layout(tmp_path)
+    venv = tmp_path / ".venv" / "bin"
+    server = """
+        import os, signal, socket, sys, time
+        from pathlib import Path
+        def note(name):
+            Path("var/pids").mkdir(parents=True, exist_ok=True)
+            Path(f"var/pids/{name}-{os.getpid()}").touch()
+        note(NAME + "-main")
+        for _ in range(2):
+            if os.fork() == 0:
+                note(NAME + "-child")
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    time.sleep(1)
+        signal.signal(signal.SIGTERM, lambda *_: time.sleep(600))
+        if NAME == "web":
+            server = socket.create_server(("127.0.0.1", int(os.environ["PORT"])))
+            while True:
+                server.accept()[0].close()
+        while True:
+            time.sleep(1)
+        """
+    fake(venv / "gunicorn", 'NAME = "web"\n' + textwrap.dedent(server))
+    fake(venv / "celery", 'NAME = "worker"\n' + textwrap.dedent(server))
+
+
+def alive(pid):
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat_line.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_every_process_within_seconds_under_load(tmp_path, how):
+    """Issue 45, point 9: every process the script started (servers and their children, even ones
+    that ignore SIGTERM) is gone a few seconds after Ctrl-C (SIGINT to the terminal's process group)
+    or a SIGTERM to the script, with the CPUs busy."""
+    stubborn_layout(tmp_path)
+    env = {**os.environ, "PORT": str(free_port()), "SECRET_KEY": "x" * 50, "STOP_GRACE": "2"}
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
+    proc = subprocess.Popen(
+        ["bash", "bin/run-demo"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line or line.startswith("  annotator1"):
+                break
+        pids_dir = tmp_path / "var" / "pids"
+        while len(list(pids_dir.glob("*"))) < 6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pids = [int(p.name.rsplit("-", 1)[1]) for p in pids_dir.glob("*")]
+        assert len(pids) == 6 and all(alive(pid) for pid in pids)
+        start = time.monotonic()
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=15)
+        took = time.monotonic() - start
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    while any(alive(pid) for pid in pids) and time.monotonic() - start < 15:
+        time.sleep(0.1)
+    left = [pid for pid in pids if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], f"still running {time.monotonic() - start:.1f} s after {how}"
+    assert proc.returncode == (130 if how == "ctrl-c" else 143)
+    assert took < 10, f"the script took {took:.1f} s to exit after {how}"

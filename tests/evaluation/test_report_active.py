@@ -212,7 +212,9 @@ def test_app_report_over_an_active_design_while_labelling(tmp_path, settings, ma
     client.force_login(researcher)
     html = client.get(f"/research/reports/{job.pk}/").content.decode()
     assert 'id="active-estimates"' in html and "completion-rate rule" in html
-    assert html.index('id="ppi-estimates"') < html.index('id="active-estimates"')
+    # issue 45: the design's estimates first, the plain means of the systems table said to be biased
+    assert html.index('id="active-estimates"') < html.index('id="systems-table"') < html.index('id="ppi-estimates"')
+    assert 'id="plain-mean-biased"' in html and "they are biased" in html
     assert f"pilot {len(done)} of {len(sampled)} labelled" in html
     assert "the main sample opens when every pilot triplet is labelled" in html
     assert "What the design buys" in html and "vs uniform PPI++" in html
@@ -230,6 +232,7 @@ def test_app_report_over_an_active_design_while_labelling(tmp_path, settings, ma
     assert client.get("/downloads/design/").status_code == 400
     html = client.get(f"/research/reports/{job.pk}/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
     assert f"pilote : {len(done)} sur {len(sampled)} étiquetés" in html and "Ce que le plan apporte" in html
+    assert "(règle du taux d’achèvement)" in html  # the notes of the computation stay English (lang="en")
 
 
 def test_labels_to_settle_by_hand():

@@ -92,6 +92,8 @@ SAME_IN_FRENCH = {
     "nb",
     "fes",
     "nominal",
+    "Alpha",  # a report parameter (the job page)
+    "Figures",
 }
 HOLE = "\ue000"
 NO_TEXT = {"script", "style", "code", "kbd", "pre", "textarea", "option", "select"}
@@ -288,3 +290,88 @@ def other_apps_words():
             for model in config.get_models():
                 words |= {str(model._meta.verbose_name_plural), str(model._meta.verbose_name_plural).capitalize()}
     return words
+
+
+# Issue 45, point 7: form errors, close reasons, live-page notes and job pages in French too.
+
+
+def untranslated_post(client, path, form, data):
+    """As ``untranslated``, for the page a POST answers (a form sent back with its errors)."""
+    english = client.post(path, form)
+    french = client.post(path, form, HTTP_ACCEPT_LANGUAGE="fr")
+    assert english.status_code == french.status_code, (path, english.status_code, french.status_code)
+    french_blocks = set(blocks(french.content.decode()))
+    return sorted({b for b in blocks(english.content.decode()) if b in french_blocks and language(b, data)})
+
+
+BAD_BUILDS = [
+    {"action": "build", "k": "0", "seed": "x", "policy": "by_question", "overlap": "0,5,5"},
+    {"action": "build", "k": "2", "seed": "0", "policy": "by_question", "overlap": "8", "design": "active"},
+    {"action": "build", "k": "2", "seed": "0", "policy": "by_question", "overlap": "0,1", "design": "active",
+     "budget": "2,5"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", BAD_BUILDS)
+def test_form_errors_are_in_french(world, client, form):  # noqa: F811
+    client.force_login(world["users"]["admin"])
+    path = reverse("fold-action", args=[world["corpus"]])
+    assert client.post(path, form, HTTP_ACCEPT_LANGUAGE="fr").status_code == 400  # the form comes back
+    assert untranslated_post(client, path, form, world_data()) == []
+
+
+def test_the_live_page_refuses_a_half_width_out_of_range_in_french(world, client):  # noqa: F811
+    from annotation.models import Corpus
+
+    client.force_login(world["users"]["researcher"])
+    name = Corpus.objects.get(pk=world["corpus"]).name
+    path = reverse("conclusions") + f"?corpus={name}&half_width=8"
+    page = client.get(path, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Saisissez un nombre supérieur à 0 et inférieur à 1" in page
+    assert untranslated(client, path, world_data()) == []
+
+
+def test_every_close_reason_note_and_progress_sentence_has_french():
+    """Generated from the sentences the science and the close rule compute (``evaluation.live_words``),
+    filled with values as they write them: each one reads in French on a French page."""
+    from django.utils import translation
+
+    from core.job_kinds import message_text
+    from evaluation import live_words
+    from models_runner import chat
+
+    values = {"a": "0.812", "b": "0.544", "p": "0.0031", "k": "3", "n": "484", "order": "a > b > c", "judge": "j1"}
+    values |= {"w": "0.02", "name": "OPENAI_API_KEY"}
+    sentences = [*live_words.SENTENCES, *(t % values for t in live_words.TEMPLATES), chat.NO_KEY % values]
+    with translation.override("fr"):
+        left = [s for s in sentences if message_text(s) == s or language(message_text(s), [*values.values()])
+                == language(s, [*values.values()])]  # fmt: skip
+    assert left == []
+
+
+def test_a_close_reason_and_a_failed_job_read_in_french(world, client):  # noqa: F811
+    from django.utils import timezone
+
+    from annotation.models import Study
+    from core.models import Job
+    from models_runner import chat
+
+    Study.objects.filter(slug=world["study"]).update(
+        open=False,
+        closed_at=timezone.now(),
+        closed_reason="ranking settled: a > b (Hscore confidence sequences with judge j1, alpha 0.05 split over 2 "
+        "systems)",
+    )
+    client.force_login(world["users"]["admin"])
+    data = world_data()
+    page = client.get(reverse("study-admin", args=[world["study"]]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "classement tranché : a &gt; b" in page and 'id="study-reopen"' in page
+    assert untranslated(client, reverse("study-admin", args=[world["study"]]), data) == []
+    job = Job.objects.create(kind="judge", status="failed", error=chat.NO_KEY % {"name": "OPENAI_API_KEY"})
+    status = client.get(reverse("admin:core_job_status", args=[job.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "aucune clé d’API : définissez la variable d’environnement OPENAI_API_KEY" in status
+    left = untranslated(client, reverse("admin:core_job_change", args=[job.pk]), data)
+    assert [b for b in (left or []) if b not in other_apps_words() | DJANGO_UNTRANSLATED] == []
+    report = Job.objects.filter(kind="report", status="succeeded").first()  # its parameters and result, in words
+    left = untranslated(client, reverse("admin:core_job_change", args=[report.pk]), data)
+    assert [b for b in (left or []) if b not in other_apps_words() | DJANGO_UNTRANSLATED] == []

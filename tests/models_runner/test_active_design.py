@@ -201,10 +201,17 @@ def test_the_folds_page_builds_active_folds_and_says_so(corpus, tmp_path, client
     client.force_login(admin)
     url = reverse("fold-action", args=[corpus.pk])
     base = {"action": "build", "k": 2, "seed": 3, "policy": "by_question", "overlap": 0}
-    page = client.post(url, {**base, "design": "active", "budget": "30"}, follow=True).content.decode()
-    assert "needs a budget and a judge" in page and not FoldItem.objects.exists()
-    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "ghost"}, follow=True)
-    assert "no judge named" in page.content.decode() and not FoldItem.objects.exists()
+    page = client.post(url, {**base, "design": "active", "budget": "30"})
+    assert page.status_code == 400 and not FoldItem.objects.exists()  # issue 45: the page keeps what was typed
+    assert "needs a judge with labels in this corpus" in page.content.decode()
+    assert 'name="budget" value="30"' in page.content.decode()
+    assert '<option value="j">j</option>' in page.content.decode()  # the judge is chosen from a list
+    page = client.post(url, {**base, "design": "active", "budget": "30", "judge": "ghost"})
+    assert "Select a valid choice" in page.content.decode() and not FoldItem.objects.exists()
+    page = client.post(url, {**base, "design": "active", "budget": "2,5", "judge": "j"}, HTTP_ACCEPT_LANGUAGE="fr")
+    assert page.status_code == 400 and not FoldItem.objects.exists()
+    assert "un nombre entier" in page.content.decode() and 'value="2,5"' in page.content.decode()
+    assert "le plan actif demande un budget</li>" not in page.content.decode()  # one error: the one saying why
     page = client.post(url, {**base, "design": "active", "budget": "60", "judge": "j"}, follow=True).content.decode()
     drawn = Triplet.objects.filter(question__corpus=corpus, design_sampled=True).count()
     assert f"from a pilot of {drawn} drawn triplets (active design)" in page
@@ -259,3 +266,31 @@ def test_late_triplets_after_the_main_sample_follow_the_fitted_model(big_corpus,
         FoldItem.objects.filter(fold__corpus=big_corpus, triplet__in=new).values_list("triplet_id", flat=True)
     )
     assert in_folds == drawn
+
+
+def test_the_end_of_a_pilot_fold_tells_the_annotator_more_items_follow(big_corpus, make_user, client):
+    """Issue 45, point 4: "Fold finished ... Thank you!" after the pilot, then 189 more items landed in
+    the same fold; the page now says that more items follow until the main sample is drawn."""
+    from annotation import annotating
+    from annotation.models import Assignment, Fold
+
+    call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
+    ann = make_user("ann", "annotator")
+    folds = list(Fold.objects.filter(corpus=big_corpus, kind=Fold.KIND_TRIPLET).order_by("index"))
+    for fold in folds:
+        Assignment.objects.create(fold=fold, annotator=ann)
+    client.force_login(ann)
+    for n, fold in enumerate(folds):
+        assignment = annotating.open_fold(ann, fold.pk)
+        item = annotating.next_item(fold, ann.pk)
+        while item is not None:
+            _, _, item = annotating.judge(assignment, item, value="correct")
+        page = client.get(f"/annotate/{fold.pk}/?start=1").content.decode()
+        if n < len(folds) - 1:  # the pilot is not labelled everywhere yet: more items will come here
+            assert 'id="more-coming"' in page and "Pilot finished: more items will follow" in page
+            assert "Thank you!" not in page
+            french = client.get(f"/annotate/{fold.pk}/?start=1", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+            assert "Pilote terminé : d’autres éléments vont suivre" in french
+    assert fold_design(big_corpus)["main_open"]
+    page = client.get(f"/annotate/{folds[0].pk}/?start=1").content.decode()
+    assert 'id="more-coming"' not in page  # the main sample is drawn: its items, or the fold is finished
