@@ -14,6 +14,7 @@ from annotation import studies
 from annotation.models import Participant, Study
 from bench.kit.crowd import build_study
 from core import i18n
+from evaluation import live_state
 from tests.annotation.test_study_service import arrive
 from tests.evaluation.test_anytime_live import _judge_truthfully
 
@@ -22,16 +23,19 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def self_closed(tmp_path, monkeypatch, make_user):
-    monkeypatch.setattr(studies, "CLOSE_CHECK_SECONDS", 0)
+    monkeypatch.setattr(live_state, "CLOSE_EVERY_SECONDS", 0)
     study = build_study(tmp_path, n_questions=60, k=1, slots_per_fold=2, close_when="ranking")
     client, participant = arrive("first")
     for _ in range(120):
-        response = _judge_truthfully(client, participant.fold_id)
-        participant.refresh_from_db()
-        if participant.status == Participant.COMPLETED:
+        _judge_truthfully(client, participant.fold_id)
+        live_state.refresh(study.corpus_id)  # the background job after the judgement (SPEC 16)
+        study.refresh_from_db()
+        if not study.open:
             break
-    study.refresh_from_db()
     assert not study.open and study.closed_at is not None
+    response = client.get(f"/annotate/{participant.fold_id}/?start=1")  # their next page: the completion page
+    participant.refresh_from_db()
+    assert participant.status == Participant.COMPLETED
     admin = Client()
     admin.force_login(make_user("boss", "admin"))
     return {"study": study, "client": client, "participant": participant, "done": response, "admin": admin}
