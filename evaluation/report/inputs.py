@@ -71,14 +71,13 @@ def questions_frame(records) -> pd.DataFrame:
     q1           Capital of Poland?  [Warsaw]       en   2.0   {}
     q2                       Where?        []       en   NaN   {}
     """
-    shared = _Shared()
-    frame = pd.DataFrame.from_records(
-        [
-            {"question_id": r["id"], **{c: r.get(c) for c in QUESTION_COLUMNS}, "context": shared(r.get("context"))}
-            for r in records
-        ],
-        columns=["question_id", *QUESTION_COLUMNS],
-    )
+    shared, columns = _Shared(), {c: [] for c in ("question_id", *QUESTION_COLUMNS)}
+    for r in records:  # column by column: no dict per question kept beside the table
+        columns["question_id"].append(r["id"])
+        for c in QUESTION_COLUMNS:
+            columns[c].append(shared(r.get(c)) if c == "context" else r.get(c))
+    frame = pd.DataFrame(columns)
+    del columns
     frame["language"] = frame["language"].fillna("en")
     frame["meta"] = frame["meta"].map(lambda m: m if isinstance(m, dict) else {})
     frame["answers"] = frame["answers"].map(lambda a: list(a) if isinstance(a, (list, tuple)) else [])
@@ -117,7 +116,7 @@ def predictions_frame(records) -> pd.DataFrame:
     """
     shared = _Shared()
     return pd.DataFrame.from_records(
-        [(shared(r["question_id"]), shared(r["system"]), r.get("answer") or "") for r in records],
+        [(shared(r["question_id"]), shared(r["system"]), shared(r.get("answer") or "")) for r in records],
         columns=["question_id", "system", "answer"],
     )
 
