@@ -20,7 +20,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
 from annotation import formats, interchange
-from annotation.bulk import IMPORT_BATCH, ORM_BATCH, insert_rows, json_value, now_value
+from annotation.bulk import IMPORT_BATCH, ORM_BATCH, analyze_after_commit, insert_rows, json_value, now_value
 from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
@@ -127,6 +127,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
         )
         if new_corpus:
             _set_language(corpus)
+        analyze_after_commit(Question, Triplet, Prediction, rows=written)
     return {
         "corpus": corpus.name,
         "questions": written,
@@ -336,6 +337,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             "empty_answers": written - linked,  # no triplet: nobody is shown an empty answer
             "added_to_folds": extend_folds_if_any(corpus),
         }
+        analyze_after_commit(Prediction, Triplet, rows=written)
     return {"predictions": written, "systems": sorted(by_name), **triplets}
 
 
@@ -540,6 +542,7 @@ def _write_labels(plan, corpus, source):
             event.created_at = when
             dated.append(event)
     LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=IMPORT_BATCH)  # keeps exported history times
+    analyze_after_commit(Label, LabelEvent, rows=len(events))
     return {
         "labels": len(plan.rows),
         "created": len(created),

@@ -36,6 +36,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from annotation.bulk import analyze_after_commit
 from annotation.models import Corpus
 from core.models import Job
 from core.roles import ADMIN, ROLES, ensure_groups, is_admin
@@ -731,7 +732,8 @@ def _restore_member(zf, member, maps, *, entry, budget, context):
         if keep:
             mapping.update(found)
 
-    unpack.scan_member(zf, name, entry=entry, budget=budget, each=write)
+    count = unpack.scan_member(zf, name, entry=entry, budget=budget, each=write)
+    analyze_after_commit(member.model, rows=count or 0)  # PostgreSQL's planner told of the new rows
 
 
 def _restore_all(zf, manifest, *, members, context, progress):
