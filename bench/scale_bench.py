@@ -209,6 +209,11 @@ def _mb(path):
     return round(path.stat().st_size / 1e6, 1)
 
 
+def _cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_step(name, work, scale):
     """One step in this process: prints ``{"s", "peak_mib", ...}`` as the last line."""
     os.chdir(REPO)
@@ -222,7 +227,7 @@ def run_step(name, work, scale):
         call_command("migrate", verbosity=0)
         print(json.dumps({}))
         return
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), _cpu()
     if name == "prepare labels":
         extra = prepare_labels(work, scale, float(os.environ["SCALE_SHARE"]), int(os.environ["SCALE_SEED"]))
     elif name.startswith("report"):
@@ -230,8 +235,10 @@ def run_step(name, work, scale):
     else:
         extra = globals()[f"step_{name}"](work, scale)
     seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"s": round(seconds, 2), "peak_mib": round(peak), **extra}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu0  # this process's own: steadier than wall time on a busy machine
+    peak = usage.ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"s": round(seconds, 2), "peak_mib": round(peak), "cpu_s": round(cpu, 2), **extra}))
 
 
 # --- the driver --------------------------------------------------------------------------------------
@@ -314,6 +321,9 @@ def compare(small, large, ratio):
         t, m = b["s"] / max(a["s"], 0.01), b["peak_mib"] / a["peak_mib"]
         ok = t <= 1.2 * ratio and b["peak_mib"] <= max(1.5 * a["peak_mib"], GIB)
         rows.append((name, a["s"], b["s"], t, a["peak_mib"], b["peak_mib"], m, ok))
+        if "cpu_s" in a and "cpu_s" in b:
+            cpu = b["cpu_s"] / max(a["cpu_s"], 0.01)
+            print(f"  {name}: CPU of its own process {a['cpu_s']} -> {b['cpu_s']} s, ratio {cpu:.2f}")
     for name in ("round trip", "arrivals"):
         if name in small and name in large:
             a, b = small[name]["ms"], large[name]["ms"]
