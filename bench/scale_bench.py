@@ -278,7 +278,19 @@ def database(db, tag, work, args):
     with psycopg.connect(f"{args.pg_url.rstrip('/')}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
+    CREATED.append(name)
     return f"{args.pg_url.rstrip('/')}/{name}"
+
+
+CREATED = []  # the PostgreSQL databases this run made: dropped at its end unless --keep
+
+
+def drop_created(args):
+    import psycopg
+
+    with psycopg.connect(f"{args.pg_url.rstrip('/')}/postgres", autocommit=True) as conn:
+        for name in CREATED:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def one_size(db, scale, args, root):
@@ -361,7 +373,7 @@ def main(argv=None):
     parser.add_argument("--participants", type=int, default=60, help="arrivals of the burst")
     parser.add_argument("--burst-seconds", type=float, default=5.0)
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder (files, SQLite databases)")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder and the PostgreSQL databases")
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     parser.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)
@@ -383,6 +395,8 @@ def main(argv=None):
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
+            if CREATED:
+                drop_created(args)
     if len(results) > 1:
         print_side_by_side(results)
     print(f"\ntargets: {'FAIL' if failed else 'PASS'}")
