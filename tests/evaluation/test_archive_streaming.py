@@ -108,9 +108,11 @@ def sample():
     while not done.is_set():
         peak[0] = max(peak[0], rss())
         time.sleep(0.005)
-sampler = threading.Thread(target=sample); sampler.start()
-summary = store.import_study(sys.argv[1], "big")
-done.set(); sampler.join()
+sampler = threading.Thread(target=sample, daemon=True); sampler.start()
+try:
+    summary = store.import_study(sys.argv[1], "big")
+finally:
+    done.set(); sampler.join()
 print(idle, max(peak[0], rss()), summary["rows"]["annotation.Question"], Question.objects.count())
 """
 
@@ -129,6 +131,7 @@ def test_an_honest_archive_larger_than_its_memory_imports_within_300_mib(study, 
         "DJANGO_SETTINGS_MODULE": "config.test_settings",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.sqlite3'}",
         "QAEVAL_VAR_DIR": str(tmp_path / "var"),
+        "QAEVAL_MAX_ARCHIVE_BYTES": str(total + 64 * MIB),  # the default, 4 GiB, refuses a 4 GiB one
     }
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, str(tmp_path / "big.zip")], cwd=REPO, env=env, capture_output=True, text=True
