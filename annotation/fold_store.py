@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from annotation.bulk import ORM_BATCH, insert_rows, update_rows
+from annotation.bulk import ORM_BATCH, analyze_after_commit, insert_rows, update_rows
 from annotation.folds import build_folds, interleave
 from annotation.models import Fold, FoldItem, Label, Triplet
 from annotation.models.triplets import new_handles
@@ -59,6 +59,7 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
         ("fold", "position", target, "is_overlap", "handle"),
         [(*row, handle) for row, handle in zip(rows, new_handles(len(rows)))],
     )
+    analyze_after_commit(FoldItem, rows=len(rows))
     return folds
 
 

@@ -7,6 +7,7 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 
 from __future__ import annotations
 
+import array
 import os
 import tempfile
 from dataclasses import dataclass, fields
@@ -19,7 +20,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
 from annotation import formats, interchange
-from annotation.bulk import IMPORT_BATCH, insert_rows, json_value, now_value
+from annotation.bulk import IMPORT_BATCH, ORM_BATCH, analyze_after_commit, insert_rows, json_value, now_value
 from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
@@ -141,6 +142,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
         )
         if new_corpus:
             _set_language(corpus)
+        analyze_after_commit(Question, Triplet, Prediction, rows=written)
     return {
         "corpus": corpus.name,
         "questions": written,
@@ -322,22 +324,30 @@ def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
 
 
 def import_predictions(path, corpus, *, progress=_noop, name=None):
-    """Import predictions JSONL for questions of ``corpus``; systems are created as needed."""
+    """Import predictions JSONL for questions of ``corpus``; systems are created as needed.
+
+    Memory grows with the corpus's questions, not with the file: pass 1 keeps, per system, the
+    line of each question's prediction in an array (not a set of pairs); pass 2 deduplicates and
+    writes the predictions a slice of questions at a time (``_write_predictions``)."""
     name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
+    dense = {external_id: n for n, external_id in enumerate(known)}
     existing = set(
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
-    systems, seen, kept = set(), {}, _kept_records(path)
+    systems, kept = set(), _kept_records(path)
+    seen = {}  # system -> array of the line of its prediction of each question (0: none)
     progress(message=VALIDATING_PREDICTIONS)
 
     def check(line, record):
         key = (record["system"], record["question_id"])
         if record["question_id"] not in known:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, field="question_id")
-        if key in seen:
+        lines = seen.get(key[0])
+        if lines is not None and lines[dense[key[1]]]:
             raise InterchangeError(
-                f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {seen[key]})",
+                f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line "
+                f"{lines[dense[key[1]]]})",
                 name,
                 line,
                 field="question_id",
@@ -350,14 +360,17 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             raise InterchangeError(
                 "the system name 'reference' is reserved for the corpus answers", name, line, field="system"
             )
-        seen[key] = line
-        systems.add(record["system"])
+        if lines is None:
+            lines = seen[key[0]] = array.array("q", bytes(8 * len(known)))
+            systems.add(key[0])
+        lines[dense[key[1]]] = line
         if kept is not None:
             kept.append((line, record))
 
     count = _validate(
         interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
     )
+    seen.clear(), existing.clear()
     with transaction.atomic():
         lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
@@ -365,40 +378,58 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             by_name[system_name] = System.objects.get_or_create(
                 name=system_name, defaults={"kind": System.KIND_IMPORTED}
             )[0]
-        rows, meta = [], []
-        taken = _taken_meanwhile(corpus, by_name.values())
-        for i, (line, record) in enumerate(kept if kept is not None else interchange.read_predictions(path)):
-            rows.append((i, known[record["question_id"]], record["answer"]))
-            meta.append((by_name[record["system"]].pk, json_value(record["meta"])))
-            if (by_name[record["system"]].pk, known[record["question_id"]]) in taken:
-                raise InterchangeError(
-                    f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
-                    "(written by another job while this file was checked)",
-                    name,
-                    line,
-                    field="question_id",
-                )
-        progress(message=DEDUPLICATING)
-        mapping, n_new = triplets_for(corpus, rows)
-        now = now_value()
-        written = 0
-        for start in range(0, len(rows), IMPORT_BATCH):
-            written += insert_rows(
-                Prediction,
-                PREDICTION_COLUMNS,
-                [
-                    (meta[i][0], qid, answer, mapping.get(i), meta[i][1], now)
-                    for i, qid, answer in rows[start : start + IMPORT_BATCH]
-                ],
-            )
-            progress(done=written, total=count, message=WROTE_PREDICTIONS % {"done": written, "total": count})
+        records = kept if kept is not None else interchange.read_predictions(path)
+        written, linked, n_new = _write_predictions(
+            corpus, records, known=known, by_name=by_name, name=name, count=count, progress=progress
+        )
         triplets = {
             "new_triplets": n_new,
-            "linked_predictions": len(mapping),
-            "empty_answers": len(rows) - len(mapping),  # no triplet: nobody is shown an empty answer
+            "linked_predictions": linked,
+            "empty_answers": written - linked,  # no triplet: nobody is shown an empty answer
             "added_to_folds": extend_folds_if_any(corpus),
         }
-    return {"predictions": written, "systems": sorted(systems), **triplets}
+        analyze_after_commit(Prediction, Triplet, rows=written)
+    return {"predictions": written, "systems": sorted(by_name), **triplets}
+
+
+def _write_predictions(corpus, records, *, known, by_name, name, count, progress):
+    """Pass 2 of a predictions import: the checked ``(line, record)`` pairs deduplicated into triplets
+    and written, a slice of at most ``ORM_BATCH`` questions at a time (a question's predictions stay
+    in one slice when the file keeps them together; ``triplets_for`` gives the same triplets either
+    way). Returns ``(predictions written, linked to a triplet, new triplets)``."""
+    taken = _taken_meanwhile(corpus, by_name.values())
+    progress(message=DEDUPLICATING)
+    now = now_value()
+    written = linked = n_new = 0
+    rows, meta, questions = [], [], set()
+
+    def flush():
+        nonlocal written, linked, n_new
+        mapping, new = triplets_for(corpus, rows)
+        batch = [(meta[i][0], qid, answer, mapping.get(k), meta[i][1], now) for i, (k, qid, answer) in enumerate(rows)]
+        written += insert_rows(Prediction, PREDICTION_COLUMNS, batch)
+        linked, n_new = linked + len(mapping), n_new + new
+        rows.clear(), meta.clear(), questions.clear()
+        progress(done=written, total=count, message=WROTE_PREDICTIONS % {"done": written, "total": count})
+
+    for i, (line, record) in enumerate(records):
+        qid, system = known[record["question_id"]], by_name[record["system"]].pk
+        if (system, qid) in taken:
+            raise InterchangeError(
+                f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
+                "(written by another job while this file was checked)",
+                name,
+                line,
+                field="question_id",
+            )
+        if qid not in questions and len(questions) >= ORM_BATCH:
+            flush()
+        questions.add(qid)
+        rows.append((i, qid, record["answer"]))
+        meta.append((system, json_value(record["meta"])))
+    if rows:
+        flush()
+    return written, linked, n_new
 
 
 def _taken_meanwhile(corpus, systems):
@@ -562,6 +593,7 @@ def _write_labels(plan, corpus, source):
             event.created_at = when
             dated.append(event)
     LabelEvent.objects.bulk_update(dated, ["created_at"], batch_size=IMPORT_BATCH)  # keeps exported history times
+    analyze_after_commit(Label, LabelEvent, rows=len(events))
     return {
         "labels": len(plan.rows),
         "created": len(created),

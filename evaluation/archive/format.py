@@ -76,6 +76,27 @@ def _default(value):
     raise TypeError(f"cannot archive a value of type {type(value).__name__}")
 
 
+def encode_row(row: dict) -> str:
+    """One row as its JSON Lines line (with its newline); datetimes in full ISO 8601.
+
+    Parameters
+    ----------
+    row : dict
+        The row's columns by attribute name.
+
+    Returns
+    -------
+    str
+        The line, to be written UTF-8 encoded.
+
+    Examples
+    --------
+    >>> encode_row({"id": 1, "answer": "Denver"})
+    '{"id": 1, "answer": "Denver"}\\n'
+    """
+    return json.dumps(row, ensure_ascii=False, default=_default) + "\n"
+
+
 def encode_rows(rows) -> bytes:
     """Rows as JSON Lines bytes, UTF-8; datetimes in full ISO 8601 (microseconds kept).
 
@@ -95,7 +116,7 @@ def encode_rows(rows) -> bytes:
     >>> encode_rows([{"id": 1, "at": datetime.datetime(2026, 1, 2, 3, 4, 5, 678901)}])
     b'{"id": 1, "at": "2026-01-02T03:04:05.678901"}\\n'
     """
-    return "".join(json.dumps(row, ensure_ascii=False, default=_default) + "\n" for row in rows).encode("utf-8")
+    return "".join(encode_row(row) for row in rows).encode("utf-8")
 
 
 def decode_rows(data: bytes, member: str) -> list[dict]:

@@ -22,12 +22,18 @@ def pseudonymize(rows_by):
     ('~P-7F3K2Q', '')
     """
     for row in rows_by.get(PARTICIPANT, []):
-        row.update(
-            external_id=pseudonyms.erased_id(row.get("code") or str(row["id"])),
-            panel_study="",
-            panel_session="",
-            browser_token="",
-        )
+        pseudonymize_row(row)
+
+
+def pseudonymize_row(row):
+    """One participant's row with its panel ids replaced (in place, and returned: the archive streams rows)."""
+    row.update(
+        external_id=pseudonyms.erased_id(row.get("code") or str(row["id"])),
+        panel_study="",
+        panel_session="",
+        browser_token="",
+    )
+    return row
 
 
 def owner_only(out):

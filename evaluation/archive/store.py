@@ -19,6 +19,7 @@ none of these rules covers.
 from __future__ import annotations
 
 import io
+import itertools
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +29,6 @@ from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connections, models, transaction
-from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.migrations.loader import MigrationLoader
 from django.db.models import Q
 from django.http import HttpResponse
@@ -36,13 +36,15 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from annotation import privacy
+from annotation.bulk import analyze_after_commit
 from annotation.dedup import answer_key
 from annotation.models import Corpus, Study
 from core import job_kinds
 from core.models import Job
 from core.roles import ADMIN, ROLES, ensure_groups, is_admin
+from evaluation.archive import checks, personal, unpack
 from evaluation.archive import format as archive
-from evaluation.archive import personal, unpack, values
+from evaluation.archive import members as member_files
 from evaluation.archive.format import ArchiveError
 
 # Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
@@ -99,6 +101,7 @@ def register_not_archived(label, reason):
 
 _PATH_DEPTH = 5
 _READ_CHUNK = 900  # ids per "pk IN (...)" query (under SQLite's 999 parameters)
+_ITER_CHUNK = 2000  # rows fetched at a time by an export
 
 
 def _noop(*args, **kwargs):
@@ -286,11 +289,11 @@ def schema_problem(archived, using=DEFAULT_DB_ALIAS):
 
 
 def _by_ids(member, ids):
-    rows, ids = [], sorted(ids)
+    """The rows of ``ids``, read a chunk of ids at a time."""
+    ids = sorted(ids)
     for start in range(0, len(ids), _READ_CHUNK):
         chunk = ids[start : start + _READ_CHUNK]
-        rows += member.model._base_manager.filter(pk__in=chunk).order_by("pk").values(*member.columns)
-    return rows
+        yield from member.model._base_manager.filter(pk__in=chunk).order_by("pk").values(*member.columns)
 
 
 def _scope(member, corpus):
@@ -303,16 +306,23 @@ def _scope(member, corpus):
 
 
 def _select(member, corpus, referenced):
-    """The member's rows of ``corpus``: its scope, then the rows archived rows refer to."""
-    rows = []
+    """The member's rows of ``corpus``, streamed: its scope, then the rows archived rows refer to.
+    The first row is read before it returns (the read has begun: an export's snapshot is taken)."""
+    rows = _stream(member, corpus, referenced)
+    first = next(rows, None)
+    return rows if first is None else itertools.chain((first,), rows)
+
+
+def _stream(member, corpus, referenced):
+    wanted = set(referenced)
+    pk = member.model._meta.pk.attname
     q = _scope(member, corpus)
     if q:
         qs = member.model._base_manager.filter(q).values(*member.columns).order_by("pk")
-        rows = list(qs.distinct() if member.extra else qs)
-    pk = member.model._meta.pk.attname
-    have = {row[pk] for row in rows}
-    rows += _by_ids(member, set(referenced) - have)
-    return rows
+        for row in (qs.distinct() if member.extra else qs).iterator(chunk_size=_ITER_CHUNK):
+            wanted.discard(row[pk])
+            yield row
+    yield from _by_ids(member, wanted)
 
 
 def _user_rows(ids):
@@ -340,7 +350,10 @@ def _job_files(jobs):
 
 
 def collect(corpus, progress=_noop):
-    """Every archived row of ``corpus`` (call it inside one transaction for a consistent read).
+    """Every archived row of ``corpus``, streamed (call it inside one transaction for a consistent read).
+
+    Models come in reverse insertion order, each after the models that refer to it, so that the
+    rows archived rows refer to are known when their model is read.
 
     Parameters
     ----------
@@ -349,21 +362,27 @@ def collect(corpus, progress=_noop):
     progress : callable
         ``progress(done=, total=, message=)``, as a job body's.
 
-    Returns
-    -------
+    Yields
+    ------
     tuple
-        ``({label: list of row dicts}, list of user dicts)``.
+        ``(label, rows)`` per model, ``rows`` an iterator of row dicts to read before the next model
+        (the references it records choose the next models' rows); then ``(USER, list of user dicts)``.
     """
     members = plan()
     referenced = {}
-    rows_by = {}
+
+    def noted(member, rows):
+        foreign = [(column, referenced.setdefault(target, set())) for column, (target, _) in member.foreign.items()]
+        for row in rows:
+            for column, ids in foreign:
+                if row[column] is not None:
+                    ids.add(row[column])
+            yield row
+
     for done, member in enumerate(reversed(members)):
         progress(done=done, total=len(members) + 2, message=READING % {"member": member.label})
-        rows = _select(member, corpus, referenced.get(member.label, ()))
-        rows_by[member.label] = rows
-        for column, (target, _) in member.foreign.items():
-            referenced.setdefault(target, set()).update(row[column] for row in rows if row[column] is not None)
-    return rows_by, _user_rows(referenced.get(USER, ()))
+        yield member.label, noted(member, _select(member, corpus, referenced.pop(member.label, ())))
+    yield USER, _user_rows(referenced.get(USER, ()))
 
 
 @contextmanager
@@ -392,14 +411,17 @@ def _snapshot(using=DEFAULT_DB_ALIAS):
 
 
 def export_study(corpus, out, progress=_noop, *, full=False):
-    """Write the archive of ``corpus`` (file written with mode 0600 when ``out`` is a path).
+    """Write the archive of ``corpus`` (a file written with mode 0600 when ``out`` is a path), streamed:
+    each model's rows go into its member as the
+    database yields them (memory holds a chunk of rows and the ids archived rows refer to, never a
+    member); ``manifest.json`` comes last, once every member's size and SHA-256 is known.
 
     Parameters
     ----------
     corpus : Corpus
         The study's corpus.
     out : str, Path or binary file
-        Where the zip goes.
+        Where the zip goes (a file object must be seekable).
     progress : callable
         ``progress(done=, total=, message=)``.
     full : bool
@@ -410,27 +432,25 @@ def export_study(corpus, out, progress=_noop, *, full=False):
     dict
         The manifest written into the archive.
     """
-    with _snapshot():
-        rows_by, users = collect(corpus, progress)
-        schema = schema_version()
-    if not full:
-        personal.pseudonymize(rows_by)
-    blobs = {archive.USERS: (archive.encode_rows(users), len(users))}
-    for label, rows in rows_by.items():
-        blobs[archive.rows_member(label)] = (archive.encode_rows(rows), len(rows))
-    for name, path in _job_files(rows_by.get(JOB, ())).items():
-        blobs[name] = (path.read_bytes(), None)
-    progress(message=WRITING, force=True)
-    members = {name: archive.describe(data, rows) for name, (data, rows) in blobs.items()}
-    manifest = archive.build_manifest(
-        members, corpus=corpus.name, schema=schema, exported_at=timezone.now().isoformat()
-    )
-    manifest["panel_ids"] = personal.PANEL_IDS_FULL if full else personal.PANEL_IDS_REMOVED
+    members, jobs = {}, []
     personal.owner_only(out)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        with _snapshot():
+            for label, found in collect(corpus, progress):
+                rows = (jobs.append(row) or row for row in found) if label == JOB else found
+                if label == personal.PARTICIPANT and not full:  # SPEC 18: the default archive holds no panel id
+                    rows = map(personal.pseudonymize_row, rows)
+                name = archive.USERS if label == USER else archive.rows_member(label)
+                members[name] = member_files.write_rows(zf, name, rows)
+            schema = schema_version()
+        progress(message=WRITING, force=True)
+        for name, path in _job_files(jobs).items():
+            members[name] = member_files.write_file(zf, name, path)
+        manifest = archive.build_manifest(
+            members, corpus=corpus.name, schema=schema, exported_at=timezone.now().isoformat()
+        )
+        manifest["panel_ids"] = personal.PANEL_IDS_FULL if full else personal.PANEL_IDS_REMOVED
         zf.writestr(archive.MANIFEST, archive.encode_manifest(manifest))
-        for name, (data, _) in sorted(blobs.items()):
-            zf.writestr(name, data)
     return manifest
 
 
@@ -459,79 +479,13 @@ def read_archive(source, label="archive"):
 
 
 def _read_checked(zf, label):
-    claimed = sum(info.file_size for info in zf.infolist())  # honest headers: refused before reading
-    if claimed > settings.MAX_ARCHIVE_BYTES:
-        raise ArchiveError(
-            f"{label}: {claimed} bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES ({settings.MAX_ARCHIVE_BYTES})"
-        )
+    checks.claimed_check(zf, label)
     budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, label)  # lying headers: counted as inflated
     manifest = unpack.read_manifest(zf, label, budget)
     data = {
         name: unpack.read_member(zf, name, entry=entry, budget=budget) for name, entry in manifest["members"].items()
     }
     return manifest, data
-
-
-def _parse(manifest, data, members):
-    """{label: rows} and the user rows, each member checked against this installation's models:
-    its columns, and every value against its column (``evaluation/archive/values.py``)."""
-    by_label = {m.label: m for m in members}
-    rows_by = {}
-    for name, rows in data.items():
-        if not name.startswith(archive.ROWS_PREFIX):
-            continue
-        label = name[len(archive.ROWS_PREFIX) : -len(".jsonl")]
-        if label in NOT_ARCHIVED:
-            continue
-        if label not in by_label:
-            raise ArchiveError(f"archive member {name}: model {label} is unknown here (an archive of a newer schema?)")
-        unknown = set().union(*(row.keys() for row in rows)) - set(by_label[label].columns) if rows else set()
-        if unknown:
-            raise ArchiveError(f"archive member {name}: column(s) {', '.join(sorted(unknown))} unknown here")
-        specs, convert = _specs(by_label[label].model)
-        pk = by_label[label].model._meta.pk.attname
-        values.check_rows(rows, specs, name, convert=convert, required=(pk,))
-        rows_by[label] = rows
-    users = data[archive.USERS]
-    values.check_rows(users, USER_SPECS, archive.USERS, required=("id", "username"))
-    for name, entry in manifest["members"].items():
-        count = len(users) if name == archive.USERS else len(rows_by.get(name[5:-6], ()))
-        counted = name.startswith(archive.ROWS_PREFIX) or name == archive.USERS
-        if counted and entry.get("rows") != count and name[5:-6] not in NOT_ARCHIVED:
-            raise ArchiveError(f"archive member {name} holds {count} rows; the manifest says {entry.get('rows')}")
-    return rows_by, users
-
-
-USER_SPECS = {
-    "id": {"kind": "int", "null": False},
-    "username": {"kind": "str", "null": False, "max_length": 150},
-    "roles": {"kind": "list", "null": True},
-}
-
-
-def _specs(model):
-    """``({column: spec}, {column: parser})`` of ``model``'s columns for ``values.check_rows``: the
-    integer ranges of PostgreSQL on every database, so SQLite refuses what PostgreSQL would."""
-    specs, convert = {}, {}
-    for f in model._meta.concrete_fields:
-        spec = {"null": f.null}
-        if f.is_relation or isinstance(f, models.IntegerField):
-            spec["kind"] = "int"
-            if not f.is_relation:
-                spec["range"] = BaseDatabaseOperations.integer_field_ranges.get(f.get_internal_type())
-        elif isinstance(f, models.FloatField):
-            spec["kind"] = "float"
-        elif isinstance(f, models.BooleanField):
-            spec["kind"] = "bool"
-        elif isinstance(f, models.JSONField):
-            spec["kind"] = "json"
-        elif isinstance(f, (models.CharField, models.TextField)):
-            spec.update(kind="str", max_length=f.max_length)
-        else:
-            spec["kind"] = "other"
-            convert[f.attname] = f.to_python
-        specs[f.attname] = spec
-    return specs, convert
 
 
 def _restore_users(rows):
@@ -709,6 +663,11 @@ def _check_target(manifest, name):
 def import_study(source, name=None, *, progress=_noop, label="archive"):
     """Restore an archive, in one transaction: on any error nothing is written.
 
+    Two passes, each streamed: the first checks every member (size, SHA-256, rows, values, counts)
+    and keeps nothing; the second writes the rows a batch at a time (``unpack.scan_member``). Memory
+    holds a batch of rows and the id maps of the models other rows refer to, whatever the archive's
+    size.
+
     Parameters
     ----------
     source : str, Path or binary file
@@ -727,31 +686,53 @@ def import_study(source, name=None, *, progress=_noop, label="archive"):
         A refusal raises ``ArchiveError`` naming the problem.
     """
     with unpack.open_zip(source, label) as zf:
-        manifest, data = _read_checked(zf, label)
+        checks.claimed_check(zf, label)
+        manifest = unpack.read_manifest(zf, label, unpack.Budget(settings.MAX_ARCHIVE_BYTES, label))
         members = plan()
-        rows_by, users = _parse(manifest, data, members)
-        del data  # the rows live on in rows_by
+        counts, users = checks.check_all(zf, manifest, members=members, label=label, skipped=NOT_ARCHIVED)
         name = archive.check_name(name or manifest["corpus"])
         _check_target(manifest, name)
-        context = {"name": name, "old_name": manifest["corpus"]}
-        _restore_all(zf, manifest, members=members, rows_by=rows_by, users=users, context=context, progress=progress)
-    counts = {label: len(rows) for label, rows in sorted(rows_by.items())}
+        context = {"name": name, "old_name": manifest["corpus"], "label": label}
+        _restore_all(zf, manifest, members=members, context=context, progress=progress)
     # SPEC 18: whoever was erased here since the archive was made stays erased
     erased = privacy.reapply_tombstones(Study.objects.filter(corpus_id=context["corpus_id"]))
-    return {"corpus": name, "corpus_id": context["corpus_id"], "users": len(users), "rows": counts, "erased": erased}
+    rows = dict(sorted(counts.items()))
+    return {"corpus": name, "corpus_id": context["corpus_id"], "users": users, "rows": rows, "erased": erased}
 
 
-def _restore_all(zf, manifest, *, members, rows_by, users, context, progress):
+def _restore_member(zf, member, maps, *, entry, budget, context):
+    """Write one member's rows, batch by batch; keeps {archived id: new id} where rows refer to it."""
+    name = archive.rows_member(member.label)
+    keep = member.referenced_by or member.label in (JOB, CORPUS) or (member.label, False) in member.foreign.values()
+    keep = keep or (member.label, True) in member.foreign.values()  # a model that refers to itself
+    maps[member.label] = mapping = {}
+
+    def write(rows, first):
+        found = _restore(member, rows, maps, context=context)
+        if keep:
+            mapping.update(found)
+
+    count = unpack.scan_member(zf, name, entry=entry, budget=budget, each=write)
+    analyze_after_commit(member.model, rows=count or 0)  # PostgreSQL's planner told of the new rows
+
+
+def _restore_all(zf, manifest, *, members, context, progress):
     """Every row and file, in one transaction; a database's refusal names the member being written."""
     written, current = [], archive.USERS
+    budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, context["label"])
+    listed = manifest["members"]
     try:
         with transaction.atomic():
             _check_target(manifest, context["name"])  # again, under the transaction
+            users = unpack.read_member(zf, archive.USERS, entry=listed[archive.USERS], budget=budget)
             maps = {USER: _restore_users(users)}
             for done, member in enumerate(members):
                 current = archive.rows_member(member.label)
                 progress(done=done, total=len(members) + 1, message=RESTORING % {"member": member.label})
-                maps[member.label] = _restore(member, rows_by.get(member.label, []), maps, context=context)
+                if current in listed:
+                    _restore_member(zf, member, maps, entry=listed[current], budget=budget, context=context)
+                else:
+                    maps[member.label] = {}
             current = "files/"
             _restore_files(zf, manifest, job_map=maps.get(JOB, {}), written=written)
     except IntegrityError as exc:

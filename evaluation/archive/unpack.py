@@ -5,8 +5,10 @@ chunk, never its whole self at once), and the bytes actually inflated are counte
 the zip's headers or the manifest claim: a member is refused as soon as it inflates past the size
 its manifest entry states, or the archive past ``QAEVAL_MAX_ARCHIVE_BYTES``. JSON Lines members are
 decoded line by line as they stream (a line longer than ``MAX_LINE_BYTES`` is refused), hashed on
-the way; file members are only hashed, then copied to disk streamed when restored. What stays in
-memory is the decoded rows, whose bytes the limits bound. No database here.
+the way, and handed on in batches (``scan_member``): an import checks every member in a first pass
+and writes the rows batch by batch in a second, so memory holds one batch of rows, whatever the
+archive's size. File members are only hashed, then copied to disk streamed when restored. No
+database here.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from evaluation.archive.values import loads_row
 
 CHUNK = 1 << 20
 MAX_LINE_BYTES = 64 << 20  # a row holding a context of 60 MiB still fits
+BATCH_ROWS = 2000  # rows handed on at once by scan_member ...
+BATCH_BYTES = 8 << 20  # ... or fewer, once their lines hold this many bytes
 
 
 @contextmanager
@@ -130,8 +134,78 @@ def _lines(pieces, name):
         yield last
 
 
+def _batches(lines, name):
+    """``(number of the first line, rows)`` of the line stream, at most ``BATCH_ROWS`` rows or about
+    ``BATCH_BYTES`` bytes of text a batch; each line checked (``values.loads_row``)."""
+    batch, size, first = [], 0, 1
+    for number, line in enumerate(lines, 1):
+        batch.append(loads_row(line, name, number))
+        size += len(line)
+        if len(batch) >= BATCH_ROWS or size >= BATCH_BYTES:
+            yield first, batch
+            batch, size, first = [], 0, number + 1
+    if batch:
+        yield first, batch
+
+
+def scan_member(zf, name, *, entry, budget, each=None):
+    """Member ``name`` streamed and checked against its manifest entry (size and SHA-256), its rows
+    handed on in batches: memory holds one batch, whatever the member's size.
+
+    Parameters
+    ----------
+    zf : zipfile.ZipFile
+        The archive.
+    name : str
+        The member.
+    entry : dict
+        Its manifest entry (``bytes``, ``sha256``).
+    budget : Budget
+        What the archive may still inflate to.
+    each : callable, optional
+        ``each(rows, first)`` for every batch of a JSON Lines member: ``rows`` a list of dicts (each
+        line checked, ``values.loads_row``), ``first`` the line number of ``rows[0]``. An
+        ``ArchiveError`` it raises is raised once the whole member is read, and only if the member is
+        the one the manifest lists (else: altered).
+
+    Returns
+    -------
+    int or None
+        The member's row count for a JSON Lines member, None for a file.
+    """
+    if not isinstance(entry, dict) or not isinstance(entry.get("bytes"), int):
+        raise ArchiveError(f"manifest.json: the entry of {name} is not an object with its size")
+    digest, size = hashlib.sha256(), 0
+
+    def hashed():
+        nonlocal size
+        for chunk in chunks(zf, name, most=entry["bytes"], budget=budget):
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+
+    stream, count, bad = hashed(), None, None
+    if name.endswith(".jsonl"):
+        count = 0
+        try:
+            for first, rows in _batches(_lines(stream, name), name):
+                if each is not None:
+                    each(rows, first)
+                count += len(rows)
+        except ArchiveError as exc:  # a bad line: say so only if the member is the one the manifest lists
+            bad = exc
+    for _chunk in stream:  # the rest (all of a file member), hashed and counted
+        pass
+    if size != entry["bytes"] or digest.hexdigest() != entry.get("sha256"):
+        raise ArchiveError(f"archive member {name} was altered: its SHA-256 differs from the manifest's")
+    if bad is not None:
+        raise bad
+    return count
+
+
 def read_member(zf, name, *, entry, budget):
-    """Member ``name`` streamed and checked against its manifest entry (size and SHA-256).
+    """Member ``name`` streamed and checked against its manifest entry (size and SHA-256), its rows
+    kept (``scan_member`` without keeping them).
 
     Parameters
     ----------
@@ -149,30 +223,9 @@ def read_member(zf, name, *, entry, budget):
     list of dict or None
         Its rows for a JSON Lines member (each line checked, ``values.loads_row``), None for a file.
     """
-    if not isinstance(entry, dict) or not isinstance(entry.get("bytes"), int):
-        raise ArchiveError(f"manifest.json: the entry of {name} is not an object with its size")
-    digest, size = hashlib.sha256(), 0
-
-    def hashed():
-        nonlocal size
-        for chunk in chunks(zf, name, most=entry["bytes"], budget=budget):
-            digest.update(chunk)
-            size += len(chunk)
-            yield chunk
-
-    stream, rows, bad = hashed(), None, None
-    if name.endswith(".jsonl"):
-        try:
-            rows = [loads_row(line, name, number) for number, line in enumerate(_lines(stream, name), 1)]
-        except ArchiveError as exc:  # a bad line: say so only if the member is the one the manifest lists
-            rows, bad = None, exc
-    for _chunk in stream:  # the rest (all of a file member), hashed and counted
-        pass
-    if size != entry["bytes"] or digest.hexdigest() != entry.get("sha256"):
-        raise ArchiveError(f"archive member {name} was altered: its SHA-256 differs from the manifest's")
-    if bad is not None:
-        raise bad
-    return rows
+    rows = []
+    count = scan_member(zf, name, entry=entry, budget=budget, each=lambda batch, first: rows.extend(batch))
+    return None if count is None else rows
 
 
 def read_manifest(zf, label, budget):

@@ -181,7 +181,7 @@ def _wrong(expected: str, value) -> str:
     return f"expected {expected}, got {got} ({shown[:40] + '...' if len(shown) > 40 else shown})"
 
 
-def check_rows(rows: list, specs: dict, member: str, *, convert=None, required=()) -> None:
+def check_rows(rows: list, specs: dict, member: str, *, convert=None, required=(), start=1) -> None:
     """Refuse the first value of ``rows`` its column cannot take, naming member, row and field.
 
     Parameters
@@ -196,6 +196,8 @@ def check_rows(rows: list, specs: dict, member: str, *, convert=None, required=(
         ``{column: function}`` for the ``other`` kinds (datetimes...): it raises on a bad value.
     required : tuple of str
         Columns every row must have (its id).
+    start : int
+        The row number of ``rows[0]`` in its member (a batch of a member read streamed).
 
     Returns
     -------
@@ -211,7 +213,7 @@ def check_rows(rows: list, specs: dict, member: str, *, convert=None, required=(
     evaluation.archive.format.ArchiveError: archive member rows/a.B.jsonl, row 2 (id 2), field seconds_spent: ...
     """
     convert = convert or {}
-    for number, row in enumerate(rows, 1):
+    for number, row in enumerate(rows, start):
         for column in required:
             if column not in row:
                 raise ArchiveError(f"archive member {member}, row {number}, field {column}: missing")

@@ -19,6 +19,23 @@ from annotation.interchange import REFERENCE, SEMANTIC_FIELDS, read_corpus, read
 QUESTION_COLUMNS = ("context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta")
 
 
+class _Shared(dict):
+    """One string object for equal strings read from a file (a question id on each of its
+    predictions, a system name on each of its lines, a paragraph's context on each of its questions):
+    what a table of a million lines holds, instead of a million copies.
+
+    >>> shared = _Shared()
+    >>> a, b = "".join(["bert", "-ens"]), "".join(["bert-", "ens"])
+    >>> a is b, shared(a) is shared(b)
+    (False, True)
+    """
+
+    def __call__(self, text):
+        if not isinstance(text, str):
+            return text
+        return self.setdefault(text, text)
+
+
 def questions_frame(records) -> pd.DataFrame:
     """The questions table from corpus records (SPEC 9).
 
@@ -54,11 +71,13 @@ def questions_frame(records) -> pd.DataFrame:
     q1           Capital of Poland?  [Warsaw]       en   2.0   {}
     q2                       Where?        []       en   NaN   {}
     """
-    rows = list(records)
-    frame = pd.DataFrame.from_records(
-        [{"question_id": r["id"], **{c: r.get(c) for c in QUESTION_COLUMNS}} for r in rows],
-        columns=["question_id", *QUESTION_COLUMNS],
-    )
+    shared, columns = _Shared(), {c: [] for c in ("question_id", *QUESTION_COLUMNS)}
+    for r in records:  # column by column: no dict per question kept beside the table
+        columns["question_id"].append(r["id"])
+        for c in QUESTION_COLUMNS:
+            columns[c].append(shared(r.get(c)) if c == "context" else r.get(c))
+    frame = pd.DataFrame(columns)
+    del columns
     frame["language"] = frame["language"].fillna("en")
     frame["meta"] = frame["meta"].map(lambda m: m if isinstance(m, dict) else {})
     frame["answers"] = frame["answers"].map(lambda a: list(a) if isinstance(a, (list, tuple)) else [])
@@ -95,8 +114,9 @@ def predictions_frame(records) -> pd.DataFrame:
     0          q1      a  Warsaw
     1          q2      a
     """
+    shared = _Shared()
     return pd.DataFrame.from_records(
-        [(r["question_id"], r["system"], r.get("answer") or "") for r in records],
+        [(shared(r["question_id"]), shared(r["system"]), shared(r.get("answer") or "")) for r in records],
         columns=["question_id", "system", "answer"],
     )
 
@@ -123,8 +143,12 @@ def labels_frame(records) -> pd.DataFrame:
     0          q1  Warsaw       ann  correct
     """
     records = list(records)
+    shared = _Shared()
     frame = pd.DataFrame.from_records(
-        [(r["question_id"], r.get("answer") or "", r["annotator"], r["label"]) for r in records],
+        [
+            (shared(r["question_id"]), r.get("answer") or "", shared(r["annotator"]), shared(r["label"]))
+            for r in records
+        ],
         columns=["question_id", "answer", "annotator", "label"],
     )
     created = [(r.get("meta") or {}).get("created_at") or r.get("created_at") for r in records]

@@ -1,0 +1,423 @@
+"""A study at ten times SQuAD (issue 46): every step's wall time and peak memory at two sizes, and
+their ratios, on SQLite and PostgreSQL, in one run.
+
+Sizes: 1x is the real SQuAD dev set (``/work/shared/data/squad-v1.1-dev``: 10,570 questions, 10
+systems, about 35,000 triplets); ``--scales 1,10`` compares it with 10x (every question copied with a
+new id and a context varied by a few characters, so that nothing deduplicates them together: about
+350,000 triplets). Below 1 the first questions of the dev set are taken (``--scales 0.1,1`` to try
+the bench quickly). One label for 30 % of the triplets (``--label-share``), seeded.
+
+Steps, each in its own process (its wall time, and its peak memory: ``ru_maxrss``, the process's
+whole resident peak, Django included):
+
+- ``import``: corpus and predictions (``annotation.importers``);
+- ``folds``: folds of about 3,500 triplets (10 at 1x), one annotator account each;
+- ``labels``: the labels file (``import_labels``);
+- ``report``: the offline report without figures (``manage.py report``); ``report ds`` and
+  ``report bootstrap2`` with Dawid-Skene and the two-way bootstrap when the report offers them
+  (skipped with a note otherwise);
+- ``live``: the live sequences of every system, through the public function ``evaluation.live``
+  offers (a function of the corpus, else the close rule ``study_close_reason``; skipped if neither);
+- ``export``: the study archive; ``restore``: it imported into a fresh database;
+- over HTTP against the study's database, with gunicorn as ``bin/run-demo`` starts it: the annotator
+  round trip (``bench/annotate_load.py``'s annotators, median judge request) and a crowd arrival burst
+  (``bench/crowd_load.py``'s arrivals on a small study beside the big one, median entry + consent).
+
+Targets (``--check`` exits 1 when one fails): time ratio at most 1.2 x the size ratio (12 for 1x /
+10x); peak memory at the larger size at most max(1.5 x the smaller size's, 1 GiB); the round trip and
+the arrivals within 10 % (the larger size's median at most 1.1 x the smaller's).
+
+    .venv/bin/python bench/scale_bench.py --scales 0.1,1 --db sqlite          # a few minutes
+    .venv/bin/python bench/scale_bench.py --check                              # 1x and 10x, both databases
+    .venv/bin/python bench/scale_bench.py --step NAME --work DIR               # one step (used inside)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import resource
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent.parent / "shared" / "data")) / "squad-v1.1-dev"
+CORPUS = "scale"
+FOLD_SIZE = 3500  # triplets per fold: 10 folds at 1x
+STEPS = ("import", "folds", "labels", "report", "report ds", "report bootstrap2", "live", "export", "restore")
+GIB = 1024
+PASSWORD = "bench-" + secrets.token_hex(6)
+
+
+# --- the data: SQuAD dev, scaled -------------------------------------------------------------------
+
+
+def _read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def write_data(scale, folder, data=DATA):
+    """``corpus.jsonl`` and ``predictions.jsonl`` of SQuAD dev at ``scale``; returns the question count."""
+    questions = _read_jsonl(data / "corpus.jsonl")
+    by_question = {}
+    for p in _read_jsonl(data / "predictions.jsonl"):
+        by_question.setdefault(p["question_id"], []).append(p)
+    wanted = round(len(questions) * scale)
+    written = 0
+    with open(folder / "corpus.jsonl", "w", encoding="utf-8") as c, open(folder / "predictions.jsonl", "w") as p:
+        for copy in range(math.ceil(scale)):
+            for q in questions:
+                if written >= wanted:
+                    return written
+                qid = q["id"] if copy == 0 else f"{q['id']}-x{copy}"
+                context = q["context"] if copy == 0 else f"{q['context']} ({copy})"  # answers' offsets unchanged
+                c.write(json.dumps({**q, "id": qid, "context": context}, ensure_ascii=False) + "\n")
+                for pred in by_question.get(q["id"], ()):
+                    p.write(json.dumps({**pred, "question_id": qid}, ensure_ascii=False) + "\n")
+                written += 1
+    return written
+
+
+# --- the steps, each run in its own process (``--step``) -------------------------------------------
+
+
+def _corpus():
+    from annotation.models import Corpus
+
+    return Corpus.objects.get(name=CORPUS)
+
+
+def step_import(work, scale):
+    from annotation.importers import import_corpus, import_predictions
+
+    import_corpus(work / "corpus.jsonl", CORPUS)
+    result = import_predictions(work / "predictions.jsonl", _corpus())
+    return {"triplets": result["new_triplets"]}
+
+
+def step_folds(work, scale):
+    from annotation.fold_store import create_folds
+    from annotation.models import Triplet
+
+    n = Triplet.objects.filter(question__corpus__name=CORPUS).count()
+    folds = create_folds(_corpus(), k=max(2, round(n / FOLD_SIZE)), seed=0)
+    return {"folds": len(folds)}
+
+
+def prepare_labels(work, scale, share, seed):
+    """The labels file (not timed): one label for ``share`` of the triplets, seeded."""
+    from annotation.models import Triplet
+
+    rng = random.Random(seed)
+    annotators = max(2, round(10 * scale))
+    rows = Triplet.objects.filter(question__corpus__name=CORPUS).order_by("id")
+    written = 0
+    with open(work / "labels.jsonl", "w", encoding="utf-8") as out:
+        for question, answer in rows.values_list("question__external_id", "answer").iterator(chunk_size=5000):
+            if rng.random() < share:
+                label = rng.choices(("correct", "partial", "incorrect"), (6, 1, 3))[0]
+                record = {"question_id": question, "answer": answer, "annotator": f"ann{written % annotators}"}
+                out.write(json.dumps({**record, "label": label}, ensure_ascii=False) + "\n")
+                written += 1
+    return {"labels": written}
+
+
+def step_labels(work, scale):
+    from annotation.importers import import_labels
+
+    return {"labels": import_labels(work / "labels.jsonl", _corpus())["created"]}
+
+
+def report_variants():
+    """{variant: extra options of ``manage.py report``, or a note saying why it is skipped}."""
+    from evaluation.report.options import OPTIONS
+    from evaluation.science.human import AGGREGATES
+
+    found = {"report": {}}
+    found["report ds"] = (
+        {"human_aggregate": "ds"} if "ds" in AGGREGATES else "the report offers no Dawid-Skene aggregate (ds)"
+    )
+    two_way = [o for o in OPTIONS if "two_way" in o.name or "two-way" in (o.cli or "")]
+    if not two_way:
+        found["report bootstrap2"] = "the report offers no two-way bootstrap option"
+    elif two_way[0].kind == "bool":
+        found["report bootstrap2"] = {two_way[0].name: True}
+    else:
+        values = [v for v, _ in two_way[0].choices()] if two_way[0].choices else []
+        pick = [v for v in values if "two" in str(v)]
+        found["report bootstrap2"] = {two_way[0].name: pick[0]} if pick else "no two-way value of " + two_way[0].name
+    return found
+
+
+def step_report(work, scale, variant="report"):
+    from django.core.management import call_command
+
+    options = report_variants()[variant]
+    if isinstance(options, str):
+        return {"skipped": options}
+    out = work / f"report-{variant.replace(' ', '-')}"
+    files = {n: str(work / f"{n}.jsonl") for n in ("corpus", "predictions", "labels")}
+    with open(os.devnull, "w") as quiet:
+        call_command("report", **files, out=str(out), no_figures=True, stdout=quiet, **options)
+    return {}
+
+
+def step_live(work, scale):
+    """The live sequences of every system through ``evaluation.live``'s public function."""
+    import inspect
+
+    from evaluation import live
+
+    corpus = _corpus()
+    for name, fn in inspect.getmembers(live, inspect.isfunction):
+        params = list(inspect.signature(fn).parameters)
+        if fn.__module__ == live.__name__ and not name.startswith("_") and params[:1] == ["corpus"]:
+            fn(corpus)
+            return {"through": f"evaluation.live.{name}"}
+    if hasattr(live, "study_close_reason"):
+        from annotation.models import Study
+
+        study = Study(slug="scale-live", corpus=corpus, title="scale", close_when="ranking", close_width=0.02)
+        live.study_close_reason(study)
+        return {"through": "evaluation.live.study_close_reason"}
+    return {"skipped": "evaluation.live offers no public function of the corpus"}
+
+
+def step_export(work, scale):
+    from evaluation.archive.store import export_study
+
+    manifest = export_study(_corpus(), work / "study.zip")
+    return {"rows": sum(m["rows"] or 0 for m in manifest["members"].values()), "mb": _mb(work / "study.zip")}
+
+
+def step_restore(work, scale):
+    from evaluation.archive.store import import_study
+
+    return {"rows": sum(import_study(work / "study.zip", CORPUS)["rows"].values())}
+
+
+def _mb(path):
+    return round(path.stat().st_size / 1e6, 1)
+
+
+def _cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_step(name, work, scale):
+    """One step in this process: prints ``{"s", "peak_mib", ...}`` as the last line."""
+    os.chdir(REPO)
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    if name == "migrate":
+        call_command("migrate", verbosity=0)
+        print(json.dumps({}))
+        return
+    started, cpu0 = time.perf_counter(), _cpu()
+    if name == "prepare labels":
+        extra = prepare_labels(work, scale, float(os.environ["SCALE_SHARE"]), int(os.environ["SCALE_SEED"]))
+    elif name.startswith("report"):
+        extra = step_report(work, scale, name)
+    else:
+        extra = globals()[f"step_{name}"](work, scale)
+    seconds = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu0  # this process's own: steadier than wall time on a busy machine
+    peak = usage.ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"s": round(seconds, 2), "peak_mib": round(peak), "cpu_s": round(cpu, 2), **extra}))
+
+
+# --- the driver --------------------------------------------------------------------------------------
+
+
+def make_env(url, work, args):
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "AXES_ENABLED")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        QAEVAL_VAR_DIR=str(work / "var"),
+        LOG_LEVEL="WARNING",
+        PYTHONPATH=str(REPO),
+        DATABASE_URL=url,
+        SCALE_SHARE=str(args.label_share),
+        SCALE_SEED=str(args.seed),
+    )
+    return env
+
+
+def step(name, work, scale, env):
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--step", name, "--work", str(work), "--scale", str(scale)]
+    done = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"step {name} at {scale}x failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def database(db, tag, work, args):
+    """A fresh database: its URL."""
+    if db == "sqlite":
+        return f"sqlite:///{work / f'{tag}.sqlite3'}"
+    import psycopg
+
+    name = f"{args.pg_prefix}_{tag}".replace(".", "_")
+    with psycopg.connect(f"{args.pg_url.rstrip('/')}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    CREATED.append(name)
+    return f"{args.pg_url.rstrip('/')}/{name}"
+
+
+CREATED = []  # the PostgreSQL databases this run made: dropped at its end unless --keep
+
+
+def drop_created(args):
+    import psycopg
+
+    with psycopg.connect(f"{args.pg_url.rstrip('/')}/postgres", autocommit=True) as conn:
+        for name in CREATED:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def one_size(db, scale, args, root):
+    """Every step at one size: {step: figures}."""
+    work = root / f"{db}-{scale:g}"
+    work.mkdir(parents=True)
+    (work / "var").mkdir()
+    questions = write_data(scale, work, Path(args.data))
+    env = make_env(database(db, f"study_{scale:g}", work, args), work, args)
+    restore_env = {**env, "DATABASE_URL": database(db, f"restore_{scale:g}", work, args)}
+    step("migrate", work, scale, env)
+    step("migrate", work, scale, restore_env)
+    figures = {}
+    for name in STEPS:
+        if name == "labels":
+            step("prepare labels", work, scale, env)
+        figures[name] = step(name, work, scale, restore_env if name == "restore" else env)
+        got = figures[name]
+        shown = {k: v for k, v in got.items() if k not in ("s", "peak_mib")}
+        print(f"  {db} {scale:g}x {name:<18} {got.get('s', '-')!s:>8} s {got.get('peak_mib', '-')!s:>6} MiB  {shown}")
+    if not args.no_http:
+        sys.path.insert(0, str(REPO))
+        from bench.kit.scale_http import over_http
+
+        figures.update(over_http(env, work, args))
+        for name in ("round trip", "arrivals"):
+            print(f"  {db} {scale:g}x {name:<18} median {figures[name]['ms']} ms  {figures[name]}", flush=True)
+    figures["questions"] = questions
+    return figures
+
+
+def compare(small, large, ratio):
+    """Rows ``(step, figures..., ok)`` of the smaller and larger size, with the targets' verdicts."""
+    rows = []
+    for name in STEPS:
+        a, b = small[name], large[name]
+        if "skipped" in a or "skipped" in b:
+            rows.append((name, None, None, None, None, None, None, a.get("skipped") or b.get("skipped")))
+            continue
+        t, m = b["s"] / max(a["s"], 0.01), b["peak_mib"] / a["peak_mib"]
+        ok = t <= 1.2 * ratio and b["peak_mib"] <= max(1.5 * a["peak_mib"], GIB)
+        rows.append((name, a["s"], b["s"], t, a["peak_mib"], b["peak_mib"], m, ok))
+        if "cpu_s" in a and "cpu_s" in b:
+            cpu = b["cpu_s"] / max(a["cpu_s"], 0.01)
+            print(f"  {name}: CPU of its own process {a['cpu_s']} -> {b['cpu_s']} s, ratio {cpu:.2f}")
+    for name in ("round trip", "arrivals"):
+        if name in small and name in large:
+            a, b = small[name]["ms"], large[name]["ms"]
+            rows.append((name, a, b, b / a, None, None, None, b <= 1.1 * a))
+    return rows
+
+
+def print_table(db, scales, rows):
+    lo, hi = scales
+    print(f"\n{db}: {lo:g}x against {hi:g}x (time in s, or median ms over HTTP; peak resident memory in MiB)")
+    a, b = f"{lo:g}x", f"{hi:g}x"
+    sizes = f"{'t ' + a:>9} {'t ' + b:>9} {'ratio':>6} {'mem ' + a:>8} {'mem ' + b:>8}"
+    print(f"{'step':<18} {sizes} {'ratio':>6}  target")
+    for name, ta, tb, tr, ma, mb, mr, ok in rows:
+        if isinstance(ok, str):
+            print(f"{name:<18} skipped: {ok}")
+            continue
+        mem = f"{ma:>8} {mb:>8} {mr:>6.2f}" if ma is not None else f"{'':>8} {'':>8} {'':>6}"
+        print(f"{name:<18} {ta:>9.2f} {tb:>9.2f} {tr:>6.2f} {mem}  {'PASS' if ok else 'FAIL'}")
+
+
+def main(argv=None):
+    sys.stdout.reconfigure(line_buffering=True)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scales", default="1,10", help="the two sizes compared, in SQuAD dev's (e.g. 0.1,1)")
+    parser.add_argument("--db", default="sqlite,postgresql", help="sqlite, postgresql or both (comma-separated)")
+    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--label-share", type=float, default=0.3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pg-url", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--pg-prefix", default="qaeval_scale", help="databases <prefix>_study_<scale>, dropped first")
+    parser.add_argument("--no-http", action="store_true", help="leave out the round trip and the arrival burst")
+    parser.add_argument("--annotators", type=int, default=4, help="annotators of the round trip")
+    parser.add_argument("--judgements", type=int, default=40, help="judge requests per annotator")
+    parser.add_argument("--participants", type=int, default=60, help="arrivals of the burst")
+    parser.add_argument("--burst-seconds", type=float, default=5.0)
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder and the PostgreSQL databases")
+    parser.add_argument("--step", help=argparse.SUPPRESS)
+    parser.add_argument("--work", help=argparse.SUPPRESS)
+    parser.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.step:
+        return run_step(args.step, Path(args.work), args.scale)
+    scales = [float(s) for s in args.scales.split(",")]
+    if len(scales) != 2 or scales[0] >= scales[1]:
+        parser.error("--scales: two sizes, the smaller first")
+    root = Path(tempfile.mkdtemp(prefix="qaeval-scale-"))
+    print(f"work folder {root}; load average {os.getloadavg()[0]:.1f}", flush=True)
+    results, failed = {}, False
+    try:
+        for db in args.db.split(","):
+            sizes = [one_size(db, scale, args, root) for scale in scales]
+            results[db] = compare(*sizes, scales[1] / scales[0])
+            print_table(db, scales, results[db])
+            failed |= any(row[-1] is False for row in results[db])
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+            if CREATED:
+                drop_created(args)
+    if len(results) > 1:
+        print_side_by_side(results)
+    print(f"\ntargets: {'FAIL' if failed else 'PASS'}")
+    return 1 if (failed and args.check) else 0
+
+
+def print_side_by_side(results):
+    dbs = list(results)
+    print("\nside by side: time ratio / memory ratio / target")
+    print(f"{'step':<18} " + " ".join(f"{db:>24}" for db in dbs))
+    for i, row in enumerate(results[dbs[0]]):
+        cells = []
+        for db in dbs:
+            _, _, _, tr, _, _, mr, ok = results[db][i]
+            if isinstance(ok, str):
+                cells.append(f"{'skipped':>24}")
+            else:
+                mem = f"{mr:.2f}" if mr is not None else "-"
+                cells.append(f"{f'{tr:.2f} / {mem} / ' + ('PASS' if ok else 'FAIL'):>24}")
+        print(f"{row[0]:<18} " + " ".join(cells))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
