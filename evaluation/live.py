@@ -84,6 +84,13 @@ class ConclusionsForm(forms.Form):
         self.fields["judge"].choices = [("", _("most labels")), *((n, n) for n in names)]
 
     def clean(self):
+        """The form's values, with the target half-width checked against the chosen metric's scale.
+
+        Returns
+        -------
+        dict
+            The cleaned data (an error on ``half_width`` when it is not below the scale).
+        """
         data = super().clean()
         width, metric = data.get("half_width"), data.get("metric") or "hscore"
         scale = metric_registry.get(metric).scale if metric in ppi.METRICS else 1

@@ -15,6 +15,7 @@ import pytest
 
 from annotation.models import Corpus
 from evaluation.archive import format as archive
+from evaluation.archive import members as archive_members
 from evaluation.archive import store as archive_store
 from evaluation.archive import unpack
 from tests.conftest import REPO
@@ -55,7 +56,7 @@ def test_the_export_writes_members_equal_to_their_rows_encoded_whole(study, monk
     """Written row by row in small pieces, each member is the JSON Lines of its rows, and the
     manifest's sizes and SHA-256 are those of what the zip holds."""
     corpus, _ = study
-    monkeypatch.setattr(archive_store, "_WRITE_CHUNK", 64)
+    monkeypatch.setattr(archive_members, "_WRITE_CHUNK", 64)
     data, manifest = _export(corpus)
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         for name, entry in manifest["members"].items():
