@@ -16,7 +16,7 @@ whole resident peak, Django included):
 - ``report``: the offline report without figures (``manage.py report``); ``report ds`` and
   ``report bootstrap2`` with Dawid-Skene and the two-way bootstrap when the report offers them
   (skipped with a note otherwise);
-- ``live``: the live sequences of every system, through the public function ``evaluation.live``
+- ``live``: the live sequences of every system, as the background job computes them (``evaluation.live_state``)
   offers (a function of the corpus, else the close rule ``study_close_reason``; skipped if neither);
 - ``export``: the study archive; ``restore``: it imported into a fresh database;
 - over HTTP against the study's database, with gunicorn as ``bin/run-demo`` starts it: the annotator
@@ -172,24 +172,18 @@ def step_report(work, scale, variant="report"):
 
 
 def step_live(work, scale):
-    """The live sequences of every system through ``evaluation.live``'s public function."""
-    import inspect
-
-    from evaluation import live
+    """The live sequences of every system as the background job computes them (SPEC 16:
+    ``evaluation.live_state.refresh``, a full recomputation from no stored state, then the close rules)."""
+    from evaluation import live_state
+    from evaluation.models import LiveState
 
     corpus = _corpus()
-    for name, fn in inspect.getmembers(live, inspect.isfunction):
-        params = list(inspect.signature(fn).parameters)
-        if fn.__module__ == live.__name__ and not name.startswith("_") and params[:1] == ["corpus"]:
-            fn(corpus)
-            return {"through": f"evaluation.live.{name}"}
-    if hasattr(live, "study_close_reason"):
-        from annotation.models import Study
-
-        study = Study(slug="scale-live", corpus=corpus, title="scale", close_when="ranking", close_width=0.02)
-        live.study_close_reason(study)
-        return {"through": "evaluation.live.study_close_reason"}
-    return {"skipped": "evaluation.live offers no public function of the corpus"}
+    LiveState.objects.filter(corpus=corpus).delete()  # from scratch: the first run of the job
+    results = live_state.refresh(corpus.pk)
+    return {
+        "through": "evaluation.live_state.refresh",
+        "systems": max((len(r["rows"]) for r in results.values()), default=0),
+    }
 
 
 def step_export(work, scale):
