@@ -16,8 +16,8 @@ whole resident peak, Django included):
 - ``report``: the offline report without figures (``manage.py report``); ``report ds`` and
   ``report bootstrap2`` with Dawid-Skene and the two-way bootstrap when the report offers them
   (skipped with a note otherwise);
-- ``live``: the live sequences of every system, as the background job computes them (``evaluation.live_state``)
-  offers (a function of the corpus, else the close rule ``study_close_reason``; skipped if neither);
+- ``live``: the live sequences of every system, as the background job computes them from no stored
+  state (``evaluation.live_state.refresh``);
 - ``export``: the study archive; ``restore``: it imported into a fresh database;
 - over HTTP against the study's database, with gunicorn as ``bin/run-demo`` starts it: the annotator
   round trip (``bench/annotate_load.py``'s annotators, median judge request) and a crowd arrival burst
