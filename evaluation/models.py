@@ -23,12 +23,14 @@ class LiveState(models.Model):
     capital of every grid value to carry forward (``anytime.state_bytes``). The live page and the close
     rule read it; no request computes it."""
 
-    corpus = models.OneToOneField(Corpus, on_delete=models.CASCADE, related_name="live_state")
-    results = models.JSONField(default=dict)  # judge name -> {"rows", "n_labels", "computed_at", "active"}
-    state = models.BinaryField(default=b"")  # the carried capital, every judge's (npz)
-    pending = models.BooleanField(default=False)  # a job was sent and has not started yet
-    judges = models.JSONField(default=list)  # the judges a researcher asked for, besides the default one
-    computed_at = models.DateTimeField(null=True, blank=True)
+    corpus = models.OneToOneField(Corpus, on_delete=models.CASCADE, related_name="live_state", verbose_name=_("corpus"))
+    # judge name -> {"rows", "n_labels", "computed_at", "active"}
+    results = models.JSONField(default=dict, verbose_name=_("stored sequences"))
+    state = models.BinaryField(default=b"", verbose_name=_("carried capital"))  # every judge's (npz)
+    pending = models.BooleanField(default=False, verbose_name=_("job waiting"))  # sent, not started yet
+    # the judges a researcher asked for, besides the default one
+    judges = models.JSONField(default=list, verbose_name=_("judges"))
+    computed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("computed at"))
 
     class Meta:
         verbose_name = _("live conclusions")

@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='study',
             name='close_checked_at',
-            field=models.DateTimeField(blank=True, editable=False, null=True),
+            field=models.DateTimeField(blank=True, editable=False, null=True, verbose_name='close rule last asked at'),
         ),
         migrations.AddField(
             model_name='study',

@@ -27,7 +27,17 @@ class ConsentVersion(models.Model):
         ordering = ["study", "number"]
 
     def __str__(self):
-        return f"{self.study_id} v{self.number} ({self.language})"
+        from django.utils.translation import get_language_info, gettext
+
+        try:
+            language = get_language_info(self.language)["name_translated"]
+        except KeyError:
+            language = self.language
+        return gettext("study %(study)s, consent version %(number)s (%(language)s)") % {
+            "study": self.study_id,
+            "number": self.number,
+            "language": language,
+        }
 
 
 class ErasureTombstone(models.Model):

@@ -121,7 +121,9 @@ class Study(models.Model):
         ),
         verbose_name=_("tie margin"),
     )
-    close_checked_at = models.DateTimeField(null=True, blank=True, editable=False)  # the close rule's last run
+    close_checked_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("close rule last asked at")
+    )
     # --- SPEC 17 (issue 42): screening that respects the panel's rules -------------------------
     qualification_items = models.PositiveIntegerField(
         default=0,

@@ -16,12 +16,12 @@ class Migration(migrations.Migration):
             name='LiveState',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('results', models.JSONField(default=dict)),
-                ('state', models.BinaryField(default=b'')),
-                ('pending', models.BooleanField(default=False)),
-                ('judges', models.JSONField(default=list)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('corpus', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='live_state', to='annotation.corpus')),
+                ('results', models.JSONField(default=dict, verbose_name='stored sequences')),
+                ('state', models.BinaryField(default=b'', verbose_name='carried capital')),
+                ('pending', models.BooleanField(default=False, verbose_name='job waiting')),
+                ('judges', models.JSONField(default=list, verbose_name='judges')),
+                ('computed_at', models.DateTimeField(blank=True, null=True, verbose_name='computed at')),
+                ('corpus', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='live_state', to='annotation.corpus', verbose_name='corpus')),
             ],
             options={
                 'verbose_name': 'live conclusions',

@@ -165,7 +165,7 @@ def test_report_from_database_rows(framed_corpus, make_user):
         for item, value in zip(items, ratings[user.username]):
             frame_checking.save_frame_check(user, fold, item, frame_rating=value, fe_rating="full")
     rows = frame_checking.frame_check_rows(framed_corpus)
-    assert len(rows) == 8 and {r["annotator"] for r in rows} == {"a", "b"}
+    assert len(rows) == 8 and {r["annotator"] for r in rows} == {"A01", "A02"}  # never by account (SPEC 18)
     report = frame_report(outcome_rows(framed_corpus), rows)
     assert report["outcomes"]["done"] == 4 and report["outcomes"]["total"] == 4
     assert report["table4"]["frame"]["counts"] == {"full": 3, "partial": 3, "erroneous": 2}

@@ -33,7 +33,7 @@ OWN_APPS = [
 # A language's own name (the switcher's choices) is written in that language on purpose.
 AUTONYMS = {name for _, name in settings.LANGUAGES}
 # Names, not words: formats and proper nouns (a text made of these and of acronyms needs no French).
-NAMES = {"SQuAD", "FrameNet", "Prolific", "HELM", "Hscore", "Hcorrect"}
+NAMES = {"SQuAD", "FrameNet", "Prolific", "HELM", "Hscore", "Hcorrect", "Dawid", "Skene"}  # Dawid-Skene: its authors
 
 
 def read(value, language):
