@@ -1,26 +1,44 @@
 """Crowd labels against the truth (SPEC 17): how far each human aggregate's Hscore is from the true
 one, whether the ranking holds, whether the intervals cover, and what screening does to people.
 
-For each data set (SQuAD dev: ``--questions`` questions of the 10 real systems, the truth of each
-triplet from its answer against the references: exact match correct, F1 >= 0.4 partial, else
-incorrect; NQ301-like: 301 questions, 12 close systems, simulated truth) and each simulated crowd
-(``bench/kit/crowd_sim.py``: experts, typical panel, poor panel, lenient), ``--studies`` studies are
-simulated with ``--labels`` labels per triplet, gold items and a screening rule, and per aggregate
-(mean, majority, ds) it prints:
+Data: SQuAD dev (each study labels its own draw of ``--questions`` questions of the 10 real
+systems, out of 10,570; a triplet per (question, normalized answer), its truth from its answer
+against the references: exact match correct, F1 >= 0.4 partial, else incorrect; an empty answer is
+no triplet and counts incorrect, the report's rule) and NQ301-like data (301 questions, 12 close
+systems, simulated truth, a triplet per prediction).
 
-- ``err``: mean over systems of |Hscore - true Hscore|, in points (Hscore x 100);
+Crowds (``bench/kit/crowd_sim.py``, whose docstring gives the sources): honest workers calibrated on
+NQ301's real expert disagreement (13% of pairs of labels), ``lenient`` ones, clickers and random
+clickers in the shares of the experts / typical / poor / lenient crowds; ``typical-untrained`` is the
+typical mix with honest workers twice as noisy (this bench's earlier, unsourced guess). A study: 8
+gold items (real clear triplets, labelled by every participant, the first 3 as the qualification
+block), folds of about ``--fold`` triplets (whole questions; 40 + 8 gold items is about a 12-16
+minute panel task at an assumed 15-20 s per item), ``--labels`` participants per fold, SPEC 17's
+screening (block failed: screened out; in the fold: stopped after 2 gold misses below 0.7; the slot
+goes to a new participant).
+
+What is measured is the production code: the Hscore of every aggregate from
+``human.triplet_scores`` (what the report's, PPI's and the live page's human scores read), averaged
+per system over its predictions as the report does, and the intervals from
+``crowd_section.two_way_intervals`` (the report's ``crowd_intervals``). Per aggregate (mean,
+majority, ds) it prints, averaged over the studies:
+
+- ``err``: per study the mean over systems of |Hscore - true Hscore| in points (Hscore x 100), then
+  the mean over studies; ``bias``: the same without the absolute value (signed);
 - ``tau``: Kendall's tau between the estimated and the true ranking; ``flips``: system pairs ordered
   the other way round (out of all pairs);
-- ``cov2w``: share of (system, study) whose two-way bootstrap 95% interval (participants then
-  questions, aggregation refitted) holds the truth; ``covq`` (mean only): the questions-only
-  bootstrap the report used before;
-- per crowd: honest people stopped in the fold, bad workers caught (stopped or screened out) and honest
-  people screened out at the start (paid), under SPEC 17's rule (qualification block of 3 gold items +
-  two misses, ``min_gold`` 0.7, 8 gold items per fold of 40) and under the old rule (below
-  ``min_gold`` after 3 gold items, no block).
+- ``cov2w``: share of (system, study) whose two-way bootstrap 95% interval (participants, then
+  questions, aggregation refitted, centred on the estimate) holds the truth, and its mean width;
+  ``covq`` (mean only): the questions-only bootstrap. That truth is the true Hscore of the questions
+  labelled; the intervals also carry the sampling of questions, so they are conservative for it.
+  ``covpop`` (SQuAD): the same intervals against the true Hscore of all of SQuAD dev, the target of
+  an interval that resamples questions;
+- per crowd: honest people stopped in the fold, bad workers caught (stopped or screened out) and
+  honest people screened out at the start (paid), under SPEC 17's rule and under the old rule
+  (below ``min_gold`` after 3 gold items, no block).
 
     python bench/crowd_bench.py                              # small: 2 studies, 40 replicates
-    python bench/crowd_bench.py --studies 10 --boot 100      # the README's figures
+    python bench/crowd_bench.py --studies 12 --boot 100      # the README's figures (about 3 min)
 """
 
 from __future__ import annotations
@@ -47,7 +65,8 @@ NAMES = np.array(["correct", "partial", "incorrect"], dtype=object)  # ``human.L
 
 
 def squad(n_questions, seed):
-    """SQuAD dev: ``(truth per triplet, pred_task, question of each triplet)``; ``pred_task``
+    """SQuAD dev (``n_questions`` drawn with ``seed``, or all of them when None): ``(truth per
+    triplet, pred_task, question of each triplet)``; ``pred_task``
     (questions x systems) holds each prediction's triplet, -1 where a system has no prediction and
     -2 for an empty answer (no triplet: the report scores it by rule, incorrect here since every
     SQuAD v1.1 question has a reference)."""
@@ -55,7 +74,8 @@ def squad(n_questions, seed):
 
     questions = [json.loads(line) for line in (SQUAD / "corpus.jsonl").open(encoding="utf-8")]
     rng = np.random.default_rng(seed)
-    keep = sorted(rng.choice(len(questions), size=min(n_questions, len(questions)), replace=False))
+    size = len(questions) if n_questions is None else min(n_questions, len(questions))
+    keep = sorted(rng.choice(len(questions), size=size, replace=False))
     chosen = {questions[i]["id"]: (j, questions[i]["answers"]) for j, i in enumerate(keep)}
     preds = [json.loads(line) for line in (SQUAD / "predictions.jsonl").open(encoding="utf-8")]
     systems = sorted({p["system"] for p in preds})
@@ -81,6 +101,15 @@ def squad(n_questions, seed):
 def nq(rng):
     truth, pred_task = crowd_sim.nq_like(rng)
     return truth, pred_task, np.arange(len(truth)) // pred_task.shape[1]
+
+
+def sample(data, n_questions, rng):
+    """``n_questions`` questions of ``data`` drawn without replacement, triplets renumbered."""
+    truth, pred_task, groups = data
+    rows = pred_task[np.sort(rng.choice(len(pred_task), size=n_questions, replace=False))]
+    tasks = np.unique(rows[rows >= 0])
+    rows = np.where(rows >= 0, np.searchsorted(tasks, rows), rows)
+    return truth[tasks], rows, groups[tasks]
 
 
 def system_means(per_task, pred_task, empty_value=0.0):
@@ -147,8 +176,15 @@ def questions_bootstrap(per_task, pred_task, n_boot, rng):
 
 def one_study(data, crowd_name, args, rng):
     """One simulated study: per aggregate the report's Hscores (production code) against the truth
-    (each triplet's true label value, empty answers by the same rule), and screening rates."""
-    truth, pred_task, groups = data
+    (each triplet's true label value, empty answers by the same rule), and screening rates. With
+    ``data = (full, n)`` the study labels ``n`` questions drawn from ``full`` and the intervals are
+    also held against the true Hscore of all of ``full`` (``covpop``)."""
+    population = None
+    full, n_sample = data
+    if n_sample is not None and n_sample < len(full[1]):
+        population = system_means(crowd_sim.VALUES[full[0]], full[1])
+        full = sample(full, n_sample, rng)
+    truth, pred_task, groups = full
     true = system_means(crowd_sim.VALUES[truth], pred_task)
     sim = {"rng": rng, "labels_per": args.labels, "fold_size": args.fold, "groups": groups}
     study = crowd_sim.simulate(truth, crowd_name, rules=crowd_sim.Rules(n_gold=args.gold), **sim)
@@ -173,6 +209,8 @@ def one_study(data, crowd_name, args, rng):
             "cov2w": float(np.mean((low <= true) & (true <= high))),
             "width": float(np.mean(high - low) * 100),
         }
+        if population is not None:
+            row["covpop"] = float(np.mean((low <= population) & (population <= high)))
         if agg == "mean":
             qb = questions_bootstrap(per_task, pred_task, args.boot, rng)
             row["covq"] = float(np.mean((qb[:, 0] <= true) & (true <= qb[:, 1])))
@@ -189,6 +227,8 @@ def report(name, results, n_pairs):
             print(f"  {agg:9s} refused")
             continue
         covq = f"  covq {np.mean([r['covq'] for r in rows]):.2f}" if agg == "mean" else ""
+        if "covpop" in rows[0]:
+            covq = f"  covpop {np.mean([r['covpop'] for r in rows]):.2f}" + covq
         err, bias, tau, flips, cov, width = (
             np.mean([r[k] for r in rows]) for k in ("err", "bias", "tau", "flips", "cov2w", "width")
         )
@@ -218,16 +258,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     datasets = {}
-    if "squad" in args.data:
-        datasets["SQuAD dev"] = squad(args.questions, args.seed)
+    if "squad" in args.data:  # each study labels its own draw of --questions questions
+        datasets["SQuAD dev"] = (squad(None, args.seed), args.questions)
     if "nq" in args.data:
-        datasets["NQ301-like"] = nq(rng)
+        datasets["NQ301-like"] = (nq(rng), None)
     for name, data in datasets.items():
-        truth, pred_task = data[0], data[1]
-        n_s = pred_task.shape[1]
-        print(
-            f"{name}: {pred_task.shape[0]} questions, {n_s} systems, {len(truth)} triplets, {args.labels} labels each"
-        )
+        n_q, n_s = data[0][1].shape
+        n_q = min(n_q, data[1] or n_q)
+        print(f"{name}: {n_q} questions per study, {n_s} systems, {args.labels} labels per triplet")
         for crowd_name in args.crowds.split(","):
             start = time.perf_counter()
             results = [one_study(data, crowd_name, args, rng) for _ in range(args.studies)]
