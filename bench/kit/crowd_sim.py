@@ -5,14 +5,15 @@ correct, partial, incorrect). Where the numbers come from (the only measured fig
 
 - honest workers (``expert``, ``diligent``): calibrated on NQ301's real expert disagreement, 13% of
   pairs of labels on the same answer (issue 42), most of it on partial answers: two such workers
-  disagree on 12.9% of NQ301-like answers (priors 0.43 / 0.13 / 0.44) and 15.8% of SQuAD dev's
+  disagree on 12.8% of NQ301-like answers (priors 0.43 / 0.13 / 0.44) and 14.8% of SQuAD dev's
   (0.41 / 0.18 / 0.41: more partial answers). A panel's honest participant is taken to be as careful
-  as a trained annotator; ``untrained`` (29% pairwise disagreement on SQuAD, this bench's earlier
-  guess, no source) shows what happens when they are not (crowd ``typical-untrained``);
+  as a trained annotator; ``untrained`` (29% pairwise disagreement on SQuAD, 26% on NQ301-like: this
+  bench's earlier guess, no source) shows what happens when they are not (crowd ``typical-untrained``);
 - ``lenient`` (honest, partial answers pass as correct, wrong ones as partial), ``clicker`` ("correct"
-  for nearly everything) and ``random``, in the shares of the crowds below: assumptions after the
-  published panel-quality studies (a few percent to a fifth of a panel fail attention checks or
-  straight-line; Peer et al. 2022, Douglas et al. 2023), not data.
+  for nearly everything) and ``random``, in the shares of the crowds below: this bench's assumptions,
+  roughly in the range that published panel-quality comparisons report for inattentive participants
+  (from a few percent to about a fifth of a panel; e.g. Peer et al. 2022, Douglas et al. 2023), not
+  fitted to any data.
 
 On gold items (clear cases only: correct or incorrect) an honest worker errs less: its
 off-diagonal mass is multiplied by ``GOLD_EASE``. Gold items are triplets of the data themselves
