@@ -270,14 +270,17 @@ def resample_workers(codes, rng):
     return task[rows], copy, label[rows]
 
 
-def _system_means(values, pred_task):
-    """Per system (column of ``pred_task``) the mean of its predictions' task values (-1: none)."""
+def _system_means(values, pred_task, fixed=None):
+    """Per system (column of ``pred_task``) the mean of its predictions' task values (-1: none),
+    a prediction with a value in ``fixed`` (same shape, NaN elsewhere) taking that value."""
     per = np.append(np.asarray(values, dtype=float), np.nan)[pred_task]  # -1: no triplet, NaN
+    if fixed is not None:
+        per = np.where(np.isnan(fixed), per, fixed)
     with warnings.catch_warnings(action="ignore", category=RuntimeWarning):  # all-NaN column
         return np.nanmean(per, axis=0)
 
 
-def two_way_bootstrap(codes, pred_task, score_fn, *, n_boot=200, seed=0, level=0.95):
+def two_way_bootstrap(codes, pred_task, score_fn, *, n_boot=200, seed=0, level=0.95, fixed=None):
     """Intervals of each system's mean human score and correct-share under crowd labels (SPEC 17):
     per replicate the workers are drawn with replacement, then the questions, and the aggregation
     is refitted (``score_fn``); the interval is the replicates' percentile interval moved so that
@@ -302,6 +305,9 @@ def two_way_bootstrap(codes, pred_task, score_fn, *, n_boot=200, seed=0, level=0
         task has no label), or None when the aggregation is refused for that replicate (skipped).
     n_boot, seed, level : int, int, float
         Replicates, seed, interval level.
+    fixed : tuple of numpy.ndarray, optional
+        ``(score, correct)``, each shaped as ``pred_task``: the values of predictions scored by rule
+        (empty answers, SPEC 1), NaN for the others; resampled with their questions.
 
     Returns
     -------
@@ -326,14 +332,15 @@ def two_way_bootstrap(codes, pred_task, score_fn, *, n_boot=200, seed=0, level=0
     n_q, n_s = pred_task.shape
     rng = np.random.default_rng(seed)
     scores, corrects = [], []
+    fixed = (None, None) if fixed is None else tuple(np.asarray(f, dtype=float) for f in fixed)
     for _ in range(n_boot):
         t, w, lab = resample_workers((task, worker, label), rng)
         got = score_fn((t, w, lab, gold), len(gold))
         if got is None:
             continue
-        rows = pred_task[rng.integers(n_q, size=n_q)]
-        for values, out in zip(got, (scores, corrects)):
-            out.append(_system_means(values, rows))
+        drawn = rng.integers(n_q, size=n_q)
+        for values, out, rule in zip(got, (scores, corrects), fixed):
+            out.append(_system_means(values, pred_task[drawn], None if rule is None else rule[drawn]))
     full = score_fn((task, worker, label, gold), len(gold))
     alpha = (1 - level) / 2
     result = {"n_boot": len(scores)}
@@ -343,6 +350,6 @@ def two_way_bootstrap(codes, pred_task, score_fn, *, n_boot=200, seed=0, level=0
         with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
             bounds = np.nanquantile(reps, [alpha, 1 - alpha], axis=0).T if len(reps) else np.full((n_s, 2), np.nan)
             if full is not None and len(reps):
-                shift = np.nan_to_num(_system_means(full[i], pred_task) - np.nanmedian(reps, axis=0))
+                shift = np.nan_to_num(_system_means(full[i], pred_task, fixed[i]) - np.nanmedian(reps, axis=0))
         result[name], result[f"{name}_shift"] = bounds + shift[:, None], shift
     return result

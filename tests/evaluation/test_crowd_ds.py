@@ -329,3 +329,20 @@ def test_two_way_interval_of_unanimous_labels_is_the_point():
         )
         assert out["score"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
         assert out["score_shift"].tolist() == [0.0, 0.0]
+
+
+def test_two_way_intervals_count_empty_answers_as_the_main_table_does():
+    questions, predictions, labels, _ = _crowd_report_inputs(n_q=40)
+    # a system answering like "good" on the first half of the questions and nothing on the others:
+    # its empty answers are scored incorrect by rule in the main table, never labelled
+    good = predictions[predictions["system"] == "good"].reset_index(drop=True)
+    half = good.assign(system="half", answer=np.where(good.index < 20, good["answer"], ""))
+    predictions = pd.concat([predictions, half], ignore_index=True)
+    report = compute_report(questions, predictions, labels, config=ReportConfig(n_boot=60, human_aggregate="ds"))
+    rows = {r["system"]: r for r in report.data["systems"]}
+    intervals = {r["system"]: r for r in report.data["crowd_intervals"]}
+    assert rows["half"]["hscore"] < rows["good"]["hscore"] - 0.25  # the empty half counts 0
+    for system in ("good", "half"):
+        assert intervals[system]["hscore_low"] <= rows[system]["hscore"] <= intervals[system]["hscore_high"]
+        assert intervals[system]["hcorrect_low"] <= rows[system]["hcorrect"] <= intervals[system]["hcorrect_high"]
+    assert intervals["half"]["hscore_high"] < intervals["good"]["hscore_low"]
