@@ -20,8 +20,8 @@ goes to a new participant).
 What is measured is the production code: the Hscore of every aggregate from
 ``human.triplet_scores`` (what the report's, PPI's and the live page's human scores read), averaged
 per system over its predictions as the report does, and the intervals from
-``crowd_section.two_way_intervals`` (the report's ``crowd_intervals``). Per aggregate (mean,
-majority, ds) it prints, averaged over the studies:
+``crowd_section.two_way_intervals`` (the report's ``crowd_intervals``, empty answers with their rule
+scores). Per aggregate (mean, majority, ds) it prints, averaged over the studies:
 
 - ``err``: per study the mean over systems of |Hscore - true Hscore| in points (Hscore x 100), then
   the mean over studies; ``bias``: the same without the absolute value (signed);
@@ -196,8 +196,16 @@ def one_study(data, crowd_name, args, rng):
             out[agg] = None
             continue
         est, per_task = got
+        rule = float(metric_registry.get("hscore").per_triplet(np.array([[0, 0, 1]]), agg)[0])
+        empty = np.where(predictions["tkey"].str.startswith("empty-").to_numpy()[:, None], rule, np.nan)
         boot = crowd_section.two_way_intervals(
-            predictions, labels, systems, aggregate=agg, n_boot=args.boot, seed=int(rng.integers(1 << 30))
+            predictions,
+            labels,
+            systems,
+            aggregate=agg,
+            n_boot=args.boot,
+            seed=int(rng.integers(1 << 30)),
+            empty_scores=np.repeat(empty, 2, axis=1),  # Hscore and Hcorrect of an incorrect answer: 0
         )
         scale = metric_registry.get("hscore").scale
         low, high = (np.array([r[f"hscore_{k}"] for r in boot], dtype=float) / scale for k in ("low", "high"))
