@@ -114,7 +114,51 @@ def _score_fn(aggregate):
     return score
 
 
-def two_way_intervals(predictions, labels, systems, *, aggregate, n_boot, seed=0) -> list:
+def empty_answer_scores(predictions, scores, policy) -> np.ndarray:
+    """Per prediction, the Hscore and Hcorrect (in [0, 1]) the main table gives it by rule when its
+    answer is empty (SPEC 1: no triplet, never labelled), NaN for every other prediction.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``question_id``, ``system`` and, for this to find any, ``answer``.
+    scores : ScoreTable or None
+        The report's scores (``score_table``), whose matrices hold the rule values.
+    policy : str
+        The dedup policy (what "empty" means after normalization, as in ``score_table``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (predictions, 2) floats.
+
+    Examples
+    --------
+    >>> from evaluation.report.inputs import _example_inputs
+    >>> from evaluation.report.scoring import score_table
+    >>> from evaluation.report.config import ReportConfig
+    >>> questions, predictions, labels = _example_inputs()
+    >>> predictions = pd.concat([predictions, pd.DataFrame({"question_id": [questions.index[0]],
+    ...                                                     "system": ["s3"], "answer": [""]})])
+    >>> table = score_table(questions, predictions, labels, config=ReportConfig())
+    >>> empty_answer_scores(predictions, table, "whitespace")[-1].tolist()
+    [0.0, 0.0]
+    """
+    out = np.full((len(predictions), 2), np.nan)
+    if scores is None or "answer" not in predictions.columns or not len(predictions):
+        return out
+    answers = predictions["answer"].fillna("").astype(str).to_numpy()
+    empty = np.array([text == "" for text in human.normalize_all(answers, policy)], dtype=bool)
+    q = scores.question_ids.get_indexer(predictions["question_id"].to_numpy()[empty])
+    s = np.array([scores.columns.index(name) for name in predictions["system"].to_numpy()[empty]], dtype=np.int64)
+    known = q >= 0
+    rows = np.flatnonzero(empty)[known]
+    for j, metric in enumerate(HUMAN):
+        out[rows, j] = scores.matrices[metric][q[known], s[known]]
+    return out
+
+
+def two_way_intervals(predictions, labels, systems, *, aggregate, n_boot, seed=0, empty_scores=None) -> list:
     """Per system the two-way bootstrap's 95% intervals of Hscore and Hcorrect (SPEC 17):
     ``{system, hscore_low, hscore_high, hcorrect_low, hcorrect_high}`` (main table's scale).
 
@@ -130,6 +174,9 @@ def two_way_intervals(predictions, labels, systems, *, aggregate, n_boot, seed=0
         The human aggregate, refitted per replicate.
     n_boot, seed : int
         Replicates and seed.
+    empty_scores : numpy.ndarray, optional
+        ``empty_answer_scores`` of ``predictions``: empty answers count with their rule scores, as
+        in the main table (without it they are left out).
 
     Returns
     -------
@@ -151,8 +198,13 @@ def two_way_intervals(predictions, labels, systems, *, aggregate, n_boot, seed=0
     keep = s_code >= 0
     pred_task = np.full((int(q_code.max()) + 1 if len(q_code) else 0, len(systems)), -1, dtype=np.int64)
     pred_task[q_code[keep], s_code[keep]] = tkeys.get_indexer(predictions["tkey"].to_numpy(dtype=object)[keep])
+    fixed = None
+    if empty_scores is not None:
+        fixed = tuple(np.full(pred_task.shape, np.nan) for _ in HUMAN)
+        for j, rule in enumerate(fixed):
+            rule[q_code[keep], s_code[keep]] = np.asarray(empty_scores, dtype=float)[keep, j]
     out = crowd.two_way_bootstrap(
-        (task, worker, label, gold), pred_task, _score_fn(aggregate), n_boot=n_boot, seed=seed
+        (task, worker, label, gold), pred_task, _score_fn(aggregate), n_boot=n_boot, seed=seed, fixed=fixed
     )
     rows = []
     for i, system in enumerate(systems):
@@ -213,5 +265,11 @@ def crowd_step(report, predictions, labels, *, extras, config) -> None:
     report.data["crowd_intervals"] = []
     if two_way:
         report.data["crowd_intervals"] = two_way_intervals(
-            predictions, labels, systems, aggregate=aggregate, n_boot=min(n_boot, MAX_TWO_WAY), seed=config.seed
+            predictions,
+            labels,
+            systems,
+            aggregate=aggregate,
+            n_boot=min(n_boot, MAX_TWO_WAY),
+            seed=config.seed,
+            empty_scores=empty_answer_scores(predictions, report.scores, policy),
         )

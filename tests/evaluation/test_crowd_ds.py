@@ -158,8 +158,11 @@ def test_refusal_with_one_label_per_triplet():
         human.triplet_scores(labels, "ds")
 
 
-def _crowd_report_inputs(seed=0, n_q=60):
-    """Two systems on n_q questions labelled by a simulated typical crowd, 3 labels each; truth known."""
+NO_SCREENING = crowd_sim.Rules("none", qualification=0)
+
+
+def _crowd_report_inputs(seed=0, n_q=60, rules=None):
+    """Two systems on n_q questions labelled by a simulated poor crowd, 3 labels each; truth known."""
     rng = np.random.default_rng(seed)
     questions = questions_frame(
         [{"id": f"q{i}", "context": "c", "question": "?", "answers": ["x"]} for i in range(n_q)]
@@ -172,8 +175,8 @@ def _crowd_report_inputs(seed=0, n_q=60):
             truth[(f"q{i}", answer)] = 0 if rng.random() < p else 2
             preds.append({"question_id": f"q{i}", "system": s, "answer": answer})
     keys = list(truth)
-    study = crowd_sim.simulate(np.array([truth[k] for k in keys]), "poor", rng=rng, fold_size=20)
-    keep = ~study.excluded & (study.task < len(keys))
+    study = crowd_sim.simulate(np.array([truth[k] for k in keys]), "poor", rng=rng, fold_size=20, rules=rules)
+    keep = ~study.excluded
     names = ["correct", "partial", "incorrect"]
     labels = pd.DataFrame(
         {
@@ -181,6 +184,7 @@ def _crowd_report_inputs(seed=0, n_q=60):
             "answer": [keys[t][1] for t in study.task[keep]],
             "annotator": [f"w{w}" for w in study.worker[keep]],
             "label": [names[v] for v in study.label[keep]],
+            "gold": [names[g] if g >= 0 else None for g in study.gold[study.task[keep]]],  # gold items: real triplets
         }
     )
     return questions, predictions_frame(preds), labels, truth
@@ -202,9 +206,10 @@ def test_report_ds_names_its_bootstrap_and_its_sensitivity():
 
 
 def test_ds_closer_to_the_truth_than_mean_under_clickers():
+    # no screening: the poor panel's clickers and random clickers keep their labels; ds weighs them
     errors = {"mean": [], "ds": []}
     for seed in range(3):
-        questions, predictions, labels, truth = _crowd_report_inputs(seed, n_q=80)
+        questions, predictions, labels, truth = _crowd_report_inputs(seed, n_q=80, rules=NO_SCREENING)
         true = {s: np.mean([1 - v / 2 for (q, a), v in truth.items() if a.startswith(s)]) for s in ("good", "weak")}
         for agg in errors:
             report = compute_report(questions, predictions, labels, config=ReportConfig(n_boot=0, human_aggregate=agg))
@@ -257,6 +262,7 @@ def test_two_way_bootstrap_is_wider_than_the_questions_only_one_with_a_split_cro
 
 def test_offline_command_takes_ds(tmp_path):
     questions, predictions, labels, _ = _crowd_report_inputs(n_q=30)
+    labels = labels.drop(columns="gold")  # a labels file carries no gold column
     corpus, preds, lab = tmp_path / "c.jsonl", tmp_path / "p.jsonl", tmp_path / "l.jsonl"
     corpus.write_text(
         "".join(
@@ -280,3 +286,63 @@ def test_offline_command_takes_ds(tmp_path):
 
 def test_extras_default_has_no_crowd_labels():
     assert ReportExtras().crowd_labels is None and ReportExtras().from_study is False
+
+
+def _simulated_codes(crowd_name, seed, n_q=200, n_s=4):
+    """(codes, pred_task) of a simulated study: n_s systems of different skill on n_q questions."""
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(0.45, 0.85, n_s)
+    u = rng.random((n_q, n_s))
+    truth = np.where(u < skill, crowd_sim.C, np.where(u < skill + 0.1, crowd_sim.P, crowd_sim.I)).ravel()
+    study = crowd_sim.simulate(truth, crowd_name, rng=rng, groups=np.arange(len(truth)) // n_s)
+    task, worker, label = study.kept()
+    return (task, worker, label, study.gold), np.arange(n_q * n_s).reshape(n_q, n_s)
+
+
+def test_two_way_interval_is_centred_on_the_estimate_from_all_labels():
+    codes, pred_task = _simulated_codes("typical-untrained", seed=3)
+
+    def ds(c, n):
+        return human.code_scores(c, n, "ds")
+
+    estimate = crowd._system_means(ds(codes, len(codes[3]))[0], pred_task)
+    out = crowd.two_way_bootstrap(codes, pred_task, ds, n_boot=60, seed=2)
+    low, high = out["score"].T
+    assert ((low <= estimate) & (estimate <= high)).all()
+    # the refits with workers drawn from the whole study lean towards the prior (fewer labels on a
+    # triplet): the plain percentile interval sat below the estimate for the best system
+    assert out["score_shift"][-1] > 0.01
+    # moved: the interval is about the estimate (its midpoint within a point of it), not 2 points below
+    assert abs((low + high)[-1] / 2 - estimate[-1]) < 0.01
+    assert np.all(np.isfinite(out["score_shift"])) and out["n_boot"] == 60
+
+
+def test_two_way_interval_of_unanimous_labels_is_the_point():
+    rows = [(t, w, 0) for t in range(20) for w in range(3)]
+    task, worker, label = (np.array(c) for c in zip(*rows))
+    for aggregate in ("mean", "ds"):
+        out = crowd.two_way_bootstrap(
+            (task, worker, label, np.full(20, -1)),
+            np.arange(20).reshape(10, 2),
+            lambda c, n, a=aggregate: human.code_scores(c, n, a),
+            n_boot=30,
+        )
+        assert out["score"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
+        assert out["score_shift"].tolist() == [0.0, 0.0]
+
+
+def test_two_way_intervals_count_empty_answers_as_the_main_table_does():
+    questions, predictions, labels, _ = _crowd_report_inputs(n_q=40)
+    # a system answering like "good" on the first half of the questions and nothing on the others:
+    # its empty answers are scored incorrect by rule in the main table, never labelled
+    good = predictions[predictions["system"] == "good"].reset_index(drop=True)
+    half = good.assign(system="half", answer=np.where(good.index < 20, good["answer"], ""))
+    predictions = pd.concat([predictions, half], ignore_index=True)
+    report = compute_report(questions, predictions, labels, config=ReportConfig(n_boot=60, human_aggregate="ds"))
+    rows = {r["system"]: r for r in report.data["systems"]}
+    intervals = {r["system"]: r for r in report.data["crowd_intervals"]}
+    assert rows["half"]["hscore"] < rows["good"]["hscore"] - 0.25  # the empty half counts 0
+    for system in ("good", "half"):
+        assert intervals[system]["hscore_low"] <= rows[system]["hscore"] <= intervals[system]["hscore_high"]
+        assert intervals[system]["hcorrect_low"] <= rows[system]["hcorrect"] <= intervals[system]["hcorrect_high"]
+    assert intervals["half"]["hscore_high"] < intervals["good"]["hscore_low"]
