@@ -240,6 +240,7 @@ def _sequence(d, inputs, *, metric, width):
     computed = datetime.fromisoformat(found["computed_at"])
     result.update(computed_at=computed, age=max(0, round((timezone.now() - computed).total_seconds())))
     result["behind"] = n_labels - found["n_labels"]
+    result["metric_title"] = metric_registry.title(metric)
     scale = metric_registry.get(metric).scale
     for r in result["rows"]:
         r["bar"] = _bar({"ci_low": r["cs_low"], "ci_high": r["cs_high"], "estimate": r["cs_estimate"]}, scale)

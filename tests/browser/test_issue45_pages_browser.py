@@ -68,6 +68,9 @@ def test_live_page_one_verdict_on_top_one_interval_per_system_bounds_in_range(
     start, shot = shoot
     live, preds = judged_corpus
     import_labels(human_labels(tmp_path, preds, range(5), "few.jsonl"), live)  # few labels: wide intervals
+    from evaluation import live_state
+
+    live_state.refresh(live.pk)  # the background job after the labels (SPEC 16): the page reads what it stored
     computed = ppi.conclusions
 
     def wider(*args, **kwargs):  # intervals past [0, 1], as the walk met them ("[0,855 ; 1,048]")

@@ -115,6 +115,9 @@ def test_each_job_kind_is_one_record_with_its_next_step_resume_and_files():
         "frames": ("Build frame-check folds for this corpus", "/folds/?corpus=c"),
         "frames_lexicon": ("Predict frames for a corpus (Corpora)", "/admin/annotation/corpus/"),
         "report": ("Open the report", "/research/reports/7/"),
+        # issue 45: no dead end after a model run (the judge's step: the evaluation app's page, by core.pages)
+        "inference": ("Build or extend the folds", "/folds/?corpus=c"),
+        "judge": ("See the live conclusions with this judge", "/research/conclusions/?corpus=c"),
     }
     assert reaper.resumers() == {
         "frames": frame_tasks.resume,
