@@ -241,6 +241,10 @@ def _sequence(d, inputs, *, metric, width):
     result.update(computed_at=computed, age=max(0, round((timezone.now() - computed).total_seconds())))
     result["behind"] = n_labels - found["n_labels"]
     result["metric_title"] = metric_registry.title(metric)
+    tied = {frozenset(p["systems"]) for p in result.get("tied_pairs", [])}
+    for p in result.get("pairs", []):  # a tied pair is listed once, as tied (not also as "not settled yet")
+        p["tied"] = frozenset(p["systems"]) in tied
+        p["resolved"] = p["settled"] or p["tied"]  # what the ranking needs of a pair (SPEC 16)
     scale = metric_registry.get(metric).scale
     for r in result["rows"]:
         r["bar"] = _bar({"ci_low": r["cs_low"], "ci_high": r["cs_high"], "estimate": r["cs_estimate"]}, scale)
