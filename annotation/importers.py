@@ -406,11 +406,15 @@ def _write_predictions(corpus, records, *, known, by_name, name, count, progress
     def flush():
         nonlocal written, linked, n_new
         mapping, new = triplets_for(corpus, rows)
-        batch = [(meta[i][0], qid, answer, mapping.get(k), meta[i][1], now) for i, (k, qid, answer) in enumerate(rows)]
-        written += insert_rows(Prediction, PREDICTION_COLUMNS, batch)
+        for start in range(0, len(rows), IMPORT_BATCH):  # one statement and one progress line per batch of rows
+            batch = [
+                (meta[i][0], qid, answer, mapping.get(k), meta[i][1], now)
+                for i, (k, qid, answer) in enumerate(rows[start : start + IMPORT_BATCH], start)
+            ]
+            written += insert_rows(Prediction, PREDICTION_COLUMNS, batch)
+            progress(done=written, total=count, message=WROTE_PREDICTIONS % {"done": written, "total": count})
         linked, n_new = linked + len(mapping), n_new + new
         rows.clear(), meta.clear(), questions.clear()
-        progress(done=written, total=count, message=WROTE_PREDICTIONS % {"done": written, "total": count})
 
     for i, (line, record) in enumerate(records):
         qid, system = known[record["question_id"]], by_name[record["system"]].pk
