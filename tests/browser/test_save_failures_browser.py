@@ -108,9 +108,12 @@ def test_a_lost_response_is_retried_without_a_duplicate(annotating):
 def test_a_server_error_is_shown_and_retried(annotating):
     page = annotating["page"]
     before = shown(page)
-    page.route("**/judge/", lambda route: route.fulfill(status=500, body="boom"), times=1)
+    # the server fails until the page has been seen saying so (with times=1 the retry 2 s later could
+    # succeed and hide the message before a loaded machine's browser was polled), then recovers
+    page.route("**/judge/", lambda route: route.fulfill(status=500, body="boom"))
     page.keyboard.press("1")
     expect_kept(page, before, "the server answered with an error (500)", "correct")
+    page.unroute("**/judge/")
     expect_saved_once(annotating, before, "correct")
 
 
