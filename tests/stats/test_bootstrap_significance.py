@@ -1,3 +1,5 @@
+"""The bootstrap (``stats.bootstrap``) and the tests of significance (``stats.significance``)."""
+
 import numpy as np
 import pytest
 
