@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from annotation.labels import LABEL_RANKS
 from evaluation.report import tables
 from evaluation.report.config import (
     FALLBACK_METRIC,
@@ -21,8 +20,10 @@ from evaluation.report.config import (
     StepOutput,
 )
 from evaluation.report.scoring import score_table, with_triplet_keys
-from evaluation.science import agreement, metric_registry, stats
+from evaluation.science import agreement, metric_registry
 from evaluation.science import factors as fx
+from stats import bootstrap, significance
+from stats.labels import LABEL_RANKS
 
 
 def clean(value):
@@ -71,7 +72,7 @@ def _scaled(metric, array):
 
 
 def _group_means(X, groups, keys):
-    return {k: stats.nanmean_rows(X, groups == k) for k in keys}
+    return {k: significance.nanmean_rows(X, groups == k) for k in keys}
 
 
 def _side_codes(side):
@@ -159,7 +160,7 @@ class Context:
         >>> ctx.boot_ci("systems")
         {}
         """
-        return {g: stats.percentile_ci(r) for g, r in self.boot.get(name, {}).items()}
+        return {g: bootstrap.percentile_ci(r) for g, r in self.boot.get(name, {}).items()}
 
 
 def prepare(questions, predictions, labels, *, config) -> Context:
@@ -264,7 +265,7 @@ def bootstrap_step(ctx: Context) -> StepOutput:
         tasks["frames"] = (X[ctx.metric], ctx.frame_codes)
     if ctx.combo[0] is not None:
         tasks["combination"] = (X[ctx.metric], ctx.combo[2])
-    ctx.boot = stats.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, seed=ctx.config.seed)
+    ctx.boot = bootstrap.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, seed=ctx.config.seed)
     return StepOutput()
 
 
@@ -456,9 +457,9 @@ def factors_step(ctx: Context) -> StepOutput:
     """
     X, cols, config = ctx.X, ctx.cols, ctx.config
     entries, holm_family = [], {}
-    ties = {m: stats.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
+    ties = {m: significance.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
     if ctx.active:  # every side is a union of cells of the sides: counted once per cell
-        cell = stats.cells_of([_side_codes(ctx.sides[f.name].to_numpy()) for f in ctx.active], ctx.n_q)
+        cell = bootstrap.cells_of([_side_codes(ctx.sides[f.name].to_numpy()) for f in ctx.active], ctx.n_q)
         for t in ties.values():
             t.count_by_cells(cell)
     for f in ctx.active:
@@ -466,7 +467,7 @@ def factors_step(ctx: Context) -> StepOutput:
         diff_ci = None
         reps = ctx.boot.get(f"factor:{f.name}", {})
         if 0 in reps and 1 in reps:
-            diff_ci = stats.percentile_ci(reps[1] - reps[0])
+            diff_ci = bootstrap.percentile_ci(reps[1] - reps[0])
         for i, m in enumerate(ctx.available):
             eff = fx.factor_effect(X[m], side, ties[m])
             rows = []
@@ -475,7 +476,7 @@ def factors_step(ctx: Context) -> StepOutput:
                 rows.append(
                     {
                         "system": name,
-                        "delta": stats.floor_delta(eff["diff"][c]),
+                        "delta": significance.floor_delta(eff["diff"][c]),
                         "diff": eff["diff"][c],
                         "u": eff["u"][c],
                         "p_value": eff["p_value"][c],
@@ -485,7 +486,7 @@ def factors_step(ctx: Context) -> StepOutput:
                         "n_hard": int(eff["n_hard_scored"][c]),
                         "n_easy": int(eff["n_easy_scored"][c]),
                         "diff_ci": list(ci) if ci is not None else None,
-                        "delta_ci": [stats.floor_delta(v) for v in ci] if ci is not None else None,
+                        "delta_ci": [significance.floor_delta(v) for v in ci] if ci is not None else None,
                     }
                 )
             entries.append(
@@ -505,7 +506,7 @@ def factors_step(ctx: Context) -> StepOutput:
             )
             holm_family.setdefault(m, []).extend(rows)
     for rows in holm_family.values():
-        adjusted = stats.holm([r["p_value"] for r in rows])
+        adjusted = significance.holm([r["p_value"] for r in rows])
         for r, p in zip(rows, adjusted):
             r["p_holm"] = p
             r["significant_holm"] = fx.is_significant(float(p), config.significance)
@@ -597,7 +598,7 @@ def combinations_step(ctx: Context) -> StepOutput:
         cci = ctx.boot_ci("combination")
         subsets = {}
         for j, (label, mask) in enumerate(masks.items()):
-            means = stats.nanmean_rows(ctx.X[metric], mask)
+            means = significance.nanmean_rows(ctx.X[metric], mask)
             subsets[label] = {
                 "n": int(mask.sum()),
                 "by_system": {name: _scale(metric, means[c]) for c, name in enumerate(cols)},
