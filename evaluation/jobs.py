@@ -118,10 +118,10 @@ def start_report_from(data: dict, user=None):
 
 
 def study_import_body(job, progress):
-    """The job body of a study archive import: ``archive.store.import_study`` on the stored upload,
+    """The job body of a study archive import: ``archive.restore.import_study`` on the stored upload,
     which is removed once the job ends, whatever the outcome."""
     from core.uploads import remove_upload
-    from evaluation.archive.store import import_study
+    from evaluation.archive.restore import import_study
 
     p = job.params
     try:

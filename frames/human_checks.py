@@ -22,7 +22,7 @@ from collections.abc import Callable
 from django.db.models import Count, Q
 from django.utils.translation import gettext
 
-from annotation import annotating, fold_kinds, fold_sql, judgements
+from annotation import annotating, fold_kinds, judgements, sql
 from annotation.folds import build_folds
 from annotation.models import FoldItem
 from core import roles
@@ -135,7 +135,7 @@ class CheckKind:
     def guidelines_news(self, fold, user):
         """What changed in the corpus guidelines since ``user`` last read them, once (as on the triplet
         pages: ``annotation.annotating.guidelines_news``)."""
-        found = fold_sql.assignment(user.pk, fold.pk, kind=self.fold_kind, role=roles.ANNOTATOR)
+        found = sql.assignment(user.pk, fold.pk, kind=self.fold_kind, role=roles.ANNOTATOR)
         return annotating.guidelines_news(found[0]) if found else []
 
     def fold_progress(self, fold, user):
