@@ -1,7 +1,11 @@
-"""Saving one annotator's judgement of one item, for every task type (answer labels, frame checks).
+"""One annotator's judgement of one item, for every kind (answer labels, frame checks, attribute checks):
+what its rows keep and the one path that saves it.
 
-A judgement row (``Label``, ``FrameCheck``) is unique per (item, annotator) and holds the latest
-values; an event row (``LabelEvent``, ``FrameCheckEvent``) keeps every submission. The upsert runs
+A judgement row (``Label``, ``FrameCheck``, ``AttributeCheck``: a :class:`Judgement`) is unique per
+(item, annotator) and holds the latest values; an event row (``LabelEvent``, ``FrameCheckEvent``, ...:
+a :class:`JudgementEvent`) keeps every submission. The two abstract models hold the fields
+:func:`save` reads and writes, so every kind has them under the same names; a concrete model adds the
+item's foreign key, ``annotator`` (with its own related names) and its verdict fields. The upsert runs
 under the unique constraint, so two tabs or a double click never create a second row, and a repeated
 ``submission_id`` (unique on the event table) turns a resubmission into a no-op.
 """
@@ -10,11 +14,49 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
+from django.utils.translation import gettext_lazy as _
 
 from annotation.sql import locked_row as _locked_row
 
 MAX_SECONDS_PER_VISIT = 3600.0
+
+
+class Judgement(models.Model):
+    """What every judgement row keeps: the latest verdict (the concrete model's fields), whether the
+    item is skipped, the time spent on it over all visits, the fold it was first judged in."""
+
+    fold = models.ForeignKey(
+        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
+    )
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds_spent = models.FloatField(
+        default=0.0, help_text=_("Total time spent on this item, all visits."), verbose_name=_("seconds spent")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    class Meta:
+        abstract = True
+
+
+class JudgementEvent(models.Model):
+    """What every submission keeps: its verdict fields (the concrete model's), skipped, the time of the
+    visit and the client's id."""
+
+    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
+    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
+    submission_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text=_("Chosen by the client; unique per judgement row (annotator and item)."),
+        verbose_name=_("submission id"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        abstract = True
 
 
 @dataclass(frozen=True)
