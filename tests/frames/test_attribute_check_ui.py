@@ -5,6 +5,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.assignments import assign_fold
+from annotation.fold_store import FoldError
 from annotation.models import Fold
 from evaluation.science import attribute_check_stats as stats
 from frames import attribute_checks as checks
@@ -100,6 +101,22 @@ def test_folds_page_builds_and_says_what_is_missing(client, framed_corpus, make_
         follow=True,
     )
     assert resp.status_code == 200 and Fold.objects.filter(corpus=framed_corpus, kind="attribute").count() == 1
+
+
+def test_disjoint_attribute_folds_go_to_one_annotator_and_overlapping_ones_do_not(framed_corpus, make_user):
+    """Items are told apart by the field their kind names (``FoldKind.item``: the question), so two
+    folds of different questions are no clash, and two of the same questions are."""
+    add_derivations(framed_corpus)
+    first, second = create_attribute_folds(framed_corpus, k=2, overlap=0.0)
+    user = make_user("checker", "annotator")
+    assign_fold(first, user)
+    assign_fold(second, user)
+    assert set(Fold.objects.filter(assignments__annotator=user).values_list("pk", flat=True)) == {first.pk, second.pk}
+    first, second = create_attribute_folds(framed_corpus, k=2, overlap=1.0, replace=True)
+    other = make_user("other", "annotator")
+    assign_fold(first, other)
+    with pytest.raises(FoldError, match="already has 4 of this fold's items"):
+        assign_fold(second, other)
 
 
 @pytest.fixture
