@@ -10,6 +10,9 @@ card there (``words``: its title, what it is, the build and assign buttons, what
 >>> with KINDS.override({"toy": FoldKind(progress=len, judged=len, build_action="build_toys", item="question")}):
 ...     by_action("build_toys") is get("toy"), get("toy").page, get("toy").item
 (True, 'annotate', 'question')
+>>> FoldKind(progress=len, judged=len, build_action="build_toys", build_form=dict)
+Traceback (most recent call last):
+ValueError: a fold kind built by its own form says what its card on the fold page holds (words)
 """
 
 from __future__ import annotations
@@ -60,6 +63,10 @@ class FoldKind:
     page: str = "annotate"
     item: str = "triplet"
     words: PageWords | None = None
+
+    def __post_init__(self):
+        if self.build_form is not None and self.words is None:
+            raise ValueError("a fold kind built by its own form says what its card on the fold page holds (words)")
 
 
 #: fold kind -> FoldKind (core.registry's shape); annotation's own kind is added on first use.

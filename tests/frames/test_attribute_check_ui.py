@@ -1,12 +1,15 @@
 """Attribute-check folds (issue 26 point 4): building them, the annotator's page, saving checks, the
 report's accuracy table."""
 
+import io
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.assignments import assign_fold
 from annotation.fold_store import FoldError
-from annotation.models import Fold
+from annotation.models import Assignment, Fold
 from evaluation.science import attribute_check_stats as stats
 from frames import attribute_checks as checks
 from frames.attribute_checks import AttributeFoldError, create_attribute_folds, plan_attribute_folds
@@ -117,6 +120,18 @@ def test_disjoint_attribute_folds_go_to_one_annotator_and_overlapping_ones_do_no
     assign_fold(first, other)
     with pytest.raises(FoldError, match="already has 4 of this fold's items"):
         assign_fold(second, other)
+
+
+def test_assign_folds_command_knows_every_registered_kind(framed_corpus, make_user):
+    add_derivations(framed_corpus)
+    folds = create_attribute_folds(framed_corpus, k=2, overlap=0.0)
+    make_user("checker", "annotator")
+    out = io.StringIO()
+    call_command("assign_folds", corpus=framed_corpus.name, kind="attribute", stdout=out)
+    assert out.getvalue().strip() == "assigned 2 folds"
+    assert {a.fold_id for a in Assignment.objects.filter(annotator__username="checker")} == {f.pk for f in folds}
+    with pytest.raises(CommandError, match="invalid choice: 'toy'"):
+        call_command("assign_folds", "--corpus", framed_corpus.name, "--kind", "toy")
 
 
 @pytest.fixture
