@@ -34,7 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation import crowd, privacy, screening, sql
-from annotation.assignments import fold_triplet_sets
+from annotation.assignments import fold_item_sets
 from annotation.fold_store import fold_design
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import job_kinds, roles
@@ -264,7 +264,7 @@ def _free_fold(study, participant=None):
     held = _held(participant) if participant is not None else set()
     items = None
     if held:
-        items = fold_triplet_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
+        items = fold_item_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
     return crowd.choose_fold(
         folds, counts, slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
     )

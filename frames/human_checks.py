@@ -45,7 +45,7 @@ class CheckKind:
     item's page reads with it (``select_related``); ``guidelines``, the page shows the corpus
     guidelines and what changed in them; ``not_found``, the :class:`CheckNotFound` it raises; and the
     fold pieces of ``annotation.fold_kinds.FoldKind``: ``build_form``, ``build``, ``errors``,
-    ``readiness``, ``label``.
+    ``readiness``, ``label`` and ``words`` (a ``fold_kinds.PageWords``: its card on the fold page).
 
     Methods: ``read(post) -> answer``, the verdict as the page posts it; ``clean(item, answer) ->
     values``, the fields to save (``ValueError`` with the annotator's message when incomplete);
@@ -65,6 +65,7 @@ class CheckKind:
     errors: tuple = ()
     readiness: Callable
     label: str  # names the built folds in the fold page's message
+    words: fold_kinds.PageWords  # its card on the fold page
 
     def read(self, post):
         raise NotImplementedError
@@ -215,6 +216,8 @@ def register(kind: CheckKind) -> CheckKind:
             label=kind.label,
             page=kind.url_name,
             readiness=kind.readiness,
+            item=kind.item,
+            words=kind.words,
         ),
     )
     return kind
