@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import crowd, human, metric_registry, ppi
 
 HUMAN = ("hscore", "hcorrect")
