@@ -46,7 +46,7 @@ PURE = (
     "science.crowd_figures",
     "report.crowd_section",
 )
-DATABASE = ("judge_inputs", "database", "live", "archive.store", "archive.unpack", "crowd_figures")
+DATABASE = ("judge_inputs", "database", "report_inputs", "live", "archive.store", "archive.unpack", "crowd_figures")
 # functions that read the database: a docstring without an example
 NO_EXAMPLE = {"files": {"report_jobs", "file_names", "file_path", "load_json"}}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
