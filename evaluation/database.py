@@ -18,7 +18,6 @@ from annotation.counted import counted_labels, excluded_participants
 from annotation.interchange import SEMANTIC_FIELDS
 from annotation.models import GoldItem, Participant, Prediction, Question
 from annotation.quality import apply_adjudications
-from annotation.quality_data import decisions
 
 
 def _tkey(triplet_id):
@@ -143,29 +142,6 @@ def from_study(rows) -> bool:
     return bool(rows) and Participant.objects.filter(user_id__in={r.user for r in rows}).exists()
 
 
-def crowd_labels(corpus, adjudicated=False):
-    """Every current label of ``corpus`` with the flags the crowd figures read (SPEC 17).
-
-    Parameters
-    ----------
-    corpus : annotation.models.Corpus
-    adjudicated : bool, default False
-        As ``report_inputs``.
-
-    Returns
-    -------
-    tuple
-        ``(labels, from_study)``: ``labels`` as ``crowd_table``, None without labels; ``from_study``
-        is True when a study participant gave one of them.
-    """
-    rows = label_rows(corpus)
-    if not rows:
-        return None, False
-    decided = decisions(corpus) if adjudicated else None
-    labels = crowd_table(rows, excluded=excluded_accounts(corpus), gold=gold_labels(corpus), decided=decided)
-    return labels, from_study(rows)
-
-
 def report_labels(rows, *, excluded, gold, decided=None, include_excluded=False):
     """The report's labels table from ``label_rows``: no database.
 
@@ -177,9 +153,10 @@ def report_labels(rows, *, excluded, gold, decided=None, include_excluded=False)
     gold : dict
         ``gold_labels``: a ``gold`` column (the expected label, else None) when there is gold.
     decided : dict, optional
-        ``annotation.quality_data.decisions`` when the report is adjudicated.
+        ``annotation.quality_data.decisions`` when the report is adjudicated: every label of an item
+        an admin adjudicated carries the final label (annotation/quality.py).
     include_excluded : bool, default False
-        As ``report_inputs``.
+        Keep the labels of crowd-study participants excluded on gold items (SPEC 13).
 
     Returns
     -------
@@ -251,40 +228,3 @@ def predictions_table(corpus) -> pd.DataFrame:
     )
     predictions["tkey"] = predictions["tkey"].astype(object)
     return predictions
-
-
-def report_inputs(corpus, adjudicated=False, *, include_excluded=False):
-    """The report's input tables of ``corpus``, from the database.
-
-    Parameters
-    ----------
-    corpus : annotation.models.Corpus
-        The corpus.
-    adjudicated : bool, default False
-        Every label of an item an admin adjudicated carries the final label
-        (annotation/quality.py).
-    include_excluded : bool, default False
-        Keep the labels of crowd-study participants excluded on gold items (SPEC 13); by default
-        they are left out.
-
-    Returns
-    -------
-    questions : DataFrame
-        As ``questions_table``.
-    predictions : DataFrame
-        As ``predictions_table``.
-    labels : DataFrame or None
-        As ``report_labels``.
-    """
-    rows = label_rows(corpus)
-    labels = None
-    if rows:
-        decided = decisions(corpus) if adjudicated else None
-        labels = report_labels(
-            rows,
-            excluded=excluded_accounts(corpus),
-            gold=gold_labels(corpus),
-            decided=decided,
-            include_excluded=include_excluded,
-        )
-    return questions_table(corpus), predictions_table(corpus), labels

@@ -32,6 +32,11 @@ class ReportInputs:
     labels: pd.DataFrame | None
     extras: ReportExtras
 
+    @property
+    def tables(self):
+        """``(questions, predictions, labels)``: ``compute_report``'s three positional arguments."""
+        return self.questions, self.predictions, self.labels
+
 
 def read_inputs(corpus, *, adjudicated=False, include_excluded=False, judge=None) -> ReportInputs:
     """The report's inputs of ``corpus``, each kind of thing read once.

@@ -7,7 +7,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Adjudication, Corpus, GoldItem, Label, Triplet
-from evaluation import database
 from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
 from evaluation.report_inputs import read_inputs
@@ -79,16 +78,23 @@ def test_the_inputs_are_read_in_a_fixed_number_of_statements_whatever_the_system
     assert n_plain == READS - 3
 
 
-def test_the_one_pass_gives_the_tables_of_the_reads_of_each_kind(tmp_path, make_user):
+def test_one_read_of_the_labels_gives_the_reports_labels_and_the_crowds(tmp_path, make_user):
     corpus = a_corpus(tmp_path, make_user, "c", 3)
+    first, adjudicated = (f"t{t.pk}" for t in Triplet.objects.order_by("id")[:2])
     inputs = read_inputs(corpus, adjudicated=True)
-    questions, predictions, labels = database.report_inputs(corpus, adjudicated=True)
-    assert inputs.questions.equals(questions) and inputs.predictions.equals(predictions)
-    assert inputs.labels.equals(labels)
-    assert labels["gold"].notna().sum() == 2  # the gold triplet's two labels carry its expected label
-    assert set(labels.loc[labels["tkey"] == f"t{Triplet.objects.order_by('id')[1].pk}", "label"]) == {"correct"}
-    crowd, from_study = database.crowd_labels(corpus, adjudicated=True)
-    assert inputs.extras.crowd_labels.equals(crowd) and inputs.extras.from_study is from_study is False
+    labels, crowd = inputs.labels, inputs.extras.crowd_labels
+    # the same labels, in two shapes: the report's named A01, A02 (SPEC 18), the crowd's by account
+    assert sorted(labels["tkey"]) == sorted(crowd["tkey"]) and len(labels) == 2 * 16
+    assert set(labels["annotator"]) == {"A01", "A02"} and set(crowd["annotator"]) == {"c-x", "c-y"}
+    assert not crowd["excluded"].any() and inputs.extras.from_study is False
+    for table in (labels, crowd):
+        assert set(table.loc[table["tkey"] == adjudicated, "label"]) == {"correct"}  # the admin's decision
+        assert set(table.loc[table["tkey"] == first, "gold"]) == {"correct"}  # the gold item's label
+        assert table.loc[table["tkey"] != first, "gold"].isna().all()
+    assert inputs.extras.facts["gold_keys"] == [first]
+    # without adjudication, the annotators' own labels
+    own = read_inputs(corpus).labels
+    assert len(set(own.loc[own["tkey"] == adjudicated, "label"])) == 2
 
 
 def test_the_report_computed_from_the_inputs_reads_no_database(tmp_path, make_user):
