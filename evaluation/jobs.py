@@ -49,9 +49,7 @@ def report_body(job, progress):
             judge=p.get("judge"),
         )
         config = ReportConfig(dedup_policy=corpus.dedup_policy, **report_options.config_kwargs(p))
-        report = compute_report(
-            inputs.questions, inputs.predictions, inputs.labels, config=config, progress=progress, extras=inputs.extras
-        )
+        report = compute_report(*inputs.tables, config=config, progress=progress, extras=inputs.extras)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     languages = [code for code, _name in settings.LANGUAGES if code != "en"]  # the page's figures in each
