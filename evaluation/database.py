@@ -1,27 +1,22 @@
 """The report's input DataFrames built from the database rows of one corpus (thin shell).
 
 Same tables as ``evaluation.report.inputs`` reads from files; the triplet of each prediction is its
-``Prediction.triplet`` row (``tkey`` = ``t<id>``), labels are the current ``Label`` rows. The labels are
-read once (``label_rows``) and shaped without the database into the report's labels (``report_labels``)
-and the crowd figures' (``crowd_table``); ``evaluation.report_inputs`` reads a report's inputs this way.
+``Prediction.triplet`` row (``tkey`` = ``t<id>``), labels are the current ``Label`` rows, read once
+(``label_rows``) and shaped by ``evaluation.report.inputs`` (``report_labels``, ``crowd_table``).
+``corpus_rows`` reads all of it, each kind of thing once (``evaluation.report_inputs``).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import pandas as pd
 
-from annotation import pseudonyms
 from annotation.counted import counted_labels, excluded_participants
 from annotation.interchange import SEMANTIC_FIELDS
 from annotation.models import GoldItem, Participant, Prediction, Question
-from annotation.quality import apply_adjudications
-
-
-def _tkey(triplet_id):
-    return None if triplet_id is None else f"t{triplet_id}"
+from annotation.quality_data import decisions
+from evaluation.report.inputs import LabelRow, triplet_key
 
 
 def excluded_accounts(corpus) -> set:
@@ -53,24 +48,13 @@ def gold_labels(corpus) -> dict:
     dict
     """
     rows = GoldItem.objects.filter(triplet__question__corpus=corpus).order_by("triplet_id")
-    return {_tkey(t): expected for t, expected in rows.values_list("triplet_id", "expected")}
-
-
-class LabelRow(NamedTuple):
-    """One label that counts (``annotation.counted``, the excluded participants' too), as ``label_rows`` reads it."""
-
-    id: int
-    triplet: int
-    user: int
-    annotator: str
-    value: str
-    created_at: datetime
-    updated_at: datetime
+    return {triplet_key(t): expected for t, expected in rows.values_list("triplet_id", "expected")}
 
 
 def label_rows(corpus) -> list[LabelRow]:
-    """Every label of ``corpus`` that counts, the excluded participants' included (``crowd_table`` flags
-    them, ``report_labels`` leaves them out unless asked): the one read of the labels of a report.
+    """Every label of ``corpus`` that counts, the excluded participants' included
+    (``evaluation.report.inputs.crowd_table`` flags them, ``report_labels`` leaves them out unless
+    asked): the one read of the labels of a report.
 
     Parameters
     ----------
@@ -88,44 +72,6 @@ def label_rows(corpus) -> list[LabelRow]:
 LABEL_FIELDS = ("id", "triplet_id", "annotator_id", "annotator__username", "value", "created_at", "updated_at")
 
 
-def _with_gold(labels, gold):
-    labels["gold"] = labels["tkey"].map(gold).astype(object)
-    labels["gold"] = labels["gold"].where(labels["gold"].notna(), None)
-    return labels
-
-
-def crowd_table(rows, *, excluded, gold, decided=None):
-    """The crowd figures' labels (SPEC 17) from ``label_rows``: no database.
-
-    Parameters
-    ----------
-    rows : list of LabelRow
-    excluded : set of int
-        ``excluded_accounts``.
-    gold : dict
-        ``gold_labels``.
-    decided : dict, optional
-        ``annotation.quality_data.decisions`` when the report is adjudicated.
-
-    Returns
-    -------
-    DataFrame or None
-        ``annotator`` (the account's name), ``label``, ``excluded``, ``tkey``, ``gold``, in the order
-        the labels were last changed; None without rows.
-    """
-    if not rows:
-        return None
-    rows = sorted(rows, key=lambda r: (r.updated_at, r.id))
-    labels = pd.DataFrame.from_records(
-        [(r.triplet, r.annotator, r.value, r.user in excluded) for r in rows],
-        columns=["triplet", "annotator", "label", "excluded"],
-    )
-    if decided:
-        labels = apply_adjudications(labels, decided)
-    labels["tkey"] = labels.pop("triplet").map(_tkey)
-    return _with_gold(labels, gold)
-
-
 def from_study(rows) -> bool:
     """Whether a study participant gave one of the labels (the crowd's two-way bootstrap then, SPEC 17).
 
@@ -140,43 +86,6 @@ def from_study(rows) -> bool:
         False without rows.
     """
     return bool(rows) and Participant.objects.filter(user_id__in={r.user for r in rows}).exists()
-
-
-def report_labels(rows, *, excluded, gold, decided=None, include_excluded=False):
-    """The report's labels table from ``label_rows``: no database.
-
-    Parameters
-    ----------
-    rows : list of LabelRow
-    excluded : set of int
-        ``excluded_accounts``: their labels are left out unless ``include_excluded``.
-    gold : dict
-        ``gold_labels``: a ``gold`` column (the expected label, else None) when there is gold.
-    decided : dict, optional
-        ``annotation.quality_data.decisions`` when the report is adjudicated: every label of an item
-        an admin adjudicated carries the final label (annotation/quality.py).
-    include_excluded : bool, default False
-        Keep the labels of crowd-study participants excluded on gold items (SPEC 13).
-
-    Returns
-    -------
-    DataFrame or None
-        ``annotator`` (A01..An), ``label``, ``tkey`` (and ``gold``), in arrival order; None without labels.
-    """
-    if not include_excluded:
-        rows = [r for r in rows if r.user not in excluded]
-    if not rows:
-        return None
-    rows = sorted(rows, key=lambda r: (r.created_at, r.id))  # SPEC 16: the sequences take them in arrival order
-    labels = pd.DataFrame.from_records(
-        [(r.triplet, r.annotator, r.value) for r in rows], columns=["triplet", "annotator", "label"]
-    )
-    # SPEC 18: reports and paper tables name annotators A01..An, never by account (a panel id once)
-    labels["annotator"] = labels["annotator"].map(pseudonyms.annotator_labels(labels["annotator"]))
-    if decided:
-        labels = apply_adjudications(labels, decided)
-    labels["tkey"] = labels.pop("triplet").map(_tkey)
-    return _with_gold(labels, gold) if gold else labels  # SPEC 17: ``ds`` fixes gold triplets at their label
 
 
 def questions_table(corpus) -> pd.DataFrame:
@@ -219,7 +128,7 @@ def predictions_table(corpus) -> pd.DataFrame:
     # turn the whole id column into floats ("t1.0")
     predictions = pd.DataFrame.from_records(
         [
-            (qid, system, answer, _tkey(tid))
+            (qid, system, answer, triplet_key(tid))
             for qid, system, answer, tid in preds.values_list(
                 "question__external_id", "system__name", "answer", "triplet_id"
             )
@@ -228,3 +137,43 @@ def predictions_table(corpus) -> pd.DataFrame:
     )
     predictions["tkey"] = predictions["tkey"].astype(object)
     return predictions
+
+
+@dataclass(frozen=True)
+class CorpusRows:
+    """What a report reads of a corpus's own rows, each kind of thing once (``corpus_rows``)."""
+
+    questions: pd.DataFrame
+    predictions: pd.DataFrame
+    labels: list  # of LabelRow
+    excluded: set
+    gold: dict
+    decided: dict | None
+    from_study: bool
+
+
+def corpus_rows(corpus, *, adjudicated=False) -> CorpusRows:
+    """The questions, predictions and labels of ``corpus`` with what shapes the labels, each read once.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+    adjudicated : bool, default False
+        Read the admins' decisions (``annotation.quality_data.decisions``), when there are labels.
+
+    Returns
+    -------
+    CorpusRows
+        ``questions_table``, ``predictions_table``, ``label_rows``, ``excluded_accounts``,
+        ``gold_labels``, the decisions (None unless ``adjudicated``) and ``from_study``.
+    """
+    rows = label_rows(corpus)
+    return CorpusRows(
+        questions=questions_table(corpus),
+        predictions=predictions_table(corpus),
+        labels=rows,
+        excluded=excluded_accounts(corpus) if rows else set(),
+        gold=gold_labels(corpus),
+        decided=decisions(corpus) if adjudicated and rows else None,
+        from_study=from_study(rows),
+    )

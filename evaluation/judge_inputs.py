@@ -217,6 +217,42 @@ def sample_facts(corpus, gold=None) -> dict:
     }
 
 
+def judge_inputs(corpus, name=None, *, gold=None):
+    """The judge's side of the report of ``corpus``: its judge's labels, the active design and the
+    platform facts, each read once.
+
+    Parameters
+    ----------
+    corpus : annotation.models.Corpus
+        The corpus.
+    name : str, optional
+        Which judge: None, the one with the most labels in the corpus; ``""``, no judge.
+    gold : list of str, optional
+        ``gold_keys(corpus)`` when the caller read them already.
+
+    Returns
+    -------
+    judge_labels : DataFrame or None
+        As ``judge_labels``.
+    design : DataFrame or None
+        As ``design_frame``.
+    facts : dict
+        As ``sample_facts``.
+
+    Raises
+    ------
+    ValueError
+        When a judge named ``name`` has no labels in the corpus.
+    """
+    labels = None
+    if name != "":
+        judge = pick_judge(corpus, name)
+        if name and judge is None:
+            raise ValueError(f"no judge named {name!r} has labels in corpus {corpus.name}")
+        labels = judge_labels(corpus, judge)
+    return labels, design_frame(corpus), sample_facts(corpus, gold)
+
+
 def snapshot(corpus):
     """The cheap inputs of the live page of ``corpus`` (no questions, no texts).
 

@@ -1,12 +1,14 @@
 """The report job's inputs from the database of one corpus, read in one pass (thin shell, issue 43).
 
-``read_inputs`` reads each kind of thing once, from the module that owns its rows, in this order:
-the questions and the predictions and the labels (``evaluation.database``: every label that counts,
-once, for the report's labels and the crowd figures alike), the participants, the gold items and the
-adjudications; the judge and its labels, the active design and the platform facts
-(``evaluation.judge_inputs``, ``annotation.fold_store``); the frame proxy's outcomes and checks and
-the attribute checks (``frames``). It hands plain data (``ReportInputs``) to the pure report
-(``evaluation.report.pipeline.compute_report``), which reads no database.
+``read_inputs`` enters each room that holds rows once, and each reads every kind of thing once: the
+corpus's own rows (``evaluation.database.corpus_rows``: the questions, the predictions, the labels
+that count, once for the report's labels and the crowd figures' alike, the excluded participants, the
+gold items, the adjudications); the judge's side (``evaluation.judge_inputs.judge_inputs``: the judge
+and its labels, the active design, the platform facts with ``annotation.fold_store``'s design); the
+frame proxy's outcomes and checks and the attribute checks (``frames``). The labels are then shaped
+without the database (``evaluation.report.inputs``), and the whole handed as plain data
+(``ReportInputs``) to the pure report (``evaluation.report.pipeline.compute_report``), which reads no
+database.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from annotation.quality_data import decisions
 from evaluation import database, judge_inputs
 from evaluation.report.config import ReportExtras
+from evaluation.report.inputs import crowd_table, report_labels
 from frames.attribute_checks import attribute_check_rows
 from frames.checking import frame_check_rows
 from frames.proxy_store import outcome_rows
@@ -62,35 +64,22 @@ def read_inputs(corpus, *, adjudicated=False, include_excluded=False, judge=None
     ValueError
         When the corpus has no predictions, or no judge named ``judge`` has labels in it.
     """
-    questions = database.questions_table(corpus)
-    predictions = database.predictions_table(corpus)
-    if predictions.empty:
+    rows = database.corpus_rows(corpus, adjudicated=adjudicated)
+    if rows.predictions.empty:
         raise ValueError(f"corpus {corpus.name} has no predictions")
-    rows = database.label_rows(corpus)
-    excluded = database.excluded_accounts(corpus) if rows else set()
-    gold = database.gold_labels(corpus)
-    decided = decisions(corpus) if adjudicated and rows else None
-    labels = database.report_labels(
-        rows, excluded=excluded, gold=gold, decided=decided, include_excluded=include_excluded
-    )
+    judge_labels, design, facts = judge_inputs.judge_inputs(corpus, judge, gold=list(rows.gold))
+    frame_rows = outcome_rows(corpus), frame_check_rows(corpus)
+    checks = attribute_check_rows(corpus)
+    shaping = {"excluded": rows.excluded, "gold": rows.gold, "decided": rows.decided}
     extras = ReportExtras(
-        judge_labels=_judge_labels(corpus, judge),
-        design=judge_inputs.design_frame(corpus),
-        facts=judge_inputs.sample_facts(corpus, gold=list(gold)),
-        frame_rows=(outcome_rows(corpus), frame_check_rows(corpus)),
-        attribute_check_rows=attribute_check_rows(corpus),
+        judge_labels=judge_labels,
+        design=design,
+        facts=facts,
+        frame_rows=frame_rows,
+        attribute_check_rows=checks,
         corpus=corpus.name,
-        crowd_labels=database.crowd_table(rows, excluded=excluded, gold=gold, decided=decided),
-        from_study=database.from_study(rows),
+        crowd_labels=crowd_table(rows.labels, **shaping),
+        from_study=rows.from_study,
     )
-    return ReportInputs(questions, predictions, labels, extras)
-
-
-def _judge_labels(corpus, name):
-    """The labels of the report's judge (``read_inputs``'s ``judge``), None without one."""
-    if name == "":
-        return None
-    judge = judge_inputs.pick_judge(corpus, name)
-    if name and judge is None:
-        raise ValueError(f"no judge named {name!r} has labels in corpus {corpus.name}")
-    return judge_inputs.judge_labels(corpus, judge)
+    labels = report_labels(rows.labels, **shaping, include_excluded=include_excluded)
+    return ReportInputs(rows.questions, rows.predictions, labels, extras)

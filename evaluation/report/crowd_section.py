@@ -1,7 +1,7 @@
 """The report's crowd figures (SPEC 17): ``crowd_sensitivity`` (per system, Hscore and Hcorrect under
 each human aggregate, with and without excluded participants) and the two-way bootstrap (participants,
 then questions, the aggregation refitted per replicate) whenever labels come from a study or ``ds`` is
-chosen. Pure, no database: the labels carry an ``excluded`` flag (``evaluation.database.crowd_table``;
+chosen. Pure, no database: the labels carry an ``excluded`` flag (``evaluation.report.inputs.crowd_table``;
 a file's labels have none: nobody is excluded).
 """
 
