@@ -23,9 +23,9 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from annotation import fold_sql, guidelines, judgements
-from annotation.labels import LABEL_VALUES
 from annotation.models import Assignment, Corpus, Fold, FoldItem, Label, LabelEvent
 from core import roles
+from stats.labels import LABEL_VALUES
 
 
 class NotFound(LookupError):

@@ -18,9 +18,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation import crowd
-from annotation.labels import PARTIAL
 from annotation.models import ParticipantDecision
 from core.registry import Registry
+from stats.labels import PARTIAL
 
 GOLD_PARTIAL_REFUSED = gettext_lazy(
     "a gold item must be a clear case: expected Correct or Incorrect, never Partially correct "

@@ -15,13 +15,13 @@ from django.utils.translation import gettext as _
 
 from annotation import pseudonyms
 from annotation.label_titles import FRAME_CHECK_TITLES
-from annotation.labels import FRAME_CHECK_VALUES
 from annotation.models import Fold
 from frames import human_checks
 from frames.folds import FrameFoldError, create_frame_folds
 from frames.forms import BuildFrameFoldsForm
 from frames.models import FrameCheck, FrameCheckEvent
 from frames.proxy import normalize_text, word_pattern
+from stats.labels import FRAME_CHECK_VALUES
 
 # The keys of the page: 1/2/3 rate the frame, 4/5/6 its FEs.
 FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in zip(("1", "2", "3"), FRAME_CHECK_VALUES)]

@@ -10,8 +10,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.label_titles import FRAME_CHECK_TITLES
-from annotation.labels import FRAME_CHECK_VALUES
 from frames import outcomes
+from stats.labels import FRAME_CHECK_VALUES
 
 
 class FrameLexicon(models.Model):

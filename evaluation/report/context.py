@@ -13,7 +13,8 @@ import pandas as pd
 from evaluation.report.config import FALLBACK_METRIC, ReportConfig, ScoreTable
 from evaluation.report.scoring import score_table
 from evaluation.science import factors as fx
-from evaluation.science import metric_registry, stats
+from evaluation.science import metric_registry
+from stats import bootstrap, significance
 
 
 def clean(value):
@@ -120,7 +121,7 @@ def group_means(X, groups, keys):
     >>> {k: v.tolist() for k, v in group_means(X, np.array([0, 1, 0]), [0, 1]).items()}
     {0: [3.0, 4.0], 1: [3.0, nan]}
     """
-    return {k: stats.nanmean_rows(X, groups == k) for k in keys}
+    return {k: significance.nanmean_rows(X, groups == k) for k in keys}
 
 
 def side_codes(side):
@@ -225,7 +226,7 @@ class Context:
         >>> ctx.boot_ci("systems")
         {}
         """
-        return {g: stats.percentile_ci(r) for g, r in self.boot.get(name, {}).items()}
+        return {g: bootstrap.percentile_ci(r) for g, r in self.boot.get(name, {}).items()}
 
 
 def prepare(questions, predictions, labels, *, config) -> Context:

@@ -13,7 +13,7 @@ from evaluation.report import tables
 from evaluation.report.config import ROVER_NAME, StepOutput
 from evaluation.report.context import Context, clean, group_means, scaled_array, scaled_value, side_codes
 from evaluation.science import factors as fx
-from evaluation.science import stats
+from stats import bootstrap, significance
 
 
 def factors_step(ctx: Context) -> StepOutput:
@@ -41,9 +41,9 @@ def factors_step(ctx: Context) -> StepOutput:
     """
     X, cols, config = ctx.X, ctx.cols, ctx.config
     entries, holm_family = [], {}
-    ties = {m: stats.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
+    ties = {m: significance.tie_groups(X[m]) for m in ctx.available} if ctx.active else {}  # ranked once per metric
     if ctx.active:  # every side is a union of cells of the sides: counted once per cell
-        cell = stats.cells_of([side_codes(ctx.sides[f.name].to_numpy()) for f in ctx.active], ctx.n_q)
+        cell = bootstrap.cells_of([side_codes(ctx.sides[f.name].to_numpy()) for f in ctx.active], ctx.n_q)
         for t in ties.values():
             t.count_by_cells(cell)
     for f in ctx.active:
@@ -51,7 +51,7 @@ def factors_step(ctx: Context) -> StepOutput:
         diff_ci = None
         reps = ctx.boot.get(f"factor:{f.name}", {})
         if 0 in reps and 1 in reps:
-            diff_ci = stats.percentile_ci(reps[1] - reps[0])
+            diff_ci = bootstrap.percentile_ci(reps[1] - reps[0])
         for i, m in enumerate(ctx.available):
             eff = fx.factor_effect(X[m], side, ties[m])
             rows = []
@@ -60,7 +60,7 @@ def factors_step(ctx: Context) -> StepOutput:
                 rows.append(
                     {
                         "system": name,
-                        "delta": stats.floor_delta(eff["diff"][c]),
+                        "delta": significance.floor_delta(eff["diff"][c]),
                         "diff": eff["diff"][c],
                         "u": eff["u"][c],
                         "p_value": eff["p_value"][c],
@@ -70,7 +70,7 @@ def factors_step(ctx: Context) -> StepOutput:
                         "n_hard": int(eff["n_hard_scored"][c]),
                         "n_easy": int(eff["n_easy_scored"][c]),
                         "diff_ci": list(ci) if ci is not None else None,
-                        "delta_ci": [stats.floor_delta(v) for v in ci] if ci is not None else None,
+                        "delta_ci": [significance.floor_delta(v) for v in ci] if ci is not None else None,
                     }
                 )
             entries.append(
@@ -90,7 +90,7 @@ def factors_step(ctx: Context) -> StepOutput:
             )
             holm_family.setdefault(m, []).extend(rows)
     for rows in holm_family.values():
-        adjusted = stats.holm([r["p_value"] for r in rows])
+        adjusted = significance.holm([r["p_value"] for r in rows])
         for r, p in zip(rows, adjusted):
             r["p_holm"] = p
             r["significant_holm"] = fx.is_significant(float(p), config.significance)
@@ -186,7 +186,7 @@ def combinations_step(ctx: Context) -> StepOutput:
         cci = ctx.boot_ci("combination")
         subsets = {}
         for j, (label, mask) in enumerate(masks.items()):
-            means = stats.nanmean_rows(ctx.X[metric], mask)
+            means = significance.nanmean_rows(ctx.X[metric], mask)
             subsets[label] = {
                 "n": int(mask.sum()),
                 "by_system": {name: scaled_value(metric, means[c]) for c, name in enumerate(cols)},

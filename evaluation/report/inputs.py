@@ -463,9 +463,9 @@ def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
 
 def _probs(value, path, line):
     """A label line's ``probs`` (SPEC 12), checked, as a dict over the three labels; None when absent."""
-    from annotation.design import check_probs
     from annotation.interchange import InterchangeError
-    from annotation.labels import LABEL_VALUES
+    from stats.design import check_probs
+    from stats.labels import LABEL_VALUES
 
     if value is None:
         return None
@@ -538,8 +538,8 @@ def _design_phase(obj, name, line):
     """(phase, p1) of a design line: both absent (one phase), or a phase among pilot / main / null and p1 in (0, 1)."""
     import math
 
-    from annotation.design import MAIN, PILOT
     from annotation.interchange import InterchangeError
+    from stats.design import MAIN, PILOT
 
     if "phase" not in obj and "p1" not in obj:
         return None, None

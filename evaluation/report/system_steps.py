@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from annotation.labels import LABEL_RANKS
 from evaluation.report import tables
 from evaluation.report.config import MAX_FLIP_NOTES, StepOutput
 from evaluation.report.context import Context, clean, group_means, scaled_array, scaled_value, side_codes
 from evaluation.report.scoring import with_triplet_keys
-from evaluation.science import agreement, metric_registry, stats
+from evaluation.science import agreement, metric_registry
 from evaluation.science import factors as fx
+from stats import bootstrap
+from stats.labels import LABEL_RANKS
 
 
 def bootstrap_step(ctx: Context) -> StepOutput:
@@ -54,7 +55,7 @@ def bootstrap_step(ctx: Context) -> StepOutput:
         tasks["frames"] = (X[ctx.metric], ctx.frame_codes)
     if ctx.combo[0] is not None:
         tasks["combination"] = (X[ctx.metric], ctx.combo[2])
-    ctx.boot = stats.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, seed=ctx.config.seed)
+    ctx.boot = bootstrap.bootstrap_group_means(tasks, ctx.n_q, ctx.config.n_boot, seed=ctx.config.seed)
     return StepOutput()
 
 

@@ -4,7 +4,7 @@ A fixed-n 95% interval looked at again and again while labels arrive covers far 
 (optional stopping). A **confidence sequence** holds at every number of labels at once, so a study
 may stop whenever it likes and its conclusions keep their level. This module gives, per system, the
 classical and the prediction-powered betting sequences of SPEC 16 for a finite population (exact
-for scores in [0, 1] at every n, no planned size; the capital itself is ``evaluation.science.betting``),
+for scores in [0, 1] at every n, no planned size; the capital itself is ``stats.betting``),
 split between the systems (alpha / K) so that every statement on the live page holds at once.
 
 - ``sequence``: one system's classical and prediction-powered sequences from its labels in arrival order;
@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from evaluation.science import metric_registry, ppi
-from evaluation.science.betting import Capital
+from stats.betting import Capital
+from stats.intervals import interval_pairs
 
 ALPHA = 0.05  # the level of every statement of the page, split between the systems
 DEFAULT_WIDTH = 0.02  # the target half-width on the [0, 1] scale (x 100 for Hcorrect in %)
@@ -180,9 +181,7 @@ def advance(state, scores: pd.DataFrame, systems=None, *, arrival=None, alpha: f
     >>> again == anytime.sequence_rows(scores)
     True
     """
-    from evaluation.science.ppi import system_parts  # ppi holds the per-prediction scores
-
-    parts = system_parts(scores, systems)
+    parts = ppi.system_parts(scores, systems)
     alpha_s = alpha / max(len(parts), 1)
     rank = pd.Index(pd.unique(np.asarray(arrival, dtype=object))) if arrival is not None else None
     old, new, rows = (state or {}), {}, []
@@ -427,7 +426,7 @@ def settled(rows: list[dict], metric: str) -> list[dict]:
     >>> [(p["systems"], p["settled"], p["ahead"]) for p in settled(rows, "hscore")]
     [(['a', 'b'], True, 'a'), (['a', 'c'], False, None), (['b', 'c'], False, None)]
     """
-    return ppi.interval_pairs([r for r in rows if r["metric"] == metric], metric, low="cs_low", high="cs_high")
+    return interval_pairs([r for r in rows if r["metric"] == metric], metric, low="cs_low", high="cs_high")
 
 
 def tied_pairs(rows: list[dict], metric: str, margin: float | None = None) -> list[dict]:

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.science import ppi
+from stats import ppi as stats_ppi
 from tests.conftest import write_jsonl
 
 
@@ -31,7 +32,7 @@ def test_spec10_by_hand_on_a_small_case():
     variance = var_resid / 4 + lam**2 * var_fu / 4
     classical_variance = var_h / 4
 
-    e = ppi.estimate(h, f, fu)
+    e = stats_ppi.estimate(h, f, fu)
     assert e["n"] == 4 and e["n_unlabeled"] == 4
     assert e["lambda"] == pytest.approx(lam, abs=1e-12)
     assert e["estimate"] == pytest.approx(theta, abs=1e-12)
@@ -59,21 +60,21 @@ def test_spec10_by_hand_on_a_small_case():
 
 def test_lambda_is_clipped_and_zero_for_a_constant_judge():
     # A judge that disagrees with the humans: negative covariance -> lambda 0 -> the classical estimate.
-    e = ppi.estimate([1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0])
+    e = stats_ppi.estimate([1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0])
     assert e["lambda"] == 0.0 and e["estimate"] == e["classical"] == 0.5
     assert e["variance"] == pytest.approx(e["classical_variance"]) and e["gain"] == pytest.approx(1.0)
     # A judge that does not vary: lambda 0 as well.
-    assert ppi.estimate([1, 0, 1], [1, 1, 1], [1, 1])["lambda"] == 0.0
+    assert stats_ppi.estimate([1, 0, 1], [1, 1, 1], [1, 1])["lambda"] == 0.0
     # Huge covariance relative to the pooled variance: clipped at 1.
-    e = ppi.estimate([0, 1], [0, 1], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
+    e = stats_ppi.estimate([0, 1], [0, 1], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
     assert e["lambda"] == 1.0
 
 
 def test_classical_only_without_unlabeled_or_with_one_label():
-    only = ppi.estimate([1, 0, 1], [1, 0, 1], [])
+    only = stats_ppi.estimate([1, 0, 1], [1, 0, 1], [])
     assert only["lambda"] is None and only["estimate"] is None and only["gain"] is None
     assert only["classical"] == 2 / 3
-    one = ppi.estimate([1], [1], [0, 1, 1])
+    one = stats_ppi.estimate([1], [1], [0, 1, 1])
     assert one["classical"] == 1.0 and one["classical_variance"] is None and one["lambda"] is None
     row = ppi._row("s", "hscore", only)
     assert row["estimate"] == row["classical"] and row["ci_low"] == row["classical_ci_low"]
@@ -114,11 +115,11 @@ def test_labels_needed_and_settled_pairs():
         "gain": 2.0,
     }
     # sd 0.4: +-0.02 needs (1.96 * 0.4 / 0.02)^2 = 1536.64 -> 1537 without the judge, 769 with gain 2.
-    assert ppi.labels_needed(row, 0.02) == 769 - 100
-    assert ppi.labels_needed({**row, "gain": None}, 0.02) == 1537 - 100
-    assert ppi.labels_needed({**row, "gain": 1000.0}, 0.02) == 0
+    assert stats_ppi.labels_needed(row, 0.02) == 769 - 100
+    assert stats_ppi.labels_needed({**row, "gain": None}, 0.02) == 1537 - 100
+    assert stats_ppi.labels_needed({**row, "gain": 1000.0}, 0.02) == 0
     with pytest.raises(ValueError):
-        ppi.labels_needed(row, 0)
+        stats_ppi.labels_needed(row, 0)
     rows = [
         {"system": "a", "metric": "hscore", "estimate": 0.8, "ci_low": 0.75, "ci_high": 0.85},
         {"system": "b", "metric": "hscore", "estimate": 0.6, "ci_low": 0.55, "ci_high": 0.65},

@@ -10,6 +10,7 @@ from evaluation.science import attribute_check_stats as stats
 from frames import attribute_checks as checks
 from frames.attribute_checks import AttributeFoldError, create_attribute_folds, plan_attribute_folds
 from frames.models import AttributeCheck, AttributeCheckEvent
+from stats.intervals import wilson
 from tests.frames.fixtures import add_derivations
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,7 @@ def test_accuracy_with_wilson_interval():
     assert t["verdicts"] == {"correct": 3, "other": 1, "absent": 1} and t["annotators"] == 1
     low, high = t["trigger"]["ci_low"], t["trigger"]["ci_high"]
     assert 0.2 < low < 0.6 < high < 0.95
-    assert stats.wilson(0, 0) == (None, None) and stats.wilson(5, 5)[1] == 1.0
+    assert wilson(0, 0) == (None, None) and wilson(5, 5)[1] == 1.0
     assert stats.table([]) is None
 
 
