@@ -72,8 +72,7 @@ def test_the_inputs_are_read_in_a_fixed_number_of_statements_whatever_the_system
     assert (len(small.labels), len(large.labels)) == (2 * 12, 2 * 24)
     assert len(large.extras.judge_labels) == 24 and len(large.extras.crowd_labels) == 48
     assert large.extras.facts["gold"] == 1 and len(large.extras.facts["gold_keys"]) == 1
-    # without adjudication nor judge, two reads fewer (the adjudications; judges and judge labels are
-    # not read, the design is): still whatever the systems
+    # without adjudication nor judge, three reads fewer (no adjudications, no judges, no judge labels)
     _, n_plain = reads(Corpus.objects.get(name="large"), judge="")
     assert n_plain == READS - 3
 
