@@ -26,7 +26,7 @@ from annotation.fold_store import fold_design
 from annotation.models import Corpus, Study
 from evaluation import judge_inputs
 from evaluation.models import LiveState
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import anytime, ppi
 
 log = logging.getLogger(__name__)

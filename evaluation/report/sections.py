@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evaluation.report.config import recorded_aggregate
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import active, anytime, attribute_check_stats, frame_check_stats, human
 from evaluation.science.ppi import (
     ROW_KEYS,

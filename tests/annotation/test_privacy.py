@@ -138,9 +138,9 @@ def test_the_canary_reaches_no_researcher_output_but_the_admins_payment_csv(stud
     for name in names:
         resp = researcher.get(reverse("report-file", args=[report, name]))
         assert resp.status_code == 200 and CANARY.encode() not in body(resp), name
-    from evaluation.database import report_inputs
+    from evaluation.report_inputs import read_inputs
 
-    _q, _p, labels = report_inputs(study.corpus)
+    labels = read_inputs(study.corpus).labels
     assert set(labels["annotator"]) == {"A01"}  # reports and paper tables name annotators A01..An
     archive = admin.get(reverse("api-study-archive", args=[study.corpus_id]))
     assert archive.status_code == 200 and CANARY.encode() not in zip_text(body(archive))

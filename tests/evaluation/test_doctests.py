@@ -30,7 +30,9 @@ PURE = (
     "report.pipeline",
     "report.config",
     "report.scoring",
-    "report.steps",
+    "report.context",
+    "report.system_steps",
+    "report.factor_steps",
     "report.tables",
     "report.sections",
     "science.human",
@@ -45,6 +47,7 @@ PURE = (
 DATABASE = (
     "judge_inputs",
     "database",
+    "report_inputs",
     "live",
     "archive.collect",
     "archive.restore",
