@@ -28,6 +28,7 @@ from evaluation import judge_inputs
 from evaluation.models import LiveState
 from evaluation.report.context import clean
 from evaluation.science import anytime, ppi
+from evaluation.science.rows import records
 
 log = logging.getLogger(__name__)
 TASK = "evaluation.tasks.refresh_live"
@@ -101,7 +102,7 @@ def refresh(corpus_id, *, now=None):
             gold = judge_inputs.gold_keys(corpus) if gold is None else gold
             scores = ppi.live_scores(predictions, labels, jl, facts={"gold_keys": gold})
             rows, states[name] = anytime.advance(states.get(name), scores, arrival=labels["tkey"].to_numpy())
-            result["rows"] = clean(rows)
+            result["rows"] = clean(records(rows))
         results[name] = result
     states = {k: v for k, v in states.items() if k in results}
     LiveState.objects.filter(pk=row.pk).update(results=results, state=anytime.pack(states), computed_at=now)

@@ -19,26 +19,13 @@ import numpy as np
 import pandas as pd
 
 from evaluation.science import human, metric_registry, ppi
+from evaluation.science.rows import ActiveRow, as_json, keys, records
 from stats.active import estimate, interval_variance, labels_to_settle, uniform_variance
 from stats.design import MAIN, PILOT, expected_score, judge_distribution, live_design
 from stats.intervals import clipped, normal
 
 MIN_LABELLED = 2  # SPEC 16: an active row from fewer labelled items gives no interval (it says so)
-ROW_KEYS = (
-    "system",
-    "metric",
-    "n_total",
-    "n_sampled",
-    "n_labeled",
-    "lambda",
-    "beta",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "gain",
-    "clipped",  # SPEC 16: the estimate lay outside [0, 1] and was clipped
-    "too_few",  # SPEC 16: fewer than two labelled items, no interval
-)
+ROW_KEYS = keys(ActiveRow)  # the ``active`` row's keys
 
 
 # --- the report section ----------------------------------------------------------------------
@@ -128,7 +115,7 @@ def active_scores(
     return scores, facts
 
 
-def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
+def active_rows(scores: pd.DataFrame, systems=None) -> list[ActiveRow]:
     """The ``report.json`` ``active`` rows: one per system and human metric (SPEC 12).
 
     Parameters
@@ -140,16 +127,16 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
     Returns
     -------
-    list of dict
-        ``ROW_KEYS``; estimates on the report's scale (Hcorrect in %), None where undefined
-        (fewer than two predictions, or no labelled one).
+    list of ActiveRow
+        Estimates on the report's scale (Hcorrect in %), None where undefined (fewer than two
+        predictions, or no labelled one); ``evaluation.science.rows.as_json``: the keys ``ROW_KEYS``.
 
     Examples
     --------
     >>> from evaluation.science import active
     >>> predictions, labels, judge, plan = active._example_frames()
     >>> scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
-    >>> [(r["system"], r["metric"], r["n_total"], r["n_sampled"], r["n_labeled"], round(r["estimate"], 4))
+    >>> [(r.system, r.metric, r.n_total, r.n_sampled, r.n_labeled, round(r.estimate, 4))
     ...  for r in active.active_rows(scores)]
     [('a', 'hscore', 3, 2, 1, 1.0), ('a', 'hcorrect', 3, 2, 1, 100.0)]
     """
@@ -174,26 +161,26 @@ def active_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
             mean, low, high, flag = clipped(e["estimate"] if defined else None, low, high)
             s = metric_registry.get(metric).scale
             rows.append(
-                {
-                    "system": system,
-                    "metric": metric,
-                    "n_total": len(at),
-                    "n_sampled": int(part["sampled"].sum()),
-                    "n_labeled": int(xi.sum()),
-                    "lambda": e["lambda"] if defined else None,
-                    "beta": e["beta"] * s if defined else None,
-                    "estimate": mean * s if defined else None,
-                    "ci_low": low * s if enough else None,
-                    "ci_high": high * s if enough else None,
-                    "gain": e["gain"] if defined else None,
-                    "clipped": flag,  # SPEC 16: the estimate lay outside [0, 1]
-                    "too_few": e["n_labeled"] < MIN_LABELLED,  # no interval: the page says so
-                }
+                ActiveRow(
+                    system=system,
+                    metric=metric,
+                    n_total=len(at),
+                    n_sampled=int(part["sampled"].sum()),
+                    n_labeled=int(xi.sum()),
+                    lambda_=e["lambda"] if defined else None,
+                    beta=e["beta"] * s if defined else None,
+                    estimate=mean * s if defined else None,
+                    ci_low=low * s if enough else None,
+                    ci_high=high * s if enough else None,
+                    gain=e["gain"] if defined else None,
+                    clipped=flag,  # SPEC 16: the estimate lay outside [0, 1]
+                    too_few=e["n_labeled"] < MIN_LABELLED,  # no interval: the page says so
+                )
             )
     return rows
 
 
-def measured_gains(scores: pd.DataFrame, rows: list[dict]) -> list[dict]:
+def measured_gains(scores: pd.DataFrame, rows: list[ActiveRow]) -> list[dict]:
     """Per system and human metric: how many times fewer labels the design needed than uniform PPI++
     would have for the same interval, measured on the data itself (``uniform_variance`` / variance).
 
@@ -201,7 +188,7 @@ def measured_gains(scores: pd.DataFrame, rows: list[dict]) -> list[dict]:
     ----------
     scores : DataFrame
         ``active_scores``.
-    rows : list of dict
+    rows : list of ActiveRow
         ``active_rows`` of the same scores.
 
     Returns
@@ -221,13 +208,13 @@ def measured_gains(scores: pd.DataFrame, rows: list[dict]) -> list[dict]:
     where = _positions(scores)
     all_xi, all_pi = scores["xi"].to_numpy(dtype=bool), scores["pi"].to_numpy()
     for row in rows:
-        at = where.get(row["system"], np.array([], dtype=int))
-        h, f = scores[f"h_{row['metric']}"].to_numpy()[at], scores[f"f_{row['metric']}"].to_numpy()[at]
+        at = where.get(row.system, np.array([], dtype=int))
+        h, f = scores[f"h_{row.metric}"].to_numpy()[at], scores[f"f_{row.metric}"].to_numpy()[at]
         xi, pi = all_xi[at], all_pi[at]
         uniform = uniform_variance(h, f, xi=xi, pi=pi)
         active = estimate(h, f, xi=xi, pi=pi)["variance"] if uniform is not None else None
         ratio = uniform / active if uniform is not None and active else None
-        out.append({"system": row["system"], "metric": row["metric"], "vs_uniform_ppi": ratio})
+        out.append({"system": row.system, "metric": row.metric, "vs_uniform_ppi": ratio})
     return out
 
 
@@ -291,7 +278,7 @@ def active_section(
 
     Returns
     -------
-    rows : list of dict
+    rows : list of ActiveRow
         The ``active`` rows.
     design : dict
         ``kind`` (active or uniform), ``reason``, ``n_triplets``, ``budget``, ``n_sampled``,
@@ -324,7 +311,7 @@ def active_section(
 
 
 def _table(rows):
-    return pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index("system")  # one index level: plain LaTeX
+    return pd.DataFrame(records(rows), columns=list(ROW_KEYS)).set_index("system")  # one index level: plain LaTeX
 
 
 def _design_summary(d, meta, gains):
@@ -404,7 +391,7 @@ def active_conclusions(
         predictions, labels, judge_labels, design_frame=design_frame, facts=facts, human_scores=human_scores
     )
     measured = {g["system"]: g["vs_uniform_ppi"] for g in design["gains"] if g["metric"] == metric}
-    rows = [{**r, "vs_uniform_ppi": measured.get(r["system"])} for r in rows if r["metric"] == metric]
+    rows = [{**as_json(r), "vs_uniform_ppi": measured.get(r.system)} for r in rows if r.metric == metric]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     left = design["n_sampled"] - design["n_labeled"]
     complete = left <= 0  # SPEC 16: no "settled" before the whole drawn sample is labelled

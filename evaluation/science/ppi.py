@@ -26,35 +26,14 @@ import pandas as pd
 from scipy import stats as sps
 
 from evaluation.science import agreement, human, metric_registry
+from evaluation.science.rows import PpiRow, keys, records
 from stats.intervals import clipped, interval_pairs, normal
 from stats.labels import LABEL_RANKS, LABEL_VALUES
 from stats.ppi import estimate, labels_needed
 
 # The estimands: the human metrics of SPEC 3, on their report scale (``metric_registry``: Hcorrect in %).
 METRICS = metric_registry.human_keys()
-ROW_KEYS = (
-    "system",
-    "metric",
-    "n_total",
-    "n_human",
-    "lambda",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "classical",
-    "classical_ci_low",
-    "classical_ci_high",
-    "gain",
-    "clipped",  # SPEC 16: the estimate lay outside [0, 1] and was clipped
-    "too_few",  # SPEC 16: fewer than two human labels, no interval
-    # SPEC 16: the confidence sequences (``evaluation.science.anytime``), merged in by the report
-    "cs_estimate",
-    "cs_low",
-    "cs_high",
-    "classical_cs_low",
-    "classical_cs_high",
-    "alpha_split",
-)
+ROW_KEYS = keys(PpiRow)  # the ``ppi`` row's keys (SPEC 16's sequence fields last)
 GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
 
 
@@ -192,7 +171,7 @@ def system_parts(scores: pd.DataFrame, systems=None) -> list[tuple]:
     return [(system, scores.iloc[positions.get(system, empty)]) for system in systems]
 
 
-def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
+def ppi_rows(scores: pd.DataFrame, systems=None) -> list[PpiRow]:
     """The ``ppi`` rows of ``report.json``: per system and metric, over the predictions judged.
 
     When only the classical estimate exists, ``estimate`` and its interval repeat the classical
@@ -209,9 +188,9 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
     Returns
     -------
-    list of dict
-        Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %. The confidence sequences' keys of SPEC 16
-        (``cs_*``, ``alpha_split``) are None here: the report fills them
+    list of PpiRow
+        Hscore in [0, 1], Hcorrect in % (``evaluation.science.rows.as_json``: the keys ``ROW_KEYS``). The confidence
+        sequences' fields of SPEC 16 (``cs_*``, ``alpha_split``) are None here: the report fills them
         (``evaluation.science.anytime.sequence_rows``).
 
     Examples
@@ -219,22 +198,22 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows = ppi.ppi_rows(ppi.prediction_scores(predictions, labels, judge))
-    >>> [(r["system"], r["metric"], r["n_human"], r["n_total"], r["estimate"]) for r in rows]
+    >>> [(r.system, r.metric, r.n_human, r.n_total, r.estimate) for r in rows]
     [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0),
      ('b', 'hscore', 2, 3, 0.75), ('b', 'hcorrect', 2, 3, 50.0)]
     """
-    rows = []
+    out = []
     for system, part in system_parts(scores, systems):
         for metric in metric_registry.human_keys():
             h, f = part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy()
             judged = ~np.isnan(f)
             labeled = judged & ~np.isnan(h)
             e = estimate(h[labeled], f[labeled], f[judged & np.isnan(h)])
-            rows.append(_row(system, metric, e))
-    return rows
+            out.append(_row(system, metric, e))
+    return out
 
 
-def _row(system, metric, e) -> dict:
+def _row(system, metric, e) -> PpiRow:
     s = metric_registry.get(metric).scale
 
     def scaled(v):
@@ -245,23 +224,22 @@ def _row(system, metric, e) -> dict:
         mean, low, high, flag = c_mean, c_low, c_high, False
     else:
         mean, low, high, flag = clipped(e["estimate"], *normal(e["estimate"], e["variance"]))
-    return {
-        "system": system,
-        "metric": metric,
-        "n_total": e["n"] + e["n_unlabeled"],
-        "n_human": e["n"],
-        "lambda": e["lambda"],
-        "estimate": scaled(mean),
-        "ci_low": scaled(low),
-        "ci_high": scaled(high),
-        "classical": scaled(c_mean),
-        "classical_ci_low": scaled(c_low),
-        "classical_ci_high": scaled(c_high),
-        "gain": e["gain"],
-        "clipped": flag,
-        "too_few": e["n"] < 2,
-        **dict.fromkeys(ROW_KEYS[ROW_KEYS.index("too_few") + 1 :]),
-    }
+    return PpiRow(
+        system=system,
+        metric=metric,
+        n_total=e["n"] + e["n_unlabeled"],
+        n_human=e["n"],
+        lambda_=e["lambda"],
+        estimate=scaled(mean),
+        ci_low=scaled(low),
+        ci_high=scaled(high),
+        classical=scaled(c_mean),
+        classical_ci_low=scaled(c_low),
+        classical_ci_high=scaled(c_high),
+        gain=e["gain"],
+        clipped=flag,
+        too_few=e["n"] < 2,
+    )
 
 
 def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
@@ -270,7 +248,8 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
     Parameters
     ----------
     rows : list of dict
-        ``ppi_rows`` rows (rows of other metrics and without an interval are left out).
+        ``ppi_rows`` rows as ``evaluation.science.rows.as_json`` gives them (rows of other metrics and without an
+        interval are left out).
     metric : str, default "hscore"
         The metric compared.
 
@@ -287,8 +266,7 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
     >>> settled_pairs(rows)
     [{'systems': ['a', 'b'], 'metric': 'hscore', 'settled': True, 'ahead': 'a'}]
     """
-    rows = [r for r in rows if r["metric"] == metric and r["ci_low"] is not None]
-    return interval_pairs(rows, metric)
+    return interval_pairs([r for r in rows if r["metric"] == metric and r["ci_low"] is not None], metric)
 
 
 # --- the judge against the humans ------------------------------------------------------------
@@ -506,12 +484,12 @@ def conclusions(
     if not has_judge:  # no judge: a constant judge gives lambda 0, the classical estimate
         scores = scores.assign(**{f"f_{metric}": 0.0})  # a copy: the caller's scores stay as they are
     reasons = validity_reasons(scores, facts) if has_judge else []
-    rows = _live_rows(scores, metric, half_width=half_width, has_judge=has_judge)
+    live = _live_rows(scores, metric, half_width=half_width, has_judge=has_judge)
     return {
         "metric": metric,
         "half_width": half_width,
-        "rows": rows,
-        "pairs": settled_pairs(rows, metric),
+        "rows": live,
+        "pairs": settled_pairs(live, metric),
         "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()),
         "has_judge": has_judge,
         "reasons": reasons,
@@ -552,13 +530,14 @@ def live_scores(predictions, labels, judge_labels, *, facts=None, aggregate=huma
 
 
 def _live_rows(scores, metric, *, half_width, has_judge):
-    """``ppi_rows`` of ``metric`` with ``needed``, ``remaining`` and ``width``, the best estimate first."""
-    rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
-    for r in rows:
+    """``ppi_rows`` of ``metric`` as the live page reads them (``evaluation.science.rows.as_json``) with ``needed``,
+    ``remaining`` and ``width``, the best estimate first."""
+    out = records(r for r in ppi_rows(scores) if r.metric == metric)
+    for r in out:
         if not has_judge:
             r["lambda"] = r["gain"] = None
         r["needed"] = labels_needed(r, half_width)
         r["remaining"] = r["n_total"] - r["n_human"]
         r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
-    rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
-    return rows
+    out.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
+    return out

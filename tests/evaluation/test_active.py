@@ -8,6 +8,7 @@ import pytest
 
 from annotation import human_metrics
 from evaluation.science import active
+from evaluation.science.rows import as_json, records
 from stats import active as stats_active
 from stats import design, intervals
 
@@ -233,7 +234,7 @@ def test_rows_carry_beta_and_the_design_its_pilot():
     predictions, labels, judge, plan = active._example_frames()
     plan = plan.assign(phase=["pilot", "main", None], p1=0.2)
     rows, summary, table = active.active_section(predictions, labels, judge, design_frame=plan)
-    assert set(active.ROW_KEYS) == set(rows[0]) and "beta" in table.columns
+    assert list(active.ROW_KEYS) == list(as_json(rows[0])) and "beta" in table.columns
     assert summary["pilot"] == {"size": 1, "labeled": 1, "main": 1, "progress": "pilot 1 of 1 labelled"}
     assert summary["rates"] == {"pilot": 1.0, "main": 0.0}
 
@@ -242,7 +243,7 @@ def test_a_system_with_no_prediction_in_the_design_has_an_undefined_row():
     """A report's system that has no judged prediction in the design (the report crashed on it)."""
     predictions, labels, judge, plan = active._example_frames()
     scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
-    rows = active.active_rows(scores, ["a", "nobody"])
+    rows = records(active.active_rows(scores, ["a", "nobody"]))
     empty = [r for r in rows if r["system"] == "nobody"]
     assert len(empty) == len(rows) // 2 and all(r["n_total"] == 0 and r["estimate"] is None for r in empty)
     assert all(r["estimate"] is not None for r in rows if r["system"] == "a")
@@ -289,7 +290,7 @@ def test_a_new_human_metric_reaches_the_active_rows():
         assert human_metrics.values("lenient") == (1.0, 1.0, 0.0)
         predictions, labels, judge, plan = active._example_frames()
         rows, _, _ = active.active_section(predictions, labels, judge, design_frame=plan)
-        assert [r["metric"] for r in rows] == ["hscore", "hcorrect", "lenient"]
+        assert [r.metric for r in rows] == ["hscore", "hcorrect", "lenient"]
     finally:
         registry.unregister("lenient")
     with pytest.raises(ValueError, match="metric must be one of"):
@@ -312,9 +313,9 @@ def test_fixed_intervals_never_claim_zero_width_or_an_impossible_score():
     """SPEC 16 (amended) on SPEC 12's estimate: one labelled item says "too few" instead of [1, 1]; 40
     labelled items all correct get a floored width; N = 2 clips an impossible estimate and flags it; a
     near-singular S falls back (condition number above 1e6) instead of printing lambda = -9,873."""
-    one = active.active_rows(_rows_frame(h=[1.0] + [np.nan] * 9, xi=[True] + [False] * 9))
+    one = records(active.active_rows(_rows_frame(h=[1.0] + [np.nan] * 9, xi=[True] + [False] * 9)))
     assert all(r["too_few"] and r["ci_low"] is None and r["estimate"] is not None for r in one)
-    forty = active.active_rows(_rows_frame(h=[1.0] * 40 + [np.nan] * 60, xi=[True] * 40 + [False] * 60))
+    forty = records(active.active_rows(_rows_frame(h=[1.0] * 40 + [np.nan] * 60, xi=[True] * 40 + [False] * 60)))
     hscore = forty[0]
     assert not hscore["too_few"] and hscore["ci_high"] - hscore["ci_low"] >= 2 * 1.96 / 41 - 1e-12
     # N = 2: weights and control variates give an impossible Hscore (5.0 [5.0, 5.0]): clipped, flagged
@@ -323,7 +324,7 @@ def test_fixed_intervals_never_claim_zero_width_or_an_impossible_score():
         two["estimate"], *intervals.normal(two["estimate"], stats_active.interval_variance(two))
     )
     assert two["estimate"] > 1 and flag and mean == 1.0
-    rows = active.active_rows(_rows_frame(h=[0.0, 1.0], xi=[True, True], f=[0.5, 0.0], pi=[0.2, 0.2]))
+    rows = records(active.active_rows(_rows_frame(h=[0.0, 1.0], xi=[True, True], f=[0.5, 0.0], pi=[0.2, 0.2])))
     assert rows[0]["estimate"] == 1.0 and rows[0]["clipped"] and not rows[0]["too_few"]
     # a near-singular S: a and c almost collinear (f nearly constant)
     rng = np.random.default_rng(4)

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.science import ppi
+from evaluation.science.rows import as_json, records
 from stats import ppi as stats_ppi
 from tests.conftest import write_jsonl
 
@@ -50,8 +51,8 @@ def test_spec10_by_hand_on_a_small_case():
             "f_hcorrect": [1, 1, 0, 0, 1, 0, 0, 1],  # four labelled, then four unlabelled
         }
     )
-    row = ppi.ppi_rows(scores)[0]
-    assert set(row) == set(ppi.ROW_KEYS)
+    row = as_json(ppi.ppi_rows(scores)[0])
+    assert list(row) == list(ppi.ROW_KEYS)
     assert row["metric"] == "hscore" and row["n_total"] == 8 and row["n_human"] == 4
     assert row["ci_low"] == pytest.approx(theta - 1.96 * math.sqrt(variance))
     assert row["ci_high"] == pytest.approx(theta + 1.96 * math.sqrt(variance))
@@ -76,7 +77,7 @@ def test_classical_only_without_unlabeled_or_with_one_label():
     assert only["classical"] == 2 / 3
     one = stats_ppi.estimate([1], [1], [0, 1, 1])
     assert one["classical"] == 1.0 and one["classical_variance"] is None and one["lambda"] is None
-    row = ppi._row("s", "hscore", only)
+    row = as_json(ppi._row("s", "hscore", only))
     assert row["estimate"] == row["classical"] and row["ci_low"] == row["classical_ci_low"]
     assert row["lambda"] is None and row["gain"] is None
 
@@ -94,7 +95,7 @@ def test_a_perfect_judge_gives_a_large_gain_and_hcorrect_is_in_percent():
             "f_hcorrect": truth == 1.0,
         }
     )
-    hscore, hcorrect = ppi.ppi_rows(scores)
+    hscore, hcorrect = records(ppi.ppi_rows(scores))
     # SPEC 16 (amended): the residuals' variance is floored at n / (n + 1)^2 (one more label that
     # disagrees), which bounds the gain a perfect judge shows with 40 labels (> 5 before the floor)
     assert hscore["lambda"] > 0.8 and hscore["gain"] > 3
