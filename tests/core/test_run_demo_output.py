@@ -43,10 +43,14 @@ def fake(path, body):
 
 
 def start_demo(folder, env, *args):
-    """``bin/run-demo`` started in ``folder`` (its own process group, so that a test can signal it whole),
-    its output on one pipe."""
+    """``bin/run-demo`` started in ``folder`` as a terminal's shell starts it: its own process group (so
+    that a test can signal it whole, as Ctrl-C does), its output on one pipe, and SIGINT and SIGQUIT not
+    ignored. A suite started in the background (``bin/test &``, nohup) runs with both ignored, which its
+    children inherit, and bash cannot trap a signal ignored when it starts: Ctrl-C would be tested against
+    a shell no terminal gives."""
+
     return subprocess.Popen(
-        ["bash", "bin/run-demo", *args],
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, *args],
         cwd=folder,
         env=env,
         stdout=subprocess.PIPE,
@@ -54,6 +58,13 @@ def start_demo(folder, env, *args):
         text=True,
         start_new_session=True,
     )
+
+
+#: SIGINT and SIGQUIT back to their defaults, then the same process becomes ``bash bin/run-demo ARGS``
+AS_FROM_A_TERMINAL = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execvp('bash', ['bash', 'bin/run-demo', *sys.argv[1:]])"
+)
 
 
 def layout(tmp_path):
