@@ -707,18 +707,42 @@ def conclusions(
     has_judge = judge_labels is not None and not judge_labels.empty
     if scores is None:
         scores = live_scores(predictions, labels, judge_labels, facts=facts)
+    return conclusions_from(conclusion_parts(scores, has_judge=has_judge, facts=facts), metric, half_width)
+
+
+def conclusion_parts(scores: pd.DataFrame, *, has_judge: bool, facts: dict | None = None) -> dict:
+    """The costly part of ``conclusions``, every metric at once (what the live page's background job
+    stores, ``evaluation.live_state``): ``rows`` (``ppi_rows``), ``n_human`` by metric, ``has_judge``,
+    ``reasons``. Plain data; ``conclusions_from`` finishes it for one metric and half-width."""
     if not has_judge:  # no judge: a constant judge gives lambda 0, the classical estimate
-        scores = scores.assign(**{f"f_{metric}": 0.0})  # a copy: the caller's scores stay as they are
-    reasons = validity_reasons(scores, facts) if has_judge else []
-    rows = _live_rows(scores, metric, half_width=half_width, has_judge=has_judge)
+        scores = scores.assign(**{f"f_{m}": 0.0 for m in metric_registry.human_keys()})  # a copy
+    return {
+        "rows": ppi_rows(scores),
+        "n_human": {m: int((~np.isnan(scores[f"h_{m}"])).sum()) for m in metric_registry.human_keys()},
+        "has_judge": has_judge,
+        "reasons": validity_reasons(scores, facts) if has_judge else [],
+    }
+
+
+def conclusions_from(parts: dict, metric: str, half_width: float) -> dict:
+    """``conclusions`` of ``metric`` at ``half_width`` from ``conclusion_parts`` (cheap: no score read;
+    ``parts`` is left as it is)."""
+    rows = [dict(r) for r in parts["rows"] if r["metric"] == metric]
+    for r in rows:
+        if not parts["has_judge"]:
+            r["lambda"] = r["gain"] = None
+        r["needed"] = labels_needed(r, half_width)
+        r["remaining"] = r["n_total"] - r["n_human"]
+        r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
+    rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
     return {
         "metric": metric,
         "half_width": half_width,
         "rows": rows,
         "pairs": settled_pairs(rows, metric),
-        "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()),
-        "has_judge": has_judge,
-        "reasons": reasons,
+        "n_human": parts["n_human"][metric],
+        "has_judge": parts["has_judge"],
+        "reasons": [dict(r) for r in parts["reasons"]],
     }
 
 
@@ -753,16 +777,3 @@ def live_scores(predictions, labels, judge_labels, *, facts=None, aggregate=huma
     has_judge = judge_labels is not None and not judge_labels.empty
     gold = (facts or {}).get("gold_keys") if has_judge else None
     return prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
-
-
-def _live_rows(scores, metric, *, half_width, has_judge):
-    """``ppi_rows`` of ``metric`` with ``needed``, ``remaining`` and ``width``, the best estimate first."""
-    rows = [r for r in ppi_rows(scores) if r["metric"] == metric]
-    for r in rows:
-        if not has_judge:
-            r["lambda"] = r["gain"] = None
-        r["needed"] = labels_needed(r, half_width)
-        r["remaining"] = r["n_total"] - r["n_human"]
-        r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
-    rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
-    return rows
