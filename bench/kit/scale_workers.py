@@ -84,14 +84,14 @@ def stop_workers(workers):
 
 def send_wave(names, work, scale, env):
     """Send the wave's steps at once; wait for each one's figures. {step: figures}."""
-    results = Path(work) / "results"
+    results, started = Path(work) / "results", time.monotonic()
     for name in names:
         (results / f"{name}.json").unlink(missing_ok=True)
         args = json.dumps([name, str(work), scale])
         done = _celery(env, "call", TASK, "--args", args, "--queue", "default", capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"sending {name} failed:\n{done.stderr[-2000:]}")
-    started, got = time.monotonic(), {}
+    got = {}
     while len(got) < len(names):
         for name in names:
             path = results / f"{name}.json"
