@@ -31,7 +31,7 @@ from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
 from evaluation.render.choices import AGGREGATE_SHORT
 from evaluation.report.steps import clean
-from evaluation.science import anytime, human, metric_registry, ppi
+from evaluation.science import anytime, human, live_parts, metric_registry, ppi
 from models_runner.models import Judge
 
 POLL_SECONDS = 5
@@ -122,7 +122,7 @@ def _context(request):
         if fixed.get("refused"):  # ds refused (SPEC 17): too few answers with two labels
             form.add_error("human_aggregate", DS_REFUSED)
             return context
-        result = ppi.conclusions_from(fixed, metric, width)
+        result = live_parts.conclusions_from(fixed, metric, width)
         for r in result["rows"]:
             r["bar"] = _bar(r, metric_registry.get(metric).scale)
         context["sequence"] = _sequence(d, stored, metric=metric, width=width)

@@ -31,7 +31,7 @@ from annotation.models import Corpus, Label, Study
 from evaluation import judge_inputs
 from evaluation.models import LiveState
 from evaluation.report.steps import clean
-from evaluation.science import active, anytime, human, ppi
+from evaluation.science import active, anytime, human, live_parts, ppi
 
 log = logging.getLogger(__name__)
 TASK = "evaluation.tasks.refresh_live"
@@ -120,7 +120,7 @@ def refresh(corpus_id, *, now=None):
 
 def fixed_parts(corpus, inputs, *, aggregate=human.DEFAULT_AGGREGATE, facts=None):
     """The live page's fixed 95% intervals (SPEC 10) of one judge and human aggregate, every metric at
-    once, as plain data to store: ``ppi.conclusion_parts`` with ``n_labels`` and ``active`` (the active
+    once, as plain data to store: ``live_parts.conclusion_parts`` with ``n_labels`` and ``active`` (the active
     design's figures by metric, ``active.active_conclusions``; None without a design), or
     ``{"refused": True}`` when ``ds`` is refused (too few answers with two labels, SPEC 17). Computed
     by ``refresh``, or by the page itself once when nothing is stored yet for this judge and aggregate.
@@ -148,7 +148,7 @@ def fixed_parts(corpus, inputs, *, aggregate=human.DEFAULT_AGGREGATE, facts=None
     except ValueError:  # the one refusal of a valid choice: too few answers with two labels
         return {"refused": True, "n_labels": len(labels)}
     has_judge = jl is not None and not jl.empty
-    parts = ppi.conclusion_parts(scores, has_judge=has_judge, facts=facts)
+    parts = live_parts.conclusion_parts(scores, has_judge=has_judge, facts=facts)
     parts["n_labels"], parts["active"] = len(labels), None
     if facts["design_meta"]:
         design_inputs = (predictions, labels, scores if has_judge else None)  # gold left out: the active h
