@@ -12,9 +12,9 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation import formats, models, privacy, screening, studies
 from annotation.label_titles import LABEL_TITLES
-from annotation.labels import CORRECT, INCORRECT
 from core.number_field import NumberField
 from core.uploads import max_upload_size
+from stats.labels import CORRECT, INCORRECT
 
 
 def _corpus_kind_title():

@@ -22,10 +22,10 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from annotation import fold_sql, guidelines, judgements
-from annotation.labels import LABEL_VALUES
+from annotation import guidelines, judgements, sql
 from annotation.models import Assignment, Corpus, Fold, FoldItem, Label, LabelEvent
 from core import roles
+from stats.labels import LABEL_VALUES
 
 
 class NotFound(LookupError):
@@ -50,7 +50,7 @@ def open_fold(user, fold_id, kind=Fold.KIND_TRIPLET):
     ``PermissionDenied`` (403) when ``user`` is not an annotator (as ``annotator_required``),
     ``NotFound`` (404) when the fold is not theirs. Progress counters that were never counted are counted here.
     """
-    found = fold_sql.assignment(user.pk, fold_id, kind=kind, role=roles.ANNOTATOR)
+    found = sql.assignment(user.pk, fold_id, kind=kind, role=roles.ANNOTATOR)
     if found is None:
         if not roles.is_annotator(user):
             raise PermissionDenied
@@ -70,7 +70,7 @@ def _id(obj):
 def get_fold_item(fold, item_id, user=None):
     """The item of ``fold``; with ``user``, also their label (``my_label``) and whether they judged
     an item before it (``has_previous``)."""
-    item = fold_sql.item("by_id", _id(fold), _id(user), item_id)
+    item = sql.fold_item("by_id", _id(fold), _id(user), item_id)
     if item is None:
         raise NotFound("no such item in this fold")
     return item
@@ -78,7 +78,7 @@ def get_fold_item(fold, item_id, user=None):
 
 def item_by_handle(fold, handle, user=None):
     """The item of ``fold`` that annotators name ``handle`` (URLs, forms, the API), as ``get_fold_item``."""
-    item = fold_sql.item("by_handle", _id(fold), _id(user), handle)
+    item = sql.fold_item("by_handle", _id(fold), _id(user), handle)
     if item is None:
         raise NotFound("no such item in this fold")
     return item
@@ -127,7 +127,7 @@ def refresh_progress(assignment):
     with transaction.atomic():
         Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("pk").first()
         progress = fold_progress(assignment.fold, assignment.annotator_id)
-        todo = fold_sql.item("todo_from", assignment.fold_id, assignment.annotator_id, 0)
+        todo = sql.fold_item("todo_from", assignment.fold_id, assignment.annotator_id, 0)
         cursor = todo.position if todo is not None else progress.total and _last_position(assignment.fold_id) + 1
         Assignment.objects.filter(pk=assignment.pk).update(
             done=progress.done, skipped=progress.skipped, total=progress.total, cursor=cursor
@@ -162,17 +162,17 @@ def next_item(fold, user):
     Searches the whole fold (a page open, the API); the judge loop searches from the cursor.
     The item carries ``my_label`` and ``has_previous``.
     """
-    return fold_sql.item("todo_from", _id(fold), _id(user), 0) or fold_sql.item("first_skipped", _id(fold), _id(user))
+    return sql.fold_item("todo_from", _id(fold), _id(user), 0) or sql.fold_item("first_skipped", _id(fold), _id(user))
 
 
 def previous_item(fold, user, before_position=None):
     """The judged item just before ``before_position`` (or the last judged one): for going back."""
     before = before_position if before_position is not None else 2**31 - 1
-    return fold_sql.item("judged_before", _id(fold), _id(user), before)
+    return sql.fold_item("judged_before", _id(fold), _id(user), before)
 
 
 def item_after(fold, user, position):
-    return fold_sql.item("after", _id(fold), _id(user), position)
+    return sql.fold_item("after", _id(fold), _id(user), position)
 
 
 def choose_next(item, *, skip, revisit, next_todo, after):
@@ -205,12 +205,12 @@ def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_i
 
     def on_saved(before, row):
         d_done, d_skipped = _progress_delta(before, judgements.state(row, ("value",)))
-        todo = fold_sql.item("todo_from", fold_id, user, assignment.cursor)
+        todo = sql.fold_item("todo_from", fold_id, user, assignment.cursor)
         if todo is None and assignment.cursor:
             # Nothing left after the cursor: items added to the fold meanwhile (late predictions,
             # gold items) may sit before it, so look once from the start before saying "finished".
-            todo = fold_sql.item("todo_from", fold_id, user, 0)
-        first = todo if todo is not None else fold_sql.item("first_skipped", fold_id, user)
+            todo = sql.fold_item("todo_from", fold_id, user, 0)
+        first = todo if todo is not None else sql.fold_item("first_skipped", fold_id, user)
         nxt = choose_next(
             item,
             skip=skip,
@@ -220,7 +220,7 @@ def judge(assignment, item, *, value=None, skip=False, seconds=0.0, submission_i
         )
         cursor = todo.position if todo is not None else assignment.cursor
         if (d_done, d_skipped, cursor) != (0, 0, assignment.cursor):
-            fold_sql.move(assignment.pk, d_done=d_done, d_skipped=d_skipped, cursor=cursor)
+            sql.move_assignment(assignment.pk, d_done=d_done, d_skipped=d_skipped, cursor=cursor)
             assignment.done += d_done
             assignment.skipped += d_skipped
             assignment.cursor = cursor

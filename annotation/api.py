@@ -15,12 +15,12 @@ from annotation import annotating, fold_kinds, formats, judgements, studies
 from annotation.counted import counted_labels
 from annotation.jobs import start_import
 from annotation.label_files import MATCH_MODES
-from annotation.labels import LABEL_VALUES
 from annotation.models import Corpus, Fold, Label, System
 from core import ids
 from core.permissions import IsAdminRole, IsAnnotatorRole, IsResearcherRole
 from core.serializers import JobSerializer
 from core.uploads import max_upload_size, save_upload
+from stats.labels import LABEL_VALUES
 
 
 class SubmissionConflict(APIException):

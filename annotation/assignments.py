@@ -8,19 +8,23 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from annotation import fold_kinds
 from annotation.fold_store import FoldError
 from annotation.folds import assign_round_robin, assignment_conflict
 from annotation.models import Assignment, Fold, FoldItem
 from core import roles
 
 
-def fold_triplet_sets(folds):
-    """``{fold id: set of its items}`` (triplet ids, ``("frame", id)`` for frame items), gold left out."""
+def fold_item_sets(folds):
+    """``{fold id: set of its items}``, gold left out: each item as ``(field, id)``, the ``FoldItem``
+    field its fold's kind names (``annotation.fold_kinds``: a triplet, a frame prediction, a question)."""
     sets = defaultdict(set)
+    fields = {fold.kind: fold_kinds.get(fold.kind).item for fold in folds}
     # Gold triplets are in every fold on purpose (annotation/gold.py): one label per annotator anyway.
     items = FoldItem.objects.filter(fold__in=folds).exclude(triplet__gold__isnull=False)
-    for fold_id, tid, fid in items.values_list("fold_id", "triplet_id", "frame_annotation_id"):
-        sets[fold_id].add(tid or ("frame", fid))
+    names = sorted(set(fields.values()))
+    for fold_id, kind, *ids in items.values_list("fold_id", "fold__kind", *(f"{name}_id" for name in names)):
+        sets[fold_id].add((fields[kind], ids[names.index(fields[kind])]))
     return {f.pk: sets[f.pk] for f in folds}
 
 
@@ -28,7 +32,7 @@ def fold_triplet_sets(folds):
 def assign_fold(fold, user):
     """Assign one fold to one annotator, refusing if they would see a triplet twice."""
     mine = list(Fold.objects.filter(assignments__annotator=user, corpus=fold.corpus, kind=fold.kind))
-    sets = fold_triplet_sets([*mine, fold])
+    sets = fold_item_sets([*mine, fold])
     clash = assignment_conflict(sets, [f.pk for f in mine], fold.pk)
     if clash:
         raise FoldError(
@@ -51,7 +55,7 @@ def assign_all(corpus, users, *, per_fold=1, kind=Fold.KIND_TRIPLET):
     users = list(users)
     if not users:
         raise FoldError(_("no annotators to assign"))
-    sets = fold_triplet_sets(folds)
+    sets = fold_item_sets(folds)
     existing = defaultdict(lambda: [0, set()])
     for a in Assignment.objects.filter(fold__in=folds):
         existing[a.annotator_id][0] += 1

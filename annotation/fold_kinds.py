@@ -4,9 +4,15 @@ annotation owns folds and their answer-triplet kind. Another app whose items liv
 frame checks) registers its kind from its ``AppConfig.ready()``, so the home page, the fold API and
 the admin's fold page show it without annotation importing that app.
 
->>> with KINDS.override({"toy": FoldKind(progress=len, judged=len, build_action="build_toys")}):
-...     by_action("build_toys") is get("toy"), get("toy").page
-(True, 'annotate')
+The admin's fold page loops over the kinds: a kind built by its own form (``build_form``) has its
+card there (``words``: its title, what it is, the build and assign buttons, what the corpus offers).
+
+>>> with KINDS.override({"toy": FoldKind(progress=len, judged=len, build_action="build_toys", item="question")}):
+...     by_action("build_toys") is get("toy"), get("toy").page, get("toy").item
+(True, 'annotate', 'question')
+>>> FoldKind(progress=len, judged=len, build_action="build_toys", build_form=dict)
+Traceback (most recent call last):
+ValueError: a fold kind built by its own form says what its card on the fold page holds (words)
 """
 
 from __future__ import annotations
@@ -15,6 +21,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.registry import Registry
+
+
+@dataclass(frozen=True)
+class PageWords:
+    """What the admin's fold page says of a kind built by its own form: the card's ``title`` and
+    ``intro`` (what the folds check, where their items come from), the ``build`` button, ``ready``
+    (how many items the corpus offers: ``ngettext_lazy(one, many, "n")``) and the ``assign`` button
+    (every unassigned fold of the kind, round robin)."""
+
+    title: str
+    intro: str
+    build: str
+    ready: str
+    assign: str
 
 
 @dataclass(frozen=True)
@@ -28,7 +48,8 @@ class FoldKind:
     built folds in that message; optional ``readiness(corpus) -> (n, next_step)``: how many items the
     corpus offers to such folds and, when it offers none, ``(text, url)`` of what to do first; ``page`` is
     the URL name of the page where an annotator works on such a fold (its one argument: the fold's id),
-    which the home page links to.
+    which the home page links to; ``item`` is the ``FoldItem`` field naming its items (a triplet, a frame
+    prediction, a question); ``words`` what the fold page says of a kind built by its own form.
     """
 
     progress: Callable
@@ -40,6 +61,12 @@ class FoldKind:
     label: str = "folds"
     readiness: Callable | None = None
     page: str = "annotate"
+    item: str = "triplet"
+    words: PageWords | None = None
+
+    def __post_init__(self):
+        if self.build_form is not None and self.words is None:
+            raise ValueError("a fold kind built by its own form says what its card on the fold page holds (words)")
 
 
 #: fold kind -> FoldKind (core.registry's shape); annotation's own kind is added on first use.
@@ -64,6 +91,12 @@ def get(kind):
 def by_action(action):
     """The kind that builds folds for the fold page's ``action``, or ``None``."""
     return next((k for k in KINDS.all().values() if k.build_action and k.build_action == action), None)
+
+
+def built_by_form():
+    """``{kind: FoldKind}`` of the kinds built by their own form, in the order of registration: the
+    cards of the admin's fold page."""
+    return {key: k for key, k in KINDS.all().items() if k.build_form is not None}
 
 
 def build_errors():

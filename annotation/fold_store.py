@@ -11,10 +11,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from annotation.bulk import ORM_BATCH, analyze_after_commit, insert_rows, update_rows
+from annotation.bulk import ORM_BATCH
 from annotation.folds import build_folds, interleave
 from annotation.models import Fold, FoldItem, Label, Triplet
 from annotation.models.triplets import new_handles
+from annotation.sql import analyze_after_commit, insert_rows, update_rows
 
 
 class FoldError(ValueError):
@@ -106,7 +107,7 @@ def store_design(corpus, design):
 
 
 def _write_design(rows: dict):
-    """{tid: (pi, sampled, phase, p1)} onto the triplets (``bulk.update_rows``: seconds for 35,000)."""
+    """{tid: (pi, sampled, phase, p1)} onto the triplets (``sql.update_rows``: seconds for 35,000)."""
     update_rows(Triplet, DESIGN_FIELDS, [(t, pi, bool(x), ph, p1) for t, (pi, x, ph, p1) in rows.items()])
 
 

@@ -1,6 +1,7 @@
 """The value of each label under each human metric: a lower-layer registry that the report's metric
-registry (``evaluation.science.metric_registry``) fills, so that the active design (this app and
-``models_runner``) reads the human metrics from their one home without importing the app above.
+registry (``evaluation.science.metric_registry``) fills, so that the active design's shell
+(``models_runner.active_design``) reads the human metrics from their one home without importing the
+app above, and hands their values to the pure design (``stats.design``).
 
 A human metric registered there brings its per-triplet scorer; the value of label v under it is the
 scorer applied to a triplet with one label v (``evaluation.science.metric_registry.register``).

@@ -20,12 +20,13 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
 from annotation import formats, interchange
-from annotation.bulk import IMPORT_BATCH, ORM_BATCH, analyze_after_commit, insert_rows, json_value, now_value
+from annotation.bulk import IMPORT_BATCH, ORM_BATCH, json_value, now_value
 from annotation.fold_store import extend_folds_if_any
 from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
 from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
+from annotation.sql import analyze_after_commit, insert_rows
 from annotation.triplet_store import lock_corpus, triplets_for
 from core.roles import ANNOTATOR, IMPORTED
 

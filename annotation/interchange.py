@@ -18,9 +18,9 @@ import io
 import json
 import os
 
-from annotation.labels import LABEL_VALUES
 from core.errors import UserFacingError
 from core.safe_json import HostileValue, loads_checked, unstorable
+from stats.labels import LABEL_VALUES
 
 # The system of the reference answers: its name in the predictions files, the database and the report
 # (the first reference answer of each question, judged blind like any other), and its System kind.

@@ -1,7 +1,12 @@
-"""Saving one annotator's judgement of one item, for every task type (answer labels, frame checks).
+"""One annotator's judgement of one item, for every kind (answer labels, frame checks, attribute checks):
+what its rows keep and the one path that saves it.
 
-A judgement row (``Label``, ``FrameCheck``) is unique per (item, annotator) and holds the latest
-values; an event row (``LabelEvent``, ``FrameCheckEvent``) keeps every submission. The upsert runs
+A judgement row (``Label``, ``FrameCheck``, ``AttributeCheck``: an ``annotation.models.judgement.Judgement``)
+is unique per (item, annotator) and holds the latest values; an event row (``LabelEvent``, ``FrameCheckEvent``,
+...: a ``JudgementEvent``) keeps every submission. The two abstract models, in the models package beside this
+module (the models import no service, and this module reads the rows through ``annotation.sql``), hold the fields
+:func:`save` reads and writes, so every kind has them under the same names; a concrete model adds the
+item's foreign key, ``annotator`` (with its own related names) and its verdict fields. The upsert runs
 under the unique constraint, so two tabs or a double click never create a second row, and a repeated
 ``submission_id`` (unique on the event table) turns a resubmission into a no-op.
 """

@@ -7,8 +7,8 @@ from django.utils.translation import gettext as _
 
 from annotation import quality, screening
 from annotation.label_titles import LABEL_TITLES
-from annotation.labels import LABEL_VALUES
 from annotation.models import Adjudication, GoldItem, Label, Triplet
+from stats.labels import LABEL_VALUES
 
 
 def label_rows(corpus):

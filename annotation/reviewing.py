@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from django.utils.translation import gettext_lazy as _
 
 from annotation.label_titles import LABEL_TITLES
-from annotation.labels import LABEL_VALUES
 from annotation.models import FoldItem, Label
+from stats.labels import LABEL_VALUES
 
 TODO, SKIPPED, JUDGED = "todo", "skipped", "judged"
 FILTERS = {"all": _("All items"), "unjudged": _("Not judged yet"), "skipped": _("Skipped"), "judged": _("Judged")}

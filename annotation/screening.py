@@ -18,9 +18,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation import crowd
-from annotation.labels import PARTIAL
 from annotation.models import ParticipantDecision
 from core.registry import Registry
+from stats.labels import PARTIAL
 
 GOLD_PARTIAL_REFUSED = gettext_lazy(
     "a gold item must be a clear case: expected Correct or Incorrect, never Partially correct "
@@ -195,7 +195,7 @@ def place_qualification(study) -> int:
     from django.db import transaction
     from django.db.models import F
 
-    from annotation import study_sql
+    from annotation import sql
     from annotation.models import FoldItem, GoldItem
 
     n = study.qualification_items
@@ -204,7 +204,7 @@ def place_qualification(study) -> int:
     gold = dict(GoldItem.objects.filter(triplet__question__corpus=study.corpus).values_list("triplet_id", "expected"))
     changed = 0
     with transaction.atomic():
-        for fold_id in study_sql.folds_and_counts(study)[0]:  # the study's folds (``studies.fold_ids``)
+        for fold_id in sql.study_folds_and_counts(study)[0]:  # the study's folds (``studies.fold_ids``)
             items = list(FoldItem.objects.select_for_update().filter(fold_id=fold_id).order_by("position"))
             golds = sorted((i for i in items if i.triplet_id in gold), key=lambda i: (gold[i.triplet_id], i.triplet_id))
             incorrect = [i for i in golds if gold[i.triplet_id] != "correct"]

@@ -33,8 +33,8 @@ from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation import crowd, privacy, screening, study_sql
-from annotation.assignments import fold_triplet_sets
+from annotation import crowd, privacy, screening, sql
+from annotation.assignments import fold_item_sets
 from annotation.fold_store import fold_design
 from annotation.models import Assignment, Fold, GoldItem, Label, Participant, Study
 from core import job_kinds, roles
@@ -199,11 +199,11 @@ def cookie_name(study):
 
 def fold_ids(study):
     """The study's folds in order, in one query: its chosen folds, or every answer fold of its corpus."""
-    return study_sql.folds_and_counts(study)[0]
+    return sql.study_folds_and_counts(study)[0]
 
 
 def find(study, external_id):
-    pk = study_sql.participant_id(study, external_id)
+    pk = sql.study_participant_id(study, external_id)
     return pk and Participant.objects.filter(pk=pk).select_related("user", "study").first()
 
 
@@ -230,14 +230,14 @@ def looks_full(study, folds=None):
     under it: a slot freed meanwhile is given, never one too many)."""
     if study.max_participants is not None and study.participants.count() >= study.max_participants:
         return True
-    ids, counts = study_sql.folds_and_counts(study)
+    ids, counts = sql.study_folds_and_counts(study)
     room = crowd.choose_fold(ids if folds is None else folds, counts, slots_per_fold=study.slots_per_fold)
     return room is None and not _any_idle(study, timezone.now())
 
 
 def _any_idle(study, now):
     """Whether ``release_idle`` would release anyone (one cheap query; ``_idle`` reads them all)."""
-    return study_sql.any_idle(study, crowd.idle_limit(now, study.idle_minutes))
+    return sql.study_any_idle(study, crowd.idle_limit(now, study.idle_minutes))
 
 
 def release_idle(study, now=None):
@@ -260,11 +260,11 @@ def _held(participant):
 
 
 def _free_fold(study, participant=None):
-    folds, counts = study_sql.folds_and_counts(study)
+    folds, counts = sql.study_folds_and_counts(study)
     held = _held(participant) if participant is not None else set()
     items = None
     if held:
-        items = fold_triplet_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
+        items = fold_item_sets(list(Fold.objects.filter(pk__in={*folds, *held})))
     return crowd.choose_fold(
         folds, counts, slots_per_fold=study.slots_per_fold, held=sorted(held & set(folds)), items=items
     )
@@ -312,7 +312,7 @@ def _admit_locked(study, ids, *, user, token, code):
         return existing
     if locked.max_participants is not None and locked.participants.count() >= locked.max_participants:
         raise StudyFull(f"the study {study.slug} has its {locked.max_participants} participants")
-    fold = crowd.choose_fold(*study_sql.folds_and_counts(locked), slots_per_fold=locked.slots_per_fold)
+    fold = crowd.choose_fold(*sql.study_folds_and_counts(locked), slots_per_fold=locked.slots_per_fold)
     if fold is None:
         raise StudyFull(f"every fold of the study {study.slug} has its participants")
     participant = Participant.objects.create(

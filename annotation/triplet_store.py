@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.utils.translation import gettext_noop
 
-from annotation.bulk import ORM_BATCH, insert_rows, now_value
+from annotation import sql
+from annotation.bulk import ORM_BATCH, now_value
 from annotation.dedup import answer_key, build_triplets
 from annotation.fold_store import extend_folds_if_any
-from annotation.models import Prediction, Question, System, Triplet
+from annotation.models import Prediction, System, Triplet
 
 # Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
 LINKING = gettext_noop("linking %(count)s predictions to triplets")
@@ -30,9 +31,7 @@ def lock_corpus(corpus_id):
     already serialises writers (one write transaction at a time, ``BEGIN IMMEDIATE``).
     """
     assert connection.in_atomic_block, "lock_corpus must run inside a transaction"
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CORPUS_LOCK, int(corpus_id)])
+    sql.advisory_lock(CORPUS_LOCK, corpus_id)
 
 
 @transaction.atomic
@@ -51,7 +50,7 @@ def triplets_for(corpus, rows):
         keys = [answer_key(g.normalized) for g in new]
         _refuse_collisions(new, keys, existing)
         now = now_value()
-        insert_rows(
+        sql.insert_rows(
             Triplet,
             ("question", "answer", "normalized_answer", "answer_key", "created_at"),
             [(g.question_key, g.answer, g.normalized, key, now) for g, key in zip(new, keys)],
@@ -85,7 +84,7 @@ def _triplet_ids(corpus, question_ids, into=None):
     """``{(question id, normalized answer): triplet id}`` of the triplets of these questions of ``corpus``.
 
     A few questions: their triplets by id lists; many (an import): every triplet of the corpus in one
-    plain statement, kept for these questions (no list of tens of thousands of ids to build)."""
+    query, kept for these questions (no list of tens of thousands of ids to build)."""
     ids = {} if into is None else into
     if len(question_ids) <= ORM_BATCH:
         rows = Triplet.objects.filter(question_id__in=question_ids).values_list(
@@ -93,21 +92,11 @@ def _triplet_ids(corpus, question_ids, into=None):
         )
     else:
         wanted = set(question_ids)
-        rows = (row for row in _corpus_triplets(corpus.pk) if row[1] in wanted)
+        every = Triplet.objects.filter(question__corpus_id=corpus.pk)
+        rows = (row for row in every.values_list("id", "question_id", "normalized_answer") if row[1] in wanted)
     for tid, qid, norm in rows:
         ids[(qid, norm)] = tid
     return ids
-
-
-def _corpus_triplets(corpus_id):
-    qn = connection.ops.quote_name
-    sql = (
-        f"SELECT t.id, t.question_id, t.{qn('normalized_answer')} FROM {qn(Triplet._meta.db_table)} t "
-        f"JOIN {qn(Question._meta.db_table)} q ON q.id = t.question_id WHERE q.corpus_id = %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [corpus_id])
-        return cursor.fetchall()
 
 
 @transaction.atomic

@@ -21,9 +21,9 @@ correct when EM = 1, partial when F1 >= 0.4, else incorrect):
   exactly: q is calibrated to the truth (``-truth``, what an LLM's probabilities describe). ``-human``:
   the judge states q M (M the humans' confusion), calibrated to the human label instead.
   ``h90-onehot``: the good judge without probabilities (q one-hot on its label);
-- the budget B is 5% of the triplets; the active design is ``annotation.design`` itself (pilot
+- the budget B is 5% of the triplets; the active design is ``stats.design`` itself (pilot
   p1 = 0.2 B / T, residual model, main draw with alpha = 0.1) and the estimate
-  ``evaluation.science.active.estimate`` itself (one call for all systems, ``groups``).
+  ``stats.active.estimate`` itself (one call for all systems, ``groups``).
 The target of each system is its expected Hscore over SQuAD dev under these humans; coverage is the
 share of seeds x systems whose active interval holds it.
 
@@ -50,9 +50,8 @@ import time
 import numpy as np
 from ppi_bench import SCORES, SQUAD, load
 
-from annotation import design
 from annotation.interchange import REFERENCE
-from evaluation.science import active
+from stats import active, design, intervals
 
 # The humans' confusion (rows: true correct, partial, incorrect; columns: their label).
 ADJACENT = np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 1.0, 0.0]])  # where a human's error goes
@@ -71,7 +70,7 @@ SCENARIOS = {
     "h90-adjacent-truth": {"humans": 0.9, "judge": 0.85, "probs": "truth", "errors": "adjacent"},
 }
 CONCENTRATION = 4.0
-Z = active.Z95
+Z = intervals.Z95
 
 
 def human_confusion(accuracy):
@@ -171,7 +170,7 @@ def per_system_spread(scode, seen, scenario, confusion):
 
 
 def build_design(f, u, h, budget, rng):
-    """The two phases of ``annotation.design`` with a complete pilot: (pi, xi, info)."""
+    """The two phases of ``stats.design`` with a complete pilot: (pi, xi, info)."""
     n = len(f)
     p1 = design.pilot_chance(budget, n)
     pilot = rng.random(n) < p1

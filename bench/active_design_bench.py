@@ -48,9 +48,9 @@ def setup(url, tmp):
 
 def simulated_judge(corpus, rng):
     """A judge with a random q on every triplet (not timed)."""
-    from annotation.labels import LABEL_VALUES
     from annotation.models import Triplet
     from models_runner.models import Judge, JudgeLabel
+    from stats.labels import LABEL_VALUES
 
     judge = Judge.objects.create(name="sim")
     tids = list(Triplet.objects.filter(question__corpus=corpus).values_list("id", flat=True))
@@ -94,9 +94,10 @@ def main():
     setup(url, tmp)
     import numpy as np
 
-    from annotation import design, fold_designs, fold_store
+    from annotation import fold_designs, fold_store
     from annotation.importers import import_corpus, import_predictions
     from annotation.models import Corpus
+    from stats import design
 
     data = Path(args.data)
     import_corpus(data / "corpus.jsonl", "squad-dev")

@@ -44,7 +44,7 @@ import pandas as pd  # noqa: E402
 from ppi_bench import SCORES, SQUAD, load, noisy  # noqa: E402  (sets up Django)
 
 from evaluation.science import anytime  # noqa: E402
-from evaluation.science.betting import Capital  # noqa: E402
+from stats.betting import Capital  # noqa: E402
 
 ALPHA = 0.05
 KINDS = ("PPI", "classical")

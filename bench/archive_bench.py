@@ -89,7 +89,8 @@ def main():
     url = args.database_url or f"sqlite:///{tmp}/bench.sqlite3"
     setup(url, tmp)
     from annotation.models import Label, LabelEvent, Triplet
-    from evaluation.archive.store import export_study, import_study
+    from evaluation.archive.collect import export_study
+    from evaluation.archive.restore import import_study
 
     t0 = time.perf_counter()
     corpus = build_study(Path(args.data))

@@ -16,7 +16,7 @@ Each repetition runs, in its own process on its own fresh database (migrated onc
   builds none);
 - ``baseline``: the same rows with no checks at all: ``json.loads`` of every line, the questions,
   the distinct (question, normalized answer) triplets and every prediction written as plain rows
-  (``annotation.bulk.insert_rows``: executemany, COPY on PostgreSQL), ids read back by query.
+  (``annotation.sql.insert_rows``: executemany, COPY on PostgreSQL), ids read back by query.
 
 - ``label-studio`` (with ``--label-studio``, ``bench/kit/label_studio.py``): the same triplets as
   Label Studio tasks (context, question, answer), imported through its API into a new project of a
@@ -133,9 +133,10 @@ def run_baseline(data):
     """The same rows with no validation, no lock, no progress: the floor of a bulk insert."""
     from django.db import transaction
 
-    from annotation.bulk import insert_rows, now_value
+    from annotation.bulk import now_value
     from annotation.dedup import answer_key, normalize_answer
     from annotation.models import Corpus, Prediction, Question, System, Triplet
+    from annotation.sql import insert_rows
 
     start = clock()
     with transaction.atomic():

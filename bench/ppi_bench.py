@@ -15,7 +15,7 @@ Simulation (per seed, every triplet of the 10 systems + reference, deduplicated 
   the judge's label.
 The target of each system is its Hscore if every triplet had a human label (that seed's humans);
 coverage is the share of seeds x systems whose 95% interval holds it. The estimates are
-``evaluation.science.ppi.estimate`` itself, not a re-implementation.
+``stats.ppi.estimate`` itself, not a re-implementation.
 
 Labels needed for +-w (w = 0.02): classical n = (1.96 sd(h) / w)^2; prediction-powered: the smallest
 n whose PPI++ variance at the optimal lambda, var(h - l f) / n + l^2 var(f) / (N - n), is <= (w / 1.96)^2,
@@ -41,7 +41,8 @@ import pandas as pd  # noqa: E402
 
 from annotation.interchange import REFERENCE  # noqa: E402
 from evaluation.report.inputs import read_inputs  # noqa: E402
-from evaluation.science import human, metrics, ppi  # noqa: E402
+from evaluation.science import human, metrics  # noqa: E402
+from stats import intervals, ppi  # noqa: E402
 
 SHARED = (
     [pathlib.Path(os.environ["QAEVAL_SHARED_DATA"])]
@@ -58,7 +59,7 @@ JUDGES = {
     "lenient (0.85, partial->correct)": (0.85, True),
     "random (1/3)": (1 / 3, False),
 }
-Z = ppi.Z95
+Z = intervals.Z95
 
 
 def load(path, *, with_questions=False):
@@ -128,8 +129,8 @@ def run(args):
                 h, f, lab = h_t[tcode[idx]], f_t[tcode[idx]], labeled_t[tcode[idx]]
                 target = h.mean()
                 e = ppi.estimate(h[lab], f[lab], f[~lab])
-                lo, hi = ppi.interval(e["estimate"], e["variance"])
-                clo, chi = ppi.interval(e["classical"], e["classical_variance"])
+                lo, hi = intervals.normal(e["estimate"], e["variance"])
+                clo, chi = intervals.normal(e["classical"], e["classical_variance"])
                 cover_ppi += lo <= target <= hi
                 cover_cls += clo <= target <= chi
                 total += 1

@@ -248,14 +248,14 @@ def step_live_page(work, scale):
 
 
 def step_export(work, scale):
-    from evaluation.archive.store import export_study
+    from evaluation.archive.collect import export_study
 
     manifest = export_study(_corpus(), work / "study.zip")
     return {"rows": sum(m["rows"] or 0 for m in manifest["members"].values()), "mb": _mb(work / "study.zip")}
 
 
 def step_restore(work, scale):
-    from evaluation.archive.store import import_study
+    from evaluation.archive.restore import import_study
 
     return {"rows": sum(import_study(work / "study.zip", CORPUS)["rows"].values())}
 

@@ -2,7 +2,7 @@
 
 One home for the rule "every id or number a URL, a form, a query string or a JSON body carries
 fits its column, or the request is refused before any query runs" (raw SQL fast paths included:
-``annotation/fold_sql.py`` binds the value as is, and SQLite raises ``OverflowError`` beyond 64 bits).
+``annotation/sql.py`` binds the value as is, and SQLite raises ``OverflowError`` beyond 64 bits).
 
 - ``IdConverter``, registered as the path converter ``id`` (``CoreConfig.ready``): every integer in
   a URL pattern is ``<id:name>`` (1 .. 2**63-1, ASCII digits); anything else does not match, so the

@@ -11,7 +11,7 @@ writes (``gettext_noop`` strings with named placeholders, such as
 The record of a kind is also where the rest of the platform learns what to do with its jobs: the next
 step the job page offers once one succeeded (``core.next_steps``), the reaper's resume function for a
 resumable kind (``core.reaper.resumers``) and the folder of the files a job wrote, which study
-archives carry (``evaluation.archive.store.JOB_FILES``). ``resume`` and ``files`` may be dotted paths
+archives carry (``evaluation.archive.collect.JOB_FILES``). ``resume`` and ``files`` may be dotted paths
 (``"frames.tasks:resume"``), imported on first use, so that registering at start-up loads neither the
 Celery shells nor the report stack.
 """

@@ -55,7 +55,7 @@ class StudyArchiveAdmin(admin.ModelAdmin):
             self.message_user(request, gettext("select exactly one corpus to export"), level=messages.ERROR)
             return None
         # imported here: the report stack loads on first use, not when Django autodiscovers the admin
-        from evaluation.archive.store import archive_response
+        from evaluation.archive.collect import archive_response
 
         return archive_response(queryset.get())
 

@@ -16,8 +16,8 @@ from core.permissions import IsAdminRole, IsResearcherRole
 from core.serializers import JobSerializer
 from core.uploads import max_upload_size, save_upload
 from evaluation import files, judge_inputs
+from evaluation.archive.collect import archive_response
 from evaluation.archive.format import NAME_RE
-from evaluation.archive.store import archive_response
 from evaluation.jobs import start_report_from, start_study_import
 from evaluation.report.options import OPTIONS
 

@@ -17,7 +17,7 @@ class EvaluationConfig(AppConfig):
         from annotation import human_metrics, screening, studies
         from core import pages
         from evaluation import kinds, live_words
-        from evaluation.archive.store import register_not_archived
+        from evaluation.archive.collect import register_not_archived
 
         # the report's metric registry fills annotation.human_metrics (the active design) when first read
         human_metrics.VALUES.fill_on_first_use("evaluation.science.metric_registry")

@@ -14,12 +14,12 @@ from django.utils.translation import gettext_noop
 from annotation.models import Corpus
 from core.errors import UserFacingError
 from core.runner import create_job, enqueue
-from evaluation import database, judge_inputs
 from evaluation.kinds import JOB_KIND, STUDY_IMPORT_KIND
 from evaluation.render.outputs import write_report
 from evaluation.report import options as report_options
-from evaluation.report.config import ReportConfig, ReportExtras
+from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
+from evaluation.report_inputs import read_inputs
 
 
 class ReportInputError(UserFacingError, ValueError):
@@ -34,28 +34,22 @@ def report_dir(job_id) -> Path:
 
 
 def report_body(job, progress):
-    """The job body of a report (``core.runner.run_job(job_id, report_body)``): files in ``report_dir``."""
+    """The job body of a report (``core.runner.run_job(job_id, report_body)``): files in ``report_dir``.
+
+    Its inputs are read in one pass (``evaluation.report_inputs.read_inputs``); the report is computed
+    from them alone (``compute_report`` reads no database), then written."""
     p = job.params
     corpus = Corpus.objects.get(pk=p["corpus_id"])
     progress(done=0, total=6, message=gettext_noop("loading predictions and labels"), force=True)
-    questions, predictions, labels = database.report_inputs(
-        corpus, adjudicated=bool(p.get("adjudicated", False)), include_excluded=bool(p.get("include_excluded", False))
-    )
-    if predictions.empty:
-        raise ReportInputError(f"corpus {corpus.name} has no predictions")
     try:
-        config = ReportConfig(dedup_policy=corpus.dedup_policy, **report_options.config_kwargs(p))
-        judge_labels, facts = judge_inputs.judge_inputs(corpus, p.get("judge"))
-        extras = ReportExtras(
-            judge_labels=judge_labels,
-            design=judge_inputs.design_frame(corpus),
-            facts=facts,
-            frame_rows=frame_rows(corpus),
-            attribute_check_rows=attribute_check_rows(corpus),
-            corpus=corpus.name,
-            **_crowd_extras(corpus, bool(p.get("adjudicated", False))),
+        inputs = read_inputs(
+            corpus,
+            adjudicated=bool(p.get("adjudicated", False)),
+            include_excluded=bool(p.get("include_excluded", False)),
+            judge=p.get("judge"),
         )
-        report = compute_report(questions, predictions, labels, config=config, progress=progress, extras=extras)
+        config = ReportConfig(dedup_policy=corpus.dedup_policy, **report_options.config_kwargs(p))
+        report = compute_report(*inputs.tables, config=config, progress=progress, extras=inputs.extras)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     languages = [code for code, _name in settings.LANGUAGES if code != "en"]  # the page's figures in each
@@ -67,28 +61,6 @@ def report_body(job, progress):
         "notes": report.data["notes"],
         "n_questions": report.data["n_questions"],
     }
-
-
-def _crowd_extras(corpus, adjudicated):
-    """``crowd_labels`` and ``from_study`` of ``ReportExtras`` (SPEC 17)."""
-    labels, from_study = database.crowd_labels(corpus, adjudicated)
-    return {"crowd_labels": labels, "from_study": from_study}
-
-
-def frame_rows(corpus):
-    """The frame proxy's rows of ``corpus`` for ``ReportExtras.frame_rows``: its frame prediction
-    outcomes and its frame checks (SPEC 7 and 8), read by ``frames``."""
-    from frames.checking import frame_check_rows
-    from frames.proxy_store import outcome_rows
-
-    return outcome_rows(corpus), frame_check_rows(corpus)
-
-
-def attribute_check_rows(corpus):
-    """Humans' checks of the corpus's derived attributes (issue 26 point 4), read by ``frames``."""
-    from frames.attribute_checks import attribute_check_rows as rows
-
-    return rows(corpus)
 
 
 # The options of a report job and their defaults (``evaluation.report.options``), in order.
@@ -118,10 +90,10 @@ def start_report_from(data: dict, user=None):
 
 
 def study_import_body(job, progress):
-    """The job body of a study archive import: ``archive.store.import_study`` on the stored upload,
+    """The job body of a study archive import: ``archive.restore.import_study`` on the stored upload,
     which is removed once the job ends, whatever the outcome."""
     from core.uploads import remove_upload
-    from evaluation.archive.store import import_study
+    from evaluation.archive.restore import import_study
 
     p = job.params
     try:

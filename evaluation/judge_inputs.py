@@ -16,7 +16,8 @@ from django.db.models.functions import Cast
 
 from annotation.counted import counted_labels
 from annotation.fold_store import fold_design
-from annotation.models import Fold, GoldItem, Label, Prediction, Triplet
+from annotation.models import Fold, Label, Prediction, Triplet
+from evaluation.database import gold_labels
 from models_runner.models import Judge, JudgeLabel
 
 
@@ -178,23 +179,20 @@ def gold_keys(corpus) -> list[str]:
     Returns
     -------
     list of str
-        ``t<triplet id>``, in triplet order.
+        ``t<triplet id>``, in triplet order (the keys of ``evaluation.database.gold_labels``).
     """
-    return [
-        _tkey(t)
-        for t in GoldItem.objects.filter(triplet__question__corpus=corpus)
-        .order_by("triplet_id")
-        .values_list("triplet_id", flat=True)
-    ]
+    return list(gold_labels(corpus))
 
 
-def sample_facts(corpus) -> dict:
+def sample_facts(corpus, gold=None) -> dict:
     """Counts behind the validity guard of the prediction-powered estimates.
 
     Parameters
     ----------
     corpus : annotation.models.Corpus
         The corpus.
+    gold : list of str, optional
+        ``gold_keys(corpus)`` when the caller read them already.
 
     Returns
     -------
@@ -216,13 +214,14 @@ def sample_facts(corpus) -> dict:
         "skipped": skipped.values("triplet_id").distinct().count(),
         "imported": labels.filter(source="import", value__isnull=False).count(),
         "gold": labels.filter(triplet__gold__isnull=False, value__isnull=False).values("triplet_id").distinct().count(),
-        "gold_keys": gold_keys(corpus),
+        "gold_keys": gold_keys(corpus) if gold is None else list(gold),
         "design_meta": fold_design(corpus),
     }
 
 
-def judge_inputs(corpus, name=None):
-    """The judge labels and the platform facts for the report of ``corpus``.
+def judge_inputs(corpus, name=None, *, gold=None):
+    """The judge's side of the report of ``corpus``: its judge's labels, the active design and the
+    platform facts, each read once.
 
     Parameters
     ----------
@@ -230,11 +229,15 @@ def judge_inputs(corpus, name=None):
         The corpus.
     name : str, optional
         Which judge: None, the one with the most labels in the corpus; ``""``, no judge.
+    gold : list of str, optional
+        ``gold_keys(corpus)`` when the caller read them already.
 
     Returns
     -------
     judge_labels : DataFrame or None
         As ``judge_labels``.
+    design : DataFrame or None
+        As ``design_frame``.
     facts : dict
         As ``sample_facts``.
 
@@ -243,12 +246,13 @@ def judge_inputs(corpus, name=None):
     ValueError
         When a judge named ``name`` has no labels in the corpus.
     """
-    if name == "":
-        return None, sample_facts(corpus)
-    judge = pick_judge(corpus, name)
-    if name and judge is None:
-        raise ValueError(f"no judge named {name!r} has labels in corpus {corpus.name}")
-    return judge_labels(corpus, judge), sample_facts(corpus)
+    labels = None
+    if name != "":
+        judge = pick_judge(corpus, name)
+        if name and judge is None:
+            raise ValueError(f"no judge named {name!r} has labels in corpus {corpus.name}")
+        labels = judge_labels(corpus, judge)
+    return labels, design_frame(corpus), sample_facts(corpus, gold)
 
 
 def snapshot(corpus):

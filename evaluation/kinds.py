@@ -15,7 +15,7 @@ def register_job_kinds():
     from django.utils.translation import gettext_lazy as _
 
     from core import job_kinds, next_steps
-    from evaluation.archive import store
+    from evaluation.archive import collect, restore
 
     # the labels of evaluation.report.options (not imported here: it loads the science)
     param_words = {
@@ -52,6 +52,6 @@ def register_job_kinds():
         STUDY_IMPORT_KIND,
         _("study archive import"),
         results={"corpus": _("corpus")},
-        messages=store.MESSAGES,
+        messages=(*collect.MESSAGES, *restore.MESSAGES),
         next_step=corpus_import.next_step if corpus_import else None,
     )

@@ -30,7 +30,7 @@ from core.number_field import NumberField
 from core.permissions import IsResearcherRole, researcher_required
 from evaluation import judge_inputs
 from evaluation.render.choices import AGGREGATE_SHORT
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import anytime, human, live_parts, metric_registry, ppi
 from models_runner.models import Judge
 

@@ -30,8 +30,9 @@ from annotation.fold_store import fold_design
 from annotation.models import Corpus, Label, Study
 from evaluation import judge_inputs
 from evaluation.models import LiveState
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import active, anytime, human, live_parts, ppi
+from evaluation.science.rows import records
 
 log = logging.getLogger(__name__)
 TASK = "evaluation.tasks.refresh_live"
@@ -110,7 +111,7 @@ def refresh(corpus_id, *, now=None):
         if not active and len(predictions):
             scores = ppi.live_scores(predictions, labels, jl, facts={"gold_keys": facts["gold_keys"]})
             rows, states[name] = anytime.advance(states.get(name), scores, arrival=labels["tkey"].to_numpy())
-            result["rows"] = clean(rows)
+            result["rows"] = clean(records(rows))
         results[name] = result
     states = {k: v for k, v in states.items() if k in results}
     LiveState.objects.filter(pk=row.pk).update(results=results, state=anytime.pack(states), computed_at=now)

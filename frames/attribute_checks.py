@@ -13,9 +13,9 @@ import re
 
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext_lazy
 
-from annotation import pseudonyms
+from annotation import fold_kinds, pseudonyms
 from annotation.fold_store import clear_folds, store_fold_plans
 from annotation.models import Fold, Question
 from core import ids
@@ -220,6 +220,18 @@ class AttributeChecks(human_checks.CheckKind):
     model, event_model = AttributeCheck, AttributeCheckEvent
     build_form, build, errors = BuildAttributeFoldsForm, staticmethod(create_attribute_folds), (AttributeFoldError,)
     readiness, label = staticmethod(readiness), gettext_lazy("attribute-check folds")
+    words = fold_kinds.PageWords(
+        title=gettext_lazy("Attribute-check folds"),
+        intro=gettext_lazy(
+            "Annotators confirm or correct the derived context trigger and distance class of each question "
+            "(Corpora → Derive attributes in the admin)."
+        ),
+        build=gettext_lazy("Build attribute-check folds"),
+        ready=ngettext_lazy(
+            "%(n)s question with a derived context trigger.", "%(n)s questions with a derived context trigger.", "n"
+        ),
+        assign=gettext_lazy("Assign every unassigned attribute-check fold, round robin"),
+    )
 
     def read(self, post):
         span = (_position(post.get("trigger_start")), _position(post.get("trigger_end")))

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import re
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext_lazy
 from django.utils.translation import gettext as _
 
-from annotation import pseudonyms
+from annotation import fold_kinds, pseudonyms
 from annotation.label_titles import FRAME_CHECK_TITLES
-from annotation.labels import FRAME_CHECK_VALUES
 from annotation.models import Fold
 from frames import human_checks
 from frames.folds import FrameFoldError, create_frame_folds
 from frames.forms import BuildFrameFoldsForm
 from frames.models import FrameCheck, FrameCheckEvent
 from frames.proxy import normalize_text, word_pattern
+from stats.labels import FRAME_CHECK_VALUES
 
 # The keys of the page: 1/2/3 rate the frame, 4/5/6 its FEs.
 FRAME_BUTTONS = [(k, v, FRAME_CHECK_TITLES[v]) for k, v in zip(("1", "2", "3"), FRAME_CHECK_VALUES)]
@@ -151,6 +151,15 @@ class FrameChecks(human_checks.CheckKind):
     model, event_model, related = FrameCheck, FrameCheckEvent, ("frame_annotation__question", "frame_annotation__frame")
     build_form, build, errors = BuildFrameFoldsForm, staticmethod(create_frame_folds), (FrameFoldError,)
     readiness, label = staticmethod(frame_readiness), gettext_lazy("frame-check folds")
+    words = fold_kinds.PageWords(
+        title=gettext_lazy("Frame-check folds"),
+        intro=gettext_lazy(
+            "Built from the questions whose frame prediction succeeded (Corpora → Predict frames in the admin)."
+        ),
+        build=gettext_lazy("Build frame-check folds"),
+        ready=ngettext_lazy("%(n)s question with a predicted frame.", "%(n)s questions with a predicted frame.", "n"),
+        assign=gettext_lazy("Assign every unassigned frame-check fold, round robin"),
+    )
 
     def read(self, post):
         return {"frame_rating": post.get("frame_rating"), "fe_rating": post.get("fe_rating")}

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from django.db.models import Count, Q
 from django.utils.translation import gettext
 
-from annotation import annotating, fold_kinds, fold_sql, judgements
+from annotation import annotating, fold_kinds, judgements, sql
 from annotation.folds import build_folds
 from annotation.models import FoldItem
 from core import roles
@@ -45,7 +45,7 @@ class CheckKind:
     item's page reads with it (``select_related``); ``guidelines``, the page shows the corpus
     guidelines and what changed in them; ``not_found``, the :class:`CheckNotFound` it raises; and the
     fold pieces of ``annotation.fold_kinds.FoldKind``: ``build_form``, ``build``, ``errors``,
-    ``readiness``, ``label``.
+    ``readiness``, ``label`` and ``words`` (a ``fold_kinds.PageWords``: its card on the fold page).
 
     Methods: ``read(post) -> answer``, the verdict as the page posts it; ``clean(item, answer) ->
     values``, the fields to save (``ValueError`` with the annotator's message when incomplete);
@@ -65,6 +65,7 @@ class CheckKind:
     errors: tuple = ()
     readiness: Callable
     label: str  # names the built folds in the fold page's message
+    words: fold_kinds.PageWords  # its card on the fold page
 
     def read(self, post):
         raise NotImplementedError
@@ -135,7 +136,7 @@ class CheckKind:
     def guidelines_news(self, fold, user):
         """What changed in the corpus guidelines since ``user`` last read them, once (as on the triplet
         pages: ``annotation.annotating.guidelines_news``)."""
-        found = fold_sql.assignment(user.pk, fold.pk, kind=self.fold_kind, role=roles.ANNOTATOR)
+        found = sql.assignment(user.pk, fold.pk, kind=self.fold_kind, role=roles.ANNOTATOR)
         return annotating.guidelines_news(found[0]) if found else []
 
     def fold_progress(self, fold, user):
@@ -215,6 +216,8 @@ def register(kind: CheckKind) -> CheckKind:
             label=kind.label,
             page=kind.url_name,
             readiness=kind.readiness,
+            item=kind.item,
+            words=kind.words,
         ),
     )
     return kind

@@ -10,8 +10,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.label_titles import FRAME_CHECK_TITLES
-from annotation.labels import FRAME_CHECK_VALUES
+from annotation.models.judgement import Judgement, JudgementEvent
 from frames import outcomes
+from stats.labels import FRAME_CHECK_VALUES
 
 
 class FrameLexicon(models.Model):
@@ -132,35 +133,18 @@ class FrameAnnotation(models.Model):
         return f"{self.question_id}: {self.outcome} {self.frame_name}"
 
 
-class HumanCheck(models.Model):
-    """What every kind of human check keeps (``frames.human_checks``): one row per item and annotator,
-    the latest verdict (the concrete model's fields), skipped, the time spent; the fold it was made in."""
-
-    fold = models.ForeignKey(
-        "annotation.Fold", null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("fold")
-    )
-    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
-    seconds_spent = models.FloatField(default=0.0, verbose_name=_("seconds spent"))
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
-    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+class HumanCheck(Judgement):
+    """What every kind of human check keeps (``frames.human_checks``): one row per item and annotator
+    holding the latest verdict (the concrete model's fields), with the fields of every judgement
+    (``annotation.models.judgement.Judgement``: the fold, skipped, the time spent)."""
 
     class Meta:
         abstract = True
 
 
-class HumanCheckEvent(models.Model):
-    """Every submission of a human check (its verdict fields, skipped, time, the client's id)."""
-
-    skipped = models.BooleanField(default=False, verbose_name=_("skipped"))
-    seconds = models.FloatField(default=0.0, verbose_name=_("seconds"))
-    submission_id = models.CharField(
-        max_length=64,
-        null=True,
-        blank=True,
-        help_text=_("Chosen by the client; unique per judgement row (annotator and item)."),
-        verbose_name=_("submission id"),
-    )
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+class HumanCheckEvent(JudgementEvent):
+    """Every submission of a human check: its verdict fields, with those of every judgement event
+    (``annotation.models.judgement.JudgementEvent``: skipped, time, the client's id)."""
 
     class Meta:
         abstract = True

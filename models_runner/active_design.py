@@ -1,4 +1,4 @@
-"""The active design of a corpus (SPEC 12, two phases) from a judge's labels: database shell over ``annotation.design``.
+"""The active design of a corpus (SPEC 12, two phases) from a judge's labels: database shell over ``stats.design``.
 
 ``plan(corpus, budget=, judge=, seed=)`` draws the **pilot** (xi1 ~ Bernoulli(p1), p1 = rho B / T,
 from the stored seed): only the pilot goes into the folds at first, with pi = p1 and phase
@@ -22,12 +22,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from annotation import design
+from annotation import human_metrics
 from annotation.counted import counted_labels
 from annotation.fold_designs import Design, DesignError, Plan
-from annotation.labels import LABEL_VALUES
 from annotation.models import Triplet
 from models_runner.models import Judge, JudgeLabel
+from stats import design
+from stats.labels import LABEL_VALUES
 
 UNKNOWN_Q = np.full(3, 1 / 3)  # a triplet the judge did not label
 
@@ -47,7 +48,8 @@ def _judge_view(judge, tids, metric, *, judge_has_probs=None):
     full = np.tile(UNKNOWN_Q if probs else np.array([1.0, 0.0, 0.0]), (len(tids), 1))
     known = pd.Index(tids).get_indexer(q.index)
     full[known] = q.to_numpy()
-    return design.expected_score(full, metric), design.uncertainty(full, metric), has_probs, len(rows)
+    values = human_metrics.values(metric)
+    return design.expected_score(full, values), design.uncertainty(full, values), has_probs, len(rows)
 
 
 def plan(corpus, *, budget, judge, seed=0, metric="hscore") -> Plan:
@@ -55,7 +57,7 @@ def plan(corpus, *, budget, judge, seed=0, metric="hscore") -> Plan:
     if isinstance(judge, str):
         judge = Judge.objects.filter(name=judge).first() or _refuse(f"no judge named {judge!r}")
     try:
-        design.label_values(metric)
+        human_metrics.values(metric)
     except ValueError as exc:
         raise DesignError(str(exc)) from None
     tids = list(Triplet.objects.filter(question__corpus=corpus).order_by("id").values_list("id", flat=True))
@@ -98,7 +100,7 @@ def plan(corpus, *, budget, judge, seed=0, metric="hscore") -> Plan:
 
 def _pilot_scores(tids, pilot, metric, *, corpus):
     """Each labelled pilot triplet's human score (mean of its labels' values, SPEC 3), NaN elsewhere."""
-    values = dict(zip(LABEL_VALUES, design.label_values(metric)))
+    values = dict(zip(LABEL_VALUES, human_metrics.values(metric)))
     rows = counted_labels(corpus).filter(triplet_id__in=[t for t, p in zip(tids, pilot) if p])
     frame = pd.DataFrame.from_records(list(rows.values_list("triplet_id", "value")), columns=["tid", "value"])
     means = frame.assign(score=frame["value"].map(values)).groupby("tid")["score"].mean()

@@ -22,13 +22,13 @@ import string
 
 from django.db import transaction
 
-from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 from annotation.models import Corpus, Triplet
 from core.errors import UserFacingError
 from core.runner import create_job
 from models_runner.chat import SETTINGS_DEFAULTS, ChatClient, ChatError, store_exchange
 from models_runner.endpoints import EndpointError, client_settings
 from models_runner.models import Judge, JudgeLabel, JudgeRun
+from stats.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 
 JOB_KIND = "judge"
 PURPOSE = "judge"
@@ -290,8 +290,8 @@ def import_judge_labels(path, corpus, judge_name=None) -> dict:
 
 def file_probs(path, rows) -> list:
     """The ``probs`` of each matched line (SPEC 12), checked: every bad one listed, nothing imported."""
-    from annotation.design import check_probs
     from annotation.interchange import BadLines
+    from stats.design import check_probs
 
     out, bad = [], []
     for _, _, _, meta, line in rows:

@@ -8,7 +8,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.label_titles import LABEL_TITLES
-from annotation.labels import LABEL_VALUES
+from stats.labels import LABEL_VALUES
 
 
 class InferenceRun(models.Model):

@@ -180,3 +180,15 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_setup(item):
     if "services" in item.keywords and (problem := item.config.stash.get(SERVICES_PROBLEM, "")):
         skip_or_fail(problem)
+
+
+def fresh_process(code, timeout=120):
+    """``code`` run by a new Python process in the repository, on the test settings (what a web or worker
+    process knows at start-up, without this test process's imports): its CompletedProcess, text captured."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env
+    )

@@ -7,7 +7,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.label_titles import LABEL_TITLES
-from annotation.labels import LABEL_VALUES
+from stats.labels import LABEL_VALUES
 
 _CHOICES = [(v, LABEL_TITLES[v]) for v in LABEL_VALUES]
 

@@ -20,11 +20,11 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 
 from annotation import annotating, fold_store, judgements, reviewing, studies
-from annotation.label_titles import LABEL_TITLES
-from annotation.labels import LABEL_KEYS, LABEL_VALUES
+from annotation.label_titles import LABEL_KEYS, LABEL_TITLES
 from annotation.models.flags import FLAG_REASONS
 from annotation.views import study
 from core import ids, roles
+from stats.labels import LABEL_VALUES
 
 BUTTONS = [(key, value, LABEL_TITLES[value]) for key, value in LABEL_KEYS.items()]
 

@@ -141,29 +141,42 @@ def _page(request, corpora, corpus, *, build_form=None, status=200):
 
 def _corpus_context(corpus, build_form):
     table, per_annotator = fold_table(corpus)
-    frame_kind = fold_kinds.get(Fold.KIND_FRAME)
-    attribute_kind = fold_kinds.get(Fold.KIND_ATTRIBUTE)
     return {
         "table": table,
         "per_annotator": per_annotator,
         "build_form": build_form,
         "assign_form": AssignForm(corpus),
-        "frame_form": frame_kind.build_form() if frame_kind else None,
-        "frame_readiness": frame_kind.readiness(corpus) if frame_kind and frame_kind.readiness else None,
+        "kind_cards": kind_cards(corpus, {row["fold"].kind for row in table}),
         "quality": quality_data.corpus_quality(corpus),
         "disagreements": len(quality_data.open_disagreements(corpus)),
-        "has_frame_folds": any(r["fold"].kind == Fold.KIND_FRAME for r in table),
-        "attribute_form": attribute_kind.build_form() if attribute_kind else None,
-        "attribute_readiness": (
-            attribute_kind.readiness(corpus) if attribute_kind and attribute_kind.readiness else None
-        ),
-        "has_attribute_folds": any(r["fold"].kind == Fold.KIND_ATTRIBUTE for r in table),
         "unfolded": Triplet.objects.filter(question__corpus=corpus, fold_items__isnull=True)
         .exclude(design_sampled=False)
         .count(),
         "design": fold_design(corpus),
         "pilot": pilot_progress(corpus),
     }
+
+
+def kind_cards(corpus, built):
+    """One card per fold kind built by its own form (``fold_kinds.built_by_form``: frame checks,
+    attribute checks, ...), in the order of registration: its words, its form, what the corpus offers
+    (``ready``) or the step to take first (``next_step``: text and URL), and whether the corpus has
+    folds of the kind (``built`` holds the kinds it has: their round-robin button)."""
+    cards = []
+    for key, kind in fold_kinds.built_by_form().items():
+        n, next_step = kind.readiness(corpus) if kind.readiness else (None, None)
+        cards.append(
+            {
+                "kind": key,
+                "action": kind.build_action,
+                "words": kind.words,
+                "form": kind.build_form(),
+                "ready": kind.words.ready % {"n": n} if n is not None else None,
+                "next_step": next_step,
+                "has_folds": key in built,
+            }
+        )
+    return cards
 
 
 def _build(request, corpus):

@@ -1,7 +1,7 @@
 """Study archives (SPEC 14): the checks of an import's first pass, streamed, before anything is
 written: every member against its size and SHA-256 (``unpack.scan_member``), every row against this
 installation's models (columns, values: ``values.check_rows``), every count against the manifest.
-Nothing is kept but the counts; the second pass (``store.import_study``) writes the rows."""
+Nothing is kept but the counts; the second pass (``restore.import_study``) writes the rows."""
 
 from __future__ import annotations
 

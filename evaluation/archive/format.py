@@ -6,7 +6,8 @@ accounts by name and role only; ``files/...`` holds files of finished jobs (repo
 ``manifest.json`` lists every member with its row count, byte size and SHA-256, and the schema
 version: the applied migration heads of each app of the project.
 
-Nothing here touches a database: the database shell is ``evaluation/archive/store.py``.
+Nothing here touches a database: its database shells are ``collect.py`` (export), ``restore.py`` and
+``insert.py`` (import).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every refusal names the member, the row (its line) and the field, and says what is wrong: a number
 JSON does not have (NaN, Infinity), an integer the column cannot hold, a value of the wrong type, a
 string too long or holding a character no database stores, nesting too deep. Plain functions on
-plain data: ``evaluation/archive/store.py`` builds the column specs from the models.
+plain data: ``evaluation/archive/collect.py`` builds the column specs from the models.
 """
 
 from __future__ import annotations

@@ -286,7 +286,7 @@ class ReportExtras:
     # issue 26 point 4: humans' checks of the derived attributes (``sections.attribute_check_step``)
     attribute_check_rows: list | None = None
     corpus: str | None = None
-    # SPEC 17: every label with its ``excluded`` flag (``evaluation.database.crowd_labels``) and whether a study
+    # SPEC 17: every label with its ``excluded`` flag (``evaluation.report.inputs.crowd_table``) and whether a study
     # participant gave one (the two-way bootstrap then); None: the report's own labels, nobody excluded
     crowd_labels: pd.DataFrame | None = None
     from_study: bool = False

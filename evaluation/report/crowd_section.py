@@ -1,7 +1,7 @@
 """The report's crowd figures (SPEC 17): ``crowd_sensitivity`` (per system, Hscore and Hcorrect under
 each human aggregate, with and without excluded participants) and the two-way bootstrap (participants,
 then questions, the aggregation refitted per replicate) whenever labels come from a study or ``ds`` is
-chosen. Pure, no database: the labels carry an ``excluded`` flag (``evaluation.database.crowd_labels``;
+chosen. Pure, no database: the labels carry an ``excluded`` flag (``evaluation.report.inputs.crowd_table``;
 a file's labels have none: nobody is excluded).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import crowd, human, metric_registry, ppi
 
 HUMAN = ("hscore", "hcorrect")

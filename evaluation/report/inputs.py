@@ -7,14 +7,21 @@
 - labels: question_id, answer, annotator, label (or ``tkey``, annotator, label).
 
 Files are read with ``annotation.interchange`` (validated line by line; errors raise
-``InterchangeError`` with the file, line and field).
+``InterchangeError`` with the file, line and field). The labels a database holds come as
+``LabelRow`` records (``evaluation.database.label_rows``), shaped here into the report's labels
+(``report_labels``) and the crowd figures' (``crowd_table``).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import NamedTuple
+
 import pandas as pd
 
+from annotation import pseudonyms
 from annotation.interchange import REFERENCE, SEMANTIC_FIELDS, read_corpus, read_labels, read_predictions
+from annotation.quality import apply_adjudications
 
 QUESTION_COLUMNS = ("context", "question", "answers", "language", *SEMANTIC_FIELDS, "meta")
 
@@ -156,6 +163,147 @@ def labels_frame(records) -> pd.DataFrame:
         when = pd.to_datetime(pd.Series(created, dtype=object), utc=True, errors="coerce", format="ISO8601")
         frame = frame.iloc[when.reset_index(drop=True).argsort(kind="stable").to_numpy()].reset_index(drop=True)
     return frame
+
+
+def triplet_key(triplet_id):
+    """The key of a database triplet in the report's tables (``tkey``).
+
+    Parameters
+    ----------
+    triplet_id : int or None
+
+    Returns
+    -------
+    str or None
+        ``t<id>``; None for None (an empty answer has no triplet).
+
+    Examples
+    --------
+    >>> triplet_key(7), triplet_key(None)
+    ('t7', None)
+    """
+    return None if triplet_id is None else f"t{triplet_id}"
+
+
+class LabelRow(NamedTuple):
+    """One label of a database that counts (``annotation.counted``), as ``evaluation.database.label_rows``
+    reads it: the excluded participants' too, which ``report_labels`` leaves out unless asked."""
+
+    id: int
+    triplet: int
+    user: int
+    annotator: str
+    value: str
+    created_at: datetime
+    updated_at: datetime
+
+
+def _example_rows():
+    """Three ``LabelRow`` of two accounts on triplets 1 and 2: the examples of ``report_labels`` and ``crowd_table``."""
+    at = [datetime(2026, 1, 1, 9, m) for m in range(4)]
+    return [
+        LabelRow(3, 2, 11, "bob", "partial", at[2], at[2]),
+        LabelRow(1, 1, 10, "ann", "correct", at[0], at[3]),
+        LabelRow(2, 1, 11, "bob", "incorrect", at[1], at[1]),
+    ]
+
+
+def _with_gold(labels, gold):
+    labels["gold"] = labels["tkey"].map(gold).astype(object)
+    labels["gold"] = labels["gold"].where(labels["gold"].notna(), None)
+    return labels
+
+
+def report_labels(rows, *, excluded, gold, decided=None, include_excluded=False):
+    """The report's labels table from a database's ``LabelRow`` records.
+
+    Parameters
+    ----------
+    rows : list of LabelRow
+    excluded : set of int
+        The accounts excluded on gold (``evaluation.database.excluded_accounts``): their labels are
+        left out unless ``include_excluded``.
+    gold : dict
+        ``tkey`` -> expected label of each gold triplet: a ``gold`` column (the expected label, else
+        None) when there is gold (``ds`` fixes them, SPEC 17).
+    decided : dict, optional
+        Triplet id -> the admin's label (``annotation.quality_data.decisions``) when the report is
+        adjudicated: every label of an adjudicated item carries it (annotation/quality.py).
+    include_excluded : bool, default False
+        Keep the labels of crowd-study participants excluded on gold items (SPEC 13).
+
+    Returns
+    -------
+    DataFrame or None
+        ``annotator`` (A01..An, SPEC 18), ``label``, ``tkey`` (and ``gold``), in the order the labels
+        arrived (SPEC 16); None without labels.
+
+    Examples
+    --------
+    >>> report_labels(_example_rows(), excluded={11}, gold={})
+      annotator    label tkey
+    0       A01  correct   t1
+    >>> report_labels(_example_rows(), excluded={11}, gold={"t1": "correct"}, decided={1: "partial"},
+    ...               include_excluded=True)
+      annotator    label tkey     gold
+    0       A01  partial   t1  correct
+    1       A02  partial   t1  correct
+    2       A02  partial   t2     None
+    """
+    if not include_excluded:
+        rows = [r for r in rows if r.user not in excluded]
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: (r.created_at, r.id))  # SPEC 16: the sequences take them in arrival order
+    labels = pd.DataFrame.from_records(
+        [(r.triplet, r.annotator, r.value) for r in rows], columns=["triplet", "annotator", "label"]
+    )
+    # SPEC 18: reports and paper tables name annotators A01..An, never by account (a panel id once)
+    labels["annotator"] = labels["annotator"].map(pseudonyms.annotator_labels(labels["annotator"]))
+    if decided:
+        labels = apply_adjudications(labels, decided)
+    labels["tkey"] = labels.pop("triplet").map(triplet_key)
+    return _with_gold(labels, gold) if gold else labels
+
+
+def crowd_table(rows, *, excluded, gold, decided=None):
+    """The crowd figures' labels (SPEC 17) from a database's ``LabelRow`` records: every label, flagged.
+
+    Parameters
+    ----------
+    rows : list of LabelRow
+    excluded : set of int
+        The accounts excluded on gold (``evaluation.database.excluded_accounts``).
+    gold : dict
+        ``tkey`` -> expected label of each gold triplet.
+    decided : dict, optional
+        As ``report_labels``.
+
+    Returns
+    -------
+    DataFrame or None
+        ``annotator`` (the account's name), ``label``, ``excluded``, ``tkey``, ``gold`` (None off gold),
+        in the order the labels were last changed; None without rows.
+
+    Examples
+    --------
+    >>> crowd_table(_example_rows(), excluded={11}, gold={"t2": "partial"})
+      annotator      label  excluded tkey     gold
+    0       bob  incorrect      True   t1     None
+    1       bob    partial      True   t2  partial
+    2       ann    correct     False   t1     None
+    """
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: (r.updated_at, r.id))
+    labels = pd.DataFrame.from_records(
+        [(r.triplet, r.annotator, r.value, r.user in excluded) for r in rows],
+        columns=["triplet", "annotator", "label", "excluded"],
+    )
+    if decided:
+        labels = apply_adjudications(labels, decided)
+    labels["tkey"] = labels.pop("triplet").map(triplet_key)
+    return _with_gold(labels, gold)
 
 
 def with_reference(questions: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
@@ -315,9 +463,9 @@ def read_judge_labels(path, questions: pd.DataFrame) -> pd.DataFrame:
 
 def _probs(value, path, line):
     """A label line's ``probs`` (SPEC 12), checked, as a dict over the three labels; None when absent."""
-    from annotation.design import check_probs
     from annotation.interchange import InterchangeError
-    from annotation.labels import LABEL_VALUES
+    from stats.design import check_probs
+    from stats.labels import LABEL_VALUES
 
     if value is None:
         return None
@@ -390,8 +538,8 @@ def _design_phase(obj, name, line):
     """(phase, p1) of a design line: both absent (one phase), or a phase among pilot / main / null and p1 in (0, 1)."""
     import math
 
-    from annotation.design import MAIN, PILOT
     from annotation.interchange import InterchangeError
+    from stats.design import MAIN, PILOT
 
     if "phase" not in obj and "p1" not in obj:
         return None, None

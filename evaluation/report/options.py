@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from evaluation.science import metric_registry
 from evaluation.science.human import AGGREGATES, DEFAULT_AGGREGATE
 from evaluation.science.rover import DEFAULT_ALPHA
-from evaluation.science.stats import DEFAULT_BOOT
+from stats.bootstrap import DEFAULT_BOOT
 
 SIGNIFICANCE_MARKS = ("raw", "holm")
 SIGNIFICANCE_WORDS = {"raw": _("raw p < 0.05 (as the paper)"), "holm": _("Holm-corrected p < 0.05")}

@@ -20,7 +20,9 @@ import pandas as pd
 from django.utils.translation import gettext_noop
 
 from evaluation.report.config import Report, ReportConfig, ReportExtras, StepOutput
+from evaluation.report.context import clean, prepare
 from evaluation.report.crowd_section import crowd_step
+from evaluation.report.factor_steps import combinations_step, factors_step, frames_step, hard_subset_step
 from evaluation.report.sections import (
     active_step,
     attribute_check_step,
@@ -29,18 +31,7 @@ from evaluation.report.sections import (
     ppi_step,
     withhold_sequences,
 )
-from evaluation.report.steps import (
-    agreement_step,
-    bootstrap_step,
-    clean,
-    combinations_step,
-    factors_step,
-    frames_step,
-    hard_subset_step,
-    partitions_step,
-    prepare,
-    systems_step,
-)
+from evaluation.report.system_steps import agreement_step, bootstrap_step, partitions_step, systems_step
 
 
 def _noop(**kwargs):

@@ -6,18 +6,15 @@ place; the database shells (``evaluation.judge_inputs``, ``frames``) hand over p
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
 from evaluation.report.config import recorded_aggregate
-from evaluation.report.steps import clean
+from evaluation.report.context import clean
 from evaluation.science import active, anytime, attribute_check_stats, frame_check_stats, human
-from evaluation.science.ppi import (
-    ROW_KEYS,
-    judge_agreement,
-    ppi_rows,
-    prediction_scores,
-    validity_reasons,
-)
+from evaluation.science.ppi import ROW_KEYS, judge_agreement, ppi_rows, prediction_scores, validity_reasons
+from evaluation.science.rows import SEQUENCE_KEYS, records
 
 
 def judge_name(judge_labels: pd.DataFrame) -> str:
@@ -51,9 +48,6 @@ def judge_name(judge_labels: pd.DataFrame) -> str:
     return str(names[0]) if names else "judge"
 
 
-SEQUENCE_KEYS = ("cs_estimate", "cs_low", "cs_high", "classical_cs_low", "classical_cs_high", "alpha_split")
-
-
 def ppi_section(
     predictions: pd.DataFrame,
     labels: pd.DataFrame | None,
@@ -82,8 +76,8 @@ def ppi_section(
 
     Returns
     -------
-    rows : list of dict
-        The ``ppi`` rows (``ppi.ROW_KEYS``).
+    rows : list of PpiRow
+        The ``ppi`` rows (``evaluation.science.rows``), their sequence fields filled.
     judge : dict
         ``name``, ``n_labels``, ``agreement``, ``validity``.
     table : DataFrame
@@ -102,17 +96,18 @@ def ppi_section(
     scores = prediction_scores(
         predictions, labels, judge_labels, gold=(facts or {}).get("gold_keys"), aggregate=aggregate
     )
-    rows = ppi_rows(scores, systems)
     sequences = anytime.sequence_rows(scores, systems, arrival=arrival_order(labels))
-    for row, seq in zip(rows, sequences, strict=True):
-        row.update({k: seq[k] for k in SEQUENCE_KEYS})
+    rows = [
+        dataclasses.replace(row, **{k: getattr(seq, k) for k in SEQUENCE_KEYS})
+        for row, seq in zip(ppi_rows(scores, systems), sequences, strict=True)
+    ]
     judge = {
         "name": name,
         "n_labels": int(judge_labels["label"].notna().sum()),
         "agreement": judge_agreement(labels, judge_labels),
         "validity": validity_reasons(scores, facts),
     }
-    table = pd.DataFrame(rows, columns=list(ROW_KEYS)).set_index(["system", "metric"])
+    table = pd.DataFrame(records(rows), columns=list(ROW_KEYS)).set_index(["system", "metric"])
     return rows, judge, table
 
 
@@ -212,7 +207,7 @@ def ppi_step(
     rows, judge, table = ppi_section(
         predictions, labels, judge_labels, systems=order or None, facts=facts, aggregate=aggregate
     )
-    report.data["ppi"], report.data["judge"] = clean(rows), clean(judge)
+    report.data["ppi"], report.data["judge"] = clean(records(rows)), clean(judge)
     report.data.setdefault("config", {})["judge"] = judge["name"]  # a choice that changes numbers
     report.tables["ppi"] = table.reset_index(level="metric")  # one index level: no \multirow in its LaTeX
     for reason in judge["validity"]:
@@ -267,7 +262,7 @@ def live_step(report, predictions, labels, *, judge_labels, policy, facts=None, 
     gold = (facts or {}).get("gold_keys") if has_judge else None
     scores = prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
     rows = anytime.sequence_rows(scores, order or None, arrival=arrival_order(labels))
-    report.data["live"] = clean(anytime.live_section(rows, margin=tie_margin))
+    report.data["live"] = clean(anytime.live_section(records(rows), margin=tie_margin))
 
 
 def withhold_sequences(report) -> None:
@@ -384,7 +379,7 @@ def active_step(report, predictions, labels, *, judge_labels, design_frame, poli
         facts=facts,
         aggregate=aggregate,
     )
-    report.data["active"], report.data["active_design"] = clean(rows), clean(design)
+    report.data["active"], report.data["active_design"] = clean(records(rows)), clean(design)
     report.tables["active"] = table
     report.data.setdefault("config", {})["design"] = design["kind"]
     notes = report.data.setdefault("notes", [])

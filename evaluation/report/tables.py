@@ -1,7 +1,7 @@
 """The DataFrames behind the report's CSV / LaTeX tables and the figures' data, one function per step.
 
-Each report step (``evaluation.report.steps``) hands its own report.json keys, already plain JSON
-values (``steps.clean``), to its function here and returns the ``StepOutput`` it fills: the step's
+Each report step (``evaluation.report.system_steps``, ``factor_steps``) hands its own report.json keys,
+already plain JSON values (``context.clean``), to its function here and returns the ``StepOutput`` it fills: the step's
 data and its tables together, so the tables are built once, beside the numbers they show.
 """
 

@@ -1,7 +1,7 @@
 """Krippendorff's alpha between annotators (SPEC section 7), generic over (item, annotator, value).
 
-Used for answer labels (``annotation.labels.LABEL_RANKS``: incorrect < partial < correct) and for
-frame checks (``annotation.labels.FRAME_CHECK_RANKS``: erroneous < partial < full). Only items with
+Used for answer labels (``stats.labels.LABEL_RANKS``: incorrect < partial < correct) and for
+frame checks (``stats.labels.FRAME_CHECK_RANKS``: erroneous < partial < full). Only items with
 two or more values take part. Alpha is None (JSON null) where it is undefined: fewer than two such
 items (``MIN_ITEMS``; with one item alpha says nothing about agreement, however the package answers),
 or no variation at all (the expected disagreement is zero). Each result carries its ``n_items``.
@@ -42,7 +42,7 @@ def reliability_matrix(rows: pd.DataFrame, ranks: dict, min_values: int = 2):
         Columns ``item``, ``annotator``, ``value``; one value per (item, annotator) (the last row
         wins); rows without a value are left out.
     ranks : dict
-        Value -> rank (e.g. ``annotation.labels.LABEL_RANKS``).
+        Value -> rank (e.g. ``stats.labels.LABEL_RANKS``).
     min_values : int, default 2
         Items with fewer values are left out.
 

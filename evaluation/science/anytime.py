@@ -4,7 +4,7 @@ A fixed-n 95% interval looked at again and again while labels arrive covers far 
 (optional stopping). A **confidence sequence** holds at every number of labels at once, so a study
 may stop whenever it likes and its conclusions keep their level. This module gives, per system, the
 classical and the prediction-powered betting sequences of SPEC 16 for a finite population (exact
-for scores in [0, 1] at every n, no planned size; the capital itself is ``evaluation.science.betting``),
+for scores in [0, 1] at every n, no planned size; the capital itself is ``stats.betting``),
 split between the systems (alpha / K) so that every statement on the live page holds at once.
 
 - ``sequence``: one system's classical and prediction-powered sequences from its labels in arrival order;
@@ -31,7 +31,9 @@ import numpy as np
 import pandas as pd
 
 from evaluation.science import metric_registry, ppi
-from evaluation.science.betting import Capital
+from evaluation.science.rows import SequenceRow, records
+from stats.betting import Capital
+from stats.intervals import interval_pairs
 
 ALPHA = 0.05  # the level of every statement of the page, split between the systems
 DEFAULT_WIDTH = 0.02  # the target half-width on the [0, 1] scale (x 100 for Hcorrect in %)
@@ -165,7 +167,7 @@ def advance(state, scores: pd.DataFrame, systems=None, *, arrival=None, alpha: f
 
     Returns
     -------
-    rows : list of dict
+    rows : list of SequenceRow
         ``sequence_rows``.
     state : dict
         Plain data (numpy arrays, numbers, strings) to store and pass back next time.
@@ -180,9 +182,7 @@ def advance(state, scores: pd.DataFrame, systems=None, *, arrival=None, alpha: f
     >>> again == anytime.sequence_rows(scores)
     True
     """
-    from evaluation.science.ppi import system_parts  # ppi holds the per-prediction scores
-
-    parts = system_parts(scores, systems)
+    parts = ppi.system_parts(scores, systems)
     alpha_s = alpha / max(len(parts), 1)
     rank = pd.Index(pd.unique(np.asarray(arrival, dtype=object))) if arrival is not None else None
     old, new, rows = (state or {}), {}, []
@@ -321,7 +321,7 @@ def unpack(data: bytes) -> dict:
     return out
 
 
-def sequence_rows(scores: pd.DataFrame, systems=None, *, arrival=None, alpha: float = ALPHA) -> list[dict]:
+def sequence_rows(scores: pd.DataFrame, systems=None, *, arrival=None, alpha: float = ALPHA) -> list[SequenceRow]:
     """Per system and metric, both confidence sequences of SPEC 16 on the report's scale.
 
     alpha is split between the K systems given (ROVER is never one: it has no predictions of its
@@ -341,17 +341,18 @@ def sequence_rows(scores: pd.DataFrame, systems=None, *, arrival=None, alpha: fl
 
     Returns
     -------
-    list of dict
-        ``system``, ``metric``, ``n``, ``n_total``, ``alpha_split``, ``lambda``, ``ppi``,
+    list of SequenceRow
+        ``system``, ``metric``, ``n``, ``n_total``, ``alpha_split``, ``lambda_``, ``ppi``,
         ``cs_estimate``, ``cs_low``, ``cs_high``, ``classical_cs_estimate``, ``classical_cs_low``,
-        ``classical_cs_high`` (Hcorrect in %).
+        ``classical_cs_high`` (Hcorrect in %); ``evaluation.science.rows.as_json`` gives the dicts
+        that ``live_section``, ``live_from_rows`` and the live state read.
 
     Examples
     --------
     >>> from evaluation.science import anytime, ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled: wide
     >>> rows = anytime.sequence_rows(ppi.prediction_scores(predictions, labels, judge))
-    >>> [(r["system"], r["metric"], r["n"], r["alpha_split"], r["cs_low"], r["cs_high"]) for r in rows][:2]
+    >>> [(r.system, r.metric, r.n, r.alpha_split, r.cs_low, r.cs_high) for r in rows][:2]
     [('a', 'hscore', 2, 0.025, 0.0, 1.0), ('a', 'hcorrect', 2, 0.025, 0.0, 100.0)]
     """
     return advance(None, scores, systems, arrival=arrival, alpha=alpha)[0]
@@ -363,21 +364,21 @@ def _row(system, metric, s, *, n_total, alpha_split):
     def scaled(v):
         return None if v is None else v * scale
 
-    return {
-        "system": system,
-        "metric": metric,
-        "n": s["n"],
-        "n_total": n_total,
-        "alpha_split": alpha_split,
-        "lambda": s["lambda"],
-        "ppi": s["ppi"],
-        "cs_estimate": scaled(s["estimate"]),
-        "cs_low": scaled(s["low"]),
-        "cs_high": scaled(s["high"]),
-        "classical_cs_estimate": scaled(s["classical"]),
-        "classical_cs_low": scaled(s["classical_low"]),
-        "classical_cs_high": scaled(s["classical_high"]),
-    }
+    return SequenceRow(
+        system=system,
+        metric=metric,
+        n=s["n"],
+        n_total=n_total,
+        alpha_split=alpha_split,
+        lambda_=s["lambda"],
+        ppi=s["ppi"],
+        cs_estimate=scaled(s["estimate"]),
+        cs_low=scaled(s["low"]),
+        cs_high=scaled(s["high"]),
+        classical_cs_estimate=scaled(s["classical"]),
+        classical_cs_low=scaled(s["classical_low"]),
+        classical_cs_high=scaled(s["classical_high"]),
+    )
 
 
 def target_width(metric: str, width: float | None = None) -> float:
@@ -427,7 +428,7 @@ def settled(rows: list[dict], metric: str) -> list[dict]:
     >>> [(p["systems"], p["settled"], p["ahead"]) for p in settled(rows, "hscore")]
     [(['a', 'b'], True, 'a'), (['a', 'c'], False, None), (['b', 'c'], False, None)]
     """
-    return ppi.interval_pairs([r for r in rows if r["metric"] == metric], metric, low="cs_low", high="cs_high")
+    return interval_pairs([r for r in rows if r["metric"] == metric], metric, low="cs_low", high="cs_high")
 
 
 def tied_pairs(rows: list[dict], metric: str, margin: float | None = None) -> list[dict]:
@@ -556,7 +557,7 @@ def live_section(rows: list[dict], widths: dict | None = None, *, margin: float 
     Parameters
     ----------
     rows : list of dict
-        ``sequence_rows``.
+        ``sequence_rows`` as ``evaluation.science.rows.records`` gives them.
     widths : dict, optional
         Target half-width by metric (default ``target_width``).
     margin : float, optional
@@ -572,8 +573,10 @@ def live_section(rows: list[dict], widths: dict | None = None, *, margin: float 
     Examples
     --------
     >>> from evaluation.science import anytime, ppi
+    >>> from evaluation.science.rows import records
     >>> labels, judge, predictions = ppi._example_frames()
-    >>> live = anytime.live_section(anytime.sequence_rows(ppi.prediction_scores(predictions, labels, judge)))
+    >>> rows = records(anytime.sequence_rows(ppi.prediction_scores(predictions, labels, judge)))
+    >>> live = anytime.live_section(rows)
     >>> live["rows"][0]
     {'system': 'a', 'metric': 'hscore', 'n': 2, 'estimate': 0.5, 'cs_low': 0.0, 'cs_high': 1.0, 'done': False}
     >>> live["ranking_settled"], live["tied_pairs"], live["tie_margin"]
@@ -701,7 +704,7 @@ def live_from_scores(scores, *, has_judge, metric="hscore", arrival=None, **rule
     True
     """
     systems = list(pd.unique(scores["system"]))
-    rows = [r for r in sequence_rows(scores, systems, arrival=arrival) if r["metric"] == metric]
+    rows = records(r for r in sequence_rows(scores, systems, arrival=arrival) if r.metric == metric)
     return live_from_rows(rows, has_judge=has_judge, metric=metric, **rule)
 
 
@@ -712,7 +715,7 @@ def live_from_rows(rows, *, has_judge, metric="hscore", half_width=None, stop_wh
     Parameters
     ----------
     rows : list of dict
-        ``sequence_rows`` of ``metric`` (copied, not changed).
+        ``sequence_rows`` of ``metric`` as ``evaluation.science.rows.records`` gives them (copied, not changed).
     has_judge : bool
         Whether a judge's scores went into them.
     metric : {"hscore", "hcorrect"}, default "hscore"

@@ -21,26 +21,8 @@ Each comes with a 95 % Wilson score interval.
 
 from __future__ import annotations
 
-import math
-
 from frames.attributes import dist_class  # "1" / "2+" of a derived distance (one home: the derived attributes)
-
-Z95 = 1.959963984540054
-
-
-def wilson(correct, n, z=Z95):
-    """The Wilson score interval ``(low, high)`` of a proportion; ``(None, None)`` when ``n`` is 0.
-
-    >>> [round(x, 3) for x in wilson(8, 10)]
-    [0.49, 0.943]
-    """
-    if n <= 0:
-        return None, None
-    p = correct / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+from stats.intervals import wilson
 
 
 def accuracy(correct, n):

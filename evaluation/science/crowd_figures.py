@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation.science import crowd, human
-from evaluation.science.attribute_check_stats import wilson
+from stats.intervals import wilson
 
 LABELS = tuple(human.LABEL_CODES)  # correct, partial, incorrect
 MIN_FLAG_ITEMS = 10  # fewer labels than this: no flag (the score is too noisy)

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.science.stats import TieGroups, mann_whitney, nanmean_counts, split_counts
 from frames.attributes import DERIVED, SOURCES_KEY
+from stats.significance import TieGroups, mann_whitney, nanmean_counts, split_counts
 
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 MEDIAN = "median"

@@ -11,10 +11,10 @@ Inputs:
 
 Table 4 percentages are over ratings: with two annotators on 50 questions, 100 ratings per row. Each
 share comes with its 95 % Wilson score interval over the ratings, as the attribute checks' accuracies
-(``attribute_check_stats.wilson``); two annotators' ratings of one item count as two ratings, so where
+(``stats.intervals.wilson``); two annotators' ratings of one item count as two ratings, so where
 annotators agree the interval is narrower than one over items would be (the page says so).
 Krippendorff's alpha uses the items rated by two or more annotators, ordinal (erroneous < partial <
-full, ``annotation.labels.FRAME_CHECK_RANKS``) and nominal.
+full, ``stats.labels.FRAME_CHECK_RANKS``) and nominal.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import math
 
 import pandas as pd
 
-from annotation.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
 from evaluation.science.agreement import krippendorff_alpha
-from evaluation.science.attribute_check_stats import wilson
 from frames.outcomes import ERROR, OUTCOMES, gettext_noop
+from stats.intervals import wilson
+from stats.labels import FRAME_CHECK_RANKS, FRAME_CHECK_VALUES
 
 RATING_FIELDS = {"frame": "frame_rating", "fes": "fe_rating"}
 TABLE4_ROWS = {"frame": gettext_noop("Frame Prediction"), "fes": gettext_noop("Frame Elements")}  # pages: gettext

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from annotation.dedup import DEFAULT_POLICY, normalize_answers
-from annotation.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 from evaluation.science import crowd
+from stats.labels import CORRECT, INCORRECT, LABEL_VALUES, PARTIAL
 
 KEY_SEP = "\x1f"
 DEFAULT_AGGREGATE = "mean"  # the one home of the default (the report option reads it)

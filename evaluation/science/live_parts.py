@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 
 from evaluation.science import metric_registry, ppi
+from evaluation.science.rows import records
+from stats.ppi import labels_needed
 
 
 def conclusions(
@@ -105,7 +107,7 @@ def conclusion_parts(scores: pd.DataFrame, *, has_judge: bool, facts: dict | Non
     if not has_judge:  # no judge: a constant judge gives lambda 0, the classical estimate
         scores = scores.assign(**{f"f_{m}": 0.0 for m in metric_registry.human_keys()})  # a copy
     return {
-        "rows": ppi.ppi_rows(scores),
+        "rows": records(ppi.ppi_rows(scores)),
         "n_human": {m: int((~np.isnan(scores[f"h_{m}"])).sum()) for m in metric_registry.human_keys()},
         "has_judge": has_judge,
         "reasons": ppi.validity_reasons(scores, facts) if has_judge else [],
@@ -137,7 +139,7 @@ def conclusions_from(parts: dict, metric: str, half_width: float) -> dict:
     for r in rows:
         if not parts["has_judge"]:
             r["lambda"] = r["gain"] = None
-        r["needed"] = ppi.labels_needed(r, half_width)
+        r["needed"] = labels_needed(r, half_width)
         r["remaining"] = r["n_total"] - r["n_human"]
         r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
     rows.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])

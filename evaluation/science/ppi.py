@@ -1,13 +1,13 @@
-"""Prediction-powered estimates (SPEC section 10): an automatic judge plus a random part of human labels.
+"""Prediction-powered rows (SPEC section 10): an automatic judge plus a random part of human labels.
 
-Pure numpy / pandas, no database. The unit is a prediction of a system: its human score ``h`` comes
-from its triplet's human labels (SPEC 3), its judge score ``f`` from its triplet's judge label, on
-the same scale (correct 1, partial 0.5, incorrect 0 for Hscore; [label == correct] for Hcorrect).
+Pure numpy / pandas, no database. The estimates themselves (one mean, the labels an interval needs)
+are ``stats.ppi``, their intervals ``stats.intervals``; this module makes the report's rows of them.
+The unit is a prediction of a system: its human score ``h`` comes from its triplet's human labels
+(SPEC 3), its judge score ``f`` from its triplet's judge label, on the same scale (correct 1,
+partial 0.5, incorrect 0 for Hscore; [label == correct] for Hcorrect).
 
 - ``prediction_scores``: one row per prediction with ``h_*`` and ``f_*`` (NaN where missing);
-- ``estimate``: the classical and the PPI++ estimate of one mean (SPEC 10, word for word);
 - ``ppi_rows``: the ``report.json`` ``ppi`` rows, per system and metric;
-- ``labels_needed``: human labels a system still needs for an interval of a chosen half-width;
 - ``settled_pairs``: per pair of systems, whether their intervals are apart;
 - ``judge_agreement``: Krippendorff's alpha and the confusion matrix of the judge against humans;
 - ``validity_reasons``: why the human-labeled predictions may not be a uniform sample of the judged ones;
@@ -19,43 +19,19 @@ are other systems' predictions, not a sample of their own).
 
 from __future__ import annotations
 
-import itertools
-import math
-
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from annotation.labels import CORRECT, LABEL_RANKS, LABEL_SCORES, LABEL_VALUES
 from evaluation.science import agreement, human, metric_registry
-from evaluation.science.bounds import clipped, floored
+from evaluation.science.rows import PpiRow, keys
+from stats.intervals import clipped, interval_pairs, normal
+from stats.labels import LABEL_RANKS, LABEL_VALUES
+from stats.ppi import estimate
 
-Z95 = 1.96
 # The estimands: the human metrics of SPEC 3, on their report scale (``metric_registry``: Hcorrect in %).
 METRICS = metric_registry.human_keys()
-ROW_KEYS = (
-    "system",
-    "metric",
-    "n_total",
-    "n_human",
-    "lambda",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "classical",
-    "classical_ci_low",
-    "classical_ci_high",
-    "gain",
-    "clipped",  # SPEC 16: the estimate lay outside [0, 1] and was clipped
-    "too_few",  # SPEC 16: fewer than two human labels, no interval
-    # SPEC 16: the confidence sequences (``evaluation.science.anytime``), merged in by the report
-    "cs_estimate",
-    "cs_low",
-    "cs_high",
-    "classical_cs_low",
-    "classical_cs_high",
-    "alpha_split",
-)
+ROW_KEYS = keys(PpiRow)  # the ``ppi`` row's keys (SPEC 16's sequence fields last)
 GUARD_P = 0.01  # a labeled / unlabeled difference of judge scores below this p-value is reported
 
 
@@ -83,45 +59,17 @@ def _example_frames():
     return labels, judge, predictions
 
 
-def judge_triplet_scores(judge_labels: pd.DataFrame) -> pd.DataFrame:
-    """Per triplet key: the judge's ``score`` and ``correct`` (one judge: the last label wins).
-
-    Parameters
-    ----------
-    judge_labels : DataFrame or None
-        ``tkey`` and ``label`` of one judge's labels (rows without a label are left out).
-
-    Returns
-    -------
-    DataFrame
-        Index ``tkey``; ``score`` (correct 1, partial 0.5, incorrect 0) and ``correct`` (0 or 1).
-
-    Raises
-    ------
-    ValueError
-        On a label that is not one of ``LABEL_VALUES``.
-
-    Examples
-    --------
-    >>> from evaluation.science import ppi
-    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
-    >>> ppi.judge_triplet_scores(judge).head(3)
-          score  correct
-    tkey
-    t1      1.0      1.0
-    t2      0.5      0.0
-    t3      0.0      0.0
-    """
+def _judge_rows(judge_labels: pd.DataFrame | None) -> pd.DataFrame | None:
+    """One judge's labels, one per triplet (the last label of a triplet wins; rows without a label are
+    left out), or None when there is none; ``ValueError`` on a label not in ``LABEL_VALUES``."""
     if judge_labels is None or judge_labels.empty:
-        return pd.DataFrame({"score": pd.Series(dtype=float), "correct": pd.Series(dtype=float)})
+        return None
     rows = judge_labels.dropna(subset=["label"])
     bad = ~rows["label"].isin(LABEL_VALUES)
     if bad.any():
         raise ValueError(f"judge label {rows.loc[bad, 'label'].iloc[0]!r} is not one of {', '.join(LABEL_VALUES)}")
-    rows = rows.drop_duplicates("tkey", keep="last").set_index("tkey")
-    return pd.DataFrame(
-        {"score": rows["label"].map(LABEL_SCORES).astype(float), "correct": (rows["label"] == CORRECT).astype(float)}
-    )
+    rows = rows.drop_duplicates("tkey", keep="last")
+    return rows if len(rows) else None
 
 
 def prediction_scores(
@@ -174,12 +122,9 @@ def prediction_scores(
         labels = labels[~labels["tkey"].isin(set(gold))]
     if aggregate not in human.AGGREGATES:
         raise ValueError(f"human_aggregate must be one of {', '.join(human.AGGREGATES)}, got {aggregate!r}")
-    judged = judge_triplet_scores(judge_labels)  # validates the judge's labels, one per triplet
-    if judge_labels is not None and not judge_labels.empty:
-        judge_labels = judge_labels.dropna(subset=["label"]).drop_duplicates("tkey", keep="last")
     # Each human metric of the registry from the label counts of a triplet: the humans' under the
     # report's aggregate, the judge's one label as it is (one label: every aggregate agrees).
-    sides = (("h", labels, aggregate), ("f", judge_labels if len(judged) else None, "mean"))
+    sides = (("h", labels, aggregate), ("f", _judge_rows(judge_labels), "mean"))
     out = pd.DataFrame({"system": predictions["system"].to_numpy(), "tkey": tkeys.to_numpy()})
     for prefix, rows, how in sides:
         keys, counts = (
@@ -191,90 +136,6 @@ def prediction_scores(
             values = np.append(np.asarray(values, dtype=float), np.nan)  # position -1: no label, NaN
             out[f"{prefix}_{metric}"] = values[at]
     return out
-
-
-# --- one estimate (SPEC 10) ------------------------------------------------------------------
-
-
-def estimate(h, f, f_unlabeled) -> dict:
-    """Classical and PPI++ estimates of the mean of ``h`` (SPEC 10).
-
-    Parameters
-    ----------
-    h, f : array_like of float
-        Human and judge scores of the n predictions that have both.
-    f_unlabeled : array_like of float
-        Judge scores of the N_u predictions without a human score.
-
-    Returns
-    -------
-    dict
-        ``n``, ``n_unlabeled``, ``lambda``, ``estimate``, ``variance``, ``classical``,
-        ``classical_variance``, ``gain``. ``lambda``, ``estimate``, ``variance`` and ``gain`` are
-        None when only the classical estimate exists (n < 2 or N_u < 2: a variance with ddof=1
-        needs two values), the classical ones None when n < 2 (n = 1 gives only the mean).
-
-    Examples
-    --------
-    >>> from evaluation.science.ppi import estimate
-    >>> e = estimate([1.0, 0.0, 1.0, 0.5], [1.0, 0.5, 1.0, 0.0], [1.0, 0.0, 0.5])
-    >>> round(e["lambda"], 4), round(e["estimate"], 4), e["classical"], round(e["gain"], 3)
-    (0.3088, 0.5864, 0.625, 1.189)
-    """
-    h, f, fu = (np.asarray(a, dtype=float) for a in (h, f, f_unlabeled))
-    n, nu = len(h), len(fu)
-    out = {
-        "n": n,
-        "n_unlabeled": nu,
-        "lambda": None,
-        "estimate": None,
-        "variance": None,
-        "classical": float(h.mean()) if n else None,
-        "classical_variance": None,
-        "gain": None,
-    }
-    if n < 2:
-        return out
-    out["classical_variance"] = float(floored(h.var(ddof=1), n, remaining=nu) / n)
-    if nu < 2:
-        return out
-    f_all = np.concatenate([f, fu])
-    var_all = f_all.var(ddof=1)
-    lam = 0.0
-    if var_all > 0:
-        cov = np.cov(h, f, ddof=1)[0, 1]
-        lam = float(np.clip(cov / ((1 + n / nu) * var_all), 0.0, 1.0))
-    theta = float((h - lam * f).mean() + lam * fu.mean())
-    variance = float(floored((h - lam * f).var(ddof=1), n, remaining=nu) / n + lam**2 * fu.var(ddof=1) / nu)
-    out.update({"lambda": lam, "estimate": theta, "variance": variance})
-    if variance > 0:
-        out["gain"] = out["classical_variance"] / variance
-    return out
-
-
-def interval(mean, variance):
-    """The 95% normal interval mean +- 1.96 sqrt(variance).
-
-    Parameters
-    ----------
-    mean, variance : float or None
-        An estimate and its variance.
-
-    Returns
-    -------
-    tuple
-        (low, high), or (None, None) when either is None.
-
-    Examples
-    --------
-    >>> from evaluation.science.ppi import interval
-    >>> interval(0.5, 0.01), interval(None, None)
-    ((0.304, 0.696), (None, None))
-    """
-    if mean is None or variance is None:
-        return None, None
-    half = Z95 * math.sqrt(variance)
-    return mean - half, mean + half
 
 
 # --- per system ------------------------------------------------------------------------------
@@ -308,7 +169,7 @@ def system_parts(scores: pd.DataFrame, systems=None) -> list[tuple]:
     return [(system, scores.iloc[positions.get(system, empty)]) for system in systems]
 
 
-def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
+def ppi_rows(scores: pd.DataFrame, systems=None) -> list[PpiRow]:
     """The ``ppi`` rows of ``report.json``: per system and metric, over the predictions judged.
 
     When only the classical estimate exists, ``estimate`` and its interval repeat the classical
@@ -325,9 +186,9 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
 
     Returns
     -------
-    list of dict
-        Keys ``ROW_KEYS``; Hscore in [0, 1], Hcorrect in %. The confidence sequences' keys of SPEC 16
-        (``cs_*``, ``alpha_split``) are None here: the report fills them
+    list of PpiRow
+        Hscore in [0, 1], Hcorrect in % (``evaluation.science.rows.as_json``: the keys ``ROW_KEYS``). The confidence
+        sequences' fields of SPEC 16 (``cs_*``, ``alpha_split``) are None here: the report fills them
         (``evaluation.science.anytime.sequence_rows``).
 
     Examples
@@ -335,92 +196,48 @@ def ppi_rows(scores: pd.DataFrame, systems=None) -> list[dict]:
     >>> from evaluation.science import ppi
     >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
     >>> rows = ppi.ppi_rows(ppi.prediction_scores(predictions, labels, judge))
-    >>> [(r["system"], r["metric"], r["n_human"], r["n_total"], r["estimate"]) for r in rows]
+    >>> [(r.system, r.metric, r.n_human, r.n_total, r.estimate) for r in rows]
     [('a', 'hscore', 2, 3, 0.5), ('a', 'hcorrect', 2, 3, 50.0),
      ('b', 'hscore', 2, 3, 0.75), ('b', 'hcorrect', 2, 3, 50.0)]
     """
-    rows = []
+    out = []
     for system, part in system_parts(scores, systems):
         for metric in metric_registry.human_keys():
             h, f = part[f"h_{metric}"].to_numpy(), part[f"f_{metric}"].to_numpy()
             judged = ~np.isnan(f)
             labeled = judged & ~np.isnan(h)
             e = estimate(h[labeled], f[labeled], f[judged & np.isnan(h)])
-            rows.append(_row(system, metric, e))
-    return rows
+            out.append(_row(system, metric, e))
+    return out
 
 
-def _row(system, metric, e) -> dict:
+def _row(system, metric, e) -> PpiRow:
     s = metric_registry.get(metric).scale
 
     def scaled(v):
         return None if v is None else v * s
 
-    c_mean, c_low, c_high, _c_flag = clipped(e["classical"], *interval(e["classical"], e["classical_variance"]))
+    c_mean, c_low, c_high, _c_flag = clipped(e["classical"], *normal(e["classical"], e["classical_variance"]))
     if e["estimate"] is None:
         mean, low, high, flag = c_mean, c_low, c_high, False
     else:
-        mean, low, high, flag = clipped(e["estimate"], *interval(e["estimate"], e["variance"]))
-    return {
-        "system": system,
-        "metric": metric,
-        "n_total": e["n"] + e["n_unlabeled"],
-        "n_human": e["n"],
-        "lambda": e["lambda"],
-        "estimate": scaled(mean),
-        "ci_low": scaled(low),
-        "ci_high": scaled(high),
-        "classical": scaled(c_mean),
-        "classical_ci_low": scaled(c_low),
-        "classical_ci_high": scaled(c_high),
-        "gain": e["gain"],
-        "clipped": flag,
-        "too_few": e["n"] < 2,
-        **dict.fromkeys(ROW_KEYS[ROW_KEYS.index("too_few") + 1 :]),
-    }
-
-
-def labels_needed(row: dict, half_width: float) -> int | None:
-    """Further human labels the system needs for a 95% interval of +- ``half_width``.
-
-    At the current spread and gain: n_c = (1.96 sd / w)^2 human labels without the judge, n_c /
-    gain with it. It may exceed the predictions left to label (``n_total - n_human``): the width is
-    then out of reach at this gain.
-
-    Parameters
-    ----------
-    row : dict
-        A ``ppi_rows`` row.
-    half_width : float
-        The target half-width, on the report's scale.
-
-    Returns
-    -------
-    int or None
-        None when the spread is unknown (fewer than two human labels).
-
-    Raises
-    ------
-    ValueError
-        When ``half_width`` is not positive.
-
-    Examples
-    --------
-    >>> from evaluation.science.ppi import labels_needed
-    >>> row = {"classical_ci_low": 0.4, "classical_ci_high": 0.6, "n_human": 50, "gain": 2.0}
-    >>> labels_needed(row, 0.05), labels_needed({**row, "gain": None}, 0.05)
-    (50, 150)
-    """
-    if not half_width or half_width <= 0:
-        raise ValueError("the interval half-width must be positive")
-    low, high, n = row["classical_ci_low"], row["classical_ci_high"], row["n_human"]
-    if low is None or high is None or n < 2:
-        return None
-    sd = (high - low) / (2 * Z95) * math.sqrt(n)  # back from the classical interval
-    needed = (Z95 * sd / half_width) ** 2
-    if row["gain"]:
-        needed /= row["gain"]
-    return int(max(0, math.ceil(needed) - n))
+        mean, low, high, flag = clipped(e["estimate"], *normal(e["estimate"], e["variance"]))
+    return PpiRow(
+        system=system,
+        metric=metric,
+        n_total=e["n"] + e["n_unlabeled"],
+        n_human=e["n"],
+        lambda_=e["lambda"],
+        estimate=scaled(mean),
+        ci_low=scaled(low),
+        ci_high=scaled(high),
+        classical=scaled(c_mean),
+        classical_ci_low=scaled(c_low),
+        classical_ci_high=scaled(c_high),
+        gain=e["gain"],
+        clipped=flag,
+        too_few=e["n"] < 2,
+    )
 
 
 def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
@@ -429,7 +246,8 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
     Parameters
     ----------
     rows : list of dict
-        ``ppi_rows`` rows (rows of other metrics and without an interval are left out).
+        ``ppi_rows`` rows as ``evaluation.science.rows.as_json`` gives them (rows of other metrics and without an
+        interval are left out).
     metric : str, default "hscore"
         The metric compared.
 
@@ -446,53 +264,7 @@ def settled_pairs(rows: list[dict], metric: str = "hscore") -> list[dict]:
     >>> settled_pairs(rows)
     [{'systems': ['a', 'b'], 'metric': 'hscore', 'settled': True, 'ahead': 'a'}]
     """
-    rows = [r for r in rows if r["metric"] == metric and r["ci_low"] is not None]
-    return interval_pairs(rows, metric)
-
-
-def interval_pairs(rows: list[dict], metric: str, *, low: str = "ci_low", high: str = "ci_high") -> list[dict]:
-    """Every pair of ``rows``: ``settled`` when their intervals ``[low, high]`` are apart, and which is ahead.
-
-    The one pairing rule of the fixed intervals (``settled_pairs``) and of the confidence sequences
-    (``evaluation.science.anytime.settled``). A row whose bounds are None is never settled.
-
-    Parameters
-    ----------
-    rows : list of dict
-        Rows with ``system`` and the bounds ``low`` and ``high`` (one metric's).
-    metric : str
-        The metric, copied into each pair.
-    low, high : str
-        The keys of the bounds.
-
-    Returns
-    -------
-    list of dict
-        ``systems``, ``metric``, ``settled``, ``ahead`` (the system whose interval lies above; None
-        unless settled), in the order of ``itertools.combinations(rows, 2)``.
-
-    Examples
-    --------
-    >>> from evaluation.science.ppi import interval_pairs
-    >>> rows = [{"system": "a", "lo": 0.5, "hi": 0.7}, {"system": "b", "lo": 0.75, "hi": 0.85},
-    ...         {"system": "c", "lo": None, "hi": None}]
-    >>> [(p["systems"], p["settled"], p["ahead"]) for p in interval_pairs(rows, "hscore", low="lo", high="hi")]
-    [(['a', 'b'], True, 'b'), (['a', 'c'], False, None), (['b', 'c'], False, None)]
-    """
-    out = []
-    for a, b in itertools.combinations(rows, 2):
-        known = a[low] is not None and b[low] is not None
-        above = known and a[low] > b[high]
-        below = known and b[low] > a[high]
-        out.append(
-            {
-                "systems": [a["system"], b["system"]],
-                "metric": metric,
-                "settled": bool(above or below),
-                "ahead": a["system"] if above else b["system"] if below else None,
-            }
-        )
-    return out
+    return interval_pairs([r for r in rows if r["metric"] == metric and r["ci_low"] is not None], metric)
 
 
 # --- the judge against the humans ------------------------------------------------------------

@@ -7,7 +7,7 @@ import time
 import pytest
 from django.db import connection
 
-from annotation import bulk
+from annotation import sql
 from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus
@@ -37,11 +37,11 @@ def _grown(before, wait=10.0):
 def test_a_bulk_import_analyzes_its_tables_once_committed_and_a_small_one_does_not(squad_small, monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("planner statistics are PostgreSQL's (DATABASE_URL=postgres://...)")
-    monkeypatch.setattr(bulk, "ANALYZE_ROWS", 10**9)
+    monkeypatch.setattr(sql, "ANALYZE_ROWS", 10**9)
     before = _analyses()
     import_corpus(squad_small / "corpus.jsonl", "small-load")
     assert _grown(before, wait=2.0) == set()  # below the threshold: nothing
-    monkeypatch.setattr(bulk, "ANALYZE_ROWS", 1000)
+    monkeypatch.setattr(sql, "ANALYZE_ROWS", 1000)
     before = _analyses()
     import_corpus(squad_small / "corpus.jsonl", "analyzed")  # 1,057 questions
     corpus = Corpus.objects.get(name="analyzed")

@@ -16,7 +16,8 @@ from annotation import exports, studies
 from annotation.counted import counted_labels
 from annotation.models import Label, Participant, Prediction, Triplet
 from bench.kit.crowd import build_study
-from evaluation import database, judge_inputs
+from evaluation import judge_inputs
+from evaluation.report_inputs import read_inputs
 
 pytestmark = pytest.mark.django_db
 
@@ -52,9 +53,9 @@ def test_the_rule(screened):
 
 
 def test_the_report_and_its_ppi_rows(screened):
-    _q, _p, labels = database.report_inputs(screened["corpus"])
+    labels = read_inputs(screened["corpus"]).labels
     assert list(labels["label"]) == ["incorrect"]  # the good participant's one label (named A01: SPEC 18)
-    _q, _p, labels = database.report_inputs(screened["corpus"], include_excluded=True)
+    labels = read_inputs(screened["corpus"], include_excluded=True).labels
     assert len(labels) == 5
 
 

@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 from annotation.helm import read_helm, split_input
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Label, Prediction, Question, System, Triplet
-from evaluation import database
 from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
+from evaluation.report_inputs import read_inputs
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "helm" / "suite-qa"
 RUN1 = SUITE / "simple_short_answer_qa_em:model=simple_model1"
@@ -61,7 +61,7 @@ def test_suite_imports_and_reports(make_user, capsys):
     for t in Triplet.objects.filter(question__corpus=corpus):
         for p in people:
             Label.objects.create(triplet=t, annotator=p, value="incorrect" if t.answer == "Answer:" else "correct")
-    q, p, l = database.report_inputs(corpus)
+    q, p, l = read_inputs(corpus).tables
     rows = {r["system"]: r for r in compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]}
     assert rows["simple/model1"]["hscore"] == 0.0 and rows["reference"]["hscore"] == 1.0
     assert rows["simple/model1"]["em"] == 0.0 and rows["reference"]["em"] == 1.0

@@ -137,13 +137,13 @@ def test_a_long_model_answer_and_the_runs_after_it(tmp_path, size):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_long_answers_through_a_study_archive(tmp_path, size):
-    from evaluation.archive import store as archive_store
+    from evaluation.archive import collect, restore
 
     reference = long_text(size, 8)
     call_command("import_corpus", str(corpus_file(tmp_path / "c.jsonl", reference, "c " + reference)), corpus="arc")
     buffer = io.BytesIO()
-    archive_store.export_study(Corpus.objects.get(name="arc"), buffer)
-    archive_store.import_study(io.BytesIO(buffer.getvalue()), "arc-copy")
+    collect.export_study(Corpus.objects.get(name="arc"), buffer)
+    restore.import_study(io.BytesIO(buffer.getvalue()), "arc-copy")
     copy = Triplet.objects.get(question__corpus__name="arc-copy")
     assert copy.answer == reference and copy.answer_key == answer_key(reference)
     assert Question.objects.get(corpus__name="arc-copy").context == "c " + reference

@@ -12,9 +12,9 @@ from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_labels, import_predictions
 from annotation.interchange import InterchangeError
 from annotation.models import Corpus, Question
-from evaluation import database
 from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
+from evaluation.report_inputs import read_inputs
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +105,7 @@ def test_report_on_an_open_domain_corpus(open_corpus, tmp_path):
         for who in ("r1", "r2")
     ]
     import_labels(write_jsonl(tmp_path / "l.jsonl", rows), open_corpus)
-    q, p, l = database.report_inputs(open_corpus)
+    q, p, l = read_inputs(open_corpus).tables
     data = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
     systems = {r["system"]: r for r in data["systems"]}
     assert systems["open-a"]["hscore"] == 1.0 and systems["open-b"]["hscore"] == 0.0

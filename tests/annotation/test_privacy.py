@@ -138,9 +138,9 @@ def test_the_canary_reaches_no_researcher_output_but_the_admins_payment_csv(stud
     for name in names:
         resp = researcher.get(reverse("report-file", args=[report, name]))
         assert resp.status_code == 200 and CANARY.encode() not in body(resp), name
-    from evaluation.database import report_inputs
+    from evaluation.report_inputs import read_inputs
 
-    _q, _p, labels = report_inputs(study.corpus)
+    labels = read_inputs(study.corpus).labels
     assert set(labels["annotator"]) == {"A01"}  # reports and paper tables name annotators A01..An
     archive = admin.get(reverse("api-study-archive", args=[study.corpus_id]))
     assert archive.status_code == 200 and CANARY.encode() not in zip_text(body(archive))
@@ -188,14 +188,14 @@ def test_identity_keeps_the_labels_under_the_pseudonym(study, var):
 
 
 def test_a_restored_archive_does_not_bring_the_erased_person_back(study, var, make_user):
-    from evaluation.archive import store
+    from evaluation.archive import collect, restore
 
     _client, participant = arrive()
     old = io.BytesIO()
-    store.export_study(study.corpus, old, full=True)  # the worst case: taken before, with panel ids
+    collect.export_study(study.corpus, old, full=True)  # the worst case: taken before, with panel ids
     privacy.erase(participant, "withdraw", "asked")
     study.corpus.delete()
-    summary = store.import_study(io.BytesIO(old.getvalue()))
+    summary = restore.import_study(io.BytesIO(old.getvalue()))
     assert summary["erased"] == 1
     assert not Participant.objects.filter(study__slug="pilot").exists()
     assert CANARY not in database_text()

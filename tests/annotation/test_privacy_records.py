@@ -59,10 +59,10 @@ def test_consent_versions_are_frozen_and_counted_per_version(study, make_user):
     page = admin.get("/studies/pilot/").content.decode()
     assert 'id="consent-versions"' in page and "v2" in page
     # archives carry every version
-    from evaluation.archive import store
+    from evaluation.archive import collect
 
     buffer = io.BytesIO()
-    manifest = store.export_study(study.corpus, buffer)
+    manifest = collect.export_study(study.corpus, buffer)
     assert manifest["members"]["rows/annotation.ConsentVersion.jsonl"]["rows"] == 2
     assert manifest["panel_ids"].startswith("removed")
 

@@ -12,7 +12,7 @@ from annotation import quality
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
 from annotation.models import Adjudication, FoldItem, GoldItem
-from evaluation import database
+from evaluation.report_inputs import read_inputs
 from tests.annotation.test_annotating import judge
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -109,8 +109,8 @@ def test_gold_agreement_and_adjudication_end_to_end(tiny_corpus, make_user, clie
     assert Adjudication.objects.get().value == "partial"
     assert GoldItem.objects.get().expected == "correct"  # no "also make it gold": gold unchanged
 
-    _, _, raw = database.report_inputs(tiny_corpus)
-    _, _, final = database.report_inputs(tiny_corpus, adjudicated=True)
+    raw = read_inputs(tiny_corpus).labels
+    final = read_inputs(tiny_corpus, adjudicated=True).labels
     key = f"t{first.pk}"
     assert sorted(raw.loc[raw.tkey == key, "label"]) == ["correct", "incorrect"]
     assert sorted(final.loc[final.tkey == key, "label"]) == ["partial", "partial"]

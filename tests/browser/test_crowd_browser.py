@@ -14,11 +14,9 @@ from django.utils import timezone
 from annotation.models import FoldItem, Label, Participant, Study
 from bench.kit.crowd import build_study
 from tests.browser.test_accessibility_browser import axe_violations
-from tests.browser_fixtures import login
+from tests.browser_fixtures import WIDTHS, contexts_maker, login, screenshot_taker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
 
 
 @pytest.fixture(params=list(WIDTHS))
@@ -29,29 +27,16 @@ def width(request):
 @pytest.fixture
 def open_browser(browser, width):
     """A new browser (its own cookies) at the test's width; closed at the end."""
-    contexts = []
-
-    def make():
-        w, h = WIDTHS[width]
-        context = browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True)
-        contexts.append(context)
-        return context.new_page()
-
+    make, close = contexts_maker(browser, width)
     yield make
-    for context in contexts:
-        context.close()
+    close()
 
 
 @pytest.fixture
 def shot(tmp_path, width):
+    # no serious or critical axe-core violation on any page screenshotted
     folder = Path(os.environ.get("CROWD_SHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def take(page, name):
-        page.screenshot(path=str(folder / f"crowd_{name}_{width}.png"), full_page=True)
-        assert axe_violations(page) == [], name  # no serious or critical axe-core violation
-
-    return take
+    return screenshot_taker(folder, lambda name: f"crowd_{name}_{width}", axe_violations)
 
 
 def link(live_server, pid, slug="pilot"):

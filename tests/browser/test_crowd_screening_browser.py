@@ -13,11 +13,9 @@ from annotation import screening
 from annotation.models import FoldItem, GoldItem, Participant, Triplet
 from bench.kit.crowd import build_study
 from tests.browser.test_accessibility_browser import axe_violations
-from tests.browser_fixtures import login
+from tests.browser_fixtures import WIDTHS, contexts_maker, login, screenshot_taker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
 WORDS = {
     "en": {"screened": "not a rejection", "code": "Your screen-out code", "figures": "Who gave the labels"},
     "fr": {"screened": "pas un rejet", "code": "Votre code d’écartement", "figures": "Qui a donné les étiquettes"},
@@ -31,32 +29,15 @@ def setting(request):
 
 @pytest.fixture
 def open_browser(browser, setting):
-    contexts = []
-    width, language = setting
-
-    def make():
-        w, h = WIDTHS[width]
-        context = browser.new_context(
-            viewport={"width": w, "height": h}, locale="fr-FR" if language == "fr" else "en-US", bypass_csp=True
-        )
-        contexts.append(context)
-        return context.new_page()
-
+    make, close = contexts_maker(browser, *setting)
     yield make
-    for context in contexts:
-        context.close()
+    close()
 
 
 @pytest.fixture
 def shot(tmp_path, setting):
     folder = Path(os.environ.get("CROWD_SHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def take(page, name):
-        page.screenshot(path=str(folder / f"screening_{name}_{setting[0]}_{setting[1]}.png"), full_page=True)
-        assert axe_violations(page) == [], name
-
-    return take
+    return screenshot_taker(folder, lambda name: f"screening_{name}_{setting[0]}_{setting[1]}", axe_violations)
 
 
 def _study(tmp_path, language):

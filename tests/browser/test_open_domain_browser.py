@@ -7,9 +7,9 @@ from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
 from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, Label
-from evaluation import database
 from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
+from evaluation.report_inputs import read_inputs
 from tests.annotation.test_open_domain import PREDICTIONS, QUESTIONS
 from tests.browser_fixtures import login
 from tests.conftest import write_jsonl
@@ -41,6 +41,6 @@ def test_open_domain_corpus_end_to_end(page, live_server, make_user, tmp_path):
             page.wait_for_function(f"document.querySelector('#progress-count').textContent === '{i + 1} / {total}'")
     page.wait_for_function(f"document.querySelector('#progress-count').textContent === '{total} / {total}'")
     assert Label.objects.filter(annotator=ann, value__isnull=False).count() == total
-    q, p, l = database.report_inputs(corpus)
+    q, p, l = read_inputs(corpus).tables
     rows = {r["system"]: r for r in compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]}
     assert rows["open-a"]["hscore"] == 1.0 and rows["open-b"]["hscore"] == 0.0 and rows["reference"]["hscore"] == 1.0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.jobs import report_dir
-from evaluation.science.attribute_check_stats import wilson
+from stats.intervals import wilson
 from tests.browser_fixtures import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -1,12 +1,11 @@
 """core.registry: the one shape of every registry (issue 43, point 3), and the registries that use it."""
 
-import subprocess
 import sys
 
 import pytest
 
 from core.registry import Registry, resolve
-from tests.conftest import REPO
+from tests.conftest import fresh_process
 
 
 def test_register_get_all_keep_the_order_and_replace_in_place():
@@ -135,13 +134,6 @@ def test_start_up_registers_without_loading_the_heavy_modules():
         "heavy = ['pandas', 'evaluation.live', 'models_runner.active_design', 'frames.tasks', 'evaluation.jobs']; "
         "print([m for m in heavy if m in sys.modules])"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"},
-    )
+    out = fresh_process(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"

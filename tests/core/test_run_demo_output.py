@@ -42,6 +42,20 @@ def fake(path, body):
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
+def start_demo(folder, env, *args):
+    """``bin/run-demo`` started in ``folder`` (its own process group, so that a test can signal it whole),
+    its output on one pipe."""
+    return subprocess.Popen(
+        ["bash", "bin/run-demo", *args],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
 def layout(tmp_path):
     (tmp_path / "bin").mkdir()
     shutil.copy(REPO / "bin" / "run-demo", tmp_path / "bin" / "run-demo")
@@ -96,15 +110,7 @@ def free_port():
 def test_the_users_table_is_printed_once_last_after_the_servers_are_up(tmp_path):
     layout(tmp_path)
     env = {**os.environ, "PORT": str(free_port()), "SECRET_KEY": "x" * 50}
-    proc = subprocess.Popen(
-        ["bash", "bin/run-demo", "--password", "s3cret"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_demo(tmp_path, env, "--password", "s3cret")
     lines, up_when_printed = [], None
     try:
         deadline = time.monotonic() + 60
@@ -195,15 +201,7 @@ def test_ctrl_c_or_sigterm_stops_every_process_within_seconds_under_load(tmp_pat
     stubborn_layout(tmp_path)
     env = {**os.environ, "PORT": str(free_port()), "SECRET_KEY": "x" * 50, "STOP_GRACE": "2"}
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
-    proc = subprocess.Popen(
-        ["bash", "bin/run-demo"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_demo(tmp_path, env)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -2,13 +2,10 @@
 anything by hand, every worker gets the reaper, and apps keep to their floors."""
 
 import ast
-import os
-import subprocess
-import sys
 
 from django.urls import resolve, reverse
 
-from tests.conftest import REPO
+from tests.conftest import fresh_process
 
 
 def test_the_job_endpoints_keep_their_addresses_and_names():
@@ -35,14 +32,7 @@ def test_a_fresh_process_knows_every_resumable_kind_and_connects_the_reaper():
         "from celery.signals import worker_ready; from core.worker import start_reaper; import config.celery; "
         "print(sorted(resumers())); print(any(r() is start_reaper for _, r in worker_ready.receivers))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"},
-    )
+    out = fresh_process(code)
     assert out.returncode == 0, out.stderr
     kinds, connected = out.stdout.strip().splitlines()[-2:]
     assert {"inference", "judge", "frames"} <= set(ast.literal_eval(kinds)) and connected == "True"

@@ -6,8 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from annotation import design
-from evaluation.science import active, bounds
+from annotation import human_metrics
+from evaluation.science import active
+from evaluation.science.rows import as_json, records
+from stats import active as stats_active
+from stats import design, intervals
 
 
 def test_pilot_and_main_budgets_make_the_chances_sum_to_b():
@@ -108,12 +111,12 @@ def test_estimate_equals_the_2x2_solve_by_numpy():
     h = np.clip(f + rng.normal(0, 0.25, n), 0, 1)
     pi = np.clip(0.05 + 0.5 * np.abs(h - f), 0, 1)
     xi = rng.random(n) < pi
-    e = active.estimate(np.where(xi, h, np.nan), f, xi=xi, pi=pi)
+    e = stats_active.estimate(np.where(xi, h, np.nan), f, xi=xi, pi=pi)
     expected = _by_numpy(h, f, xi, pi)
     for key, value in expected.items():
         assert e[key] == pytest.approx(value, rel=1e-9)
     assert e["n"] == n and e["n_labeled"] == xi.sum()
-    low, high = active.interval(e)
+    low, high = intervals.normal(e["estimate"], stats_active.interval_variance(e))
     assert (low, high) == pytest.approx(
         (e["estimate"] - 1.96 * math.sqrt(e["variance"]), e["estimate"] + 1.96 * math.sqrt(e["variance"]))
     )
@@ -130,7 +133,7 @@ def test_five_items_by_hand():
     assert a == pytest.approx([-0.9, -0.2, 0.6, 0.8, -0.1]) and c == pytest.approx([-1, -1, 1, 1, -0.25])
     s = np.array([[np.var(a, ddof=1), np.cov(a, c)[0, 1]], [np.cov(a, c)[0, 1], np.var(c, ddof=1)]])
     lam, beta = -np.linalg.inv(s) @ np.array([np.cov(a, b)[0, 1], np.cov(c, b)[0, 1]])
-    e = active.estimate(h, f, xi=xi, pi=pi)
+    e = stats_active.estimate(h, f, xi=xi, pi=pi)
     assert (e["lambda"], e["beta"]) == pytest.approx((lam, beta))
     assert lam > 1  # not clipped
     assert e["estimate"] == pytest.approx(np.mean(b + lam * a + beta * c))
@@ -150,13 +153,13 @@ def test_uniform_variance_is_the_weighted_residual_variance_by_numpy():
     r = h[xi] - x @ coef
     m = xi.sum()
     sigma2 = (w * r**2).sum() / w.sum() * m / (m - 1)
-    assert active.uniform_variance(h, f, xi=xi, pi=pi) == pytest.approx(sigma2 * (1 / m - 1 / n))
-    assert active.uniform_variance(h, f, xi=np.arange(n) < 9, pi=pi) is None  # too few to measure
+    assert stats_active.uniform_variance(h, f, xi=xi, pi=pi) == pytest.approx(sigma2 * (1 / m - 1 / n))
+    assert stats_active.uniform_variance(h, f, xi=np.arange(n) < 9, pi=pi) is None  # too few to measure
 
 
 def test_an_exact_fit_has_no_gain_to_speak_of():
     # two labelled items and two control variates: z is fitted exactly, var(z) = 0 up to rounding
-    e = active.estimate([1.0, 0.0, 0.5], [0.8, 0.3, 0.5], xi=[True, True, False], pi=[0.5, 0.25, 0.5])
+    e = stats_active.estimate([1.0, 0.0, 0.5], [0.8, 0.3, 0.5], xi=[True, True, False], pi=[0.5, 0.25, 0.5])
     assert e["variance"] == 0.0 and e["gain"] is None
 
 
@@ -167,11 +170,11 @@ def test_singular_s_drops_c_then_a():
     xi, pi = np.array([True, True, False, True, False, False]), np.array([0.5, 0.5, 0.5, 0.25, 0.25, 0.25])
     w = np.where(xi, 1 / pi, 0)
     a, b = f * (1 - w), np.where(xi, h, 0) * w
-    e = active.estimate(h, f, xi=xi, pi=pi)
+    e = stats_active.estimate(h, f, xi=xi, pi=pi)
     assert e["beta"] == 0.0
     assert e["lambda"] == pytest.approx(-np.cov(a, b)[0, 1] / np.var(a, ddof=1))
     # every item labelled with pi = 1: a = c = 0, the Horvitz-Thompson estimate is the mean
-    e = active.estimate(h, np.linspace(0, 1, 6), xi=np.ones(6, bool), pi=np.ones(6))
+    e = stats_active.estimate(h, np.linspace(0, 1, 6), xi=np.ones(6, bool), pi=np.ones(6))
     assert (e["lambda"], e["beta"], e["estimate"]) == (0.0, 0.0, pytest.approx(h.mean()))
 
 
@@ -182,9 +185,9 @@ def test_groups_give_each_group_its_own_estimate():
     h = np.clip(f + rng.normal(0, 0.3, n), 0, 1)
     pi = np.full(n, 0.3)
     xi = rng.random(n) < pi
-    together = active.estimate(h, f, xi=xi, pi=pi, groups=groups)
+    together = stats_active.estimate(h, f, xi=xi, pi=pi, groups=groups)
     for g in range(3):
-        alone = active.estimate(h[groups == g], f[groups == g], xi=xi[groups == g], pi=pi[groups == g])
+        alone = stats_active.estimate(h[groups == g], f[groups == g], xi=xi[groups == g], pi=pi[groups == g])
         for key in ("estimate", "variance", "lambda", "beta", "gain"):
             assert together[key][g] == pytest.approx(alone[key], rel=1e-9)
 
@@ -202,9 +205,9 @@ def test_two_phase_design_is_unbiased_and_covers():
         pi2, info = design.main_design(f, u, pilot=pilot, h=h, budget=budget, p1=p1)
         main = design.draw(pi2, [seed, 2])
         pi = design.combine(p1, pi2)
-        e = active.estimate(h, f, xi=pilot | main, pi=pi)
+        e = stats_active.estimate(h, f, xi=pilot | main, pi=pi)
         estimates.append(e["estimate"])
-        low, high = active.interval(e)
+        low, high = intervals.normal(e["estimate"], stats_active.interval_variance(e))
         covered += low <= h.mean() <= high
     assert info["kind"] == "active"
     assert np.mean(estimates) == pytest.approx(h.mean(), abs=0.004)
@@ -231,7 +234,7 @@ def test_rows_carry_beta_and_the_design_its_pilot():
     predictions, labels, judge, plan = active._example_frames()
     plan = plan.assign(phase=["pilot", "main", None], p1=0.2)
     rows, summary, table = active.active_section(predictions, labels, judge, design_frame=plan)
-    assert set(active.ROW_KEYS) == set(rows[0]) and "beta" in table.columns
+    assert list(active.ROW_KEYS) == list(as_json(rows[0])) and "beta" in table.columns
     assert summary["pilot"] == {"size": 1, "labeled": 1, "main": 1, "progress": "pilot 1 of 1 labelled"}
     assert summary["rates"] == {"pilot": 1.0, "main": 0.0}
 
@@ -240,11 +243,11 @@ def test_a_system_with_no_prediction_in_the_design_has_an_undefined_row():
     """A report's system that has no judged prediction in the design (the report crashed on it)."""
     predictions, labels, judge, plan = active._example_frames()
     scores, _ = active.active_scores(predictions, labels, judge, design_frame=plan)
-    rows = active.active_rows(scores, ["a", "nobody"])
+    rows = records(active.active_rows(scores, ["a", "nobody"]))
     empty = [r for r in rows if r["system"] == "nobody"]
     assert len(empty) == len(rows) // 2 and all(r["n_total"] == 0 and r["estimate"] is None for r in empty)
     assert all(r["estimate"] is not None for r in rows if r["system"] == "a")
-    nothing = active.estimate([], [], xi=[], pi=[])
+    nothing = stats_active.estimate([], [], xi=[], pi=[])
     assert nothing["estimate"] is None and nothing["n"] == 0 and nothing["n_labeled"] == 0
 
 
@@ -271,7 +274,7 @@ def test_uncertainty_by_hand_and_metric_values_from_the_registry():
     assert design.expected_score([0.6, 0.3, 0.1]) == pytest.approx(0.75)
     assert design.uncertainty([0.6, 0.3, 0.1]) == pytest.approx(math.sqrt(0.1125))
     # Hcorrect: f = 0.6, u^2 = 0.6 * 0.4 = 0.24
-    assert design.uncertainty([0.6, 0.3, 0.1], "hcorrect") == pytest.approx(math.sqrt(0.24))
+    assert design.uncertainty([0.6, 0.3, 0.1], human_metrics.values("hcorrect")) == pytest.approx(math.sqrt(0.24))
 
 
 def test_a_new_human_metric_reaches_the_active_rows():
@@ -284,19 +287,19 @@ def test_a_new_human_metric_reaches_the_active_rows():
 
     registry.register(registry.Metric(key="lenient", title="L", latex="L", axis="L", human=True, per_triplet=lenient))
     try:
-        assert design.label_values("lenient").tolist() == [1.0, 1.0, 0.0]
+        assert human_metrics.values("lenient") == (1.0, 1.0, 0.0)
         predictions, labels, judge, plan = active._example_frames()
         rows, _, _ = active.active_section(predictions, labels, judge, design_frame=plan)
-        assert [r["metric"] for r in rows] == ["hscore", "hcorrect", "lenient"]
+        assert [r.metric for r in rows] == ["hscore", "hcorrect", "lenient"]
     finally:
         registry.unregister("lenient")
     with pytest.raises(ValueError, match="metric must be one of"):
-        design.label_values("lenient")
+        human_metrics.values("lenient")
 
 
 def test_estimate_refuses_a_labelled_item_without_chance():
     with pytest.raises(ValueError, match="pi > 0"):
-        active.estimate([1.0, 0.0], [1.0, 0.0], xi=[True, False], pi=[0.0, 0.5])
+        stats_active.estimate([1.0, 0.0], [1.0, 0.0], xi=[True, False], pi=[0.0, 0.5])
 
 
 def test_design_examples_run():
@@ -310,23 +313,25 @@ def test_fixed_intervals_never_claim_zero_width_or_an_impossible_score():
     """SPEC 16 (amended) on SPEC 12's estimate: one labelled item says "too few" instead of [1, 1]; 40
     labelled items all correct get a floored width; N = 2 clips an impossible estimate and flags it; a
     near-singular S falls back (condition number above 1e6) instead of printing lambda = -9,873."""
-    one = active.active_rows(_rows_frame(h=[1.0] + [np.nan] * 9, xi=[True] + [False] * 9))
+    one = records(active.active_rows(_rows_frame(h=[1.0] + [np.nan] * 9, xi=[True] + [False] * 9)))
     assert all(r["too_few"] and r["ci_low"] is None and r["estimate"] is not None for r in one)
-    forty = active.active_rows(_rows_frame(h=[1.0] * 40 + [np.nan] * 60, xi=[True] * 40 + [False] * 60))
+    forty = records(active.active_rows(_rows_frame(h=[1.0] * 40 + [np.nan] * 60, xi=[True] * 40 + [False] * 60)))
     hscore = forty[0]
     assert not hscore["too_few"] and hscore["ci_high"] - hscore["ci_low"] >= 2 * 1.96 / 41 - 1e-12
     # N = 2: weights and control variates give an impossible Hscore (5.0 [5.0, 5.0]): clipped, flagged
-    two = active.estimate([0.0, 1.0], [0.5, 0.0], xi=[True, True], pi=[0.2, 0.2])
-    mean, _low, _high, flag = bounds.clipped(two["estimate"], *active.interval(two))
+    two = stats_active.estimate([0.0, 1.0], [0.5, 0.0], xi=[True, True], pi=[0.2, 0.2])
+    mean, _low, _high, flag = intervals.clipped(
+        two["estimate"], *intervals.normal(two["estimate"], stats_active.interval_variance(two))
+    )
     assert two["estimate"] > 1 and flag and mean == 1.0
-    rows = active.active_rows(_rows_frame(h=[0.0, 1.0], xi=[True, True], f=[0.5, 0.0], pi=[0.2, 0.2]))
+    rows = records(active.active_rows(_rows_frame(h=[0.0, 1.0], xi=[True, True], f=[0.5, 0.0], pi=[0.2, 0.2])))
     assert rows[0]["estimate"] == 1.0 and rows[0]["clipped"] and not rows[0]["too_few"]
     # a near-singular S: a and c almost collinear (f nearly constant)
     rng = np.random.default_rng(4)
     n = 400
     f = 0.5 + 1e-4 * rng.standard_normal(n)
     xi = rng.random(n) < 0.3
-    e = active.estimate(np.where(xi, rng.choice([0.0, 1.0], n), np.nan), f, xi=xi, pi=np.full(n, 0.3))
+    e = stats_active.estimate(np.where(xi, rng.choice([0.0, 1.0], n), np.nan), f, xi=xi, pi=np.full(n, 0.3))
     assert e["beta"] == 0.0 and abs(e["lambda"]) < 1e3  # c dropped: no lambda in the thousands
 
 

@@ -1,8 +1,8 @@
 import pandas as pd
 import pytest
 
-from annotation.labels import FRAME_CHECK_RANKS, LABEL_RANKS
 from evaluation.science.agreement import krippendorff_alpha
+from stats.labels import FRAME_CHECK_RANKS, LABEL_RANKS
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12
 # units, values 1..5, "." = missing.
@@ -84,8 +84,8 @@ def test_unknown_value_rejected():
 
 
 def test_pair_sharing_one_item_is_undefined_with_its_n():
-    from annotation.labels import LABEL_RANKS
     from evaluation.science.agreement import krippendorff_alpha
+    from stats.labels import LABEL_RANKS
 
     rows = pd.DataFrame(
         [

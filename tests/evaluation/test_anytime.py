@@ -171,9 +171,9 @@ def test_incremental_sequences_equal_the_full_recomputation(seed, judge, degener
     # labels enter in arrival order, not in the order of the rows
     one = full[full["system"] == "b"]
     h = one.set_index("tkey").loc[[k for k in arrival if k.startswith("b")], "h_hscore"].to_numpy()
-    row = next(r for r in rows if (r["system"], r["metric"]) == ("b", "hscore"))
+    row = next(r for r in rows if (r.system, r.metric) == ("b", "hscore"))
     expected = anytime.sequence(h, alpha=0.05 / 3, population=len(one))
-    assert (row["classical_cs_low"], row["classical_cs_high"]) == (expected["low"], expected["high"])
+    assert (row.classical_cs_low, row.classical_cs_high) == (expected["low"], expected["high"])
 
 
 def test_stored_state_survives_a_round_trip_through_plain_arrays():

@@ -7,10 +7,10 @@ import pytest
 
 from annotation.models import Label, Triplet
 from core.models import Job
-from evaluation import database
 from evaluation.jobs import report_dir, start_report
 from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
+from evaluation.report_inputs import read_inputs
 from evaluation.tasks import build_report
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,7 @@ def test_task_computes_report_from_database(world):
 
 
 def test_database_inputs_match_offline_computation(world):
-    q, p, l = database.report_inputs(world["corpus"])
+    q, p, l = read_inputs(world["corpus"]).tables
     assert list(p["system"].unique()) == ["reference", "sys-alpha", "sys-beta", "sys-gamma"]
     a = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]
     # the same labels keyed by (question, answer) instead of triplet ids give the same scores

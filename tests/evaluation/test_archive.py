@@ -14,7 +14,7 @@ from annotation.annotating import next_item
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
 from annotation.models import Assignment, Corpus, Label
-from evaluation.archive import store as archive_store
+from evaluation.archive import collect, insert, restore
 from evaluation.archive.format import ArchiveError
 from evaluation.files import load_json as report_data
 from tests import study_fill
@@ -24,16 +24,16 @@ from tests.conftest import REPO
 def test_every_model_of_the_project_is_archived_or_listed_with_a_reason():
     """A model added to any app of the project must be reachable from a corpus, referred to by an
     archived model, or listed in NOT_ARCHIVED with its reason; ``plan()`` raises otherwise."""
-    archived = {m.label for m in archive_store.plan()}
-    project = set(archive_store.project_models())
+    archived = {m.label for m in collect.plan()}
+    project = set(collect.project_models())
     assert project, "no project models found"
     for label in sorted(project):
-        reason = archive_store.NOT_ARCHIVED.get(label, "")
+        reason = collect.NOT_ARCHIVED.get(label, "")
         assert (label in archived) != bool(reason.strip()), f"{label}: neither archived nor listed with a reason"
         if label in archived:
-            member = next(m for m in archive_store.plan() if m.label == label)
-            assert member.owned or member.referenced_by or member.extra or label == archive_store.JOB, label
-    assert set(archive_store.NOT_ARCHIVED) <= project, "NOT_ARCHIVED names a model that does not exist"
+            member = next(m for m in collect.plan() if m.label == label)
+            assert member.owned or member.referenced_by or member.extra or label == collect.JOB, label
+    assert set(collect.NOT_ARCHIVED) <= project, "NOT_ARCHIVED names a model that does not exist"
     # independently of project_models(): every installed app that is a folder of this repository
     ours = [a for a in settings.INSTALLED_APPS if (REPO / a.split(".")[0]).is_dir()]
     assert {"core", "annotation", "models_runner", "frames", "evaluation"} <= set(ours)
@@ -64,7 +64,7 @@ SHARED = {
 
 
 def _counts():
-    return {m.label: m.model._base_manager.count() for m in archive_store.plan()}
+    return {m.label: m.model._base_manager.count() for m in collect.plan()}
 
 
 def _histories(corpus):
@@ -98,7 +98,7 @@ def _resume_points(corpus):
 
 def _export(corpus):
     buffer = io.BytesIO()
-    manifest = archive_store.export_study(corpus, buffer, full=True)  # SPEC 18: with panel ids, to compare all
+    manifest = collect.export_study(corpus, buffer, full=True)  # SPEC 18: with panel ids, to compare all
     return buffer.getvalue(), manifest
 
 
@@ -116,16 +116,16 @@ def test_round_trip_keeps_rows_history_resume_point_and_report(study):
     # the same study under another name in the same database: its crowd study's slug is taken
     counts = _counts()
     with pytest.raises(ArchiveError, match=r"annotation\.Study: slug 'tiny-crowd' is taken in this database"):
-        archive_store.import_study(io.BytesIO(data), "tiny-copy")
+        restore.import_study(io.BytesIO(data), "tiny-copy")
     assert _counts() == counts
     # the study is lost (the corpus and its jobs deleted), then restored from the archive
     copy_jobs("tiny").delete()
     corpus.delete()
     steps = []
-    summary = archive_store.import_study(io.BytesIO(data), progress=lambda **kw: steps.append(kw))
+    summary = restore.import_study(io.BytesIO(data), progress=lambda **kw: steps.append(kw))
     assert summary["corpus"] == "tiny" and summary["rows"]["annotation.Label"] == len(histories)
     # progress: one step per model restored, the total known from the first
-    assert len(steps) == len(archive_store.plan()) and {s["total"] for s in steps} == {len(steps) + 1}
+    assert len(steps) == len(collect.plan()) and {s["total"] for s in steps} == {len(steps) + 1}
     assert [s["done"] for s in steps] == list(range(len(steps)))
     restored = Corpus.objects.get(name="tiny")
     assert _histories(restored) == histories
@@ -210,7 +210,7 @@ def test_bad_archives_are_refused_with_the_problem_named_and_nothing_written(stu
     at = raw.find(b"rows/annotation.Label.jsonl") + 200
     raw[at] ^= 0xFF
     with pytest.raises(ArchiveError) as caught:
-        archive_store.import_study(io.BytesIO(bytes(raw)), "fresh")
+        restore.import_study(io.BytesIO(bytes(raw)), "fresh")
     assert "archive member" in str(caught.value) or "not a readable zip" in str(caught.value)
     assert _counts() == before
 
@@ -245,12 +245,12 @@ def test_files_outside_their_job_folder_and_oversized_archives_are_refused(study
         "files/other/1/x",
     ):
         with pytest.raises(ArchiveError, match="not a file of an archived job"):
-            archive_store.import_study(io.BytesIO(_with_member(data, name, b"x")))
+            restore.import_study(io.BytesIO(_with_member(data, name, b"x")))
         assert _counts() == before, name
     assert not (tmp_path / "escaped.txt").exists() and not list(tmp_path.parent.glob("escaped.txt"))
     settings.MAX_ARCHIVE_BYTES = 1000
     with pytest.raises(ArchiveError, match="bytes once unpacked, more than QAEVAL_MAX_ARCHIVE_BYTES"):
-        archive_store.import_study(io.BytesIO(data))
+        restore.import_study(io.BytesIO(data))
     assert _counts() == before
 
 
@@ -260,14 +260,14 @@ def test_failure_midway_writes_nothing(study, monkeypatch):
     data, _ = _export(corpus)
     corpus.delete()
     before = _counts()
-    real = archive_store._restore
+    real = insert.insert_batch
 
     def failing(member, rows, maps, *, context):
         if member.label == "annotation.LabelEvent":
             raise ArchiveError("disk full (simulated)")
         return real(member, rows, maps, context=context)
 
-    monkeypatch.setattr(archive_store, "_restore", failing)
+    monkeypatch.setattr(insert, "insert_batch", failing)
     with pytest.raises(ArchiveError, match="disk full"):
-        archive_store.import_study(io.BytesIO(data))
+        restore.import_study(io.BytesIO(data))
     assert _counts() == before and not Corpus.objects.filter(name="tiny").exists()

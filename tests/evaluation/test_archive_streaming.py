@@ -15,9 +15,8 @@ import pytest
 
 from annotation.models import Corpus
 from evaluation.archive import format as archive
+from evaluation.archive import insert, restore, unpack
 from evaluation.archive import members as archive_members
-from evaluation.archive import store as archive_store
-from evaluation.archive import unpack
 from tests.conftest import REPO
 from tests.evaluation.test_archive import _counts, _export, _histories, _resume_points, study  # noqa: F401
 
@@ -35,15 +34,15 @@ def test_an_import_in_batches_of_two_rows_restores_the_same_study(study, monkeyp
     histories, resume = _histories(corpus), _resume_points(corpus)
     corpus.delete()
     batches = []
-    real = archive_store._restore
+    real = insert.insert_batch
 
     def counted(member, rows, maps, *, context):
         batches.append((member.label, len(rows)))
         return real(member, rows, maps, context=context)
 
     monkeypatch.setattr(unpack, "BATCH_ROWS", 2)
-    monkeypatch.setattr(archive_store, "_restore", counted)
-    summary = archive_store.import_study(io.BytesIO(data))
+    monkeypatch.setattr(insert, "insert_batch", counted)
+    summary = restore.import_study(io.BytesIO(data))
     assert max(n for _, n in batches) == 2
     assert sum(n for label, n in batches if label == "annotation.Triplet") == summary["rows"]["annotation.Triplet"]
     assert len([1 for label, _ in batches if label == "annotation.Label"]) > 1
@@ -98,7 +97,7 @@ import django; django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
 from annotation.models import Question
-from evaluation.archive import store
+from evaluation.archive import restore
 
 def rss():
     with open("/proc/self/status") as f:
@@ -111,7 +110,7 @@ def sample():
         time.sleep(0.005)
 sampler = threading.Thread(target=sample, daemon=True); sampler.start()
 try:
-    summary = store.import_study(sys.argv[1], "big")
+    summary = restore.import_study(sys.argv[1], "big")
 finally:
     done.set(); sampler.join()
 print(idle, max(peak[0], rss()), summary["rows"]["annotation.Question"], Question.objects.count())

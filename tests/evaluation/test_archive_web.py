@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Corpus, Label, LabelEvent
 from core.models import Job
-from evaluation.archive import store as archive_store
+from evaluation.archive import restore
 from tests import study_fill
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def test_admin_exports_a_corpus_and_imports_the_archive_as_a_job(
     assert resp.status_code == 200 and resp["Content-Type"] == "application/zip"
     assert 'filename="tiny.study.zip"' in resp["Content-Disposition"]
     data = resp.content
-    manifest, _ = archive_store.read_archive(io.BytesIO(data))
+    manifest, _ = restore.read_archive(io.BytesIO(data))
     assert manifest["corpus"] == "tiny" and manifest["members"]["rows/annotation.Label.jsonl"]["rows"] > 0
     with django_capture_on_commit_callbacks(execute=True):
         resp = boss.post(

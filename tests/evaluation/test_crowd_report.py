@@ -11,8 +11,8 @@ from annotation import studies
 from annotation.models import Label, Participant, Triplet
 from bench.kit.crowd import build_study
 from core.models import Job
-from evaluation import database
 from evaluation.jobs import report_dir, start_report
+from evaluation.report_inputs import read_inputs
 from evaluation.tasks import build_report
 
 pytestmark = pytest.mark.django_db
@@ -35,10 +35,10 @@ def test_excluded_participants_are_left_out_unless_asked(tmp_path, settings, mak
     Label.objects.create(triplet=triplet, annotator=bad.user, value="correct")
     Participant.objects.filter(pk=bad.pk).update(status="excluded")
 
-    _q, _p, labels = database.report_inputs(study.corpus)
+    labels = read_inputs(study.corpus).labels
     assert list(labels["annotator"]) == ["A01"]  # SPEC 18: reports name annotators A01..An
     assert list(labels["label"]) == ["incorrect"]  # the good participant's
-    _q, _p, labels = database.report_inputs(study.corpus, include_excluded=True)
+    labels = read_inputs(study.corpus, include_excluded=True).labels
     assert sorted(labels["annotator"]) == ["A01", "A02"] and sorted(labels["label"]) == ["correct", "incorrect"]
 
     researcher = make_user("res", "researcher")
@@ -85,7 +85,8 @@ def test_ds_report_job_fixes_gold_and_bootstraps_participants(tmp_path, settings
     assert 'id="crowd-sensitivity"' in page and "Crowd sensitivity" in page and "Dawid-Skene" in page
     latex = (report_dir(job.pk) / "table1_systems.tex").read_text()
     assert "Crowd sensitivity" in latex
-    labels, from_study = database.crowd_labels(study.corpus)
+    extras = read_inputs(study.corpus).extras
+    labels, from_study = extras.crowd_labels, extras.from_study
     assert from_study and labels["excluded"].sum() == len(triplets)
     assert set(labels.loc[labels["gold"].notna(), "tkey"]) == {f"t{t}" for t in gold}
 

@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import mannwhitneyu
 
 from evaluation.science import factors as fx
-from evaluation.science import stats
+from stats import significance
 
 
 def questions(**columns):
@@ -126,11 +126,11 @@ def test_mann_whitney_from_tie_groups_equals_scipy_on_random_data():
             if trial % 4
             else rng.choice([0.0, 1.0], n, p=[0.93, 0.07])
         )
-        ties = stats.tie_groups(X)
+        ties = significance.tie_groups(X)
         for hard, easy in ((side == 1, side == 0), (side == 0, side == 1)):
-            u, p = stats.mann_whitney(X, hard, easy, ties=ties)
+            u, p = significance.mann_whitney(X, hard, easy, ties=ties)
             # the straightforward call the report made before (scipy on the two sub-matrices)
-            ru, rp = stats._mwu(X[hard], X[easy])
+            ru, rp = significance._mwu(X[hard], X[easy])
             assert np.array_equal(u, ru, equal_nan=True), trial
             assert np.allclose(p, rp, rtol=1e-12, atol=0, equal_nan=True), trial
             for c in range(cols):
@@ -150,7 +150,7 @@ def test_mann_whitney_many_distinct_values_large_sample():
     X = np.r_[rng.random((3000, 3)), np.full((5, 3), 0.25)]
     X[rng.random(X.shape) < 0.05] = np.nan
     side = (rng.random(len(X)) < 0.3).astype(float)
-    u, p = stats.mann_whitney(X, side == 1, side == 0)
+    u, p = significance.mann_whitney(X, side == 1, side == 0)
     for c in range(3):
         x, y = X[side == 1, c], X[side == 0, c]
         expected = mannwhitneyu(x[~np.isnan(x)], y[~np.isnan(y)], alternative="two-sided")
@@ -213,7 +213,7 @@ def test_side_means_from_tie_counts_equal_nanmean_and_are_order_free(n_values):
     side = np.ones(3000)
     side[rng.random(3000) < 0.4] = 0.0
     side[rng.random(3000) < 0.05] = np.nan
-    ties = stats.tie_groups(X)
+    ties = significance.tie_groups(X)
     eff = fx.factor_effect(X, np.where(np.arange(3000) < 3000, 1.0, 0.0), ties)  # every question hard
     assert eff["s_hard"][0] == eff["s_hard"][2]  # same multiset of scores: same float
     eff = fx.factor_effect(X, side, ties)

@@ -9,9 +9,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from annotation.models import Corpus, Label
-from evaluation import database
 from evaluation.report.config import ReportConfig
 from evaluation.report.pipeline import compute_report
+from evaluation.report_inputs import read_inputs
 from evaluation.science.metrics import normalize_squad
 from tests.conftest import write_jsonl
 
@@ -92,7 +92,7 @@ def test_published_study_files_import_and_report(tmp_path, capsys):
         ("study-A3", False),
     }
     assert Label.objects.count() == n_ok
-    q, p, l = database.report_inputs(Corpus.objects.get(name="study"))
+    q, p, l = read_inputs(Corpus.objects.get(name="study")).tables
     data = compute_report(q, p, l, config=ReportConfig(n_boot=0)).data
     rows = {r["system"]: r for r in data["systems"]}
     assert set(systems) <= set(rows) and rows["reference"]["hscore"] == 1.0

@@ -9,6 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.science import live_parts, ppi
+from evaluation.science.rows import as_json, records
+from stats import ppi as stats_ppi
 from tests.conftest import write_jsonl
 
 
@@ -31,7 +33,7 @@ def test_spec10_by_hand_on_a_small_case():
     variance = var_resid / 4 + lam**2 * var_fu / 4
     classical_variance = var_h / 4
 
-    e = ppi.estimate(h, f, fu)
+    e = stats_ppi.estimate(h, f, fu)
     assert e["n"] == 4 and e["n_unlabeled"] == 4
     assert e["lambda"] == pytest.approx(lam, abs=1e-12)
     assert e["estimate"] == pytest.approx(theta, abs=1e-12)
@@ -49,8 +51,8 @@ def test_spec10_by_hand_on_a_small_case():
             "f_hcorrect": [1, 1, 0, 0, 1, 0, 0, 1],  # four labelled, then four unlabelled
         }
     )
-    row = ppi.ppi_rows(scores)[0]
-    assert set(row) == set(ppi.ROW_KEYS)
+    row = as_json(ppi.ppi_rows(scores)[0])
+    assert list(row) == list(ppi.ROW_KEYS)
     assert row["metric"] == "hscore" and row["n_total"] == 8 and row["n_human"] == 4
     assert row["ci_low"] == pytest.approx(theta - 1.96 * math.sqrt(variance))
     assert row["ci_high"] == pytest.approx(theta + 1.96 * math.sqrt(variance))
@@ -59,23 +61,23 @@ def test_spec10_by_hand_on_a_small_case():
 
 def test_lambda_is_clipped_and_zero_for_a_constant_judge():
     # A judge that disagrees with the humans: negative covariance -> lambda 0 -> the classical estimate.
-    e = ppi.estimate([1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0])
+    e = stats_ppi.estimate([1, 0, 1, 0], [0, 1, 0, 1], [0, 1, 1, 0])
     assert e["lambda"] == 0.0 and e["estimate"] == e["classical"] == 0.5
     assert e["variance"] == pytest.approx(e["classical_variance"]) and e["gain"] == pytest.approx(1.0)
     # A judge that does not vary: lambda 0 as well.
-    assert ppi.estimate([1, 0, 1], [1, 1, 1], [1, 1])["lambda"] == 0.0
+    assert stats_ppi.estimate([1, 0, 1], [1, 1, 1], [1, 1])["lambda"] == 0.0
     # Huge covariance relative to the pooled variance: clipped at 1.
-    e = ppi.estimate([0, 1], [0, 1], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
+    e = stats_ppi.estimate([0, 1], [0, 1], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
     assert e["lambda"] == 1.0
 
 
 def test_classical_only_without_unlabeled_or_with_one_label():
-    only = ppi.estimate([1, 0, 1], [1, 0, 1], [])
+    only = stats_ppi.estimate([1, 0, 1], [1, 0, 1], [])
     assert only["lambda"] is None and only["estimate"] is None and only["gain"] is None
     assert only["classical"] == 2 / 3
-    one = ppi.estimate([1], [1], [0, 1, 1])
+    one = stats_ppi.estimate([1], [1], [0, 1, 1])
     assert one["classical"] == 1.0 and one["classical_variance"] is None and one["lambda"] is None
-    row = ppi._row("s", "hscore", only)
+    row = as_json(ppi._row("s", "hscore", only))
     assert row["estimate"] == row["classical"] and row["ci_low"] == row["classical_ci_low"]
     assert row["lambda"] is None and row["gain"] is None
 
@@ -93,7 +95,7 @@ def test_a_perfect_judge_gives_a_large_gain_and_hcorrect_is_in_percent():
             "f_hcorrect": truth == 1.0,
         }
     )
-    hscore, hcorrect = ppi.ppi_rows(scores)
+    hscore, hcorrect = records(ppi.ppi_rows(scores))
     # SPEC 16 (amended): the residuals' variance is floored at n / (n + 1)^2 (one more label that
     # disagrees), which bounds the gain a perfect judge shows with 40 labels (> 5 before the floor)
     assert hscore["lambda"] > 0.8 and hscore["gain"] > 3
@@ -114,11 +116,11 @@ def test_labels_needed_and_settled_pairs():
         "gain": 2.0,
     }
     # sd 0.4: +-0.02 needs (1.96 * 0.4 / 0.02)^2 = 1536.64 -> 1537 without the judge, 769 with gain 2.
-    assert ppi.labels_needed(row, 0.02) == 769 - 100
-    assert ppi.labels_needed({**row, "gain": None}, 0.02) == 1537 - 100
-    assert ppi.labels_needed({**row, "gain": 1000.0}, 0.02) == 0
+    assert stats_ppi.labels_needed(row, 0.02) == 769 - 100
+    assert stats_ppi.labels_needed({**row, "gain": None}, 0.02) == 1537 - 100
+    assert stats_ppi.labels_needed({**row, "gain": 1000.0}, 0.02) == 0
     with pytest.raises(ValueError):
-        ppi.labels_needed(row, 0)
+        stats_ppi.labels_needed(row, 0)
     rows = [
         {"system": "a", "metric": "hscore", "estimate": 0.8, "ci_low": 0.75, "ci_high": 0.85},
         {"system": "b", "metric": "hscore", "estimate": 0.6, "ci_low": 0.55, "ci_high": 0.65},

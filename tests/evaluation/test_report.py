@@ -221,7 +221,7 @@ def test_coverage_bounds_count_unlabeled_as_zero_and_one_and_flag_a_possible_fli
 
 
 def test_ranking_flips_need_overlapping_bounds_and_partial_coverage():
-    from evaluation.report.steps import ranking_flips
+    from evaluation.report.system_steps import ranking_flips
 
     full = {"coverage": 1.0}
     rows = [

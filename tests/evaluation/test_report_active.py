@@ -15,9 +15,9 @@ from annotation.importers import import_corpus, import_predictions
 from annotation.models import Corpus, FoldItem, Label, Triplet
 from evaluation.jobs import report_dir, start_report
 from evaluation.report.inputs import questions_frame, read_design
-from evaluation.science import active
 from evaluation.tasks import build_report
 from models_runner.judging import import_judge_labels
+from stats import active as stats_active
 from tests.conftest import require, write_jsonl
 
 N = 40
@@ -84,7 +84,7 @@ def test_offline_report_gives_the_active_rows_by_hand(tmp_path):
     right = i % 2 == 0
     h = np.where(right, 1.0, 0.0)
     f = np.where(right, 0.9 + 0.025, 0.5)
-    e = active.estimate(h, f, xi=i % 3 == 0, pi=np.where(right, 0.3, 0.6))
+    e = stats_active.estimate(h, f, xi=i % 3 == 0, pi=np.where(right, 0.3, 0.6))
     assert row["estimate"] == pytest.approx(e["estimate"]) and row["lambda"] == pytest.approx(e["lambda"])
     assert row["beta"] == pytest.approx(e["beta"])
     assert (row["n_total"], row["n_sampled"], row["n_labeled"]) == (N, 14, 14)
@@ -132,7 +132,7 @@ def test_offline_design_with_phases_applies_the_completion_rates_per_phase(tmp_p
     pi = np.where(right, 0.3, 0.3 + 0.7 * ((0.6 - 0.3) / 0.7) * r2)
     xi = sampled & (i != int(dropped["question_id"][1:]))
     h, f = np.where(right, 1.0, 0.0), np.where(right, 0.9 + 0.025, 0.5)
-    e = active.estimate(h, f, xi=xi, pi=pi)
+    e = stats_active.estimate(h, f, xi=xi, pi=pi)
     assert row["estimate"] == pytest.approx(e["estimate"]) and row["beta"] == pytest.approx(e["beta"])
     assert data["active_design"]["rates"] == pytest.approx({"pilot": 1.0, "main": r2})
     bad = write_jsonl(tmp_path / "bad.jsonl", [{**phased[0], "phase": "middle"}])
@@ -239,9 +239,9 @@ def test_labels_to_settle_by_hand():
     a = {"estimate": 0.70, "ci_low": 0.62, "ci_high": 0.78}
     b = {"estimate": 0.60, "ci_low": 0.52, "ci_high": 0.68}
     # half-widths 0.08 + 0.08 = 0.16 against a difference of 0.10: k grows by (0.16 / 0.10)^2 = 2.56
-    assert active.labels_to_settle(a, b, 100) == 156
-    assert active.labels_to_settle(a, {**b, "estimate": 0.4, "ci_low": 0.35, "ci_high": 0.45}, 100) == 0
-    assert active.labels_to_settle(a, {**b, "ci_low": None}, 100) is None
+    assert stats_active.labels_to_settle(a, b, 100) == 156
+    assert stats_active.labels_to_settle(a, {**b, "estimate": 0.4, "ci_low": 0.35, "ci_high": 0.45}, 100) == 0
+    assert stats_active.labels_to_settle(a, {**b, "ci_low": None}, 100) is None
 
 
 @pytest.mark.django_db

@@ -1,15 +1,20 @@
 """Attribute-check folds (issue 26 point 4): building them, the annotator's page, saving checks, the
 report's accuracy table."""
 
+import io
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.assignments import assign_fold
-from annotation.models import Fold
+from annotation.fold_store import FoldError
+from annotation.models import Assignment, Fold
 from evaluation.science import attribute_check_stats as stats
 from frames import attribute_checks as checks
 from frames.attribute_checks import AttributeFoldError, create_attribute_folds, plan_attribute_folds
 from frames.models import AttributeCheck, AttributeCheckEvent
+from stats.intervals import wilson
 from tests.frames.fixtures import add_derivations
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +68,7 @@ def test_accuracy_with_wilson_interval():
     assert t["verdicts"] == {"correct": 3, "other": 1, "absent": 1} and t["annotators"] == 1
     low, high = t["trigger"]["ci_low"], t["trigger"]["ci_high"]
     assert 0.2 < low < 0.6 < high < 0.95
-    assert stats.wilson(0, 0) == (None, None) and stats.wilson(5, 5)[1] == 1.0
+    assert wilson(0, 0) == (None, None) and wilson(5, 5)[1] == 1.0
     assert stats.table([]) is None
 
 
@@ -100,6 +105,34 @@ def test_folds_page_builds_and_says_what_is_missing(client, framed_corpus, make_
         follow=True,
     )
     assert resp.status_code == 200 and Fold.objects.filter(corpus=framed_corpus, kind="attribute").count() == 1
+
+
+def test_disjoint_attribute_folds_go_to_one_annotator_and_overlapping_ones_do_not(framed_corpus, make_user):
+    """Items are told apart by the field their kind names (``FoldKind.item``: the question), so two
+    folds of different questions are no clash, and two of the same questions are."""
+    add_derivations(framed_corpus)
+    first, second = create_attribute_folds(framed_corpus, k=2, overlap=0.0)
+    user = make_user("checker", "annotator")
+    assign_fold(first, user)
+    assign_fold(second, user)
+    assert set(Fold.objects.filter(assignments__annotator=user).values_list("pk", flat=True)) == {first.pk, second.pk}
+    first, second = create_attribute_folds(framed_corpus, k=2, overlap=1.0, replace=True)
+    other = make_user("other", "annotator")
+    assign_fold(first, other)
+    with pytest.raises(FoldError, match="already has 4 of this fold's items"):
+        assign_fold(second, other)
+
+
+def test_assign_folds_command_knows_every_registered_kind(framed_corpus, make_user):
+    add_derivations(framed_corpus)
+    folds = create_attribute_folds(framed_corpus, k=2, overlap=0.0)
+    make_user("checker", "annotator")
+    out = io.StringIO()
+    call_command("assign_folds", corpus=framed_corpus.name, kind="attribute", stdout=out)
+    assert out.getvalue().strip() == "assigned 2 folds"
+    assert {a.fold_id for a in Assignment.objects.filter(annotator__username="checker")} == {f.pk for f in folds}
+    with pytest.raises(CommandError, match="invalid choice: 'toy'"):
+        call_command("assign_folds", "--corpus", framed_corpus.name, "--kind", "toy")
 
 
 @pytest.fixture

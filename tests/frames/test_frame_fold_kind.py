@@ -2,6 +2,8 @@
 the admin's fold page builds them and counts checks; the check service raises a domain error, the
 views answer 404."""
 
+import doctest
+
 import pytest
 from django.urls import reverse
 
@@ -18,6 +20,17 @@ def test_frames_registers_the_frame_kind():
     kind = fold_kinds.get(Fold.KIND_FRAME)
     assert kind.progress == checking.FRAME_CHECK.fold_progress and kind.build_action == "build_frames"
     assert fold_kinds.by_action("build_frames") is kind and fold_kinds.get(Fold.KIND_TRIPLET) is not None
+
+
+def test_the_registry_examples_run_and_each_check_kind_has_its_card():
+    assert doctest.testmod(fold_kinds).failed == 0
+    cards = fold_kinds.built_by_form()
+    assert list(cards) == [Fold.KIND_FRAME, Fold.KIND_ATTRIBUTE]
+    assert [(k.item, str(k.words.title)) for k in cards.values()] == [
+        ("frame_annotation", "Frame-check folds"),
+        ("question", "Attribute-check folds"),
+    ]
+    assert fold_kinds.get(Fold.KIND_TRIPLET).item == "triplet" and Fold.KIND_TRIPLET not in cards
 
 
 def test_fold_page_builds_frame_folds_and_counts_checks(client, framed_corpus, make_user):

@@ -13,9 +13,9 @@ from django.apps import apps
 from django.conf import settings
 from django.db import connection, models
 from django.urls import reverse
+from django.utils.translation import ngettext_lazy
 
 from annotation import fold_kinds
-from annotation.assignments import assign_fold
 from annotation.fold_store import store_fold_plans
 from annotation.models import Question
 from frames import human_checks
@@ -70,6 +70,13 @@ def toy(transactional_db, settings):
         )
         build, errors, label = staticmethod(_build_toy_folds), (ValueError,), "toy-check folds"
         readiness = staticmethod(lambda corpus: (Question.objects.filter(corpus=corpus).count(), None))
+        words = fold_kinds.PageWords(
+            title="Toy-check folds",
+            intro="Is each question a question?",
+            build="Build toy-check folds",
+            ready=ngettext_lazy("%(n)s question to ask about.", "%(n)s questions to ask about.", "n"),
+            assign="Assign every unassigned toy-check fold, round robin",
+        )
 
         def read(self, post):
             return {"toy_verdict": post.get("toy_verdict")}
@@ -109,6 +116,12 @@ def test_a_third_check_is_one_record_and_walks_like_the_others(toy, client, make
     corpus = build_framed_corpus()
     admin = make_user("boss", "admin")
     client.force_login(admin)
+    page = client.get(reverse("fold-assignments"), {"corpus": corpus.name}).content.decode()
+    card = page[page.index('id="toy-folds"') :]  # the fold page's card of the kind, after frames' and attributes'
+    assert page.index('id="frame-folds"') < page.index('id="attribute-folds"') < page.index('id="toy-folds"')
+    assert "<h2>Toy-check folds</h2>" in card and '<p id="toy-ready">4 questions to ask about.</p>' in card
+    assert 'name="action" value="build_toys"' in card and 'name="toy_k"' in card and "Build toy-check folds" in card
+    assert "toy-check fold, round robin" not in page  # no toy folds yet: nothing to assign
     built = client.post(
         reverse("fold-action", args=[corpus.pk]),
         {"action": "build_toys", "toy_k": 1, "toy_seed": 0, "toy_overlap": 0},
@@ -119,7 +132,12 @@ def test_a_third_check_is_one_record_and_walks_like_the_others(toy, client, make
     fold = corpus.folds.get(kind="toy")
     assert fold.items.count() == 4
     user = make_user("checker", "annotator")
-    assign_fold(fold, user)
+    assert "Assign every unassigned toy-check fold, round robin" in built.content.decode()
+    assigned = client.post(
+        reverse("fold-action", args=[corpus.pk]), {"action": "assign_all", "kind": "toy"}, follow=True
+    )
+    assert [str(m) for m in assigned.context["messages"]] == ["assigned 1 fold round robin"]
+    assert fold.assignments.get().annotator == user
     client.force_login(user)
 
     page = client.get(reverse("toy-check", args=[fold.pk])).content.decode()

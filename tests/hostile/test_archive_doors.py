@@ -14,7 +14,7 @@ import zipfile
 import pytest
 
 from evaluation.archive import format as archive
-from evaluation.archive import store as archive_store
+from evaluation.archive import restore
 from evaluation.archive.format import ArchiveError
 from tests.conftest import REPO
 from tests.evaluation.test_archive import _counts, _export, _zip_with, study  # noqa: F401  (fixture)
@@ -87,7 +87,7 @@ def check_refusals(study):  # noqa: F811
     before = _counts()
     for case, (member, edit, message) in CASES.items():
         with pytest.raises(ArchiveError) as caught:
-            archive_store.import_study(io.BytesIO(rewrite(data, member, edit)), "fresh")
+            restore.import_study(io.BytesIO(rewrite(data, member, edit)), "fresh")
         text = str(caught.value)
         assert message in text, (case, text)
         assert text.startswith(f"archive member {member}"), (case, text)  # the member ...
@@ -116,7 +116,7 @@ MEASURE = """
 import os, sys, threading, time
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 import django; django.setup()
-from evaluation.archive import store
+from evaluation.archive import restore
 from evaluation.archive.format import ArchiveError
 
 def rss():  # resident memory now, in MiB
@@ -130,7 +130,7 @@ def sample():
         time.sleep(0.005)
 sampler = threading.Thread(target=sample); sampler.start()
 try:
-    store.read_archive(sys.argv[1])
+    restore.read_archive(sys.argv[1])
     outcome = "read"
 except ArchiveError as exc:
     outcome = "refused: " + str(exc)

@@ -117,10 +117,10 @@ from django.core.management import call_command
 from django.db import connection
 call_command("migrate", verbosity=0)
 from annotation.models import Corpus, Question
-from evaluation.archive import store as archive_store
+from evaluation.archive import collect
 corpus = Corpus.objects.create(name="snap")
 Question.objects.create(corpus=corpus, external_id="early", context="c", question="q?")
-real, waited = archive_store._select, []
+real, waited = collect._select, []
 
 def write_late():
     Question.objects.create(corpus_id=corpus.pk, external_id="late", context="c", question="q?")
@@ -136,8 +136,8 @@ def select(member, corpus, referenced):
         waited.append(time.monotonic() - started if not writer.is_alive() else None)
     return rows
 
-archive_store._select = select
-manifest = archive_store.export_study(corpus, io.BytesIO())
+collect._select = select
+manifest = collect.export_study(corpus, io.BytesIO())
 print(json.dumps({"wait": waited[0], "questions": manifest["members"]["rows/annotation.Question.jsonl"]["rows"],
                   "now": Question.objects.filter(corpus=corpus).count()}))
 """

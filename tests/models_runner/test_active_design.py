@@ -247,7 +247,7 @@ def test_finishing_the_last_pilot_fold_on_the_annotator_page_opens_the_main_samp
 
 
 def test_late_triplets_after_the_main_sample_follow_the_fitted_model(big_corpus, make_user, tmp_path):
-    from annotation import design
+    from stats import design
 
     call_command("build_folds", corpus="big", k=2, seed=5, overlap=0, design="active", budget="400", judge="j")
     label_pilot(big_corpus, make_user("ann"))

@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation import fold_kinds
 from annotation.assignments import annotators, assign_all
 from annotation.fold_store import FoldError
 
@@ -14,7 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", required=True)
         parser.add_argument("--annotators", help="comma-separated usernames (default: all active annotators)")
         parser.add_argument("--per-fold", type=int, default=1)
-        parser.add_argument("--kind", choices=["triplet", "frame"], default="triplet")
+        parser.add_argument("--kind", choices=list(fold_kinds.KINDS), default="triplet", help="the kind of fold")
 
     def handle(self, corpus, per_fold, kind, **options):
         users = annotators_list(options["annotators"])

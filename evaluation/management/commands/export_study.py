@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Corpus
+from evaluation.archive.collect import export_study
 from evaluation.archive.format import ArchiveError
-from evaluation.archive.store import export_study
 
 
 class Command(BaseCommand):

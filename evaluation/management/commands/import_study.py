@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.archive.format import ArchiveError
-from evaluation.archive.store import import_study
+from evaluation.archive.restore import import_study
 
 
 class Command(BaseCommand):

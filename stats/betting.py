@@ -51,7 +51,7 @@ class Capital:
     Examples
     --------
     >>> import numpy as np
-    >>> from evaluation.science.betting import Capital
+    >>> from stats.betting import Capital
     >>> cap = Capital(0.05, 100)
     >>> cap.update(np.array([1.0, 1.0, 1.0, 0.0] * 10))
     >>> cap.bounds(), cap.n
@@ -92,7 +92,7 @@ class Capital:
 
         Examples
         --------
-        >>> from evaluation.science.betting import Capital
+        >>> from stats.betting import Capital
         >>> one, two = Capital(0.05, 50), Capital(0.05, 50)
         >>> one.update([1.0, 0.5, 0.0, 1.0]); two.update([1.0, 0.5]); two.update([0.0, 1.0])
         >>> one.bounds() == two.bounds(), one.n
@@ -174,7 +174,7 @@ class Capital:
 
         Examples
         --------
-        >>> from evaluation.science.betting import Capital
+        >>> from stats.betting import Capital
         >>> Capital(0.05, 10).bounds()
         (0.0, 1.0)
         """
@@ -189,7 +189,7 @@ class Capital:
 
         Examples
         --------
-        >>> from evaluation.science.betting import Capital
+        >>> from stats.betting import Capital
         >>> cap = Capital(0.05, 10); cap.update([1.0, 0.0])
         >>> Capital.from_state(cap.to_state()).bounds() == cap.bounds()
         True

@@ -1,4 +1,5 @@
-"""Study archives (SPEC 14), the database shell: which rows make a study, export and import.
+"""Study archives (SPEC 14), the database shell's first half: which rows make a study, and their export
+(``restore`` reads an archive back, ``insert`` writes its rows).
 
 Which models are archived is derived from the models themselves, so a model added later is covered
 without code here:
@@ -28,31 +29,27 @@ from pathlib import Path
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.migrations.loader import MigrationLoader
 from django.db.models import Q
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from annotation import privacy
-from annotation.bulk import analyze_after_commit
-from annotation.dedup import answer_key
-from annotation.models import Corpus, Study
+from annotation.models import Corpus
 from core import job_kinds
 from core.models import Job
-from core.roles import ADMIN, ROLES, ensure_groups, is_admin
-from evaluation.archive import checks, personal, unpack
+from core.roles import ADMIN, ROLES, is_admin
+from evaluation import sql as evaluation_sql
 from evaluation.archive import format as archive
 from evaluation.archive import members as member_files
+from evaluation.archive import personal
 from evaluation.archive.format import ArchiveError
 
-# Progress messages of its jobs, in English (pages translate them: core.job_kinds.message_text).
+# Progress messages of the export, in English (pages translate them: core.job_kinds.message_text).
 READING = gettext_noop("reading %(member)s")
 WRITING = gettext_noop("writing the archive")
-RESTORING = gettext_noop("restoring %(member)s")
-MESSAGES = (READING, WRITING, RESTORING)
-
+MESSAGES = (READING, WRITING)
 
 USER = "users"  # the pseudo-model of users.jsonl in foreign-key maps
 CORPUS = "annotation.Corpus"
@@ -100,7 +97,7 @@ def register_not_archived(label, reason):
 
 
 _PATH_DEPTH = 5
-_READ_CHUNK = 900  # ids per "pk IN (...)" query (under SQLite's 999 parameters)
+READ_CHUNK = 900  # ids per "pk IN (...)" query (under SQLite's 999 parameters)
 _ITER_CHUNK = 2000  # rows fetched at a time by an export
 
 
@@ -291,8 +288,8 @@ def schema_problem(archived, using=DEFAULT_DB_ALIAS):
 def _by_ids(member, ids):
     """The rows of ``ids``, read a chunk of ids at a time."""
     ids = sorted(ids)
-    for start in range(0, len(ids), _READ_CHUNK):
-        chunk = ids[start : start + _READ_CHUNK]
+    for start in range(0, len(ids), READ_CHUNK):
+        chunk = ids[start : start + READ_CHUNK]
         yield from member.model._base_manager.filter(pk__in=chunk).order_by("pk").values(*member.columns)
 
 
@@ -401,9 +398,7 @@ def _snapshot(using=DEFAULT_DB_ALIAS):
         connection.transaction_mode = "DEFERRED"
     try:
         with transaction.atomic(using=using):
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            evaluation_sql.read_only_snapshot(using=using)
             yield
     finally:
         if connection.vendor == "sqlite":
@@ -452,308 +447,6 @@ def export_study(corpus, out, progress=_noop, *, full=False):
         manifest["panel_ids"] = personal.PANEL_IDS_FULL if full else personal.PANEL_IDS_REMOVED
         zf.writestr(archive.MANIFEST, archive.encode_manifest(manifest))
     return manifest
-
-
-# --- import --------------------------------------------------------------------------------------
-
-
-def read_archive(source, label="archive"):
-    """Read and check an archive; nothing is written.
-
-    Parameters
-    ----------
-    source : str, Path or binary file
-        The zip.
-    label : str
-        How errors name it (the uploaded file's name).
-
-    Returns
-    -------
-    tuple
-        ``(manifest, {member: rows, or None for a file})``, every member streamed and checked against
-        its size and SHA-256 (``evaluation/archive/unpack.py``); a problem raises ``ArchiveError``
-        naming it.
-    """
-    with unpack.open_zip(source, label) as zf:
-        return _read_checked(zf, label)
-
-
-def _read_checked(zf, label):
-    checks.claimed_check(zf, label)
-    budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, label)  # lying headers: counted as inflated
-    manifest = unpack.read_manifest(zf, label, budget)
-    data = {
-        name: unpack.read_member(zf, name, entry=entry, budget=budget) for name, entry in manifest["members"].items()
-    }
-    return manifest, data
-
-
-def _restore_users(rows):
-    """{archived id: id here}: an account of the same name is reused, else created inactive."""
-    user_model = get_user_model()
-    groups = ensure_groups()
-    names = [str(row.get("username", "")) for row in rows]
-    existing = dict(user_model._base_manager.filter(username__in=names).values_list("username", "pk"))
-    mapping = {}
-    for row, name in zip(rows, names, strict=True):
-        if not name:
-            raise ArchiveError(f"archive member {archive.USERS}: a user without a name")
-        if name not in existing:
-            user = user_model(username=name, is_active=False)
-            user.set_unusable_password()
-            user.save()
-            user.groups.add(*(groups[r] for r in row.get("roles", ()) if r in groups))
-            existing[name] = user.pk
-        mapping[row["id"]] = existing[name]
-    return mapping
-
-
-def _fix_row(member, row, context):
-    """The rewrites a restored row needs beyond its foreign keys: the corpus name, job params."""
-    if member.label == CORPUS:
-        row["name"] = context["name"]
-    elif member.label == TRIPLET:  # the unique key of its answer, computed here (archives before issue 44 lack it)
-        row["answer_key"] = answer_key(row.get("normalized_answer") or "")
-    elif member.label == JOB:
-        for key in ("params", "result"):
-            value = row.get(key)
-            if isinstance(value, dict):
-                value = dict(value)
-                if "corpus" in value and value["corpus"] == context["old_name"]:
-                    value["corpus"] = context["name"]
-                if "corpus_id" in value:
-                    value["corpus_id"] = context["corpus_id"]
-                row[key] = value
-        if row.get("status") not in Job.FINISHED:
-            row["status"] = Job.CANCELLED
-            row["error"] = "not finished when the study was archived"
-
-
-def _existing(member, rows):
-    """{archived id: id here} of shared rows whose natural key exists already."""
-    if not member.natural_key or not rows:
-        return {}
-    first = member.natural_key[0]
-    qs = member.model._base_manager.filter(**{f"{first}__in": {row[first] for row in rows}})
-    here = {tuple(values[1:]): values[0] for values in qs.values_list("pk", *member.natural_key)}
-    pk = member.model._meta.pk.attname
-    return {row[pk]: here[key] for row in rows if (key := tuple(row[c] for c in member.natural_key)) in here}
-
-
-# Values of these fields go to the database driver as JSON gave them (str, int, float, bool, None);
-# any other field (datetimes, JSON) is prepared by the field itself, as Django would.
-_AS_IS = (models.CharField, models.TextField, models.IntegerField, models.FloatField, models.BooleanField)
-
-
-def _prepare(field, connection):
-    if field.is_relation or (isinstance(field, _AS_IS) and not isinstance(field, models.JSONField)):
-        return None
-    return lambda value: field.get_db_prep_save(value, connection)
-
-
-def _refuse_taken(member, rows):
-    """Refuse rows whose value of a unique column is taken here (a crowd study's slug, a participant's
-    account), naming the model, the column and the value, rather than fail on the constraint."""
-    for f in member.model._meta.concrete_fields:
-        if not f.unique or f.primary_key or not rows:
-            continue
-        values = {row[f.attname] for row in rows} - {None}
-        taken = set()
-        ordered = sorted(values, key=repr)
-        for start in range(0, len(ordered), _READ_CHUNK):
-            chunk = ordered[start : start + _READ_CHUNK]
-            taken |= set(
-                member.model._base_manager.filter(**{f"{f.attname}__in": chunk}).values_list(f.attname, flat=True)
-            )
-        if taken:
-            value = sorted(taken, key=repr)[0]
-            raise ArchiveError(
-                f"{member.label}: {f.name} {value!r} is taken in this database; import into another installation "
-                "or change it there first"
-            )
-
-
-def _insert(member, rows, using=DEFAULT_DB_ALIAS):
-    """Insert ``rows`` as they are (times included: no auto_now), returning their new ids in order.
-
-    One ``INSERT ... RETURNING id`` per batch of rows, written here rather than by ``bulk_create``:
-    the archive's values need no model instances, and their times must not be replaced by
-    ``auto_now``. SQLite (3.35+) gets a multi-row ``VALUES``; PostgreSQL one array per column
-    (``SELECT * FROM unnest(...)``: a few parameters per batch instead of one per value).
-    """
-    connection = connections[using]
-    model, qn = member.model, connection.ops.quote_name
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-    columns = [f.attname for f in fields]
-    prepare = [_prepare(f, connection) for f in fields]
-    head = f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
-    tail = f" RETURNING {qn(model._meta.pk.column)}"
-    arrays = connection.vendor == "postgresql"
-    size = 5000 if arrays else max(1, min(2000, connection.ops.bulk_batch_size(fields, rows)))
-    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    unnest = "SELECT * FROM unnest(" + ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields) + ")"
-    ids = []
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), size):
-            batch = rows[start : start + size]
-            values = [
-                [row[column] for row in batch] if convert is None else [convert(row[column]) for row in batch]
-                for column, convert in zip(columns, prepare, strict=True)
-            ]
-            if arrays:
-                cursor.execute(head + unnest + tail, values)
-            else:
-                params = [value for row in zip(*values, strict=True) for value in row]
-                cursor.execute(f"{head}VALUES {', '.join([one] * len(batch))}{tail}", params)
-            ids += [found[0] for found in cursor.fetchall()]
-    return ids
-
-
-def _restore(member, rows, maps, *, context):
-    """Write the member's rows; returns {archived id: new id}."""
-    pk = member.model._meta.pk.attname
-    defaults = {f.attname: f for f in member.model._meta.concrete_fields}
-    for row in rows:
-        for column in member.columns:
-            if column not in row:
-                row[column] = defaults[column].get_default()
-    archive.remap(rows, member.foreign, maps, member=archive.rows_member(member.label))
-    for row in rows:
-        _fix_row(member, row, context)
-    mapping = _existing(member, rows)
-    fresh = [row for row in rows if row[pk] not in mapping]
-    _refuse_taken(member, fresh)
-    new_ids = _insert(member, [{k: v for k, v in row.items() if k != pk} for row in fresh])
-    mapping.update(zip((row[pk] for row in fresh), new_ids, strict=True))
-    if member.label == CORPUS:
-        context["corpus_id"] = new_ids[0]
-    return mapping
-
-
-def _file_target(name, job_map):
-    """Where the archived file ``name`` goes: inside the folder of its job, or an ``ArchiveError``."""
-    parts = name[len(archive.FILES_PREFIX) :].split("/", 2)
-    if len(parts) == 3:
-        kind, old_id, rest = parts
-        if kind in JOB_FILES and old_id.isdigit() and int(old_id) in job_map and rest:
-            folder = JOB_FILES[kind](job_map[int(old_id)])
-            path = folder / rest
-            if path.resolve().is_relative_to(folder.resolve()) and not Path(rest).is_absolute():
-                return path
-    raise ArchiveError(f"archive member {name}: not a file of an archived job")
-
-
-def _restore_files(zf, manifest, *, job_map, written):
-    members = manifest["members"]
-    targets = {name: _file_target(name, job_map) for name in members if name.startswith(archive.FILES_PREFIX)}
-    budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, "archive")
-    for name, path in targets.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        written.append(path)
-        unpack.copy_member(zf, name, path=path, entry=members[name], budget=budget)
-
-
-def _check_target(manifest, name):
-    if problem := schema_problem(manifest["schema"]):
-        raise ArchiveError(problem)
-    if Corpus.objects.filter(name=name).exists():
-        raise ArchiveError(f"a corpus named {name!r} exists already: choose another name (--corpus NEW_NAME)")
-
-
-def import_study(source, name=None, *, progress=_noop, label="archive"):
-    """Restore an archive, in one transaction: on any error nothing is written.
-
-    Two passes, each streamed: the first checks every member (size, SHA-256, rows, values, counts)
-    and keeps nothing; the second writes the rows a batch at a time (``unpack.scan_member``). Memory
-    holds a batch of rows and the id maps of the models other rows refer to, whatever the archive's
-    size.
-
-    Parameters
-    ----------
-    source : str, Path or binary file
-        The zip.
-    name : str, optional
-        The restored corpus's name; by default the archived one.
-    progress : callable
-        ``progress(done=, total=, message=)``: one step per model.
-    label : str
-        How errors name the archive.
-
-    Returns
-    -------
-    dict
-        ``corpus`` (name), ``corpus_id``, ``users`` (accounts named) and ``rows`` (per model).
-        A refusal raises ``ArchiveError`` naming the problem.
-    """
-    with unpack.open_zip(source, label) as zf:
-        checks.claimed_check(zf, label)
-        manifest = unpack.read_manifest(zf, label, unpack.Budget(settings.MAX_ARCHIVE_BYTES, label))
-        members = plan()
-        counts, users = checks.check_all(zf, manifest, members=members, label=label, skipped=NOT_ARCHIVED)
-        name = archive.check_name(name or manifest["corpus"])
-        _check_target(manifest, name)
-        context = {"name": name, "old_name": manifest["corpus"], "label": label}
-        _restore_all(zf, manifest, members=members, context=context, progress=progress)
-    # SPEC 18: whoever was erased here since the archive was made stays erased
-    erased = privacy.reapply_tombstones(Study.objects.filter(corpus_id=context["corpus_id"]))
-    rows = dict(sorted(counts.items()))
-    return {"corpus": name, "corpus_id": context["corpus_id"], "users": users, "rows": rows, "erased": erased}
-
-
-def _restore_member(zf, member, maps, *, entry, budget, context):
-    """Write one member's rows, batch by batch; keeps {archived id: new id} where rows refer to it."""
-    name = archive.rows_member(member.label)
-    keep = member.referenced_by or member.label in (JOB, CORPUS) or (member.label, False) in member.foreign.values()
-    keep = keep or (member.label, True) in member.foreign.values()  # a model that refers to itself
-    maps[member.label] = mapping = {}
-
-    def write(rows, first):
-        found = _restore(member, rows, maps, context=context)
-        if keep:
-            mapping.update(found)
-
-    count = unpack.scan_member(zf, name, entry=entry, budget=budget, each=write)
-    analyze_after_commit(member.model, rows=count or 0)  # PostgreSQL's planner told of the new rows
-
-
-def _restore_all(zf, manifest, *, members, context, progress):
-    """Every row and file, in one transaction; a database's refusal names the member being written."""
-    written, current = [], archive.USERS
-    budget = unpack.Budget(settings.MAX_ARCHIVE_BYTES, context["label"])
-    listed = manifest["members"]
-    try:
-        with transaction.atomic():
-            _check_target(manifest, context["name"])  # again, under the transaction
-            users = unpack.read_member(zf, archive.USERS, entry=listed[archive.USERS], budget=budget)
-            maps = {USER: _restore_users(users)}
-            for done, member in enumerate(members):
-                current = archive.rows_member(member.label)
-                progress(done=done, total=len(members) + 1, message=RESTORING % {"member": member.label})
-                if current in listed:
-                    _restore_member(zf, member, maps, entry=listed[current], budget=budget, context=context)
-                else:
-                    maps[member.label] = {}
-            current = "files/"
-            _restore_files(zf, manifest, job_map=maps.get(JOB, {}), written=written)
-    except IntegrityError as exc:
-        _remove(written)
-        raise ArchiveError(f"the archive conflicts with rows of this database, nothing imported: {exc}") from None
-    except (DatabaseError, OverflowError, TypeError, ValueError) as exc:
-        _remove(written)
-        if isinstance(exc, ArchiveError):
-            raise
-        first = str(exc).strip().split("\n", 1)[0][:300]
-        raise ArchiveError(
-            f"archive member {current}: a value this database cannot store, nothing imported ({first})"
-        ) from None
-    except BaseException:
-        _remove(written)
-        raise
-
-
-def _remove(paths):
-    for path in paths:
-        path.unlink(missing_ok=True)
 
 
 def archive_response(corpus, *, full=False):

@@ -1,10 +1,11 @@
 """The active design (SPEC section 12): which triplets humans label, from the judge's distributions.
 
-Pure numpy / pandas, no database; the home of the design for every room above (the fold builder of
+Pure numpy / pandas, no database, no app; the home of the design for every room above (the fold builder of
 ``models_runner.active_design``, the estimate of ``evaluation.science.active``,
 ``bench/active_bench.py``). A judge gives each triplet a distribution q over (correct, partial,
-incorrect); its expected score ``f`` and its uncertainty ``u`` are read under a human metric of the
-registry (``annotation.human_metrics``, filled by ``evaluation.science.metric_registry``). The design
+incorrect); its expected score ``f`` and its uncertainty ``u`` are read under a human metric: the values
+of (correct, partial, incorrect) under it, which the caller reads from the registry
+(``annotation.human_metrics``, filled by ``evaluation.science.metric_registry``). The design
 has two phases (Zrnic & Candes, "Active Statistical Inference", ICML 2024, with a pilot):
 
 1. a **pilot**, xi1 ~ Bernoulli(p1), p1 = rho B / T, served first;
@@ -17,7 +18,7 @@ has two phases (Zrnic & Candes, "Active Statistical Inference", ICML 2024, with 
    pilot has fewer than 50 labels or the fit is singular.
 
 - ``judge_distribution``: q per triplet from a judge's labels (``probs`` when given, else one-hot);
-- ``expected_score`` / ``uncertainty``: f and u of q for a metric;
+- ``expected_score`` / ``uncertainty``: f and u of q under a metric's label values;
 - ``budget_count``: a budget given as a count or a share of the triplets;
 - ``pilot_chance`` / ``main_budget``: p1 and B2;
 - ``fit_residual_model`` / ``residual_scale``: the residual model and each triplet's s;
@@ -33,8 +34,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from annotation import human_metrics
-from annotation.labels import LABEL_VALUES
+from stats.labels import LABEL_SCORES, LABEL_VALUES
 
 RHO = 0.2  # the pilot's share of the budget
 ALPHA = 0.1  # the defensive mixture's uniform share of the main draw
@@ -42,39 +42,12 @@ MIN_PILOT = 50  # fewer labelled pilot triplets: uniform design
 R2_FLOOR = 0.05  # s^2 >= 0.05 * mean pilot r^2
 PILOT, MAIN = "pilot", "main"
 FEW_PILOT_REASON = "only {n} labelled pilot triplets (fewer than 50): uniform design, pi = B / T"
+#: The values of (correct, partial, incorrect) under Hscore, the default metric.
+HSCORE = tuple(LABEL_SCORES[v] for v in LABEL_VALUES)
 SINGULAR_REASON = (
     "the residual model cannot be fitted on the pilot (the judge's f does not vary, or it predicts every "
     "label exactly): uniform design, pi = B / T"
 )
-
-
-def label_values(metric="hscore") -> np.ndarray:
-    """The values of (correct, partial, incorrect) under a human metric: a key of the registry
-    (``annotation.human_metrics``) or the three values themselves.
-
-    Parameters
-    ----------
-    metric : str or array-like
-        ``"hscore"``, ``"hcorrect"`` or any registered human metric; or three numbers.
-
-    Returns
-    -------
-    ndarray, shape (3,)
-
-    Raises
-    ------
-    ValueError
-        For a key that is not a registered human metric.
-
-    Examples
-    --------
-    >>> from annotation.design import label_values
-    >>> label_values("hscore").tolist(), label_values([1, 0, 0]).tolist()
-    ([1.0, 0.5, 0.0], [1.0, 0.0, 0.0])
-    """
-    if isinstance(metric, str):
-        return np.array(human_metrics.values(metric))
-    return np.asarray(metric, dtype=float)
 
 
 # --- the judge's distribution ----------------------------------------------------------------
@@ -106,7 +79,7 @@ def judge_distribution(judge_labels: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from annotation.design import judge_distribution
+    >>> from stats.design import judge_distribution
     >>> judge = pd.DataFrame({"tkey": ["t1", "t2"], "label": ["correct", "partial"],
     ...                       "probs": [{"correct": 0.6, "partial": 0.3, "incorrect": 0.1}, None]})
     >>> q, has_probs = judge_distribution(judge)
@@ -163,7 +136,7 @@ def check_probs(probs: dict) -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import check_probs
+    >>> from stats.design import check_probs
     >>> check_probs({"correct": 3, "incorrect": 1}).tolist()
     [0.75, 0.0, 0.25]
     """
@@ -182,15 +155,16 @@ def check_probs(probs: dict) -> np.ndarray:
     return np.array(values) / total
 
 
-def expected_score(q, metric="hscore") -> np.ndarray:
+def expected_score(q, values=HSCORE) -> np.ndarray:
     """f = sum_v q_v v: q_c + 0.5 q_p (Hscore) or q_c (Hcorrect), on the 0-1 scale.
 
     Parameters
     ----------
     q : array-like, shape (..., 3)
         Probabilities of correct, partial, incorrect.
-    metric : str or array-like, default "hscore"
-        A human metric (``label_values``).
+    values : array-like, shape (3,), default ``HSCORE``
+        The values of (correct, partial, incorrect) under a human metric
+        (``annotation.human_metrics.values(key)``).
 
     Returns
     -------
@@ -198,22 +172,23 @@ def expected_score(q, metric="hscore") -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import expected_score
-    >>> expected_score([[0.6, 0.3, 0.1]]).round(3).tolist(), expected_score([[0.6, 0.3, 0.1]], "hcorrect").tolist()
+    >>> from stats.design import expected_score
+    >>> expected_score([[0.6, 0.3, 0.1]]).round(3).tolist(), expected_score([[0.6, 0.3, 0.1]], (1, 0, 0)).tolist()
     ([0.75], [0.6])
     """
-    return np.asarray(q, dtype=float) @ label_values(metric)
+    return np.asarray(q, dtype=float) @ np.asarray(values, dtype=float)
 
 
-def uncertainty(q, metric="hscore") -> np.ndarray:
+def uncertainty(q, values=HSCORE) -> np.ndarray:
     """u = sqrt(sum_v q_v (v - f)^2): the judge's standard deviation of the metric's value.
 
     Parameters
     ----------
     q : array-like, shape (..., 3)
         Probabilities of correct, partial, incorrect.
-    metric : str or array-like, default "hscore"
-        A human metric (``label_values``).
+    values : array-like, shape (3,), default ``HSCORE``
+        The values of (correct, partial, incorrect) under a human metric
+        (``annotation.human_metrics.values(key)``).
 
     Returns
     -------
@@ -222,12 +197,12 @@ def uncertainty(q, metric="hscore") -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import uncertainty
+    >>> from stats.design import uncertainty
     >>> uncertainty([[0.6, 0.3, 0.1], [1, 0, 0]]).round(4).tolist()
     [0.3354, 0.0]
     """
     q = np.asarray(q, dtype=float)
-    values = label_values(metric)
+    values = np.asarray(values, dtype=float)
     f = q @ values
     return np.sqrt(np.clip((q * (values - f[..., None]) ** 2).sum(axis=-1), 0, None))
 
@@ -257,7 +232,7 @@ def budget_count(budget, n_triplets: int) -> int:
 
     Examples
     --------
-    >>> from annotation.design import budget_count
+    >>> from stats.design import budget_count
     >>> budget_count("5%", 1000), budget_count(0.05, 1000), budget_count("120", 1000)
     (50, 50, 120)
     """
@@ -302,7 +277,7 @@ def pilot_chance(budget, n_triplets: int, rho: float = RHO) -> float:
 
     Examples
     --------
-    >>> from annotation.design import pilot_chance
+    >>> from stats.design import pilot_chance
     >>> pilot_chance(500, 10_000)
     0.01
     """
@@ -331,7 +306,7 @@ def main_budget(budget, n_triplets: int, p1: float) -> float:
 
     Examples
     --------
-    >>> from annotation.design import main_budget
+    >>> from stats.design import main_budget
     >>> round(main_budget(500, 10_000, 0.01), 4)
     404.0404
     """
@@ -362,7 +337,7 @@ def fit_residual_model(h, f, u) -> tuple[dict | None, str | None]:
     Examples
     --------
     >>> import numpy as np
-    >>> from annotation.design import fit_residual_model
+    >>> from stats.design import fit_residual_model
     >>> f = np.tile([0.9, 0.5, 0.1, 0.7], 20); u = np.tile([0.1, 0.4, 0.1, 0.3], 20)
     >>> h = np.tile([1.0, 0.5, 0.0, 0.5], 20)
     >>> model, reason = fit_residual_model(h, f, u)
@@ -417,7 +392,7 @@ def residual_scale(model: dict, f, u) -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import residual_scale
+    >>> from stats.design import residual_scale
     >>> model = {"gamma": [0.01, 1.0, 0.0], "floor": 0.0025}
     >>> residual_scale(model, [0.9, 0.5], [0.0, 0.3]).round(4).tolist()
     [0.1, 0.3162]
@@ -448,7 +423,7 @@ def solve_scale(s, total: float) -> float:
 
     Examples
     --------
-    >>> from annotation.design import solve_scale
+    >>> from stats.design import solve_scale
     >>> c = solve_scale([1.0, 1.0, 10.0], 2.0)
     >>> c, min(1, 10 * c)
     (0.5, 1)
@@ -485,7 +460,7 @@ def main_chances(s, b2: float, alpha: float = ALPHA) -> tuple[np.ndarray, float]
 
     Examples
     --------
-    >>> from annotation.design import main_chances
+    >>> from stats.design import main_chances
     >>> pi2, c = main_chances([0.1, 0.1, 0.2, 0.6], 1.0)
     >>> pi2.round(4).tolist(), round(float(pi2.sum()), 10)
     ([0.115, 0.115, 0.205, 0.565], 1.0)
@@ -511,7 +486,7 @@ def combine(p1: float, pi2) -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import combine
+    >>> from stats.design import combine
     >>> combine(0.1, [0.0, 0.5]).tolist()
     [0.1, 0.55]
     """
@@ -547,7 +522,7 @@ def main_design(f, u, *, pilot, h, budget: float, p1: float, alpha: float = ALPH
     Examples
     --------
     >>> import numpy as np
-    >>> from annotation.design import main_design, combine
+    >>> from stats.design import main_design, combine
     >>> f = np.tile([0.95, 0.5, 0.05, 0.7], 50); u = np.tile([0.1, 0.45, 0.1, 0.3], 50)
     >>> h = np.tile([1.0, 0.5, 0.0, 0.0], 50); pilot = np.arange(200) % 3 == 0
     >>> pi2, info = main_design(f, u, pilot=pilot, h=h, budget=40, p1=0.04)
@@ -585,7 +560,7 @@ def late_chance(meta: dict, f, u) -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import late_chance
+    >>> from stats.design import late_chance
     >>> meta = {"alpha": 0.1, "b2": 10, "n_triplets": 100, "c": 0.5,
     ...         "model": {"gamma": [0.01, 1.0, 0.0], "floor": 0.0025}}
     >>> late_chance(meta, [0.9, 0.5], [0.0, 0.3]).round(4).tolist()
@@ -615,7 +590,7 @@ def draw(pi, seed) -> np.ndarray:
 
     Examples
     --------
-    >>> from annotation.design import draw
+    >>> from stats.design import draw
     >>> draw([0.0, 1.0, 0.5, 0.5], seed=1).tolist()
     [False, True, True, False]
     """
@@ -655,7 +630,7 @@ def live_design(pi, sampled, labeled, *, phase=None, p1=None) -> tuple[np.ndarra
 
     Examples
     --------
-    >>> from annotation.design import live_design
+    >>> from stats.design import live_design
     >>> xi, pi, r = live_design([0.5, 0.5, 0.2, 1.0], [True, True, False, True], [True, False, True, True])
     >>> xi.tolist(), pi.round(4).tolist(), round(r["all"], 4)
     ([True, False, False, True], [0.3333, 0.3333, 0.1333, 0.6667], 0.6667)
