@@ -431,7 +431,8 @@ def _settle(participant, *, done, total, gold_judged, judged):
     now = timezone.now()
     study = participant.study
     ended = _screen(participant, study, now) if gold_judged else None
-    if ended:
+    if ended:  # their labels no longer count (issue 44): the live figures are carried forward again
+        labels_arrived(study.corpus_id)
         return ended
     if judged:
         labels_arrived(study.corpus_id)

@@ -52,6 +52,8 @@ def corpus_judges(corpus):
     list of models_runner.models.Judge
         Each annotated with ``n``, its number of labels.
     """
+    if not JudgeLabel.objects.exists():  # no judge anywhere: no walk over the corpus's triplets (issue 46)
+        return []
     return list(
         Judge.objects.filter(labels__triplet__question__corpus=corpus, labels__value__isnull=False)
         .annotate(n=Count("labels"))

@@ -24,12 +24,14 @@ class LiveState(models.Model):
     rule read it; no request computes it."""
 
     corpus = models.OneToOneField(Corpus, on_delete=models.CASCADE, related_name="live_state", verbose_name=_("corpus"))
-    # judge name -> {"rows", "n_labels", "computed_at", "active"}
+    # judge name -> {"rows", "n_labels", "computed_at", "active", "fixed": {aggregate: the fixed intervals}}
     results = models.JSONField(default=dict, verbose_name=_("stored sequences"))
     state = models.BinaryField(default=b"", verbose_name=_("carried capital"))  # every judge's (npz)
     pending = models.BooleanField(default=False, verbose_name=_("job waiting"))  # sent, not started yet
     # the judges a researcher asked for, besides the default one
     judges = models.JSONField(default=list, verbose_name=_("judges"))
+    # the human aggregates (SPEC 17) a researcher asked for on the live page, besides the default one
+    aggregates = models.JSONField(default=list, verbose_name=_("Labels of one answer"))
     computed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("computed at"))
 
     class Meta:

@@ -19,17 +19,15 @@ are other systems' predictions, not a sample of their own).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
 from evaluation.science import agreement, human, metric_registry
-from evaluation.science.rows import PpiRow, keys, records
+from evaluation.science.rows import PpiRow, keys
 from stats.intervals import clipped, interval_pairs, normal
 from stats.labels import LABEL_RANKS, LABEL_VALUES
-from stats.ppi import estimate, labels_needed
+from stats.ppi import estimate
 
 # The estimands: the human metrics of SPEC 3, on their report scale (``metric_registry``: Hcorrect in %).
 METRICS = metric_registry.human_keys()
@@ -422,80 +420,6 @@ def _fact_reasons(facts):
     return reasons
 
 
-def conclusions(
-    predictions: pd.DataFrame,
-    labels: pd.DataFrame | None,
-    judge_labels: pd.DataFrame | None,
-    *,
-    metric: str = "hscore",
-    half_width: float = 0.02,
-    facts: dict | None = None,
-    scores: pd.DataFrame | None = None,
-) -> dict:
-    """What the live page shows, recomputed from the per-prediction inputs only.
-
-    Per system the current estimate and interval (prediction-powered when a judge exists, else
-    classical), the human labels it still needs for +- ``half_width``, per pair whether the order
-    is settled, and (with a judge) the validity guard's reasons.
-
-    Parameters
-    ----------
-    predictions : DataFrame
-        ``system`` and ``tkey`` of each prediction.
-    labels : DataFrame or None
-        Human labels (``tkey``, ``annotator``, ``label``).
-    judge_labels : DataFrame or None
-        One judge's labels, or None.
-    metric : {"hscore", "hcorrect"}, default "hscore"
-        The metric shown.
-    half_width : float, default 0.02
-        The target half-width, on the metric's scale.
-    facts : dict, optional
-        Platform facts (``judge_inputs.sample_facts``).
-    scores : DataFrame, optional
-        ``live_scores`` of the same inputs, when the caller computed them already (the live page
-        shares them between its parts); default computed here.
-
-    Returns
-    -------
-    dict
-        ``metric``, ``half_width``, ``rows`` (``ppi_rows`` of the metric with ``needed``,
-        ``remaining``, ``width``; the best estimate first), ``pairs``, ``n_human``, ``has_judge``,
-        ``reasons``.
-
-    Raises
-    ------
-    ValueError
-        On another metric.
-
-    Examples
-    --------
-    >>> from evaluation.science import ppi
-    >>> labels, judge, predictions = ppi._example_frames()  # 6 triplets, 4 labelled
-    >>> result = ppi.conclusions(predictions, labels, judge, half_width=0.1)
-    >>> [(r["system"], r["estimate"], r["needed"]) for r in result["rows"]]
-    [('b', 0.75, 84), ('a', 0.5, 191)]
-    """
-    if metric not in metric_registry.human_keys():
-        raise ValueError(f"metric must be one of {', '.join(metric_registry.human_keys())}")
-    has_judge = judge_labels is not None and not judge_labels.empty
-    if scores is None:
-        scores = live_scores(predictions, labels, judge_labels, facts=facts)
-    if not has_judge:  # no judge: a constant judge gives lambda 0, the classical estimate
-        scores = scores.assign(**{f"f_{metric}": 0.0})  # a copy: the caller's scores stay as they are
-    reasons = validity_reasons(scores, facts) if has_judge else []
-    live = _live_rows(scores, metric, half_width=half_width, has_judge=has_judge)
-    return {
-        "metric": metric,
-        "half_width": half_width,
-        "rows": live,
-        "pairs": settled_pairs(live, metric),
-        "n_human": int((~np.isnan(scores[f"h_{metric}"])).sum()),
-        "has_judge": has_judge,
-        "reasons": reasons,
-    }
-
-
 def live_scores(predictions, labels, judge_labels, *, facts=None, aggregate=human.DEFAULT_AGGREGATE) -> pd.DataFrame:
     """``prediction_scores`` as the live page's parts read them: gold triplets' human labels left out
     with a judge only (with a judge they are not a random draw; without one the classical estimate
@@ -527,17 +451,3 @@ def live_scores(predictions, labels, judge_labels, *, facts=None, aggregate=huma
     has_judge = judge_labels is not None and not judge_labels.empty
     gold = (facts or {}).get("gold_keys") if has_judge else None
     return prediction_scores(predictions, labels, judge_labels if has_judge else None, gold=gold, aggregate=aggregate)
-
-
-def _live_rows(scores, metric, *, half_width, has_judge):
-    """``ppi_rows`` of ``metric`` as the live page reads them (``evaluation.science.rows.as_json``) with ``needed``,
-    ``remaining`` and ``width``, the best estimate first."""
-    out = records(r for r in ppi_rows(scores) if r.metric == metric)
-    for r in out:
-        if not has_judge:
-            r["lambda"] = r["gain"] = None
-        r["needed"] = labels_needed(r, half_width)
-        r["remaining"] = r["n_total"] - r["n_human"]
-        r["width"] = None if r["ci_low"] is None else r["ci_high"] - r["ci_low"]
-    out.sort(key=lambda r: -math.inf if r["estimate"] is None else -r["estimate"])
-    return out

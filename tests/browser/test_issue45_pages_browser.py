@@ -22,7 +22,7 @@ from django.utils import timezone
 from annotation.importers import import_labels
 from annotation.models import Assignment, Fold, Study
 from bench.kit.crowd import build_study
-from evaluation.science import ppi
+from evaluation.science import live_parts
 from models_runner.judging import import_judge_labels
 from tests.browser.test_conclusions_browser import human_labels, judged_corpus  # noqa: F401 (fixture)
 from tests.browser_fixtures import login
@@ -71,7 +71,7 @@ def test_live_page_one_verdict_on_top_one_interval_per_system_bounds_in_range(
     from evaluation import live_state
 
     live_state.refresh(live.pk)  # the background job after the labels (SPEC 16): the page reads what it stored
-    computed = ppi.conclusions
+    computed = live_parts.conclusions_from  # what the page applies to the stored intervals
 
     def wider(*args, **kwargs):  # intervals past [0, 1], as the walk met them ("[0,855 ; 1,048]")
         result = computed(*args, **kwargs)
@@ -80,7 +80,7 @@ def test_live_page_one_verdict_on_top_one_interval_per_system_bounds_in_range(
                 r["ci_low"], r["ci_high"] = r["ci_low"] - 0.3, r["ci_high"] + 0.3
         return result
 
-    monkeypatch.setattr(ppi, "conclusions", wider)
+    monkeypatch.setattr(live_parts, "conclusions_from", wider)
     make_user("res", "researcher")
     page = start(width, lang, "res")
     typed = "0,05" if lang == "fr" else "0.05"

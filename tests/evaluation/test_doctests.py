@@ -22,6 +22,7 @@ PURE = (
     "render.outputs",
     "report.inputs",
     "science.ppi",
+    "science.live_parts",
     "science.active",
     "science.anytime",
     "render.estimates",

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from evaluation.science import ppi
+from evaluation.science import live_parts, ppi
 from evaluation.science.rows import as_json, records
 from stats import ppi as stats_ppi
 from tests.conftest import write_jsonl
@@ -356,7 +356,7 @@ def test_conclusions_without_a_judge_are_classical():
             "label": ["correct", "correct", "incorrect", "incorrect", "partial"],
         }
     )
-    out = ppi.conclusions(predictions, labels, None, metric="hscore", half_width=0.1)
+    out = live_parts.conclusions(predictions, labels, None, metric="hscore", half_width=0.1)
     a, b = sorted(out["rows"], key=lambda r: r["system"])
     assert not out["has_judge"] and out["reasons"] == [] and out["n_human"] == 5
     assert a["lambda"] is None and a["gain"] is None and a["estimate"] == a["classical"] == 2 / 3
@@ -364,4 +364,4 @@ def test_conclusions_without_a_judge_are_classical():
     # sd of [1, 1, 0] = 0.57735; (1.96 * 0.57735 / 0.1)^2 = 128.05 -> 129 labels, 3 there
     assert a["needed"] == 129 - 3
     with pytest.raises(ValueError, match="metric"):
-        ppi.conclusions(predictions, labels, None, metric="f1")
+        live_parts.conclusions(predictions, labels, None, metric="f1")

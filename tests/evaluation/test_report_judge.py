@@ -249,7 +249,7 @@ def test_report_page_shows_the_ppi_card_only_with_a_judge(study, client):
 def test_live_conclusions_leave_gold_labels_out_only_with_a_judge():
     import pandas as pd
 
-    from evaluation.science import ppi
+    from evaluation.science import live_parts
 
     predictions = pd.DataFrame({"system": "a", "tkey": [f"t{i}" for i in range(6)]})
     labels = pd.DataFrame(
@@ -263,8 +263,8 @@ def test_live_conclusions_leave_gold_labels_out_only_with_a_judge():
         }
     )
     facts = {"gold": 1, "gold_keys": ["t0"]}
-    with_judge = ppi.conclusions(predictions, labels, judge, facts=facts)
+    with_judge = live_parts.conclusions(predictions, labels, judge, facts=facts)
     assert with_judge["rows"][0]["n_human"] == 2 and with_judge["n_human"] == 2
     assert any(r["reason"].startswith("gold items") for r in with_judge["reasons"])
-    without = ppi.conclusions(predictions, labels, None, facts=facts)
+    without = live_parts.conclusions(predictions, labels, None, facts=facts)
     assert without["rows"][0]["n_human"] == 3 and without["rows"][0]["estimate"] == 0.5  # the systems table's mean
