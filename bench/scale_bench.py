@@ -56,7 +56,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent.parent / "shared" / "data")) / "squad-v1.1-dev"
+DATA = Path(os.environ.get("QAEVAL_SHARED_DATA", REPO.parent / "shared" / "data")) / "squad-v1.1-dev"
 CORPUS = "scale"
 FOLD_SIZE = 3500  # triplets per fold: 10 folds at 1x
 STEPS = (
