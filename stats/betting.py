@@ -155,8 +155,10 @@ class Capital:
             if last_alive >= 0:
                 self.last = _ends(kept[last_alive])
             self.empty = not alive[-1]
-        self.kept = kept[-1]
-        self.log_kp, self.log_km = log_kp[-1], log_km[-1]
+        # copies: a row of a block's matrix would keep the whole matrix (block x 2001 floats) alive for as
+        # long as the capital lives, one per system, metric and kind of sequence (issue 46: the report's peak)
+        self.kept = kept[-1].copy()
+        self.log_kp, self.log_km = log_kp[-1].copy(), log_km[-1].copy()
         s = self.sums
         s["sh"] = float(np.cumsum(np.r_[s["sh"], h])[-1])
         s["sx"], s["sv"] = float(t["sums"][0]), float(t["sums"][1])

@@ -377,3 +377,19 @@ def test_report_page_says_which_interval_to_quote(tmp_path):
     with translation.override("fr"):
         french = render_to_string("evaluation/_report_judge.html", {"page": report_page(data), "data": data})
     assert "Quel intervalle citer" in french
+
+
+def test_a_capital_keeps_its_last_row_not_the_blocks_matrix():
+    """Issue 46: a capital carried forward keeps a grid's worth of numbers, not the last block's
+    (block x 2001) matrices its row was cut from; a report holds one capital per system, metric and kind
+    of sequence, so a view kept them all alive (the 10x report's peak)."""
+    from stats.betting import CHUNK, GRID, Capital
+
+    rng = np.random.default_rng(0)
+    n = 2 * CHUNK + 100
+    for f_all in (None, rng.random(n)):
+        capital = Capital(0.05, n, f_all)
+        h = rng.integers(0, 2, CHUNK + 44).astype(float)
+        capital.update(h, None if f_all is None else f_all[: len(h)])
+        for row in (capital.log_kp, capital.log_km, capital.kept):
+            assert row.shape == GRID.shape and row.base is None  # its own data: no matrix behind it
