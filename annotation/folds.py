@@ -89,8 +89,16 @@ def build_folds(pairs, *, k=10, seed=0, policy="by_question", overlap=0.1):
     n_overlap = round(overlap * len(questions))
     if n_overlap:
         for question_key, triplets in rng.sample(questions, n_overlap):
-            target = min((f for f in folds if f.index != home[question_key]), key=lambda f: (f.size, f.index))
-            target.items.extend((t, question_key, True) for t in triplets)
+            # the lightest fold other than the question's own, ties to the lowest index: the heap
+            # holds every fold's (size, index), so this costs log K, not K (K grows with the study)
+            skipped = heapq.heappop(loads)
+            if skipped[1] != home[question_key]:
+                load, index = skipped
+            else:
+                load, index = heapq.heappop(loads)
+                heapq.heappush(loads, skipped)
+            folds[index].items.extend((t, question_key, True) for t in triplets)
+            heapq.heappush(loads, (load + len(triplets), index))
 
     for fold in folds:
         fold.items = spread_questions(fold.items, random.Random(f"{seed}:{fold.index}"))
