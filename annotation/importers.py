@@ -1,7 +1,9 @@
 """Atomic imports of the interchange files into the database.
 
-Each import runs in two passes over the file: pass 1 validates every line (streaming, keeping only
-ids) against the file's rules and the database; pass 2 writes everything in one transaction.
+Each import runs in two passes over the file: pass 1 validates every line (streaming) against the
+file's rules and the database, keeping a compact copy of its records when the file is not larger
+than ``READ_ONCE_BYTES``; pass 2 writes everything in one transaction, from that copy or from the
+file read again.
 Any error raises ``InterchangeError`` naming file, line and field, and nothing is written.
 """
 
@@ -75,8 +77,12 @@ def refused_by_database(exc, name):
 
 
 #: Files up to this size are parsed once: the validation pass keeps its records for the writing
-#: pass (a few hundred MB of Python objects at most); larger files are read twice, in constant memory.
-READ_ONCE_BYTES = 64 * 1024 * 1024
+#: pass; larger files are read twice, in constant memory. The records kept are compact (a
+#: prediction as a tuple naming its question by id and its system by one shared string, a corpus's
+#: contexts shared by their questions): about 1.8 bytes per byte of a predictions file, 1.2 of a
+#: corpus file (10x SQuAD dev, 107 and 111 MB: measured in ``bench/scale_bench.py``'s import step).
+#: Parsing a file a second time was a third of a large import's time (issue 46).
+READ_ONCE_BYTES = 256 * 1024 * 1024
 
 
 def _kept_records(path):
@@ -101,7 +107,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
     progress(message=VALIDATING_CORPUS)
     kept = None
     if reader is interchange.read_corpus:
-        seen, kept = {}, _kept_records(path)
+        seen, kept, contexts = {}, _kept_records(path), {}
 
         def check(line, record):
             if record["id"] in taken:
@@ -113,10 +119,12 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
                     f"duplicate id {record['id']!r} (first at line {seen[record['id']]})", name, line, field="id"
                 )
             seen[record["id"]] = line
-            if kept is not None:
+            if kept is not None:  # one string per context, however many questions share it
+                record["context"] = contexts.setdefault(record["context"], record["context"])
                 kept.append((line, record))
 
         count = _validate(interchange.each_line(path, interchange.corpus_record, name), check, name, progress=progress)
+        contexts.clear()
     else:
         count, seen = 0, {}
         for line, record in reader(path, name):
@@ -327,16 +335,17 @@ def import_helm(path, corpus_name, *, reference_system=True, progress=_noop):
 def import_predictions(path, corpus, *, progress=_noop, name=None):
     """Import predictions JSONL for questions of ``corpus``; systems are created as needed.
 
-    Memory grows with the corpus's questions, not with the file: pass 1 keeps, per system, the
-    line of each question's prediction in an array (not a set of pairs); pass 2 deduplicates and
-    writes the predictions a slice of questions at a time (``_write_predictions``)."""
+    Pass 1 checks every line, keeping per system the line of each question's prediction in an array
+    (not a set of pairs) and, for a file up to ``READ_ONCE_BYTES``, each prediction as a compact tuple;
+    pass 2 deduplicates and writes the predictions a slice of questions at a time
+    (``_write_predictions``), from those tuples or from the file read again."""
     name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
     dense = {external_id: n for n, external_id in enumerate(known)}
     existing = set(
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
-    systems, kept = set(), _kept_records(path)
+    systems, kept = {}, _kept_records(path)  # systems: one string per system name
     seen = {}  # system -> array of the line of its prediction of each question (0: none)
     progress(message=VALIDATING_PREDICTIONS)
 
@@ -363,10 +372,10 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             )
         if lines is None:
             lines = seen[key[0]] = array.array("q", bytes(8 * len(known)))
-            systems.add(key[0])
+            systems[key[0]] = key[0]
         lines[dense[key[1]]] = line
         if kept is not None:
-            kept.append((line, record))
+            kept.append(_compact_prediction(line, record, known=known, systems=systems))
 
     count = _validate(
         interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
@@ -379,7 +388,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             by_name[system_name] = System.objects.get_or_create(
                 name=system_name, defaults={"kind": System.KIND_IMPORTED}
             )[0]
-        records = kept if kept is not None else interchange.read_predictions(path)
+        records = kept if kept is not None else _reread_predictions(path, name, known=known, systems=systems)
         written, linked, n_new = _write_predictions(
             corpus, records, known=known, by_name=by_name, name=name, count=count, progress=progress
         )
@@ -393,8 +402,21 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
     return {"predictions": written, "systems": sorted(by_name), **triplets}
 
 
+def _compact_prediction(line, record, *, known, systems):
+    """A checked prediction as pass 2 needs it: ``(line, question id, system name, answer, meta as
+    JSON text)``, the question by its database id and the system by the one string of its name."""
+    return line, known[record["question_id"]], systems[record["system"]], record["answer"], json_value(record["meta"])
+
+
+def _reread_predictions(path, name, *, known, systems):
+    """Pass 2 of a file too large to keep: its lines parsed again, as ``_compact_prediction`` gives them
+    (pass 1 checked every rule, duplicates included)."""
+    for line, obj in interchange.iter_json_lines(path, name):
+        yield _compact_prediction(line, interchange.prediction_record(obj, name, line), known=known, systems=systems)
+
+
 def _write_predictions(corpus, records, *, known, by_name, name, count, progress):
-    """Pass 2 of a predictions import: the checked ``(line, record)`` pairs deduplicated into triplets
+    """Pass 2 of a predictions import: the checked predictions (``_compact_prediction``) deduplicated into triplets
     and written, a slice of at most ``ORM_BATCH`` questions at a time (a question's predictions stay
     in one slice when the file keeps them together; ``triplets_for`` gives the same triplets either
     way). Returns ``(predictions written, linked to a triplet, new triplets)``."""
@@ -417,11 +439,12 @@ def _write_predictions(corpus, records, *, known, by_name, name, count, progress
         linked, n_new = linked + len(mapping), n_new + new
         rows.clear(), meta.clear(), questions.clear()
 
-    for i, (line, record) in enumerate(records):
-        qid, system = known[record["question_id"]], by_name[record["system"]].pk
+    for i, (line, qid, system_name, answer, meta_json) in enumerate(records):
+        system = by_name[system_name].pk
         if (system, qid) in taken:
+            external = next(e for e, q in known.items() if q == qid)
             raise InterchangeError(
-                f"system {record['system']!r} already has a prediction for question {record['question_id']!r} "
+                f"system {system_name!r} already has a prediction for question {external!r} "
                 "(written by another job while this file was checked)",
                 name,
                 line,
@@ -430,8 +453,8 @@ def _write_predictions(corpus, records, *, known, by_name, name, count, progress
         if qid not in questions and len(questions) >= ORM_BATCH:
             flush()
         questions.add(qid)
-        rows.append((i, qid, record["answer"]))
-        meta.append((system, json_value(record["meta"])))
+        rows.append((i, qid, answer))
+        meta.append((system, meta_json))
     if rows:
         flush()
     return written, linked, n_new

@@ -252,3 +252,41 @@ def test_questions_without_a_reference_answer_never_become_an_empty_triplet(tmp_
     assert "1 questions without a reference answer" in out.getvalue()
     assert sorted(Triplet.objects.values_list("answer", flat=True)) == ["Denver", "yes"]
     assert not Prediction.objects.filter(answer__regex=r"^\s*$").exists()
+
+
+def _stored(corpus):
+    """Every stored row of ``corpus`` an import writes, by its external names (ids differ per database)."""
+    questions = Question.objects.filter(corpus=corpus).order_by("position")
+    return (
+        list(questions.values_list("external_id", "position", "context", "question", "answers", "meta")),
+        sorted(
+            Prediction.objects.filter(question__corpus=corpus).values_list(
+                "system__name", "question__external_id", "answer", "meta", "triplet__answer"
+            ),
+            key=repr,
+        ),
+        sorted(
+            Triplet.objects.filter(question__corpus=corpus).values_list("question__external_id", "answer", "answer_key")
+        ),
+    )
+
+
+def test_a_file_too_large_to_keep_is_read_twice_with_the_same_rows(squad_small, tmp_path, monkeypatch):
+    """Pass 2 of an import uses the records pass 1 kept (compact: a prediction as a tuple, the corpus's
+    contexts shared) or, past ``READ_ONCE_BYTES``, the file parsed again: the rows stored are the same."""
+    from annotation import importers
+
+    predictions = [json.loads(line) for line in (squad_small / "predictions.jsonl").read_text().splitlines()]
+    for i, p in enumerate(predictions[:50]):
+        p["meta"] = {"rank": i, "source": "beam"}  # a meta that is not empty, kept as written
+    path = write_jsonl(tmp_path / "p.jsonl", predictions)
+    stored = []
+    for limit in (importers.READ_ONCE_BYTES, 0):
+        monkeypatch.setattr(importers, "READ_ONCE_BYTES", limit)
+        import_corpus(squad_small / "corpus.jsonl", f"kept-{limit}")
+        corpus = Corpus.objects.get(name=f"kept-{limit}")
+        result = import_predictions(path, corpus)
+        assert result["predictions"] == len(predictions)
+        stored.append(_stored(corpus))
+    assert stored[0] == stored[1] and len(stored[0][1]) > len(predictions)
+    assert ("beam", 7) in {(m.get("source"), m.get("rank")) for _, _, _, m, _ in stored[0][1]}
