@@ -346,3 +346,28 @@ def test_two_way_intervals_count_empty_answers_as_the_main_table_does():
         assert intervals[system]["hscore_low"] <= rows[system]["hscore"] <= intervals[system]["hscore_high"]
         assert intervals[system]["hcorrect_low"] <= rows[system]["hcorrect"] <= intervals[system]["hcorrect_high"]
     assert intervals["half"]["hscore_high"] < intervals["good"]["hscore_low"]
+
+
+def test_empty_answers_found_a_slice_at_a_time(monkeypatch):
+    """The two-way bootstrap's rule scores of empty answers: normalized a slice at a time (issue 46:
+    every answer at once was the 10x report's peak), the same predictions found empty across the
+    slices' edges as at once, with the values the main table gives them."""
+    from evaluation.report import crowd_section
+    from evaluation.report.inputs import _example_inputs
+    from evaluation.report.scoring import score_table
+
+    questions, predictions, labels = _example_inputs()
+    first = questions.index[0]
+    extra = pd.DataFrame(
+        {"question_id": [first] * 5, "system": ["s3", "s4", "s5", "s6", "s7"], "answer": ["", " ", "x", "  ", "the"]}
+    )
+    predictions = pd.concat([predictions, extra], ignore_index=True)
+    table = score_table(questions, predictions, labels, config=ReportConfig())
+    whole = crowd_section.empty_answer_scores(predictions, table, "whitespace")
+    monkeypatch.setattr(crowd_section, "NORMALIZED_AT_ONCE", 2)
+    sliced = crowd_section.empty_answer_scores(predictions, table, "whitespace")
+    np.testing.assert_array_equal(np.isnan(whole), np.isnan(sliced))
+    np.testing.assert_array_equal(np.nan_to_num(whole, nan=-1), np.nan_to_num(sliced, nan=-1))
+    empty = ~np.isnan(sliced[:, 0])
+    assert empty[-5:].tolist() == [True, True, False, True, False] and not empty[:-5].any()
+    assert sliced[-5][0] == 0.0
