@@ -59,6 +59,13 @@ def test_predictions_unknown_question_and_duplicates():
     assert err.value.line == 2 and err.value.field == "question_id"
     with pytest.raises(InterchangeError, match="duplicate prediction of system 's'"):
         list(read_predictions(jsonl(good, good)))
+    # with the questions known (the report's reading: one array of lines per system), the same refusal,
+    # naming the first line; another system or question is no duplicate
+    other = [{**good, "system": "t"}, {**good, "question_id": "q2"}]
+    with pytest.raises(InterchangeError, match=r"system 's' for question 'q1' \(first at line 1\)") as err:
+        list(read_predictions(jsonl(good, *other, good), known_questions={"q1", "q2"}))
+    assert err.value.line == 4
+    assert len(list(read_predictions(jsonl(good, *other), known_questions={"q1", "q2"}))) == 3
     with pytest.raises(InterchangeError, match="missing required field") as err:
         list(read_predictions(jsonl({"question_id": "q1", "answer": "x"})))
     assert err.value.field == "system"
