@@ -6,7 +6,7 @@ import random
 from collections import defaultdict
 
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -99,7 +99,11 @@ DESIGN_FIELDS = ["design_pi", "design_sampled", "design_phase", "design_p1"]
 def store_design(corpus, design):
     """Write the design's pi, xi, phase and p1 on the corpus's triplets (all null without a design)."""
     triplets = Triplet.objects.filter(question__corpus=corpus)
-    triplets.update(design_pi=None, design_sampled=None, design_phase=None, design_p1=None)
+    # only the rows an earlier design wrote: a corpus built uniformly (most) rewrites none of its
+    # triplets (every row of 350,000 at 10x SQuAD dev was rewritten before, issue 46)
+    earlier = Q(design_pi__isnull=False) | Q(design_sampled__isnull=False)
+    earlier |= Q(design_phase__isnull=False) | Q(design_p1__isnull=False)
+    triplets.filter(earlier).update(design_pi=None, design_sampled=None, design_phase=None, design_p1=None)
     if design is None:
         return
     p1 = design.meta.get("p1")

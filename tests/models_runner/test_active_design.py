@@ -75,6 +75,20 @@ def test_build_folds_active_serves_the_pilot_first(corpus, tmp_path, capsys):
     )
 
 
+def test_uniform_folds_rebuilt_over_an_active_design_clear_it(corpus, tmp_path):
+    """Folds rebuilt uniformly leave no design on any triplet: the rows an earlier design wrote are
+    cleared (and only those are rewritten, issue 46), every triplet in the folds again."""
+    import_judge_labels(judge_file(tmp_path), corpus)
+    call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="60", judge="j")
+    assert Triplet.objects.filter(question__corpus=corpus, design_pi__isnull=False).count() == 2 * N
+    call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, replace=True)
+    designed = Triplet.objects.filter(question__corpus=corpus).exclude(
+        design_pi=None, design_sampled=None, design_phase=None, design_p1=None
+    )
+    assert not designed.exists() and fold_design(corpus) is None
+    assert FoldItem.objects.filter(fold__corpus=corpus).count() == 2 * N
+
+
 def test_a_small_pilot_opens_a_uniform_main_sample_and_says_why(corpus, tmp_path, make_user):
     import_judge_labels(judge_file(tmp_path), corpus)
     call_command("build_folds", corpus="act", k=2, seed=3, overlap=0, design="active", budget="60", judge="j")
