@@ -8,7 +8,8 @@ new id and a context varied by a few characters, so that nothing deduplicates th
 the bench quickly). One label for 30 % of the triplets (``--label-share``), seeded.
 
 Steps, each in its own process (its wall time, and its peak memory: ``ru_maxrss``, the process's
-whole resident peak, Django included):
+whole resident peak, Django included), the two sizes in turn step by step (a shared machine's speed
+drifts: 266 and 389 s for one step in one hour here), so that drift weighs on both members of a ratio:
 
 - ``import``: corpus and predictions (``annotation.importers``);
 - ``folds``: folds of about 3,500 triplets (10 at 1x), one annotator account each;
@@ -350,8 +351,8 @@ def drop_created(args):
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def one_size(db, scale, args, root):
-    """Every step at one size: {step: figures}."""
+def prepare_size(db, scale, args, root):
+    """The data files and the two fresh databases (migrated) of one size: ``(work, env, restore_env, questions)``."""
     work = root / f"{db}-{scale:g}"
     work.mkdir(parents=True)
     (work / "var").mkdir()
@@ -360,22 +361,32 @@ def one_size(db, scale, args, root):
     restore_env = {**env, "DATABASE_URL": database(db, f"restore_{scale:g}", work, args)}
     step("migrate", work, scale, env)
     step("migrate", work, scale, restore_env)
-    figures = {}
+    return work, env, restore_env, questions
+
+
+def both_sizes(db, scales, args, root):
+    """Every step at both sizes, the sizes taken in turn step by step (the smaller, then the larger,
+    then the next step): a machine whose speed drifts over the run (a shared host) then weighs on
+    both members of each ratio alike, not on every step of one size. ``[{step: figures}]`` per size."""
+    prepared = [prepare_size(db, scale, args, root) for scale in scales]
+    figures = [{"questions": questions} for *_, questions in prepared]
     if args.workers:
-        figures.update(through_workers(work, scale, env, restore_env, args, db))
+        for scale, (work, env, restore_env, _), got in zip(scales, prepared, figures):
+            got.update(through_workers(work, scale, env, restore_env, args, db))
     for name in args.run if not args.workers else ():
-        if name == "labels":
-            step("prepare labels", work, scale, env)
-        figures[name] = step(name, work, scale, restore_env if name == "restore" else env)
-        show(db, scale, name, figures[name])
+        for scale, (work, env, restore_env, _), got in zip(scales, prepared, figures):
+            if name == "labels":
+                step("prepare labels", work, scale, env)
+            got[name] = step(name, work, scale, restore_env if name == "restore" else env)
+            show(db, scale, name, got[name])
     if not args.no_http and "folds" in args.run:
         sys.path.insert(0, str(REPO))
         from bench.kit.scale_http import over_http
 
-        figures.update(over_http(env, work, args))
-        for name in ("round trip", "arrivals"):
-            print(f"  {db} {scale:g}x {name:<18} median {figures[name]['ms']} ms  {figures[name]}", flush=True)
-    figures["questions"] = questions
+        for scale, (work, env, _, _), got in zip(scales, prepared, figures):
+            got.update(over_http(env, work, args))
+            for name in ("round trip", "arrivals"):
+                print(f"  {db} {scale:g}x {name:<18} median {got[name]['ms']} ms  {got[name]}", flush=True)
     return figures
 
 
@@ -476,7 +487,7 @@ def main(argv=None):
     results, failed = {}, False
     try:
         for db in args.db.split(","):
-            sizes = [one_size(db, scale, args, root) for scale in scales]
+            sizes = both_sizes(db, scales, args, root)
             results[db] = compare(*sizes, scales[1] / scales[0], args.compared)
             print_table(db, scales, results[db])
             failed |= any(row[-1] is False for row in results[db])
