@@ -113,6 +113,12 @@ def dawid_skene(task, worker, label, *, n_tasks=None, gold=None, n_iter=N_ITER, 
     task, worker, label = _codes(task, worker, label)
     n_tasks = int(task.max()) + 1 if n_tasks is None and len(task) else int(n_tasks or 0)
     n_workers = int(worker.max()) + 1 if len(worker) else 0
+    if len(task) > 1 and (task[1:] < task[:-1]).any():
+        # the labels in task order: every round's sums per task and gathers of a task's posterior
+        # then walk memory in order (a two-way replicate's rows come worker by worker: 1.6x faster at
+        # 10x SQuAD dev, where the arrays outgrow the caches; the same fit, summed in another order)
+        order = np.argsort(task, kind="stable")
+        task, worker, label = task[order], worker[order], label[order]
     posteriors = np.full((n_tasks, N_CLASSES), np.nan)
     if not len(task):
         return DSFit(posteriors, np.full(N_CLASSES, np.nan), np.zeros((0, N_CLASSES, N_CLASSES)), [], 0)

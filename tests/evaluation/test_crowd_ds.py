@@ -105,6 +105,20 @@ def test_posteriors_agree_with_a_plain_em(seed):
     assert fit.n_rounds >= 2
 
 
+def test_the_order_of_the_labels_does_not_change_the_fit():
+    """Dawid-Skene sorts the labels by task (issue 46: sums in memory order); rows given worker by
+    worker, as a two-way replicate gives them, or shuffled, fit as the rows in task order."""
+    rows = _random_crowd(3, n_tasks=200, n_workers=7)
+    by_task = sorted(rows)
+    by_worker = sorted(rows, key=lambda r: (r[1], r[0]))
+    shuffled = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))]
+    fits = [crowd.dawid_skene(*(np.array(c) for c in zip(*r))) for r in (by_task, by_worker, shuffled)]
+    for fit in fits[1:]:
+        assert np.allclose(fit.posteriors, fits[0].posteriors, rtol=0, atol=1e-12, equal_nan=True)
+        assert np.allclose(fit.confusion, fits[0].confusion, rtol=0, atol=1e-12, equal_nan=True)
+        assert fit.n_rounds == fits[0].n_rounds
+
+
 def test_posteriors_agree_with_crowd_kit():
     """Runs where crowd-kit 1.4.2 is installed (it is not pinned in the shared environment: see
     README, crowd section); the plain EM above checks the same on every run."""
