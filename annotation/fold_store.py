@@ -15,7 +15,7 @@ from annotation.bulk import ORM_BATCH
 from annotation.folds import build_folds, interleave
 from annotation.models import Fold, FoldItem, Label, Triplet
 from annotation.models.triplets import new_handles
-from annotation.sql import analyze_after_commit, insert_rows, update_rows
+from annotation.sql import analyze_after_commit, bulk_cache, insert_rows, update_rows
 
 
 class FoldError(ValueError):
@@ -55,11 +55,12 @@ def store_fold_plans(corpus, kind, plans, *, name, seed, params, target):
         ]
     )
     rows = [(fold.pk, i, key, o) for fold, plan in zip(folds, plans) for i, (key, _, o) in enumerate(plan.items)]
-    insert_rows(
-        FoldItem,
-        ("fold", "position", target, "is_overlap", "handle"),
-        [(*row, handle) for row, handle in zip(rows, new_handles(len(rows)))],
-    )
+    with bulk_cache():  # the items' random handles land all over their unique index
+        insert_rows(
+            FoldItem,
+            ("fold", "position", target, "is_overlap", "handle"),
+            [(*row, handle) for row, handle in zip(rows, new_handles(len(rows)))],
+        )
     analyze_after_commit(FoldItem, rows=len(rows))
     return folds
 

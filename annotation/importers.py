@@ -28,7 +28,7 @@ from annotation.helm import read_helm
 from annotation.interchange import REFERENCE, InterchangeError
 from annotation.label_files import TripletIndex, history_of, plan_labels
 from annotation.models import Corpus, Label, LabelEvent, Prediction, Question, System, Triplet
-from annotation.sql import analyze_after_commit, insert_rows
+from annotation.sql import analyze_after_commit, bulk_cache, insert_rows
 from annotation.triplet_store import lock_corpus, triplets_for
 from core.roles import ANNOTATOR, IMPORTED
 
@@ -134,7 +134,7 @@ def import_corpus(path, corpus_name, *, fmt=None, reference_system=True, dedup_p
                 )
             seen.setdefault(record["id"], line)
             count += 1
-    with transaction.atomic():
+    with transaction.atomic(), bulk_cache():
         corpus, new_corpus = _corpus_to_fill(corpus_name, dedup_policy)
         lock_corpus(corpus.pk)  # imports and runs of this corpus one after the other: positions and ids stay unique
         _refuse_taken_meanwhile(corpus, seen, name)
@@ -381,7 +381,7 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
         interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
     )
     seen.clear(), existing.clear()
-    with transaction.atomic():
+    with transaction.atomic(), bulk_cache():
         lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}
         for system_name in sorted(systems):

@@ -14,6 +14,7 @@ The logic stays with the callers; the sections:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from django.contrib.auth import get_user_model
@@ -294,6 +295,28 @@ def analyze_after_commit(*models, rows, using=DEFAULT_DB_ALIAS):
             sql.execute(f"ANALYZE {sql.table(model, using=using)}", [], using=using)
 
     transaction.on_commit(analyze, using=using)
+
+
+#: SQLite's page cache (KiB) while a bulk load writes: a 10x SQuAD dev study's indexes (350,000
+#: triplets, a million predictions) outgrow the default 2 MiB, and each insert then reads its index
+#: pages back from the operating system (issue 46)
+BULK_CACHE_KIB = 65536
+
+
+@contextlib.contextmanager
+def bulk_cache(using=DEFAULT_DB_ALIAS):
+    """SQLite's page cache raised to ``BULK_CACHE_KIB`` for a bulk load, then the connection's own
+    again (the pages beyond it are freed): a web process's connections keep their small cache.
+    Nothing on PostgreSQL, whose buffers are the server's."""
+    if connections[using].vendor != "sqlite":
+        yield
+        return
+    before = int(sql.fetch_one("PRAGMA cache_size", [], using=using)[0])
+    sql.execute(f"PRAGMA cache_size = -{int(BULK_CACHE_KIB)}", [], using=using)
+    try:
+        yield
+    finally:
+        sql.execute(f"PRAGMA cache_size = {before}", [], using=using)
 
 
 def advisory_lock(namespace, key, *, using=DEFAULT_DB_ALIAS):

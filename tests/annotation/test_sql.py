@@ -278,3 +278,23 @@ def test_analyze_waits_for_the_commit_on_postgresql_and_is_nothing_on_sqlite(dja
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         sql.analyze_after_commit(Question, Triplet, rows=sql.ANALYZE_ROWS)
     assert len(callbacks) == (1 if connection.vendor == "postgresql" else 0)
+
+
+@pytest.mark.django_db
+def test_bulk_cache_raises_sqlite_page_cache_for_the_load_only():
+    """A bulk load's connection gets ``BULK_CACHE_KIB`` of SQLite page cache, then its own again,
+    even when the load fails; PostgreSQL's settings are not touched."""
+    from core import sql as core_sql
+
+    def cache():
+        return core_sql.fetch_one("PRAGMA cache_size", [])[0] if connection.vendor == "sqlite" else None
+
+    before = cache()
+    with sql.bulk_cache():
+        inside = cache()
+    assert cache() == before
+    with pytest.raises(RuntimeError), sql.bulk_cache():
+        raise RuntimeError("the load failed")
+    assert cache() == before
+    if connection.vendor == "sqlite":
+        assert inside == -sql.BULK_CACHE_KIB and before != inside
