@@ -9,7 +9,6 @@ Any error raises ``InterchangeError`` naming file, line and field, and nothing i
 
 from __future__ import annotations
 
-import array
 import os
 import tempfile
 from dataclasses import dataclass, fields
@@ -341,23 +340,20 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
     (``_write_predictions``), from those tuples or from the file read again."""
     name = name or interchange._name_of(path)
     known = dict(Question.objects.filter(corpus=corpus).values_list("external_id", "id"))
-    dense = {external_id: n for n, external_id in enumerate(known)}
     existing = set(
         Prediction.objects.filter(question__corpus=corpus).values_list("system__name", "question__external_id")
     )
     systems, kept = {}, _kept_records(path)  # systems: one string per system name
-    seen = {}  # system -> array of the line of its prediction of each question (0: none)
+    seen = interchange.PredictionLines(known)  # per system, an array of the line of each question's prediction
     progress(message=VALIDATING_PREDICTIONS)
 
     def check(line, record):
         key = (record["system"], record["question_id"])
         if record["question_id"] not in known:
             raise InterchangeError(f"unknown question id {record['question_id']!r}", name, line, field="question_id")
-        lines = seen.get(key[0])
-        if lines is not None and lines[dense[key[1]]]:
+        if first := seen.first(*key):
             raise InterchangeError(
-                f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line "
-                f"{lines[dense[key[1]]]})",
+                f"duplicate prediction of system {key[0]!r} for question {key[1]!r} (first at line {first})",
                 name,
                 line,
                 field="question_id",
@@ -370,17 +366,16 @@ def import_predictions(path, corpus, *, progress=_noop, name=None):
             raise InterchangeError(
                 "the system name 'reference' is reserved for the corpus answers", name, line, field="system"
             )
-        if lines is None:
-            lines = seen[key[0]] = array.array("q", bytes(8 * len(known)))
-            systems[key[0]] = key[0]
-        lines[dense[key[1]]] = line
+        systems.setdefault(key[0], key[0])
+        seen.add(*key, line)
         if kept is not None:
             kept.append(_compact_prediction(line, record, known=known, systems=systems))
 
     count = _validate(
         interchange.each_line(path, interchange.prediction_record, name), check, name, progress=progress, every=20000
     )
-    seen.clear(), existing.clear()
+    existing.clear()
+    seen = None  # its arrays freed before the writing pass
     with transaction.atomic(), bulk_cache():
         lock_corpus(corpus.pk)  # another import or run of this corpus finishes first
         by_name = {}

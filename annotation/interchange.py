@@ -286,7 +286,7 @@ def read_squad(source, file=None):
 def read_predictions(source, file=None, known_questions=None):
     """Predictions JSONL -> ``(line, record)``. ``known_questions``: a set of valid question ids."""
     name = file or _name_of(source)
-    seen = _PredictionLines(known_questions)
+    seen = PredictionLines(known_questions)
     for line, obj in iter_json_lines(source, name):
         record = prediction_record(obj, name, line)
         if known_questions is not None and record["question_id"] not in known_questions:
@@ -302,19 +302,26 @@ def read_predictions(source, file=None, known_questions=None):
         yield line, record
 
 
-class _PredictionLines:
+class PredictionLines:
     """The line of each (system, question) prediction read so far: with the questions known, one
     array of lines per system (8 bytes a question) rather than a dict of a million pairs (about
     150 bytes each, and the fragments they leave: 10x SQuAD dev's report, issue 46).
 
-    >>> lines = _PredictionLines({"q1", "q2"})
-    >>> lines.add("s", "q1", 3), lines.add("s", "q2", 4), lines.add("s", "q1", 5)
-    (0, 0, 3)
+    >>> lines = PredictionLines({"q1", "q2"})
+    >>> lines.add("s", "q1", 3), lines.add("s", "q2", 4), lines.add("s", "q1", 5), lines.first("t", "q1")
+    (0, 0, 3, 0)
     """
 
     def __init__(self, known_questions=None):
         self.position = None if known_questions is None else {q: i for i, q in enumerate(known_questions)}
         self.lines = {}
+
+    def first(self, system, question):
+        """The line of the pair's prediction recorded so far, 0 when none."""
+        if self.position is None:
+            return self.lines.get((system, question), 0)
+        lines = self.lines.get(system)
+        return lines[self.position[question]] if lines is not None else 0
 
     def add(self, system, question, line):
         """Record ``line``; the line of the same pair's earlier prediction, 0 when none."""
