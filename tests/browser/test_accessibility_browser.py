@@ -11,7 +11,7 @@ import pytest
 
 from annotation.assignments import assign_fold
 from annotation.fold_store import create_folds
-from annotation.models import Assignment, Label, Prediction
+from annotation.models import Assignment, Prediction
 from core.models import Job
 from evaluation.jobs import start_report
 from evaluation.tasks import build_report
@@ -173,10 +173,9 @@ def annotator_states(page, live_server, site, found):
     page.keyboard.press("Escape")
     page.wait_for_selector("dialog#flag-dialog", state="hidden")
     page.keyboard.press("1")
-    for _ in range(50):
-        if Label.objects.filter(fold=fold).exists():
-            break
-        page.wait_for_timeout(100)
+    # Wait on the page, not the database: the test's thread reading the shared in-memory SQLite
+    # while the live server writes the label fails with "database table is locked".
+    page.wait_for_function("document.querySelector('#progress-count')?.textContent.startsWith('1 /')")
     page.goto(f"{live_server.url}/annotate/{fold.pk}/review/")
     page.wait_for_selector("#review-banner")
     page.wait_for_load_state("load")

@@ -25,14 +25,14 @@ def test_annotator_labels_with_keyboard(page, live_server, tiny_corpus, make_use
     assert page.inner_text("#progress-count") == f"0 / {total}"
 
     page.keyboard.press("1")  # correct
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '1 / {total}'")
+    page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '1 / {total}'")
     page.wait_for_function("window.settled === 1")
     second_answer = page.inner_text("#answer")
     page.keyboard.press("3")  # incorrect
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '2 / {total}'")
+    page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '2 / {total}'")
     page.wait_for_function("window.settled === 2")
     page.keyboard.press("s")  # skip the third
-    page.wait_for_function("document.querySelector('#work .progress-label').textContent.includes('1 skipped')")
+    page.wait_for_function("document.querySelector('#work .progress-label')?.textContent.includes('1 skipped')")
     page.wait_for_function("window.settled === 3")
     page.screenshot(path=str(tmp_path / "annotate.png"))
 
@@ -48,7 +48,7 @@ def test_annotator_labels_with_keyboard(page, live_server, tiny_corpus, make_use
     page.wait_for_function("window.settled === 4")
     back_answer = page.inner_text("#answer")
     page.keyboard.press("2")
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '3 / {total}'")
+    page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '3 / {total}'")
     label = Label.objects.get(triplet__answer=back_answer, annotator=ann)
     assert label.value == "partial" and not label.skipped
     assert list(LabelEvent.objects.filter(label=label).values_list("skipped", flat=True)) == [True, False]

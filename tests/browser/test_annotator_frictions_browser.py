@@ -66,7 +66,7 @@ def fold_for(page, live_server, make_user, tmp_path, monkeypatch):
 
 
 def progress(page, n, total):
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '{n} / {total}'", timeout=20000)
+    page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '{n} / {total}'", timeout=20000)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

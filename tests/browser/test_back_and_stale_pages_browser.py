@@ -64,6 +64,13 @@ def shown_item(page):
     return page.input_value("#judge-form input[name=item]")
 
 
+def moved_past(page, handle):
+    """Wait until the form shows another item (a missing form, mid-swap, is not yet another item)."""
+    page.wait_for_function(
+        "handle => (document.querySelector('#judge-form input[name=item]')?.value ?? handle) !== handle", arg=handle
+    )
+
+
 def label_of(ann, handle):
     row = Label.objects.filter(annotator=ann, triplet__fold_items__handle=int(handle)).first()
     return row.value if row else None
@@ -74,7 +81,7 @@ def test_back_from_the_item_list_then_a_key_is_saved(annotating, width, lang):
     page, ann = annotating["start"](width, lang), annotating["ann"]
     first = shown_item(page)
     page.keyboard.press("1")
-    page.wait_for_function(f"document.querySelector('#judge-form input[name=item]').value !== '{first}'")
+    moved_past(page, first)
     second = shown_item(page)
     page.keyboard.press("l")
     page.wait_for_url("**/items/**")
@@ -83,7 +90,7 @@ def test_back_from_the_item_list_then_a_key_is_saved(annotating, width, lang):
     page.wait_for_load_state("load")
     assert shown_item(page) == second  # the server's state, not the page as first loaded
     page.keyboard.press("3")
-    page.wait_for_function(f"document.querySelector('#judge-form input[name=item]').value !== '{second}'")
+    moved_past(page, second)
     assert label_of(ann, first) == "correct" and label_of(ann, second) == "incorrect"
     assert ERRORS[lang] not in page.inner_text("#work")
     annotating["shot"]("back_after_list", width, lang)
@@ -103,7 +110,7 @@ def test_a_stale_page_takes_the_key_with_a_fresh_submission_id(annotating, width
     )
     assert answer.ok, answer.text()
     page.keyboard.press("2")  # this stale page still shows the item unjudged, with the used id
-    page.wait_for_function(f"document.querySelector('#judge-form input[name=item]').value !== '{item}'")
+    moved_past(page, item)
     assert label_of(ann, item) == "partial"
     events = list(LabelEvent.objects.filter(label__annotator=ann).order_by("pk").values_list("value", "submission_id"))
     assert events[0] == ("correct", used) and events[1][0] == "partial" and events[1][1] != used

@@ -84,7 +84,7 @@ def test_live_page_updates_when_labels_arrive(page, live_server, judged_corpus, 
     needed_before = page.inner_text("tr[data-system=weak] td.needed")
 
     import_labels(human_labels(tmp_path, preds, range(6, 40), "l2.jsonl"), corpus)
-    page.wait_for_function(f"Number(document.querySelector('#conclusions').dataset.nHuman) > {before}", timeout=15000)
+    page.wait_for_function(f"Number(document.querySelector('#conclusions')?.dataset.nHuman) > {before}", timeout=15000)
     after = int(page.get_attribute("#conclusions", "data-n-human"))
     assert after > before
     assert page.inner_text("tr[data-system=weak] td.needed") != needed_before

@@ -79,7 +79,7 @@ def test_frame_check_saved_offline_is_kept_and_sent_when_back(page, live_server,
     assert page.inner_text(".save-status").startswith("Not saved: you are offline")
     assert page.inner_text("#frame-name") == first_name and FrameCheck.objects.count() == 0
     page.context.set_offline(False)
-    page.wait_for_function("document.querySelector('#progress-count').textContent === '1 / 4'", timeout=20000)
+    page.wait_for_function("document.querySelector('#progress-count')?.textContent === '1 / 4'", timeout=20000)
     check = FrameCheck.objects.get(annotator=ann)
     assert (check.frame_rating, check.fe_rating) == ("full", "partial")
     assert list(check.events.values_list("submission_id", flat=True)) == [sub]

@@ -53,7 +53,7 @@ def test_label_buttons_on_the_first_screen_of_the_annotate_page(page, live_serve
         page.screenshot(path=str(SHOTS / f"annotate-buttons-{width}-{n}.png"))
         assert ok, boxes
         page.keyboard.press("1")
-        page.wait_for_function(f"document.querySelector('#progress-count').textContent.startsWith('{n + 1} ')")
+        page.wait_for_function(f"document.querySelector('#progress-count')?.textContent.startsWith('{n + 1} ')")
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)

@@ -51,7 +51,7 @@ def test_overlay_list_jump_and_review_with_the_keyboard(page, live_server, tiny_
     page.select_option("#show", "judged")
     page.select_option("#label", "incorrect")
     page.click("button:text-is('Filter')")
-    page.wait_for_function("document.querySelector('#item-count').textContent.startsWith('1 of')")
+    page.wait_for_function("document.querySelector('#item-count')?.textContent.startsWith('1 of')")
     assert "Incorrect" in page.inner_text("#item-table tbody")
     page.screenshot(path="/tmp/h12_items_1366.png")
     page.set_viewport_size({"width": 390, "height": 844})
@@ -68,7 +68,7 @@ def test_overlay_list_jump_and_review_with_the_keyboard(page, live_server, tiny_
     page.wait_for_load_state("load")
     assert page.inner_text("#current-label") == "Correct"
     page.keyboard.press("n")  # keep it, next labelled item
-    page.wait_for_function("document.querySelector('#current-label').textContent === 'Incorrect'")
+    page.wait_for_function("document.querySelector('#current-label')?.textContent === 'Incorrect'")
     page.wait_for_load_state("load")
     page.evaluate("window.settled = 0; document.body.addEventListener('htmx:afterSettle', () => window.settled++)")
     page.keyboard.press("2")  # change it in review mode

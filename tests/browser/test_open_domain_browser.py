@@ -38,8 +38,8 @@ def test_open_domain_corpus_end_to_end(page, live_server, make_user, tmp_path):
         answer = page.inner_text("#answer")
         page.keyboard.press("1" if answer in good else "3")
         if i + 1 < total:
-            page.wait_for_function(f"document.querySelector('#progress-count').textContent === '{i + 1} / {total}'")
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '{total} / {total}'")
+            page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '{i + 1} / {total}'")
+    page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '{total} / {total}'")
     assert Label.objects.filter(annotator=ann, value__isnull=False).count() == total
     q, p, l = read_inputs(corpus).tables
     rows = {r["system"]: r for r in compute_report(q, p, l, config=ReportConfig(n_boot=0)).data["systems"]}

@@ -54,7 +54,7 @@ def expect_kept(page, before, words, label_class):
 
 def expect_saved_once(ctx, before, value):
     page, total = ctx["page"], ctx["total"]
-    page.wait_for_function(f"document.querySelector('#progress-count').textContent === '1 / {total}'", timeout=20000)
+    page.wait_for_function(f"document.querySelector('#progress-count')?.textContent === '1 / {total}'", timeout=20000)
     assert page.locator(".save-status").count() == 0
     label = Label.objects.get(annotator=ctx["ann"])
     assert str(label.triplet_id) and label.value == value
