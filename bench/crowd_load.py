@@ -148,7 +148,7 @@ def arrivals(args, base):
 
     def one(i):
         time.sleep(max(0.0, start + moments[i] - time.monotonic()))
-        results[i] = arrive_over_http(base, "load", pids[i], timeout=args.timeout)
+        results[i] = arrive_over_http(base, getattr(args, "slug", "load"), pids[i], timeout=args.timeout)
 
     threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(pids))]
     for t in threads:

@@ -25,7 +25,9 @@ drifts: 266 and 389 s for one step in one hour here), so that drift weighs on bo
 - ``export``: the study archive; ``restore``: it imported into a fresh database;
 - over HTTP against the study's database, with gunicorn as ``bin/run-demo`` starts it: the annotator
   round trip (``bench/annotate_load.py``'s annotators, median judge request) and a crowd arrival burst
-  (``bench/crowd_load.py``'s arrivals on a small study beside the big one, median entry + consent).
+  (``bench/crowd_load.py``'s arrivals on a small study beside the big one, median entry + consent);
+  both sizes' servers up at once, the sizes taking turns for ``--http-rounds`` rounds (small, large,
+  large, small, ...), each median over all its rounds (``bench/kit/scale_http.py``).
 
 Targets (``--check`` exits 1 when one fails): time ratio at most 1.2 x the size ratio (12 for 1x /
 10x); peak memory at the larger size at most max(1.5 x the smaller size's, 1 GiB); the round trip and
@@ -383,8 +385,9 @@ def both_sizes(db, scales, args, root):
         sys.path.insert(0, str(REPO))
         from bench.kit.scale_http import over_http
 
-        for scale, (work, env, _, _), got in zip(scales, prepared, figures):
-            got.update(over_http(env, work, args))
+        measured = over_http([(env, work) for work, env, _, _ in prepared], args)
+        for scale, got, http in zip(scales, figures, measured):
+            got.update({name: http[name] for name in ("round trip", "arrivals")})
             for name in ("round trip", "arrivals"):
                 print(f"  {db} {scale:g}x {name:<18} median {got[name]['ms']} ms  {got[name]}", flush=True)
     return figures
@@ -457,6 +460,9 @@ def main(argv=None):
     parser.add_argument("--judgements", type=int, default=40, help="judge requests per annotator")
     parser.add_argument("--participants", type=int, default=60, help="arrivals of the burst")
     parser.add_argument("--burst-seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--http-rounds", type=int, default=4, help="rounds of the round trip and the burst, the sizes taking turns"
+    )
     parser.add_argument("--steps", help="only these steps (comma-separated) and those they need: " + ", ".join(STEPS))
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     parser.add_argument(

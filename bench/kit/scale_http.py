@@ -1,7 +1,12 @@
-"""The HTTP half of ``bench/scale_bench.py``: against a study's database, the annotator round trip
+"""The HTTP half of ``bench/scale_bench.py``: against each size's database, the annotator round trip
 (``bench/annotate_load.py``'s annotators on folds of the big corpus) and a crowd arrival burst
-(``bench/crowd_load.py``'s arrivals on a small study ``load`` beside it), gunicorn started as
-``bin/run-demo`` does (``bench/kit/crowd.py``)."""
+(``bench/crowd_load.py``'s arrivals on a small study ``load<round>`` beside it), gunicorn started as
+``bin/run-demo`` does (``bench/kit/crowd.py``).
+
+Both sizes' servers run side by side and the sizes take turns round by round, in the order
+small, large, large, small, ... (``--http-rounds``); each size's median is over the requests of all
+its rounds. A machine whose speed drifts (a shared host) then weighs on both sizes alike: one
+round of each, minutes apart, compared a 10 % target with the drift of the machine."""
 
 from __future__ import annotations
 
@@ -36,7 +41,8 @@ from bench.kit.crowd import build_study
 from core.roles import ANNOTATOR, ensure_groups
 
 folder, corpus, password, n, folds = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-build_study(folder, n_questions=2 * folds, k=folds, slug="load", slots_per_fold=2)
+for r in range(int(sys.argv[6])):  # one study a round: each burst meets empty slots
+    build_study(folder, n_questions=2 * folds, k=folds, slug=f"load{r}", slots_per_fold=2)
 group = ensure_groups()[ANNOTATOR]
 found = []
 for i, fold in enumerate(Fold.objects.filter(corpus__name=corpus, kind=Fold.KIND_TRIPLET).order_by("index")[:n], 1):
@@ -48,9 +54,10 @@ print(json.dumps(found))
 """
 
 
-def _setup(env, work, annotators, folds):
+def _setup(env, work, annotators, folds, rounds):
+    numbers = [str(annotators), str(folds), str(rounds)]
     done = subprocess.run(
-        [sys.executable, "-c", SETUP, str(work), "scale", annotate_load.PASSWORD, str(annotators), str(folds)],
+        [sys.executable, "-c", SETUP, str(work), "scale", annotate_load.PASSWORD, *numbers],
         env=env,
         cwd=REPO,
         capture_output=True,
@@ -62,7 +69,7 @@ def _setup(env, work, annotators, folds):
 
 
 def round_trip(base, accounts, args):
-    """Annotators labeling at once, each ``args.judgements`` times: the median judge request (ms)."""
+    """Annotators labeling at once, each ``args.judgements`` times: ``(judge request times in ms, errors)``."""
     options = Namespace(requests_per_user=args.judgements, timeout=60, think_ms=0, double_submit=0.0)
     people = [annotate_load.Annotator(username=u, fold_id=f, base=base) for u, f in accounts]
     gate, clock = threading.Event(), {}
@@ -77,36 +84,60 @@ def round_trip(base, accounts, args):
     gate.set()
     for t in threads:
         t.join()
-    times = [ms for a in people for ms in a.judge_ms]
-    errors = [e for a in people for e in a.errors]
-    return {
-        "ms": round(statistics.median(times), 1) if times else float("nan"),
-        "requests": len(times),
-        "errors": len(errors),
-    }
+    return [ms for a in people for ms in a.judge_ms], sum(len(a.errors) for a in people)
 
 
-def burst(base, args):
-    """``args.participants`` arrivals within ``args.burst_seconds``: the median entry + consent (ms)."""
-    options = Namespace(seed=args.seed, seconds=args.burst_seconds, participants=args.participants, timeout=60)
+def burst(base, args, slug):
+    """``args.participants`` arrivals at study ``slug`` within ``args.burst_seconds``:
+    ``(entry + consent times in ms, arrivals, errors)``."""
+    options = Namespace(
+        seed=args.seed, seconds=args.burst_seconds, participants=args.participants, timeout=60, slug=slug
+    )
     results, _ = crowd_load.arrivals(options, base)
     spent = [r["entry_ms"] + (r["consent_ms"] or 0) for r in results if r["entry_ms"] is not None]
-    errors = sum(r["outcome"].startswith("error") for r in results)
-    return {
-        "ms": round(statistics.median(spent), 1) if spent else float("nan"),
-        "arrivals": len(results),
-        "errors": errors,
-    }
+    return spent, len(results), sum(r["outcome"].startswith("error") for r in results)
 
 
-def over_http(env, work, args):
-    """``{"round trip": {...}, "arrivals": {...}}`` against the database of ``env``."""
+def turns(rounds, sizes=2):
+    """The order the sizes take each round: 0 1, 1 0, 0 1, ... (each size first as often as the other)."""
+    return [list(range(sizes)) if r % 2 == 0 else list(reversed(range(sizes))) for r in range(rounds)]
+
+
+def _median(times):
+    return round(statistics.median(times), 1) if times else float("nan")
+
+
+def over_http(sizes, args):
+    """``[{"round trip": {...}, "arrivals": {...}}]``, one per ``(env, work)`` of ``sizes``, their
+    rounds interleaved (module docstring)."""
+    rounds = max(1, args.http_rounds)
     folds = max(2, args.participants // 4)  # 2 slots a fold: half the arrivals get one, the rest are told "full"
-    accounts = _setup(env, work, args.annotators, folds)
-    port = free_port()
-    server = start_gunicorn(env, port)
+    accounts = [_setup(env, work, args.annotators, folds, rounds) for env, work in sizes]
+    servers, bases = [], []
     try:
-        base = f"http://127.0.0.1:{port}"
-        return {"round trip": round_trip(base, accounts, args), "arrivals": burst(base, args)}
+        for env, _ in sizes:
+            port = free_port()
+            servers.append(start_gunicorn(env, port))
+            bases.append(f"http://127.0.0.1:{port}")
+        judged = [{"times": [], "errors": 0} for _ in sizes]
+        arrived = [{"times": [], "arrivals": 0, "errors": 0} for _ in sizes]
+        for r, order in enumerate(turns(rounds, len(sizes))):
+            for i in order:
+                times, errors = round_trip(bases[i], accounts[i], args)
+                judged[i]["times"] += times
+                judged[i]["errors"] += errors
+                times, n, errors = burst(bases[i], args, f"load{r}")
+                arrived[i]["times"] += times
+                arrived[i]["arrivals"] += n
+                arrived[i]["errors"] += errors
     finally:
-        stop_gunicorn(server)
+        for server in servers:
+            stop_gunicorn(server)
+    return [
+        {
+            "round trip": {"ms": _median(j["times"]), "requests": len(j["times"]), "errors": j["errors"]},
+            "arrivals": {"ms": _median(a["times"]), "arrivals": a["arrivals"], "errors": a["errors"]},
+            "rounds": rounds,
+        }
+        for j, a in zip(judged, arrived)
+    ]
