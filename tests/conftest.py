@@ -1,6 +1,7 @@
 import os
 import pathlib
 import socket
+import sys
 from urllib.parse import urlsplit
 
 import pytest
@@ -39,6 +40,23 @@ def require(condition, message):
     """``skip_or_fail(message)`` unless ``condition`` holds."""
     if not condition:
         skip_or_fail(message)
+
+
+REFERENCE = pathlib.Path(__file__).resolve().parents[1] / ".venv" / "reference"
+
+
+def reference_module(name):
+    """A module of the reference implementations (``tests/reference/requirements.txt``), which
+    ``bin/test`` installs into ``.venv/reference``: that folder goes at the end of ``sys.path`` (the
+    platform's own packages first). Missing: a skip, a failure under CI=true."""
+    import importlib
+
+    if REFERENCE.is_dir() and str(REFERENCE) not in sys.path:
+        sys.path.append(str(REFERENCE))
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        skip_or_fail(f"reference implementation {name} not importable ({exc}): bin/test installs it")
 
 
 @pytest.fixture
