@@ -105,7 +105,7 @@ def test_annotator_pages_in_french(browser, live_server, french_world, width):
     context.set_offline(False)
     page.wait_for_function(
         "!document.querySelector('.save-status') || document.querySelector('.save-status').hidden"
-        " || document.querySelector('#progress-count').textContent.startsWith('1')",
+        " || document.querySelector('#progress-count')?.textContent.startsWith('1')",
         timeout=20000,
     )
     page.goto(f"{live_server.url}/annotate/{french_world['fold'].pk}/items/")

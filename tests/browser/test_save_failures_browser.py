@@ -127,7 +127,7 @@ def test_a_changed_choice_while_unsaved_is_sent_with_a_new_id(annotating):
     expect_kept(page, before, "cannot be reached", "incorrect")
     page.unroute("**/judge/")
     page.wait_for_function(
-        f"document.querySelector('#progress-count').textContent === '1 / {annotating['total']}'", timeout=20000
+        f"document.querySelector('#progress-count')?.textContent === '1 / {annotating['total']}'", timeout=20000
     )
     label = Label.objects.get()
     assert label.value == "incorrect" and label.events.count() == 1
