@@ -157,10 +157,14 @@ def fold_item(kind, fold_id, user_id, *params, using=DEFAULT_DB_ALIAS):
     SQLite could not even take it; the edges check ids and positions first: ``core.ids``)."""
     if any(isinstance(v, int) and v not in SQL_INT_RANGE for v in (fold_id, user_id, *params)):
         return None
+    return _item(sql.fetch_one(*item_statement(kind, fold_id, user_id, *params, using=using), using=using), using)
+
+
+def item_statement(kind, fold_id, user_id, *params, using=DEFAULT_DB_ALIAS):
+    """``(statement, bound values)`` of the item query ``kind`` (``fold_item``'s, to read its plan)."""
     statement, names = _round_trip(using)[kind]
     args, values = iter(params), {"user": user_id, "fold": fold_id}
-    row = sql.fetch_one(statement, [next(args) if n == "arg" else values[n] for n in names], using=using)
-    return _item(row, using)
+    return statement, [next(args) if n == "arg" else values[n] for n in names]
 
 
 def assignment(user_id, fold_id, *, kind, role, using=DEFAULT_DB_ALIAS):

@@ -191,9 +191,7 @@ def test_each_item_query_picks_its_item_alone_then_reads_its_triplet_and_questio
     expected = {"todo_from": 30, "after": 21, "judged_before": 24, "first_skipped": 40, "by_id": 5, "by_handle": 5}
     for kind, params in cases.items():
         assert annotation_sql.fold_item(kind, fold.pk, ann.pk, *params).position == expected[kind], kind
-        statement, names = annotation_sql._round_trip()[kind]
-        values = iter(params)
-        bound = [next(values) if n == "arg" else {"user": ann.pk, "fold": fold.pk}[n] for n in names]
+        statement, bound = annotation_sql.item_statement(kind, fold.pk, ann.pk, *params)
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + statement, bound)
